@@ -1,0 +1,41 @@
+/**
+ * Every configuration default, in one table, with its unit. The schema (`schema.ts`) reads its
+ * defaults from here and nowhere else; `docs/configuration.md` mirrors this table.
+ */
+export const DEFAULTS = {
+  data_dir: './data',
+  gateway: {
+    listen: '127.0.0.1:8545',
+    max_body_bytes: 1_048_576, // bytes (1 MiB)
+    max_batch: 100, // elements per batch
+    request_timeout: 10_000, // ms, per upstream attempt
+    max_attempts: 3, // origins tried per idempotent read before the client sees an error
+    connections_per_origin: 64, // keep-alive sockets per origin
+    cache_max_bytes: 64 * 1_048_576, // bytes of cached immutable answers (LRU); 0 disables the cache
+  },
+  api: {
+    listen: '127.0.0.1:8787',
+    max_body_bytes: 1_048_576, // bytes
+  },
+  account_id: '5317c4a1d00d5317c4a1d00d5317c4a1', // the embedded demo account
+  mail_from: 'Switchyard <switchyard@localhost>',
+  deprecation_notice_interval: 86_400_000, // ms (24 h)
+  webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
+  log_level: 'info',
+  shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
+  devnet: {
+    chain_id: 11_155_111, // sepolia's chain id, so clients configured for sepolia work unchanged
+    base_port: 9545, // anvil nodes listen on base_port, base_port+1, …
+    nodes: 2,
+    block_time: 0, // seconds; 0 = mine on each transaction
+  },
+} as const;
+
+/** The built-in offline demo config used when `serve` gets no `--config`. */
+export const OFFLINE_DEFAULT_CONFIG = {
+  devnet: { enabled: true, network: 'sepolia', pool: 'sepolia-devnet' },
+  networks: {
+    sepolia: { chain_id: 11_155_111, pools: ['sepolia-devnet'] },
+    rinkeby: { chain_id: 4, pools: [], retired_on: '2023-01-30', replacement: 'sepolia' },
+  },
+} as const;

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { SwitchyardError } from '../errors/base.js';
+import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
+import { expandEnv } from './env.js';
+import { type Config, configSchema } from './schema.js';
+
+/**
+ * The config pipeline, the only way a Config comes to be:
+ *   read file → parse YAML → expand ${ENV} → strict schema (unknown keys are errors) → defaults
+ *   → cross-field checks → deep freeze.
+ * Every error names the file and the key.
+ */
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Loads a config file; with no file, the built-in offline defaults (devnet + retired rinkeby). */
+export function loadConfig(file: string | undefined, options: LoadOptions = {}): Readonly<Config> {
+  if (file === undefined) return buildConfig(OFFLINE_DEFAULT_CONFIG, '(built-in defaults)');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SwitchyardError('CONFIG_FILE_UNREADABLE', `cannot read config file ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (err) {
+    throw new SwitchyardError('CONFIG_FILE_UNREADABLE', `${file} is not valid YAML: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return buildConfig(expandEnv(raw, options.env ?? process.env, file), file);
+}
+
+/** The pipeline after reading: schema, defaults, cross-checks, freeze. Exported for tests and embedders. */
+export function buildConfig(raw: unknown, source: string): Readonly<Config> {
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw schemaError(parsed.error, source);
+  crossCheck(parsed.data, source);
+  return deepFreeze(parsed.data);
+}
+
+function schemaError(error: z.ZodError, source: string): SwitchyardError {
+  const issue = error.issues[0];
+  if (issue === undefined) return new SwitchyardError('CONFIG_INVALID', `${source}: invalid configuration`);
+  const at = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => (at ? `${at}.${key}` : key));
+    return new SwitchyardError(
+      'CONFIG_UNKNOWN_KEY',
+      `${source}: unknown key ${keys.map((k) => `"${k}"`).join(', ')}; see docs/configuration.md for the keys`,
+    );
+  }
+  return new SwitchyardError('CONFIG_INVALID', `${source}: ${at || '(root)'}: ${issue.message}`, {
+    details: error.issues,
+  });
+}
+
+function crossCheck(config: Config, source: string): void {
+  const fail = (message: string): never => {
+    throw new SwitchyardError('CONFIG_INVALID', `${source}: ${message}`);
+  };
+  if (config.gateway.listen === config.api.listen) {
+    fail('gateway.listen and api.listen must differ, so the management API is never on the RPC port');
+  }
+  const poolNames = new Set<string>();
+  for (const [i, pool] of config.pools.entries()) {
+    if (poolNames.has(pool.name)) fail(`pools.${i}.name: pool "${pool.name}" is declared twice`);
+    poolNames.add(pool.name);
+    const originNames = new Set<string>();
+    for (const [j, origin] of pool.origins.entries()) {
+      if (originNames.has(origin.name)) {
+        fail(`pools.${i}.origins.${j}.name: origin "${origin.name}" appears twice in pool "${pool.name}"`);
+      }
+      originNames.add(origin.name);
+    }
+  }
+  for (const [name, network] of Object.entries(config.networks)) {
+    if (network.replacement !== undefined) {
+      const target = config.networks[network.replacement];
+      if (target === undefined) {
+        fail(`networks.${name}.replacement: "${network.replacement}" is not a configured network`);
+      } else if (network.replacement === name) {
+        fail(`networks.${name}.replacement: a network cannot replace itself`);
+      }
+    }
+    if (network.replacement !== undefined && network.retired_on === undefined) {
+      fail(`networks.${name}: replacement is set but retired_on is not; give the retirement date`);
+    }
+    if (network.retired_on !== undefined && Number.isNaN(Date.parse(`${network.retired_on}T00:00:00Z`))) {
+      fail(`networks.${name}.retired_on: "${network.retired_on}" is not a real date`);
+    }
+    if (new Set(network.pools).size !== network.pools.length) {
+      fail(`networks.${name}.pools: a pool is listed twice`);
+    }
+  }
+  if (config.devnet?.enabled) {
+    const network = config.networks[config.devnet.network];
+    if (network === undefined) fail(`devnet.network: "${config.devnet.network}" is not a configured network`);
+    else if (!network.pools.includes(config.devnet.pool)) {
+      fail(`devnet.pool: "${config.devnet.pool}" must be listed in networks.${config.devnet.network}.pools`);
+    }
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import {
+  notificationEmail,
+  notificationFilter,
+  originInput,
+  originSteering,
+  poolName,
+} from '../balancing/pool-schema.js';
+import { monitorInput } from '../health/monitor-schema.js';
+import { DEFAULTS } from './defaults.js';
+import { durationMs } from './duration.js';
+
+/**
+ * The configuration schema. Every object is strict: an unknown key is an error that names it.
+ * Defaults come from `defaults.ts`. Cross-field rules live in `load.ts` (`crossCheck`).
+ */
+
+const listen = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be "host:port"');
+const tls = z.strictObject({ cert_file: z.string().min(1), key_file: z.string().min(1) });
+const accountId = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters');
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD (UTC)');
+
+const rateLimit = z.strictObject({
+  requests_per_second: z.number().positive(),
+  burst: z.number().int().positive().optional(),
+});
+
+const gateway = z.strictObject({
+  listen: listen.default(DEFAULTS.gateway.listen),
+  tls: tls.optional(),
+  max_body_bytes: z.number().int().positive().default(DEFAULTS.gateway.max_body_bytes),
+  max_batch: z.number().int().positive().default(DEFAULTS.gateway.max_batch),
+  request_timeout: durationMs.default(DEFAULTS.gateway.request_timeout / 1000),
+  max_attempts: z.number().int().min(1).max(10).default(DEFAULTS.gateway.max_attempts),
+  connections_per_origin: z.number().int().min(1).default(DEFAULTS.gateway.connections_per_origin),
+  cache_max_bytes: z.number().int().nonnegative().default(DEFAULTS.gateway.cache_max_bytes),
+  /** When set, every gateway call needs `Authorization: Bearer <key>` or `?key=` with one of these. */
+  api_keys: z.array(z.string().min(16)).optional(),
+  /** Per-client (API key, else remote address) token bucket. */
+  rate_limit: rateLimit.optional(),
+});
+
+const api = z.strictObject({
+  listen: listen.default(DEFAULTS.api.listen),
+  tls: tls.optional(),
+  max_body_bytes: z.number().int().positive().default(DEFAULTS.api.max_body_bytes),
+});
+
+const network = z.strictObject({
+  chain_id: z.number().int().positive(),
+  pools: z.array(poolName).default([]),
+  retired_on: isoDate.optional(),
+  replacement: z.string().optional(),
+  /** Extra methods or namespaces allowed on this network, e.g. ["debug_*", "txpool_content"]. */
+  allow_methods: z
+    .array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern'))
+    .default([]),
+  /** Methods refused on this network even though the standard policy allows them. */
+  deny_methods: z.array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern')).default([]),
+});
+
+const pool = z.strictObject({
+  name: poolName,
+  description: z.string().optional(),
+  enabled: z.boolean().optional(),
+  origins: z.array(originInput).min(1, 'a pool needs at least one origin'),
+  minimum_origins: z.number().int().min(0).optional(),
+  notification_email: notificationEmail.optional(),
+  notification_filter: notificationFilter.optional(),
+  origin_steering: originSteering.optional(),
+  monitor: monitorInput.optional(),
+});
+
+const devnet = z.strictObject({
+  enabled: z.boolean().default(false),
+  network: z.string().default('sepolia'),
+  pool: poolName.default('sepolia-devnet'),
+  chain_id: z.number().int().positive().default(DEFAULTS.devnet.chain_id),
+  base_port: z.number().int().min(0).max(65535).default(DEFAULTS.devnet.base_port),
+  nodes: z.number().int().min(1).max(8).default(DEFAULTS.devnet.nodes),
+  block_time: z.number().nonnegative().default(DEFAULTS.devnet.block_time),
+});
+
+export const configSchema = z.strictObject({
+  data_dir: z.string().min(1).default(DEFAULTS.data_dir),
+  database_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
+    .optional(),
+  gateway: gateway.default(gateway.parse({})),
+  api: api.default(api.parse({})),
+  account_id: accountId.default(DEFAULTS.account_id),
+  smtp_url: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  mail_from: z.string().min(3).default(DEFAULTS.mail_from),
+  deprecation_notice_interval: durationMs.default(DEFAULTS.deprecation_notice_interval / 1000),
+  webhooks: z
+    .strictObject({
+      deny_private: z.boolean().default(DEFAULTS.webhooks.deny_private),
+      timeout: durationMs.default(DEFAULTS.webhooks.timeout / 1000),
+    })
+    .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
+  log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
+  shutdown_grace: durationMs.default(DEFAULTS.shutdown_grace / 1000),
+  networks: z
+    .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
+    .default({}),
+  pools: z.array(pool).default([]),
+  devnet: devnet.optional(),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type NetworkConfig = Config['networks'][string];
+export type PoolConfig = Config['pools'][number];
+export type DevnetConfig = NonNullable<Config['devnet']>;

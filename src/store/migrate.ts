@@ -1,0 +1,31 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Dialect, Store } from './database.js';
+import { coreMigration } from './migrations/001_core.js';
+
+/**
+ * The one list of migrations, in order. Each migration gets the dialect so the few statements that
+ * differ (auto-increment keys) can; everything else is written once. Never edit a released migration:
+ * add a new one.
+ */
+type DialectMigration = (dialect: Dialect) => Migration;
+
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '001_core': coreMigration,
+};
+
+export async function migrateToLatest(store: Store): Promise<void> {
+  const provider: MigrationProvider = {
+    getMigrations: async () =>
+      Object.fromEntries(Object.entries(MIGRATIONS).map(([name, make]) => [name, make(store.dialect)])),
+  };
+  // Several processes may start at once against one PostgreSQL; Kysely's migrator takes a lock.
+  const migrator = new Migrator({ db: store.db as Kysely<unknown>, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error !== undefined || failed !== undefined) {
+    const name = failed?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,6 @@
+import type { CoreTables } from './tables/core.js';
+import type { HealthTables } from './tables/health.js';
+import type { NotificationTables } from './tables/notifications.js';
+
+/** The whole database as Kysely sees it: one interface per area, merged. */
+export interface Database extends CoreTables, HealthTables, NotificationTables {}
