@@ -1,6 +1,8 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Dialect, Store } from './database.js';
 import { coreMigration } from './migrations/001_core.js';
+import { healthMigration } from './migrations/002_health.js';
+import { notificationsMigration } from './migrations/003_notifications.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -11,6 +13,8 @@ type DialectMigration = (dialect: Dialect) => Migration;
 
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
+  '002_health': healthMigration,
+  '003_notifications': notificationsMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {
