@@ -2,7 +2,6 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import type { Dialect, Store } from './database.js';
 import { coreMigration } from './migrations/001_core.js';
 import { healthMigration } from './migrations/002_health.js';
-import { healthMigration } from './migrations/002_health.js';
 import { notificationsMigration } from './migrations/003_notifications.js';
 
 /**
@@ -14,7 +13,6 @@ type DialectMigration = (dialect: Dialect) => Migration;
 
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
-  '002_health': healthMigration,
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
 };
