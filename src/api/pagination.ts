@@ -1,0 +1,94 @@
+/**
+ * Pagination for list endpoints and the bulk pools PATCH (seed §4.2–4.3, SPEC §3).
+ *
+ * Two forms, never mixed in one request (mixing is 400 / 1002):
+ *   - `page` (≥ 1, default 1) and `per_page` (1..1000, default 25 — or the route's own default);
+ *   - `limit` (1..1000, default 25) and `offset` (≥ 0, default 0).
+ * Values must be plain decimal integers; a repeated parameter, an empty value or anything out of range
+ * is 400 / 1002 naming the parameter. A page past the end is `result: []` with the real totals.
+ *
+ * `result_info` is `{page, per_page, count, total_count, total_pages}`. For limit/offset, `per_page` is
+ * the limit and `page` is the page the first returned item falls on, `floor(offset / limit) + 1`
+ * (exact when offset is a multiple of limit, which is how page-walking clients use it).
+ */
+import { z } from 'zod';
+import { SwitchyardError } from '../errors/base.js';
+import type { ResultInfo } from './envelope.js';
+
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 1000;
+/** Upper bound for page and offset: keeps offsets exact integers on both database backends. */
+const MAX_POSITION = 1_000_000_000;
+
+export interface PageRequest {
+  form: 'page' | 'offset';
+  /** Rows to skip. */
+  offset: number;
+  /** Rows to return at most. */
+  limit: number;
+  /** As reported in result_info. */
+  page: number;
+  per_page: number;
+}
+
+export interface PaginationOptions {
+  defaultPerPage?: number;
+}
+
+/** Documentation of the query parameters, for the OpenAPI document (validation is `parsePagination`). */
+export const paginationQuery = z.object({
+  page: z.string().optional().describe('Page number, from 1. Not with limit/offset.'),
+  per_page: z.string().optional().describe(`Items per page, 1..${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`),
+  limit: z.string().optional().describe(`Items to return, 1..${MAX_PER_PAGE}. Not with page/per_page.`),
+  offset: z.string().optional().describe('Items to skip, from 0. Not with page/per_page.'),
+});
+
+export function parsePagination(query: URLSearchParams, options: PaginationOptions = {}): PageRequest {
+  const defaultPerPage = options.defaultPerPage ?? DEFAULT_PER_PAGE;
+  const page = integerParam(query, 'page', 1, MAX_POSITION);
+  const perPage = integerParam(query, 'per_page', 1, MAX_PER_PAGE);
+  const limit = integerParam(query, 'limit', 1, MAX_PER_PAGE);
+  const offset = integerParam(query, 'offset', 0, MAX_POSITION);
+  const pageForm = page !== undefined || perPage !== undefined;
+  const offsetForm = limit !== undefined || offset !== undefined;
+  if (pageForm && offsetForm) {
+    throw new SwitchyardError(
+      'API_VALIDATION',
+      'pagination: use either page/per_page or limit/offset, not both in one request',
+      { details: { parameters: ['page', 'per_page', 'limit', 'offset'].filter((name) => query.has(name)) } },
+    );
+  }
+  if (offsetForm) {
+    const size = limit ?? defaultPerPage;
+    const skip = offset ?? 0;
+    return { form: 'offset', offset: skip, limit: size, page: Math.floor(skip / size) + 1, per_page: size };
+  }
+  const size = perPage ?? defaultPerPage;
+  const number = page ?? 1;
+  return { form: 'page', offset: (number - 1) * size, limit: size, page: number, per_page: size };
+}
+
+export function resultInfo(request: PageRequest, count: number, totalCount: number): ResultInfo {
+  return {
+    page: request.page,
+    per_page: request.per_page,
+    count,
+    total_count: totalCount,
+    total_pages: Math.ceil(totalCount / request.per_page),
+  };
+}
+
+function integerParam(query: URLSearchParams, name: string, min: number, max: number): number | undefined {
+  const values = query.getAll(name);
+  if (values.length === 0) return undefined;
+  const range = `an integer from ${min} to ${max}`;
+  if (values.length > 1) {
+    throw new SwitchyardError('API_VALIDATION', `${name}: give it once; it must be ${range}`);
+  }
+  const raw = values[0] as string;
+  const value = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new SwitchyardError('API_VALIDATION', `${name}: "${raw.slice(0, 40)}" is out of range; it must be ${range}`);
+  }
+  return value;
+}

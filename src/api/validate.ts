@@ -1,0 +1,37 @@
+/**
+ * Turns zod validation failures into the API's 400 / 1002 error: the message names the field (as a
+ * dotted path, e.g. `origins.1.weight`) and what is allowed; `source.pointer` carries the JSON pointer.
+ */
+import type { z } from 'zod';
+import { SwitchyardError } from '../errors/base.js';
+
+export function validateBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw validationError(parsed.error);
+}
+
+export function validationError(error: z.ZodError): SwitchyardError {
+  const issue = error.issues[0];
+  if (issue === undefined) return new SwitchyardError('API_VALIDATION', 'the request body is invalid');
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => [...path, key].join('.'));
+    return new SwitchyardError('API_VALIDATION', `${keys.join(', ')}: unknown field; remove it`, {
+      details: { pointer: pointer([...path, issue.keys[0] ?? '']) },
+    });
+  }
+  const field = path.length === 0 ? 'body' : path.join('.');
+  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  return new SwitchyardError('API_VALIDATION', `${field}: ${message}`, { details: { pointer: pointer(path) } });
+}
+
+export function fieldError(field: string, message: string): SwitchyardError {
+  return new SwitchyardError('API_VALIDATION', `${field}: ${message}`, {
+    details: { pointer: pointer(field.split('.')) },
+  });
+}
+
+function pointer(path: string[]): string {
+  return `/${path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}

@@ -1,0 +1,191 @@
+/**
+ * A small Prometheus registry (text exposition format 0.0.4), served at the API listener's `/metrics`.
+ *
+ * One registry per running Switchyard (created in `main.ts`, handed to each part), so apps started
+ * side by side in one test process do not share counters. Registering is idempotent: asking twice
+ * for the same name returns the same metric, so modules may register lazily without coordination.
+ *
+ *   const requests = metrics.counter('switchyard_gateway_requests_total', 'Gateway requests', ['network']);
+ *   requests.inc({ network: 'sepolia' });
+ *   metrics.gauge('switchyard_pools', 'Pools in the store', [], () => directory.allPools().length);
+ *
+ * Label values must not carry secrets or another account's data: the endpoint needs no token.
+ */
+export type Labels = Readonly<Record<string, string>>;
+
+interface Sample {
+  labels: Labels;
+  value: number;
+}
+
+type Collect = () => number | readonly Sample[];
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+abstract class Metric {
+  readonly #values = new Map<string, Sample>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'gauge' | 'histogram',
+    readonly labelNames: readonly string[],
+  ) {}
+
+  protected add(labels: Labels, delta: number, replace: boolean): void {
+    const key = labelKey(this.labelNames, labels);
+    const sample = this.#values.get(key);
+    if (sample === undefined) this.#values.set(key, { labels: pick(this.labelNames, labels), value: delta });
+    else sample.value = replace ? delta : sample.value + delta;
+  }
+
+  samples(): readonly Sample[] {
+    return [...this.#values.values()];
+  }
+
+  render(): string {
+    const head = `# HELP ${this.name} ${this.help.replace(/\n/g, ' ')}\n# TYPE ${this.name} ${this.type}\n`;
+    return (
+      head +
+      this.samples()
+        .map((s) => `${this.name}${formatLabels(s.labels)} ${formatValue(s.value)}\n`)
+        .join('')
+    );
+  }
+}
+
+export class Counter extends Metric {
+  inc(labels: Labels = {}, value = 1): void {
+    if (value < 0) throw new Error(`counter ${this.name} cannot decrease`);
+    this.add(labels, value, false);
+  }
+}
+
+export class Gauge extends Metric {
+  readonly #collect: Collect | undefined;
+
+  constructor(name: string, help: string, labelNames: readonly string[], collect?: Collect) {
+    super(name, help, 'gauge', labelNames);
+    this.#collect = collect;
+  }
+
+  set(labels: Labels, value: number): void {
+    this.add(labels, value, true);
+  }
+
+  inc(labels: Labels = {}, value = 1): void {
+    this.add(labels, value, false);
+  }
+
+  dec(labels: Labels = {}, value = 1): void {
+    this.add(labels, -value, false);
+  }
+
+  override samples(): readonly Sample[] {
+    if (this.#collect === undefined) return super.samples();
+    const collected = this.#collect();
+    return typeof collected === 'number' ? [{ labels: {}, value: collected }] : collected;
+  }
+}
+
+/** Cumulative buckets; observe values in seconds (Prometheus convention). */
+export class Histogram extends Metric {
+  readonly #buckets: readonly number[];
+  readonly #series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+
+  constructor(name: string, help: string, labelNames: readonly string[], buckets: readonly number[]) {
+    super(name, help, 'histogram', labelNames);
+    this.#buckets = [...buckets].sort((a, b) => a - b);
+  }
+
+  observe(labels: Labels, value: number): void {
+    const key = labelKey(this.labelNames, labels);
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      series = { labels: pick(this.labelNames, labels), counts: this.#buckets.map(() => 0), sum: 0, count: 0 };
+      this.#series.set(key, series);
+    }
+    for (const [i, bound] of this.#buckets.entries())
+      if (value <= bound) series.counts[i] = (series.counts[i] ?? 0) + 1;
+    series.sum += value;
+    series.count += 1;
+  }
+
+  override render(): string {
+    let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} histogram\n`;
+    for (const s of this.#series.values()) {
+      for (const [i, bound] of this.#buckets.entries()) {
+        out += `${this.name}_bucket${formatLabels({ ...s.labels, le: String(bound) })} ${s.counts[i] ?? 0}\n`;
+      }
+      out += `${this.name}_bucket${formatLabels({ ...s.labels, le: '+Inf' })} ${s.count}\n`;
+      out += `${this.name}_sum${formatLabels(s.labels)} ${formatValue(s.sum)}\n`;
+      out += `${this.name}_count${formatLabels(s.labels)} ${s.count}\n`;
+    }
+    return out;
+  }
+}
+
+export const DEFAULT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+export class MetricsRegistry {
+  readonly #metrics = new Map<string, Metric>();
+
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    return this.#register(name, () => new Counter(name, help, 'counter', labelNames), Counter);
+  }
+
+  /** With `collect`, the value is computed at scrape time (e.g. a pool count read from a snapshot). */
+  gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: Collect): Gauge {
+    return this.#register(name, () => new Gauge(name, help, labelNames, collect), Gauge);
+  }
+
+  histogram(
+    name: string,
+    help: string,
+    labelNames: readonly string[] = [],
+    buckets: readonly number[] = DEFAULT_BUCKETS,
+  ): Histogram {
+    return this.#register(name, () => new Histogram(name, help, labelNames, buckets), Histogram);
+  }
+
+  /** The whole registry in the Prometheus text format. */
+  render(): string {
+    return [...this.#metrics.values()].map((metric) => metric.render()).join('');
+  }
+
+  #register<T extends Metric>(name: string, make: () => T, kind: abstract new (...args: never[]) => T): T {
+    if (!NAME.test(name)) throw new Error(`invalid metric name ${name}`);
+    const existing = this.#metrics.get(name);
+    if (existing !== undefined) {
+      if (!(existing instanceof kind)) throw new Error(`metric ${name} is already registered as a ${existing.type}`);
+      return existing;
+    }
+    const metric = make();
+    this.#metrics.set(name, metric);
+    return metric;
+  }
+}
+
+function pick(names: readonly string[], labels: Labels): Labels {
+  return Object.fromEntries(names.map((name) => [name, labels[name] ?? '']));
+}
+
+function labelKey(names: readonly string[], labels: Labels): string {
+  return names.map((name) => labels[name] ?? '').join('\u0000');
+}
+
+function formatLabels(labels: Labels): string {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return '';
+  const body = entries
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`)
+    .join(',');
+  return `{${body}}`;
+}
+
+function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
+  return String(value);
+}
