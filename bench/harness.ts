@@ -1,0 +1,283 @@
+/**
+ * One benchmark run, start to finish: find (or install) nginx and wrk, start the upstream nginx, the
+ * reference nginx proxy, Switchyard (spawned CLI) and optionally anvil, run every leg one after another,
+ * stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
+ *
+ * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
+ * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw
+ * request errors is `failed`, and the run's exit code says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Child } from './child.js';
+import { type LegPlan, type LegResult, runLeg, type Scenario, skippedLeg, type Target } from './legs.js';
+import { Nginx, proxyConfig, upstreamConfig } from './nginx.js';
+import type { BenchOptions } from './options.js';
+import { batch, cacheable, type Exchange, largeLogs, single } from './payloads.js';
+import { freePort } from './ports.js';
+import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
+import { type Routes, SwitchyardProcess } from './switchyard.js';
+import { ensureTools, INSTALL_HINT } from './tools.js';
+
+export interface BenchOutcome {
+  report: BenchReport;
+  jsonFile: string;
+  markdownFile: string;
+  failed: boolean;
+}
+
+interface Running {
+  upstream?: Nginx;
+  proxy?: Nginx;
+  switchyard?: SwitchyardProcess;
+  anvil?: { child: Child; url: string };
+}
+
+/** Which path of the upstream nginx (and which Switchyard network) serves each scenario. */
+const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string }> = {
+  single: { path: '/single', network: 'single' },
+  light: { path: '/single', network: 'single' },
+  cached: { path: '/cached', network: 'cached' },
+  batch100: { path: '/batch.json', network: 'batch' },
+  large10mb: { path: '/large.json', network: 'large' },
+};
+
+const LEG_ORDER: Array<[Scenario, Target[]]> = [
+  ['single', ['direct', 'nginx', 'switchyard']],
+  ['cached', ['switchyard']],
+  ['light', ['direct', 'nginx', 'switchyard']],
+  ['batch100', ['direct', 'nginx', 'switchyard']],
+  ['large10mb', ['direct', 'nginx', 'switchyard']],
+  ['anvil', ['direct', 'switchyard']],
+];
+
+export async function runBench(options: BenchOptions, log: (line: string) => void): Promise<BenchOutcome> {
+  const started = new Date();
+  const notes: string[] = [];
+  const tools = ensureTools({ install: options.install, log });
+  if (tools.problems.length > 0) {
+    if (!options.quick) throw new Error(`bench needs nginx and wrk: ${tools.problems.join(', ')}; ${INSTALL_HINT}`);
+    notes.push(`SKIPPED legs: ${tools.problems.join(', ')}; install them ${INSTALL_HINT}`);
+  }
+  if (!SwitchyardProcess.cliAvailable()) notes.push('Switchyard CLI (src/cli/run.ts) not found: its legs are skipped');
+
+  const exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange> = {
+    single,
+    light: single,
+    cached: cacheable,
+    batch100: batch(100),
+    large10mb: largeLogs(),
+  };
+  const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const running: Running = {};
+  const legs: LegResult[] = [];
+  try {
+    await startServers(options, tools, exchanges, workDir, running, notes, log);
+    for (const [scenario, targets] of LEG_ORDER) {
+      for (const target of targets) {
+        const id = `${scenario}-${target}`;
+        if (options.only.length > 0 && !options.only.some((f) => id.includes(f))) continue;
+        const plan = await planLeg(id, scenario, target, options, exchanges, running);
+        if (typeof plan === 'string') {
+          legs.push(skippedLeg(placeholder(id, scenario, target, options, exchanges), plan));
+          log(`bench: ${id}: skipped (${plan})`);
+          continue;
+        }
+        log(`bench: ${id}: ${options.seconds} s, ${plan.connections} connection(s)…`);
+        const result = await runLeg(plan, {
+          wrk: tools.wrk!,
+          workDir,
+          seconds: options.seconds,
+          warmupSeconds: options.warmupSeconds,
+          threads: options.threads,
+        }).catch((err: Error): LegResult => ({ ...skippedLeg(plan, err.message), status: 'failed' }));
+        log(
+          `bench: ${id}: ${result.status}${result.rps === undefined ? '' : `, ${result.rps} req/s`}` +
+            (result.reason ? ` (${result.reason})` : ''),
+        );
+        legs.push(result);
+      }
+    }
+  } finally {
+    // Reverse start order, each by its own PID.
+    await running.switchyard?.stop();
+    await running.anvil?.child.stop();
+    await running.proxy?.stop();
+    await running.upstream?.stop();
+    rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  const withRatios = addRatios(legs);
+  const report: BenchReport = {
+    schema: 'switchyard-bench/1',
+    started_at: started.toISOString(),
+    finished_at: new Date().toISOString(),
+    mode: options.quick ? 'quick' : 'full',
+    machine: machine(tools),
+    settings: {
+      seconds: options.seconds,
+      warmup_seconds: options.warmupSeconds,
+      connections: options.connections,
+      light_connections: 1,
+      large_connections: 1,
+      threads: options.threads,
+    },
+    notes,
+    legs: withRatios,
+    targets: checkTargets(withRatios),
+  };
+  mkdirSync(options.outDir, { recursive: true });
+  const stamp = started
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replaceAll(':', '-');
+  const jsonFile = join(options.outDir, `${stamp}.json`);
+  const markdownFile = join(options.outDir, `${stamp}.md`);
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(markdownFile, markdown(report));
+  return { report, jsonFile, markdownFile, failed: legs.some((leg) => leg.status === 'failed') };
+}
+
+async function startServers(
+  options: BenchOptions,
+  tools: ReturnType<typeof ensureTools>,
+  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  workDir: string,
+  running: Running,
+  notes: string[],
+  log: (line: string) => void,
+): Promise<void> {
+  if (tools.nginx !== undefined) {
+    const upstreamPort = await freePort();
+    const upstreamPrefix = join(workDir, 'upstream');
+    running.upstream = await Nginx.start({
+      binary: tools.nginx,
+      name: 'upstream nginx',
+      prefix: upstreamPrefix,
+      port: upstreamPort,
+      config: upstreamConfig(upstreamPrefix, upstreamPort, {
+        fixed: {
+          '/single': exchanges.single.response,
+          '/cached': exchanges.cached.response,
+        },
+        // nginx config strings are limited to 4 KiB, so larger bodies are static files.
+        files: { '/batch.json': 'batch.json', '/large.json': 'large.json' },
+      }),
+      files: { 'batch.json': exchanges.batch100.response, 'large.json': exchanges.large10mb.response },
+    });
+    const proxyPort = await freePort();
+    const proxyPrefix = join(workDir, 'proxy');
+    running.proxy = await Nginx.start({
+      binary: tools.nginx,
+      name: 'proxy nginx',
+      prefix: proxyPrefix,
+      port: proxyPort,
+      config: proxyConfig(proxyPrefix, proxyPort, upstreamPort),
+    });
+    log(`bench: upstream nginx pid ${running.upstream.pid}, proxy nginx pid ${running.proxy.pid}`);
+  }
+  if (options.anvil && tools.wrk !== undefined) {
+    const port = await freePort();
+    const binary = createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/bin/anvil');
+    const child = new Child('anvil', binary, ['--host', '127.0.0.1', '--port', String(port), '--quiet']);
+    running.anvil = { child, url: `http://127.0.0.1:${port}/` };
+    await child.waitForPort(port, 30_000);
+  }
+  if (SwitchyardProcess.cliAvailable() && running.upstream !== undefined) {
+    const up = `http://127.0.0.1:${running.upstream.port}`;
+    const routes: Routes = {};
+    for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.path}`;
+    if (running.anvil !== undefined) routes.anvil = running.anvil.url;
+    try {
+      running.switchyard = await SwitchyardProcess.start({ workDir, routes });
+      log(`bench: switchyard pid ${running.switchyard.pid} at ${running.switchyard.gatewayUrl}`);
+    } catch (err) {
+      notes.push(`Switchyard did not start: ${(err as Error).message}`);
+    }
+  }
+}
+
+async function planLeg(
+  id: string,
+  scenario: Scenario,
+  target: Target,
+  options: BenchOptions,
+  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  running: Running,
+): Promise<LegPlan | string> {
+  const connections = connectionsFor(scenario, options);
+  const { upstream, proxy, switchyard, anvil } = running;
+  if (scenario === 'anvil') {
+    if (anvil === undefined) return options.anvil ? 'anvil or wrk unavailable' : '--no-anvil';
+    const request = single.request;
+    // anvil's answer is whatever it is now; direct and proxied must agree byte for byte.
+    const response = await (
+      await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: request })
+    ).text();
+    const exchange = { request, response };
+    if (target === 'direct')
+      return { id, scenario, target, url: anvil.url, exchange, connections, serverPid: anvil.child.pid };
+    if (switchyard === undefined) return 'Switchyard not running';
+    const url = `${switchyard.gatewayUrl}/v1/anvil`;
+    return {
+      id,
+      scenario,
+      target,
+      url,
+      exchange,
+      connections,
+      serverPid: switchyard.pid,
+      upstreamPid: anvil.child.pid,
+    };
+  }
+  if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
+  const exchange = exchanges[scenario];
+  const route = ROUTE[scenario];
+  const common = { id, scenario, target, exchange, connections };
+  if (target === 'direct') {
+    return { ...common, url: `http://127.0.0.1:${upstream.port}${route.path}`, serverPid: upstream.pid };
+  }
+  if (target === 'nginx') {
+    const url = `http://127.0.0.1:${proxy.port}${route.path}`;
+    return { ...common, url, serverPid: proxy.pid, upstreamPid: upstream.pid };
+  }
+  if (switchyard === undefined) return 'Switchyard not running';
+  const url = `${switchyard.gatewayUrl}/v1/${route.network}`;
+  return { ...common, url, serverPid: switchyard.pid, upstreamPid: upstream.pid };
+}
+
+function connectionsFor(scenario: Scenario, options: BenchOptions): number {
+  if (scenario === 'light' || scenario === 'large10mb') return 1;
+  if (scenario === 'anvil') return Math.min(8, options.connections);
+  return options.connections;
+}
+
+function placeholder(
+  id: string,
+  scenario: Scenario,
+  target: Target,
+  options: BenchOptions,
+  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+): Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'> {
+  const exchange = scenario === 'anvil' ? { request: single.request, response: '' } : exchanges[scenario];
+  return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };
+}
+
+function machine(tools: ReturnType<typeof ensureTools>): Record<string, unknown> {
+  const version = (binary: string | undefined, args: string[]): string | undefined => {
+    if (binary === undefined) return undefined;
+    const out = spawnSync(binary, args, { encoding: 'utf8', timeout: 10_000 });
+    return `${out.stdout ?? ''}${out.stderr ?? ''}`.split('\n')[0]?.trim();
+  };
+  return {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    load_average: loadavg().map((n) => Math.round(n * 100) / 100),
+    nginx: version(tools.nginx, ['-v']),
+    wrk: version(tools.wrk, ['-v']),
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * One leg = one target (direct upstream, nginx proxy, Switchyard) under one scenario (single read,
+ * light load, cached read, batch of 100, 10 MiB answer, anvil), driven by wrk for a fixed time.
+ * Before the load, one request checks the answer is byte-for-byte the expected one (so a fast wrong
+ * answer never counts); around the load the server-under-test's CPU ticks and memory are read.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Exchange } from './payloads.js';
+import { cpuSample, memorySample, resetPeak } from './procstat.js';
+import { runWrk, type WrkResult } from './wrk.js';
+
+export type Scenario = 'single' | 'light' | 'cached' | 'batch100' | 'large10mb' | 'anvil';
+export type Target = 'direct' | 'nginx' | 'switchyard';
+
+export const SCENARIO_TITLES: Record<Scenario, string> = {
+  single: 'single read (eth_blockNumber)',
+  light: 'light load, 1 connection',
+  cached: 'cached read (eth_chainId)',
+  batch100: 'batch of 100',
+  large10mb: '10 MiB eth_getLogs answer',
+  anvil: 'real anvil (eth_blockNumber)',
+};
+
+export interface LegPlan {
+  id: string;
+  scenario: Scenario;
+  target: Target;
+  url: string;
+  exchange: Exchange;
+  connections: number;
+  /** The process whose CPU and memory the leg reports: the proxy, or for `direct` the upstream. */
+  serverPid: number;
+  /** The upstream's PID, to report its share of the work too (absent for anvil's own process). */
+  upstreamPid?: number;
+}
+
+export interface LegResult {
+  id: string;
+  scenario: Scenario;
+  target: Target;
+  title: string;
+  status: 'ok' | 'skipped' | 'failed';
+  reason?: string;
+  connections: number;
+  request_bytes: number;
+  response_bytes: number;
+  requests?: number;
+  seconds?: number;
+  rps?: number;
+  latency_ms?: { p50: number; p90: number; p99: number; mean: number; max: number };
+  errors?: WrkResult['errors'];
+  /** CPU time (user + system) of the server under test per request, microseconds. */
+  cpu_us_per_request?: number;
+  upstream_cpu_us_per_request?: number;
+  rss_before_bytes?: number;
+  peak_rss_bytes?: number;
+  /** peak − before; only meaningful when `peak_is_per_leg`. */
+  rss_growth_bytes?: number;
+  peak_is_per_leg?: boolean;
+  ratio_to_nginx?: number;
+  ratio_to_direct?: number;
+}
+
+export function skippedLeg(
+  plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'>,
+  reason: string,
+): LegResult {
+  return { ...base(plan), status: 'skipped', reason };
+}
+
+function base(plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'>): LegResult {
+  return {
+    id: plan.id,
+    scenario: plan.scenario,
+    target: plan.target,
+    title: SCENARIO_TITLES[plan.scenario],
+    status: 'ok',
+    connections: plan.connections,
+    request_bytes: Buffer.byteLength(plan.exchange.request),
+    response_bytes: Buffer.byteLength(plan.exchange.response),
+  };
+}
+
+/** POSTs the request once and checks the answer bytes; returns a problem description or undefined. */
+export async function checkAnswer(url: string, exchange: Exchange): Promise<string | undefined> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: exchange.request,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) return `HTTP ${response.status}: ${body.subarray(0, 300).toString()}`;
+  const expected = Buffer.from(exchange.response);
+  if (!body.equals(expected)) {
+    const at = firstDifference(body, expected);
+    return `answer differs from the upstream's at byte ${at} (got ${body.length} bytes, want ${expected.length}): …${body
+      .subarray(Math.max(0, at - 40), at + 40)
+      .toString()}…`;
+  }
+  return undefined;
+}
+
+function firstDifference(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return n;
+}
+
+export async function runLeg(
+  plan: LegPlan,
+  settings: { wrk: string; workDir: string; seconds: number; warmupSeconds: number; threads: number },
+): Promise<LegResult> {
+  const result = base(plan);
+  const problem = await checkAnswer(plan.url, plan.exchange).catch((err: Error) => `request failed: ${err.message}`);
+  if (problem !== undefined) return { ...result, status: 'failed', reason: problem };
+
+  const bodyFile = join(settings.workDir, `${plan.id}.request.json`);
+  writeFileSync(bodyFile, plan.exchange.request);
+  const wrkOptions = {
+    binary: settings.wrk,
+    url: plan.url,
+    bodyFile,
+    connections: plan.connections,
+    threads: Math.min(settings.threads, plan.connections),
+  };
+  if (settings.warmupSeconds > 0) await runWrk({ ...wrkOptions, seconds: settings.warmupSeconds });
+
+  const memBefore = memorySample(plan.serverPid);
+  const perLeg = resetPeak(plan.serverPid);
+  const cpuBefore = cpuSample(plan.serverPid).cpuMicros;
+  const upBefore = plan.upstreamPid === undefined ? undefined : cpuSample(plan.upstreamPid).cpuMicros;
+  const wrk = await runWrk({ ...wrkOptions, seconds: settings.seconds });
+  const cpuAfter = cpuSample(plan.serverPid).cpuMicros;
+  const upAfter = plan.upstreamPid === undefined ? undefined : cpuSample(plan.upstreamPid).cpuMicros;
+  const memAfter = memorySample(plan.serverPid);
+
+  const errorCount = Object.values(wrk.errors).reduce((sum, n) => sum + n, 0);
+  const requests = wrk.requests;
+  const perRequest = (micros: number): number => (requests > 0 ? round(micros / requests, 2) : 0);
+  const measured: LegResult = {
+    ...result,
+    requests,
+    seconds: round(wrk.durationSeconds, 3),
+    rps: round(requests / wrk.durationSeconds, 1),
+    latency_ms: {
+      p50: ms(wrk.latencyMicros.p50),
+      p90: ms(wrk.latencyMicros.p90),
+      p99: ms(wrk.latencyMicros.p99),
+      mean: ms(wrk.latencyMicros.mean),
+      max: ms(wrk.latencyMicros.max),
+    },
+    errors: wrk.errors,
+    cpu_us_per_request: perRequest(cpuAfter - cpuBefore),
+    ...(upBefore === undefined || upAfter === undefined
+      ? {}
+      : { upstream_cpu_us_per_request: perRequest(upAfter - upBefore) }),
+    rss_before_bytes: memBefore.rssBytes,
+    peak_rss_bytes: memAfter.peakRssBytes,
+    rss_growth_bytes: Math.max(0, memAfter.peakRssBytes - memBefore.rssBytes),
+    peak_is_per_leg: perLeg,
+  };
+  if (requests === 0) return { ...measured, status: 'failed', reason: 'no request completed' };
+  if (errorCount > 0) {
+    return { ...measured, status: 'failed', reason: `${errorCount} request errors: ${JSON.stringify(wrk.errors)}` };
+  }
+  return measured;
+}
+
+function ms(micros: number): number {
+  return round(micros / 1000, 3);
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}

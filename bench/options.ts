@@ -1,0 +1,102 @@
+/** Command-line options of `npm run bench` (see docs/benchmarks.md). */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Seconds per measured leg. */
+  seconds: number;
+  /** Seconds of unmeasured load before each leg (lets V8 optimise and pools fill). */
+  warmupSeconds: number;
+  /** Concurrent connections for the throughput legs. */
+  connections: number;
+  /** wrk threads. One keeps wrk off the second core's neck on a 2-core machine. */
+  threads: number;
+  /** Install nginx-light and wrk with apt-get when missing (root only). */
+  install: boolean;
+  /** Include the realism legs against a real anvil node. */
+  anvil: boolean;
+  /** Directory for <date>.json and <date>.md. */
+  outDir: string;
+  /** Only run legs whose id contains one of these (empty: all). */
+  only: string[];
+}
+
+const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
+
+export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
+                        [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]]
+  --quick        1 s legs, no warm-up, and missing tools skip legs instead of failing (CI)
+  --seconds N    seconds per measured leg (default 10, quick 1)
+  --connections  concurrent connections for the throughput legs (default 32)
+  --out DIR      where <date>.json and <date>.md go (default bench/results)`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const options: BenchOptions = {
+    quick: false,
+    seconds: 10,
+    warmupSeconds: 2,
+    connections: 32,
+    threads: 1,
+    install: true,
+    anvil: true,
+    outDir: DEFAULT_OUT,
+    only: [],
+  };
+  let secondsGiven = false;
+  let warmupGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      return next;
+    };
+    const positive = (): number => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 0) throw new Error(`${arg} needs a whole number\n${USAGE}`);
+      return n;
+    };
+    switch (arg) {
+      case '--quick':
+        options.quick = true;
+        break;
+      case '--seconds':
+        options.seconds = Math.max(1, positive());
+        secondsGiven = true;
+        break;
+      case '--warmup':
+        options.warmupSeconds = positive();
+        warmupGiven = true;
+        break;
+      case '--connections':
+        options.connections = Math.max(1, positive());
+        break;
+      case '--threads':
+        options.threads = Math.max(1, positive());
+        break;
+      case '--no-install':
+        options.install = false;
+        break;
+      case '--no-anvil':
+        options.anvil = false;
+        break;
+      case '--out':
+        options.outDir = value();
+        break;
+      case '--only':
+        options.only = value().split(',').filter(Boolean);
+        break;
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown option ${arg}\n${USAGE}`);
+    }
+  }
+  if (options.quick && !secondsGiven) options.seconds = 1;
+  if (options.quick && !warmupGiven) options.warmupSeconds = 0;
+  if (options.connections < options.threads) options.threads = options.connections;
+  options.outDir = options.outDir.startsWith('/') ? options.outDir : join(process.cwd(), options.outDir);
+  return options;
+}

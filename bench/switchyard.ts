@@ -1,0 +1,97 @@
+/**
+ * Switchyard as the benchmark sees it: a separate process started through its CLI
+ * (`node --import tsx src/cli/run.ts serve --config <generated>`, no build needed) with a generated
+ * config whose networks each route to one upstream path, listeners on free 127.0.0.1 ports, logs at
+ * `warn`, and a throwaway data dir. Stopped by PID.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Child } from './child.js';
+import { freePort } from './ports.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(REPO_ROOT, 'src', 'cli', 'run.ts');
+
+/** network name → upstream URL it forwards to */
+export type Routes = Record<string, string>;
+
+export function switchyardConfig(options: {
+  dataDir: string;
+  gatewayPort: number;
+  apiPort: number;
+  routes: Routes;
+  cacheMaxBytes?: number;
+}): Record<string, unknown> {
+  const networks: Record<string, unknown> = {};
+  const pools: unknown[] = [];
+  let chainId = 900_001; // arbitrary, distinct per network; no monitor checks it
+  for (const [network, url] of Object.entries(options.routes)) {
+    networks[network] = { chain_id: chainId++, pools: [`${network}-pool`] };
+    pools.push({ name: `${network}-pool`, origins: [{ name: 'upstream', address: url }] });
+  }
+  return {
+    data_dir: options.dataDir,
+    log_level: 'warn',
+    gateway: {
+      listen: `127.0.0.1:${options.gatewayPort}`,
+      ...(options.cacheMaxBytes === undefined ? {} : { cache_max_bytes: options.cacheMaxBytes }),
+    },
+    api: { listen: `127.0.0.1:${options.apiPort}` },
+    networks,
+    pools,
+  };
+}
+
+export class SwitchyardProcess {
+  readonly gatewayUrl: string;
+  readonly apiUrl: string;
+  readonly #child: Child;
+
+  private constructor(child: Child, gatewayPort: number, apiPort: number) {
+    this.#child = child;
+    this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    this.apiUrl = `http://127.0.0.1:${apiPort}`;
+  }
+
+  static cliAvailable(): boolean {
+    return existsSync(CLI);
+  }
+
+  static async start(options: { workDir: string; routes: Routes; cacheMaxBytes?: number }): Promise<SwitchyardProcess> {
+    if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
+    const gatewayPort = await freePort();
+    let apiPort = await freePort();
+    while (apiPort === gatewayPort) apiPort = await freePort();
+    const dataDir = join(options.workDir, 'switchyard-data');
+    mkdirSync(dataDir, { recursive: true });
+    const configFile = join(options.workDir, 'switchyard.yaml');
+    // JSON is YAML: the config pipeline reads it unchanged.
+    const config = switchyardConfig({ dataDir, gatewayPort, apiPort, routes: options.routes, ...optional(options) });
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    const child = new Child('switchyard', process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    const server = new SwitchyardProcess(child, gatewayPort, apiPort);
+    try {
+      await child.waitForPort(gatewayPort, 60_000);
+    } catch (err) {
+      await child.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  stop(): Promise<void> {
+    return this.#child.stop();
+  }
+}
+
+function optional(options: { cacheMaxBytes?: number }): { cacheMaxBytes?: number } {
+  return options.cacheMaxBytes === undefined ? {} : { cacheMaxBytes: options.cacheMaxBytes };
+}
