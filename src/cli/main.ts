@@ -1,6 +1,39 @@
-/** CLI dispatcher: `switchyard <command> [options]`. Each command lives in its own file. */
+/**
+ * CLI dispatcher: `switchyard <command> [options]`. Each command lives in its own file and returns an exit
+ * code: 0 ok, 1 runtime failure, 2 usage or configuration error. Commands load lazily so `token create`
+ * does not pay for the gateway's imports.
+ */
+import { isSwitchyardError } from '../errors/base.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  serve: {
+    summary: 'serve [--config FILE]   run the gateway, API, monitors and notifications',
+    load: async () => (await import('./serve.js')).serve,
+  },
+};
+
 export async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  process.stderr.write(`switchyard: unknown command ${command ?? '(none)'}\n`);
-  return 2;
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(usage());
+    return command === undefined ? 2 : 0;
+  }
+  const entry = COMMANDS[command];
+  if (entry === undefined) {
+    process.stderr.write(`switchyard: unknown command "${command}"\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await (await entry.load())(rest);
+  } catch (err) {
+    process.stderr.write(`switchyard ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return isSwitchyardError(err) && (err.code.startsWith('CONFIG_') || err.code === 'CLI_USAGE') ? 2 : 1;
+  }
+}
+
+function usage(): string {
+  const lines = Object.values(COMMANDS).map((entry) => `  switchyard ${entry.summary}`);
+  return `usage:\n${lines.join('\n')}\n`;
 }

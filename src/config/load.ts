@@ -66,7 +66,8 @@ function crossCheck(config: Config, source: string): void {
   const fail = (message: string): never => {
     throw new SwitchyardError('CONFIG_INVALID', `${source}: ${message}`);
   };
-  if (config.gateway.listen === config.api.listen) {
+  // Port 0 (pick a free port, used by tests) gives each listener its own port, so equal strings are fine.
+  if (config.gateway.listen === config.api.listen && !config.gateway.listen.endsWith(':0')) {
     fail('gateway.listen and api.listen must differ, so the management API is never on the RPC port');
   }
   const poolNames = new Set<string>();

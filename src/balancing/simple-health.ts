@@ -1,0 +1,33 @@
+/**
+ * The HealthView used until monitors exist (issue 4 replaces it): a pool without a monitor counts its
+ * enabled origins as healthy (SPEC §4), and a pool is healthy while it is enabled and at least
+ * `minimum_origins` of its origins are enabled. `reportFailure` is recorded for logs only; taking a
+ * failing origin out of rotation for a moment is the job of `PassiveEjection`, which routing consults.
+ */
+import type { Logger } from '../log.js';
+import type { HealthView, PoolDirectory } from './model.js';
+
+export class SimpleHealthView implements HealthView {
+  readonly #directory: PoolDirectory;
+  readonly #logger: Logger | undefined;
+
+  constructor(directory: PoolDirectory, logger?: Logger) {
+    this.#directory = directory;
+    this.#logger = logger;
+  }
+
+  originHealthy(_poolId: string, _originName: string): boolean {
+    return true;
+  }
+
+  poolHealthy(poolId: string): boolean {
+    const pool = this.#directory.allPools().find((candidate) => candidate.id === poolId);
+    if (pool === undefined || !pool.enabled) return false;
+    const enabled = pool.origins.filter((origin) => origin.enabled).length;
+    return enabled > 0 && enabled >= pool.minimum_origins;
+  }
+
+  reportFailure(poolId: string, originName: string, reason: string): void {
+    this.#logger?.debug('origin failure reported', { pool_id: poolId, origin: originName, reason });
+  }
+}

@@ -1,0 +1,41 @@
+import { SwitchyardError } from '../errors/base.js';
+
+/**
+ * A small strict flag parser for the CLI: `--name value`, `--name=value` and boolean `--flag`.
+ * Unknown flags and stray positional arguments are usage errors naming the offender.
+ */
+export interface FlagSpec {
+  [name: string]: 'string' | 'boolean';
+}
+
+export function parseFlags<S extends FlagSpec>(
+  argv: string[],
+  spec: S,
+  command: string,
+): { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string } {
+  const out: Record<string, string | boolean> = {};
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) {
+      throw new SwitchyardError('CLI_USAGE', `${command}: unexpected argument "${arg}"`);
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const kind = spec[name];
+    if (kind === undefined) {
+      const known = Object.keys(spec).map((flag) => `--${flag}`);
+      throw new SwitchyardError('CLI_USAGE', `${command}: unknown option --${name}; known: ${known.join(', ')}`);
+    }
+    if (kind === 'boolean') {
+      if (eq !== -1) throw new SwitchyardError('CLI_USAGE', `${command}: --${name} takes no value`);
+      out[name] = true;
+      continue;
+    }
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined || (eq === -1 && value.startsWith('--'))) {
+      throw new SwitchyardError('CLI_USAGE', `${command}: --${name} needs a value`);
+    }
+    out[name] = value;
+  }
+  return out as { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string };
+}

@@ -1,0 +1,59 @@
+/**
+ * The one place where gateway errors become JSON-RPC 2.0 wire bytes. A SwitchyardError carries its HTTP
+ * status and JSON-RPC code (errors/catalog.ts); `details` becomes `error.data`; `headers` are added to
+ * the HTTP response. Ids are raw JSON bytes exactly as the client sent them (`null` when unknown).
+ */
+import type { ServerResponse } from 'node:http';
+import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
+
+const NULL_ID = Buffer.from('null');
+
+/** Any thrown value as a SwitchyardError; unexpected ones become GATEWAY_INTERNAL (details stay in the log). */
+export function asSwitchyardError(err: unknown): SwitchyardError {
+  if (isSwitchyardError(err)) return err;
+  return new SwitchyardError('GATEWAY_INTERNAL', 'Internal gateway error; retry, and report it if it persists.', {
+    cause: err,
+  });
+}
+
+/** `{"jsonrpc":"2.0","id":<raw>,"error":{code,message,data?}}` as bytes. */
+export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID): Buffer {
+  const error: { code: number; message: string; data?: unknown } = {
+    code: err.spec.rpc ?? -32603,
+    message: err.message,
+  };
+  if (err.details !== undefined) error.data = err.details;
+  return Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":'),
+    rawId,
+    Buffer.from(`,"error":${JSON.stringify(error)}}`),
+  ]);
+}
+
+export function sendBody(
+  res: ServerResponse,
+  status: number,
+  body: Buffer | undefined,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (body === undefined || status === 204) {
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', body.length);
+  res.writeHead(status);
+  res.end(body);
+}
+
+export function sendError(
+  res: ServerResponse,
+  err: SwitchyardError,
+  rawId?: Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  sendBody(res, err.httpStatus, errorResponse(err, rawId), { ...headers, ...err.headers });
+}

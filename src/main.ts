@@ -1,0 +1,107 @@
+/**
+ * The composition root: config → store → devnet → pool directory + health → gateway → API.
+ * Nothing else wires parts together (the CLI only calls this). Start-up failures undo what was started;
+ * `close()` stops in reverse order: listeners first (finish in-flight requests within
+ * `shutdown_grace`), then background work, then child processes, then the store.
+ */
+
+import type { HealthView, PoolDirectory } from './balancing/model.js';
+import { SimpleHealthView } from './balancing/simple-health.js';
+import { poolFromConfig, StaticPoolDirectory } from './balancing/static-directory.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config/schema.js';
+import { type Devnet, startDevnet } from './devnet/devnet.js';
+import { startGateway } from './gateway/server.js';
+import { createLogger, type Logger } from './log.js';
+import { openStore, type Store } from './store/database.js';
+
+export interface SwitchyardOptions {
+  config: Readonly<Config>;
+  clock?: Clock;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Switchyard {
+  /** e.g. http://127.0.0.1:8545 — JSON-RPC at `${gatewayUrl}/v1/{network}`. */
+  readonly gatewayUrl: string;
+  /** e.g. http://127.0.0.1:8787/client/v4 */
+  readonly apiUrl: string;
+  readonly store: Store;
+  /** The anvil devnet when `devnet.enabled` (the offline default), else undefined. */
+  readonly devnet: Devnet | undefined;
+  close(): Promise<void>;
+}
+
+export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger({ level: config.log_level });
+  // Undo stack: each started part pushes its stop; close() and start-up failures pop in reverse.
+  const stops: Array<() => Promise<void>> = [];
+  const unwind = async (): Promise<void> => {
+    for (const stop of stops.reverse().splice(0)) {
+      try {
+        await stop();
+      } catch (err) {
+        logger.error('error while stopping', { err });
+      }
+    }
+  };
+
+  try {
+    const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
+    stops.push(() => store.close());
+
+    let devnet: Devnet | undefined;
+    if (config.devnet?.enabled) {
+      const started = await startDevnet(config.devnet, logger.child({ part: 'devnet' }), () => clock.now());
+      devnet = started;
+      stops.push(() => started.stop());
+    }
+
+    // ── Pools for routing. Issue 3 replaces this static directory with the store-backed one (config pools
+    //    and the devnet pool are then created in the store for config.account_id, never overwritten).
+    const now = new Date(clock.now()).toISOString();
+    const poolConfigs = [...config.pools, ...(devnet ? [devnet.pool] : [])];
+    const directory: PoolDirectory = new StaticPoolDirectory(
+      poolConfigs.map((pool) => poolFromConfig(pool, config.account_id, now)),
+    );
+
+    // ── Health for routing. Issue 4 replaces this with the monitor-backed view (and starts the monitors here).
+    const health: HealthView = new SimpleHealthView(directory, logger.child({ part: 'health' }));
+
+    // ── Notifications dispatcher (issue 5) starts here.
+
+    const gateway = await startGateway({
+      config,
+      directory,
+      health,
+      clock,
+      logger: logger.child({ part: 'gateway' }),
+    });
+    stops.push(() => gateway.close(config.shutdown_grace));
+
+    // ── Management API listener (issue 3) starts here, e.g.
+    //    const api = await startApi({ config, store, directory, health, clock, logger });
+    //    stops.push(() => api.close(config.shutdown_grace));
+    //    and apiUrl below becomes `${api.url}/client/v4`.
+    const apiUrl = `http://${config.api.listen}/client/v4`;
+
+    logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
+    let closing: Promise<void> | undefined;
+    return {
+      gatewayUrl: gateway.url,
+      apiUrl,
+      store,
+      devnet,
+      close: () => {
+        closing ??= unwind().then(() => logger.info('switchyard stopped'));
+        return closing;
+      },
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}
