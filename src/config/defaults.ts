@@ -23,6 +23,11 @@ export const DEFAULTS = {
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
   log_level: 'info',
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
+  health: {
+    passive_ejection: 10_000, // ms an origin of a pool WITHOUT a monitor stays out after a live-traffic failure
+    refresh_interval: 1_000, // ms between re-reads of the shared health state (checks by other processes)
+    unmonitored_interval: 10_000, // ms between state rounds of pools without a monitor (no probes)
+  },
   devnet: {
     chain_id: 11_155_111, // sepolia's chain id, so clients configured for sepolia work unchanged
     base_port: 9545, // anvil nodes listen on base_port, base_port+1, …

@@ -1,0 +1,34 @@
+import type { Store } from '../store/database.js';
+import { type MonitorInput, type MonitorSettings, withMonitorDefaults } from './monitor-schema.js';
+
+/**
+ * Where the checker finds a pool's monitor settings. The store-backed source reads the `monitors` row at
+ * the start of each round, so an API change to a monitor applies from the next round without restart.
+ */
+export interface MonitorSource {
+  monitor(accountId: string, monitorId: string): Promise<MonitorSettings | undefined>;
+}
+
+export function storeMonitorSource(store: Store): MonitorSource {
+  return {
+    async monitor(accountId, monitorId) {
+      const row = await store.db
+        .selectFrom('monitors')
+        .select('settings')
+        .where('id', '=', monitorId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return row === undefined ? undefined : withMonitorDefaults(JSON.parse(row.settings) as MonitorInput);
+    },
+  };
+}
+
+/** Fixed monitors by id (tests, embedders). */
+export function staticMonitorSource(monitors: Record<string, MonitorInput>): MonitorSource {
+  return {
+    async monitor(_accountId, monitorId) {
+      const input = monitors[monitorId];
+      return input === undefined ? undefined : withMonitorDefaults(input);
+    },
+  };
+}

@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolDirectory } from '../balancing/model.js';
+import { type Clock, systemClock } from '../clock.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { type Logger, silentLogger } from '../log.js';
+import type { MetricsRegistry } from '../metrics.js';
+import type { Store } from '../store/database.js';
+import {
+  deletePoolHealth,
+  type HealthEventInput,
+  loadOriginHealth,
+  loadPoolHealth,
+  releasePoolLeases,
+} from '../store/health.js';
+import { LiveState } from './live-state.js';
+import type { MonitorSettings } from './monitor-schema.js';
+import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import { ProbeTransport } from './probes/transport.js';
+import {
+  type OriginStateLookup,
+  type PoolHealthReport,
+  poolHealthReport,
+  originHealthy as reportOriginHealthy,
+  poolHealthy as reportPoolHealthy,
+} from './report.js';
+import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
+import { JitteredScheduler } from './scheduler.js';
+import { MonitoredHealthView } from './view.js';
+
+/**
+ * The health monitor of one `serve` process: schedules a round per enabled pool (see round.ts) at its
+ * monitor's `interval` (pools without a monitor every `health.unmonitored_interval`, 10 s, and right after
+ * they change), keeps this process's live copy of the shared state fresh (every `health.refresh_interval`,
+ * 1 s), and exposes it as the gateway's HealthView (`view`) and the API's live health (`report`, `healthy`).
+ *
+ * Several processes on one PostgreSQL: each pool's rounds run in the process holding the pool's lease
+ * (`pool_health.lease_owner/lease_until`, taken or renewed at the start of each round, lasting
+ * 2 × interval + the longest possible check + 5 s). The others only read; when the holder stops cleanly it
+ * releases its leases, when it dies its leases run out and another process takes over.
+ *
+ * Chain ids for jsonrpc monitors: a pool of the routing account (`account_id`) listed in `networks.*.pools`
+ * must report the chain id of each such network; a pool in no network is checked without a chain id.
+ *
+ * `runOnce()` runs a round of every enabled pool now and waits for it — tests drive the monitor with it
+ * and an injected clock instead of waiting on intervals.
+ */
+export interface NetworkChains {
+  readonly [network: string]: { readonly chain_id: number; readonly pools: readonly string[] };
+}
+
+export interface HealthMonitorOptions {
+  store: Store;
+  directory: PoolDirectory;
+  /** The account the gateway routes for; the networks' pool names refer to its pools. */
+  routingAccountId: string;
+  networks: NetworkChains;
+  monitors?: MonitorSource;
+  clock?: Clock;
+  logger?: Logger;
+  metrics?: MetricsRegistry;
+  random?: () => number;
+  passiveEjectionMs?: number;
+  refreshIntervalMs?: number;
+  unmonitoredIntervalMs?: number;
+}
+
+export class HealthMonitor {
+  readonly view: MonitoredHealthView;
+  readonly live = new LiveState();
+  readonly owner = randomUUID();
+  #options: HealthMonitorOptions;
+  #clock: Clock;
+  #logger: Logger;
+  #monitors: MonitorSource;
+  #transport = new ProbeTransport();
+  #scheduler: JitteredScheduler;
+  #inFlight = new Map<string, Promise<RoundOutcome>>();
+  #seen = new Map<string, string>();
+  #unsubscribe: (() => void) | undefined;
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #ctx: RoundContext;
+  #stopped = false;
+
+  constructor(options: HealthMonitorOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#monitors = options.monitors ?? storeMonitorSource(options.store);
+    this.#scheduler = new JitteredScheduler({
+      ...(options.random === undefined ? {} : { random: options.random }),
+      onError: (poolId, err) => this.#logger.error('health round failed', { pool_id: poolId, err }),
+    });
+    this.view = new MonitoredHealthView({
+      directory: options.directory,
+      live: this.live,
+      clock: this.#clock,
+      passiveEjectionMs: options.passiveEjectionMs ?? DEFAULTS.health.passive_ejection,
+    });
+    this.#ctx = {
+      store: options.store,
+      transport: this.#transport,
+      clock: this.#clock,
+      owner: this.owner,
+      live: this.live,
+      logger: this.#logger,
+    };
+    if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
+  }
+
+  /** Starts the scheduled rounds and the state refresh. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.#unsubscribe = this.#options.directory.onChange(() => this.#sync());
+    this.#sync();
+    const every = this.#options.refreshIntervalMs ?? DEFAULTS.health.refresh_interval;
+    const tick = () => {
+      this.refresh()
+        .catch((err: unknown) => this.#logger.warn('health state refresh failed', { err }))
+        .finally(() => {
+          if (!this.#stopped) this.#refreshTimer = setTimeout(tick, every).unref();
+        });
+    };
+    this.#refreshTimer = setTimeout(tick, every).unref();
+  }
+
+  /** Stops scheduling, waits for running rounds, gives up this process's leases. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    clearTimeout(this.#refreshTimer);
+    await this.#scheduler.stop();
+    await Promise.allSettled([...this.#inFlight.values()]);
+    this.view.close();
+    try {
+      await releasePoolLeases(this.#options.store.db, this.owner);
+    } catch (err) {
+      this.#logger.warn('could not release health leases', { err });
+    }
+    await this.#transport.close();
+  }
+
+  /** One round of every enabled pool, now; resolves with the events recorded by this process. */
+  async runOnce(): Promise<HealthEventInput[]> {
+    const pools = this.#options.directory.allPools().filter((pool) => pool.enabled);
+    const outcomes = await Promise.all(pools.map((pool) => this.checkPool(pool.id)));
+    return outcomes.flatMap((outcome) => (outcome?.kind === 'checked' ? outcome.events : []));
+  }
+
+  /** One round of one pool; rounds of the same pool never overlap (a second call waits and runs after). */
+  async checkPool(poolId: string): Promise<RoundOutcome | undefined> {
+    const previous = this.#inFlight.get(poolId) ?? Promise.resolve(undefined);
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        if (pool === undefined || !pool.enabled) return undefined;
+        return runPoolRound(this.#ctx, await this.#plan(pool));
+      });
+    const tracked = next.then((outcome) => outcome ?? { kind: 'standby' as const });
+    this.#inFlight.set(poolId, tracked);
+    try {
+      return await next;
+    } finally {
+      if (this.#inFlight.get(poolId) === tracked) this.#inFlight.delete(poolId);
+    }
+  }
+
+  /** Re-reads the whole shared state (what other processes checked) into the live copy. */
+  async refresh(): Promise<void> {
+    const mark = this.live.mark();
+    const [origins, pools] = await Promise.all([
+      loadOriginHealth(this.#options.store.db),
+      loadPoolHealth(this.#options.store.db),
+    ]);
+    this.live.replace(origins, pools, mark);
+  }
+
+  /** `GET …/pools/{id}/health`, from the store (exact across processes). */
+  async report(pool: Pool): Promise<PoolHealthReport> {
+    const rows = await loadOriginHealth(this.#options.store.db, [pool.id]);
+    const byName = new Map(rows.map((row) => [row.origin_name, row]));
+    return poolHealthReport(pool, (_poolId, name) => byName.get(name));
+  }
+
+  /** The live `healthy` of a pool object (monitors' view, refreshed every second). */
+  poolHealthy(pool: Pool): boolean {
+    return reportPoolHealthy(pool, this.#lookup);
+  }
+
+  /** The live `healthy` of an origin in a pool object. */
+  originHealthy(pool: Pool, originName: string): boolean {
+    const origin = pool.origins.find((candidate) => candidate.name === originName);
+    return origin !== undefined && reportOriginHealthy(pool, origin, this.#lookup);
+  }
+
+  #lookup: OriginStateLookup = (poolId, name) => this.live.origin(poolId, name);
+
+  async #plan(pool: Pool): Promise<PoolPlan> {
+    let monitor: MonitorSettings | undefined;
+    if (pool.monitor !== null) {
+      monitor = await this.#monitors.monitor(pool.account_id, pool.monitor);
+      if (monitor === undefined) {
+        this.#logger.warn('pool refers to a missing monitor; checking it as unmonitored', { pool_id: pool.id });
+      }
+    }
+    const expectedChainIds =
+      pool.account_id === this.#options.routingAccountId
+        ? Object.values(this.#options.networks)
+            .filter((network) => network.pools.includes(pool.name))
+            .map((network) => network.chain_id)
+        : [];
+    const intervalMs = this.#intervalMs(monitor);
+    const longestCheck = monitor === undefined ? 0 : (monitor.retries + 1) * 3 * monitor.timeout * 1000;
+    return { pool, monitor, expectedChainIds, leaseMs: 2 * intervalMs + longestCheck + 5_000 };
+  }
+
+  #intervalMs(monitor: MonitorSettings | undefined): number {
+    return monitor === undefined
+      ? (this.#options.unmonitoredIntervalMs ?? DEFAULTS.health.unmonitored_interval)
+      : monitor.interval * 1000;
+  }
+
+  /** Aligns the schedule with the directory: new pools get a random phase, gone/disabled pools stop. */
+  #sync(): void {
+    if (this.#stopped) return;
+    const pools = this.#options.directory.allPools();
+    const current = new Set<string>();
+    const forget: string[] = [];
+    for (const pool of pools) {
+      if (!pool.enabled) {
+        if (this.live.pool(pool.id) !== undefined || this.live.origins(pool.id).size > 0) forget.push(pool.id);
+        continue;
+      }
+      current.add(pool.id);
+      const version = `${pool.modified_on}|${pool.monitor}`;
+      const changed = this.#seen.get(pool.id) !== version;
+      this.#seen.set(pool.id, version);
+      if (!changed) continue;
+      const poolId = pool.id;
+      // Each run re-reads the pool and its monitor, so interval changes apply from the next run.
+      const task = async (): Promise<void> => {
+        const fresh = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        if (fresh === undefined || !fresh.enabled) return;
+        const plan = await this.#plan(fresh);
+        this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task);
+        await this.checkPool(poolId);
+      };
+      if (pool.monitor === null) {
+        this.#scheduler.set(poolId, this.#intervalMs(undefined), task);
+        this.checkPool(poolId).catch((err: unknown) => this.#logger.error('health round failed', { err }));
+      } else {
+        this.#plan(pool)
+          .then((plan) => this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task))
+          .catch((err: unknown) => this.#logger.error('could not schedule health checks', { err }));
+      }
+    }
+    for (const poolId of this.#scheduler.keys()) {
+      if (!current.has(poolId)) {
+        this.#scheduler.delete(poolId);
+        this.#seen.delete(poolId);
+        if (!pools.some((pool) => pool.id === poolId)) forget.push(poolId);
+      }
+    }
+    if (forget.length > 0) {
+      deletePoolHealth(this.#options.store.db, forget)
+        .then(() => {
+          for (const poolId of forget) this.live.writePool(poolId, undefined, []);
+        })
+        .catch((err: unknown) => this.#logger.warn('could not forget health state', { err }));
+    }
+  }
+
+  #registerMetrics(metrics: MetricsRegistry): void {
+    const checks = metrics.counter('switchyard_health_checks_total', 'Monitor checks by monitor type and result', [
+      'type',
+      'result',
+    ]);
+    const events = metrics.counter('switchyard_health_events_total', 'Health changes recorded as events', [
+      'event_source',
+      'new_health',
+    ]);
+    const rtt = metrics.histogram('switchyard_health_check_rtt_seconds', 'Round trip of passed and failed checks', [
+      'type',
+    ]);
+    metrics.gauge('switchyard_health_origins', 'Monitored origins by current state', ['status'], () => {
+      const counts = { Healthy: 0, Unhealthy: 0, Unknown: 0 };
+      for (const pool of this.#options.directory.allPools()) {
+        for (const row of this.live.origins(pool.id).values()) counts[row.status] += 1;
+      }
+      return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
+    });
+    this.#ctx.onCheck = (_pool, _origin, result, type) => {
+      checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
+      if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);
+    };
+    this.#ctx.onEvent = (event) => events.inc({ event_source: event.event_source, new_health: event.new_health });
+  }
+}

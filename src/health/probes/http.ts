@@ -1,0 +1,49 @@
+import type { Origin } from '../../balancing/model.js';
+import type { MonitorSettings } from '../monitor-schema.js';
+import { matchesExpectedCodes } from './expected-codes.js';
+import { failed, type ProbeResult, passed } from './result.js';
+import { checkHeaders, httpCheckUrl } from './target.js';
+import { isProbeResponse, type ProbeTransport } from './transport.js';
+
+/**
+ * The http/https check: `method` on `path`, passes when the status matches `expected_codes` and, when
+ * `expected_body` is set, the first 64 KiB of the body contain it (case-insensitive, as Cloudflare does).
+ * Redirects (3xx with Location) are followed up to 5 hops when `follow_redirects`, else the 3xx status is
+ * judged as is. `allow_insecure` skips certificate verification.
+ */
+const MAX_BODY = 64 * 1024;
+const MAX_REDIRECTS = 5;
+
+export async function httpCheck(
+  transport: ProbeTransport,
+  origin: Origin,
+  monitor: MonitorSettings,
+): Promise<ProbeResult> {
+  let url = httpCheckUrl(origin.address, monitor);
+  let firstRtt: number | null = null;
+  for (let hop = 0; ; hop++) {
+    const response = await transport.send({
+      url,
+      method: monitor.method,
+      headers: checkHeaders(origin, monitor),
+      timeoutMs: monitor.timeout * 1000,
+      allowInsecure: monitor.allow_insecure,
+      maxBodyBytes: MAX_BODY,
+    });
+    if (!isProbeResponse(response)) return response;
+    firstRtt ??= response.rttMs;
+    const location = response.headers.location;
+    if (monitor.follow_redirects && response.status >= 300 && response.status < 400 && typeof location === 'string') {
+      if (hop >= MAX_REDIRECTS) return failed(`more than ${MAX_REDIRECTS} redirects`, response.status, firstRtt);
+      url = new URL(location, url);
+      continue;
+    }
+    if (!matchesExpectedCodes(response.status, monitor.expected_codes)) {
+      return failed(`HTTP ${response.status}, expected ${monitor.expected_codes}`, response.status, firstRtt);
+    }
+    if (monitor.expected_body !== '' && !response.body.toLowerCase().includes(monitor.expected_body.toLowerCase())) {
+      return failed(`response body does not contain "${monitor.expected_body}"`, response.status, firstRtt);
+    }
+    return passed(response.status, firstRtt);
+  }
+}

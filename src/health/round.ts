@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { Origin, Pool } from '../balancing/model.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/database.js';
+import {
+  acquirePoolLease,
+  casOriginHealth,
+  casPoolHealth,
+  deleteOriginHealth,
+  type HealthEventInput,
+  insertHealthEvent,
+  loadOriginHealth,
+  loadPoolHealth,
+  type OriginHealthRow,
+  type PoolHealthRow,
+} from '../store/health.js';
+import { displayAddress } from './address.js';
+import type { LiveState } from './live-state.js';
+import type { MonitorSettings } from './monitor-schema.js';
+import { checkOrigin } from './probes/check.js';
+import { applyBlockLag } from './probes/jsonrpc.js';
+import type { ProbeResult } from './probes/result.js';
+import type { ProbeTransport } from './probes/transport.js';
+import { change, nextOriginCounters, poolReason, poolStatus, type StateName } from './state-machine.js';
+
+/**
+ * One round of one pool: take (or renew) the pool's checker lease, check every enabled origin at once
+ * (when the pool has a monitor), then in ONE transaction write the new origin states, the pool state and
+ * the events for every change. Writes are compare-and-set on `generation`; if another process wrote in
+ * between, the transaction rolls back, this round's results are dropped and the stored state is re-read —
+ * so each change is recorded exactly once even with several processes on one PostgreSQL.
+ *
+ * Without a monitor a pool's enabled origins count as Healthy, so its state follows `minimum_origins` and
+ * the enabled origins alone. State rows of origins no longer checked (disabled, removed, address changed,
+ * monitor removed) are deleted in the same transaction: such an origin starts from Unknown again.
+ */
+export interface RoundContext {
+  store: Store;
+  transport: ProbeTransport;
+  clock: Clock;
+  /** This process's lease-owner id. */
+  owner: string;
+  live: LiveState;
+  logger: Logger;
+  /** Called for every committed check result and event (metrics). */
+  onCheck?: (pool: Pool, origin: Origin, result: ProbeResult, type: string) => void;
+  onEvent?: (event: HealthEventInput) => void;
+}
+
+export interface PoolPlan {
+  pool: Pool;
+  monitor: MonitorSettings | undefined;
+  /** Chain ids a jsonrpc origin must report (empty: the pool is in no network, chain id not checked). */
+  expectedChainIds: readonly number[];
+  /** How long the lease lasts without renewal; another process takes over after that. */
+  leaseMs: number;
+}
+
+export type RoundOutcome =
+  | { kind: 'checked'; events: HealthEventInput[] }
+  | { kind: 'standby' } // another process holds the lease
+  | { kind: 'conflict' }; // another process wrote first; nothing recorded
+
+const PROBE_CONCURRENCY = 32;
+
+class WriteConflict extends Error {}
+
+export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<RoundOutcome> {
+  const { pool, monitor } = plan;
+  const started = ctx.clock.now();
+  const leased = await acquirePoolLease(ctx.store.db, {
+    pool_id: pool.id,
+    account_id: pool.account_id,
+    owner: ctx.owner,
+    now: new Date(started).toISOString(),
+    until: new Date(started + plan.leaseMs).toISOString(),
+  });
+  if (!leased) {
+    await refreshPool(ctx, pool.id);
+    return { kind: 'standby' };
+  }
+
+  const enabled = pool.enabled ? pool.origins.filter((origin) => origin.enabled) : [];
+  const results = new Map<string, ProbeResult>();
+  if (monitor !== undefined) {
+    await eachLimited(enabled, PROBE_CONCURRENCY, async (origin) => {
+      results.set(origin.name, await checkOrigin(ctx.transport, origin, monitor, plan.expectedChainIds));
+    });
+    if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag);
+  }
+
+  const checkedAt = new Date(started).toISOString();
+  try {
+    const written = await ctx.store.db.transaction().execute(async (trx) => {
+      const stored = new Map((await loadOriginHealth(trx, [pool.id])).map((row) => [row.origin_name, row]));
+      const poolRow = (await loadPoolHealth(trx, [pool.id]))[0];
+      const now = new Date(ctx.clock.now()).toISOString();
+      const events: HealthEventInput[] = [];
+      const base = { account_id: pool.account_id, pool_id: pool.id, pool_name: pool.name };
+
+      const keep = new Set(monitor === undefined ? [] : enabled.map((origin) => origin.name));
+      const stale = [...stored.values()].filter(
+        (row) =>
+          !keep.has(row.origin_name) || enabled.find((o) => o.name === row.origin_name)?.address !== row.origin_address,
+      );
+      await deleteOriginHealth(
+        trx,
+        pool.id,
+        stale.map((row) => row.origin_name),
+      );
+      for (const row of stale) stored.delete(row.origin_name);
+
+      const originRows: OriginHealthRow[] = [];
+      for (const origin of monitor === undefined ? [] : enabled) {
+        const result = results.get(origin.name) as ProbeResult;
+        const previous = stored.get(origin.name);
+        const step = nextOriginCounters(
+          previous ?? { status: 'Unknown', failures: 0, successes: 0 },
+          result.ok,
+          monitor as MonitorSettings,
+        );
+        const row: OriginHealthRow = {
+          pool_id: pool.id,
+          origin_name: origin.name,
+          origin_address: origin.address,
+          status: step.state.status,
+          failures: step.state.failures,
+          successes: step.state.successes,
+          last_ok: result.ok ? 1 : 0,
+          failure_reason: result.failure_reason,
+          response_code: result.response_code,
+          rtt_ms: result.rtt_ms,
+          checked_at: checkedAt,
+          changed_at: step.change === undefined ? (previous?.changed_at ?? null) : now,
+          generation: (previous?.generation ?? 0) + 1,
+        };
+        if (!(await casOriginHealth(trx, row, previous?.generation ?? null))) throw new WriteConflict();
+        originRows.push(row);
+        if (step.change?.event) {
+          events.push({
+            ...base,
+            id: randomUUID(),
+            event_source: 'origin',
+            origin_name: origin.name,
+            origin_address: displayAddress(origin.address),
+            previous: step.change.previous,
+            new_health: step.change.next,
+            reason:
+              step.change.next === 'Unhealthy' ? result.failure_reason : originRecoveryReason(step.state.successes),
+            occurred_at: now,
+          });
+        }
+      }
+
+      const statuses: StateName[] =
+        monitor === undefined ? enabled.map(() => 'Healthy') : originRows.map((r) => r.status);
+      const next = poolStatus(statuses, pool.minimum_origins);
+      let newPoolRow: PoolHealthRow | undefined = poolRow;
+      const current = poolRow?.status ?? 'Unknown';
+      if (next !== 'Unknown' && next !== current) {
+        newPoolRow = {
+          pool_id: pool.id,
+          account_id: pool.account_id,
+          status: next,
+          changed_at: now,
+          generation: (poolRow?.generation ?? 0) + 1,
+          lease_owner: poolRow?.lease_owner ?? null,
+          lease_until: poolRow?.lease_until ?? null,
+        };
+        if (!(await casPoolHealth(trx, newPoolRow, poolRow?.generation ?? null))) throw new WriteConflict();
+        const poolChange = change(current, next);
+        if (poolChange.event) {
+          const healthy = statuses.filter((status) => status === 'Healthy').length;
+          events.push({
+            ...base,
+            id: randomUUID(),
+            event_source: 'pool',
+            origin_name: null,
+            origin_address: null,
+            previous: poolChange.previous,
+            new_health: next,
+            reason: poolReason(healthy, enabled.length, pool.minimum_origins, next),
+            occurred_at: now,
+          });
+        }
+      }
+      for (const event of events) await insertHealthEvent(trx, event);
+      return { events, originRows, poolRow: newPoolRow };
+    });
+    ctx.live.writePool(pool.id, written.poolRow, written.originRows);
+    for (const origin of enabled) {
+      const result = results.get(origin.name);
+      if (result !== undefined && monitor !== undefined) ctx.onCheck?.(pool, origin, result, monitor.type);
+    }
+    for (const event of written.events) {
+      ctx.onEvent?.(event);
+      ctx.logger.info('health change', {
+        event_source: event.event_source,
+        pool: pool.name,
+        origin: event.origin_name ?? undefined,
+        previous: event.previous,
+        new_health: event.new_health,
+        reason: event.reason,
+      });
+    }
+    return { kind: 'checked', events: written.events };
+  } catch (err) {
+    if (!(err instanceof WriteConflict)) throw err;
+    await refreshPool(ctx, pool.id);
+    return { kind: 'conflict' };
+  }
+}
+
+/** Re-reads one pool's stored state into the live copy. */
+export async function refreshPool(ctx: Pick<RoundContext, 'store' | 'live'>, poolId: string): Promise<void> {
+  const mark = ctx.live.mark();
+  const [origins, pools] = await Promise.all([
+    loadOriginHealth(ctx.store.db, [poolId]),
+    loadPoolHealth(ctx.store.db, [poolId]),
+  ]);
+  ctx.live.replace(origins, pools, mark, [poolId]);
+}
+
+function originRecoveryReason(successes: number): string {
+  return successes === 1 ? 'check passed' : `${successes} consecutive checks passed`;
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,93 @@
+/**
+ * Runs one repeating task per key (one per pool), each on its own interval with jitter, so thousands of
+ * pools never fire in lockstep:
+ * - a new key first fires at a uniformly random point within its first interval (its phase);
+ * - each later run is scheduled `interval × (1 ± jitter)` after the previous one finished (default ±10 %),
+ *   so a slow round delays only its own pool and rounds of one pool never overlap.
+ * Timers are unref'd (they never keep the process alive); `stop()` clears them and waits for running tasks.
+ * `random` is injectable so tests can pin the phases.
+ */
+export interface SchedulerOptions {
+  jitter?: number;
+  random?: () => number;
+  onError?: (key: string, err: unknown) => void;
+}
+
+interface Entry {
+  intervalMs: number;
+  task: () => Promise<void>;
+  timer: NodeJS.Timeout | undefined;
+  running: Promise<void> | undefined;
+}
+
+export class JitteredScheduler {
+  #entries = new Map<string, Entry>();
+  #jitter: number;
+  #random: () => number;
+  #onError: (key: string, err: unknown) => void;
+  #stopped = false;
+
+  constructor(options: SchedulerOptions = {}) {
+    this.#jitter = options.jitter ?? 0.1;
+    this.#random = options.random ?? Math.random;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** Adds a key, or changes its interval/task (a changed interval applies from the next run). */
+  set(key: string, intervalMs: number, task: () => Promise<void>): void {
+    if (this.#stopped) return;
+    const existing = this.#entries.get(key);
+    if (existing !== undefined) {
+      existing.task = task;
+      if (existing.intervalMs !== intervalMs) {
+        existing.intervalMs = intervalMs;
+        if (existing.running === undefined) this.#arm(key, existing, this.#random() * intervalMs);
+      }
+      return;
+    }
+    const entry: Entry = { intervalMs, task, timer: undefined, running: undefined };
+    this.#entries.set(key, entry);
+    this.#arm(key, entry, this.#random() * intervalMs);
+  }
+
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    this.#entries.delete(key);
+  }
+
+  keys(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const running: Promise<void>[] = [];
+    for (const entry of this.#entries.values()) {
+      clearTimeout(entry.timer);
+      if (entry.running !== undefined) running.push(entry.running);
+    }
+    this.#entries.clear();
+    await Promise.allSettled(running);
+  }
+
+  #arm(key: string, entry: Entry, delayMs: number): void {
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => this.#fire(key, entry), Math.max(0, delayMs));
+    entry.timer.unref();
+  }
+
+  #fire(key: string, entry: Entry): void {
+    entry.timer = undefined;
+    entry.running = entry
+      .task()
+      .catch((err: unknown) => this.#onError(key, err))
+      .finally(() => {
+        entry.running = undefined;
+        if (this.#stopped || this.#entries.get(key) !== entry) return;
+        const spread = 1 + this.#jitter * (2 * this.#random() - 1);
+        this.#arm(key, entry, entry.intervalMs * spread);
+      });
+  }
+}
