@@ -96,7 +96,7 @@ export class MonitoredHealthView implements HealthView {
         state !== undefined &&
         state.last_ok === 1 &&
         state.status !== 'Unhealthy' &&
-        Date.parse(state.checked_at) >= ejection.at;
+        Date.parse(state.checked_at) > ejection.at;
       if (!confirmed && now - ejection.at < this.#maxMs) return false;
       this.#ejections.delete(key);
     }

@@ -55,13 +55,14 @@ export interface HarnessOptions {
   monitors: Record<string, MonitorInput>;
   networks?: NetworkChains;
   store?: Store;
+  clock?: ManualClock;
   extra?: Partial<HealthMonitorOptions>;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-health-'));
   const store = options.store ?? (await openStore({ data_dir: dir }));
-  const clock = new ManualClock('2026-03-01T00:00:00Z');
+  const clock = options.clock ?? new ManualClock('2026-03-01T00:00:00Z');
   const directory = new StaticPoolDirectory(options.pools);
   const monitor = new HealthMonitor({
     store,
