@@ -12,6 +12,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'serve [--config FILE]   run the gateway, API, monitors and notifications',
     load: async () => (await import('./serve.js')).serve,
   },
+  'migrate-notifications': {
+    summary:
+      'migrate-notifications --account ID [--api-url URL] [--webhook-id ID] [--dry-run] [--yes]   move pool emails to policies',
+    load: async () => (await import('./migrate-notifications.js')).migrateNotifications,
+  },
 };
 
 export async function main(argv: string[]): Promise<number> {
