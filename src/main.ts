@@ -5,15 +5,21 @@
  * `shutdown_grace`), then background work, then child processes, then the store.
  */
 
+import { healthSourceFromView } from './api/health-source.js';
+import { maskAddress } from './api/masked-address.js';
+import { coreRoutes } from './api/routes/index.js';
+import { API_BASE_PATH, createApiServer } from './api/server.js';
 import type { HealthView, PoolDirectory } from './balancing/model.js';
 import { SimpleHealthView } from './balancing/simple-health.js';
-import { poolFromConfig, StaticPoolDirectory } from './balancing/static-directory.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { startGateway } from './gateway/server.js';
 import { createLogger, type Logger } from './log.js';
+import { MetricsRegistry } from './metrics.js';
+import { seedFromConfig } from './store/config-pools.js';
 import { openStore, type Store } from './store/database.js';
+import { StorePoolDirectory } from './store/pool-directory.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;
@@ -60,13 +66,25 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stops.push(() => started.stop());
     }
 
-    // ── Pools for routing. Issue 3 replaces this static directory with the store-backed one (config pools
-    //    and the devnet pool are then created in the store for config.account_id, never overwritten).
-    const now = new Date(clock.now()).toISOString();
+    // ── Pools for routing: config pools (and the devnet pool) are created in the store for
+    //    config.account_id when missing, never overwritten; the gateway reads the store's snapshot.
     const poolConfigs = [...config.pools, ...(devnet ? [devnet.pool] : [])];
-    const directory: PoolDirectory = new StaticPoolDirectory(
-      poolConfigs.map((pool) => poolFromConfig(pool, config.account_id, now)),
-    );
+    await seedFromConfig({
+      store,
+      clock,
+      logger: logger.child({ part: 'store' }),
+      accountId: config.account_id,
+      pools: poolConfigs,
+      refreshOrigins: devnet ? [devnet.pool.name] : [],
+    });
+    const storeDirectory = await StorePoolDirectory.start({
+      store,
+      accountId: config.account_id,
+      logger: logger.child({ part: 'pools' }),
+    });
+    stops.push(async () => storeDirectory.close());
+    const directory: PoolDirectory = storeDirectory;
+    const metrics = new MetricsRegistry();
 
     // ── Health for routing. Issue 4 replaces this with the monitor-backed view (and starts the monitors here).
     const health: HealthView = new SimpleHealthView(directory, logger.child({ part: 'health' }));
@@ -82,11 +100,24 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     });
     stops.push(() => gateway.close(config.shutdown_grace));
 
-    // ── Management API listener (issue 3) starts here, e.g.
-    //    const api = await startApi({ config, store, directory, health, clock, logger });
-    //    stops.push(() => api.close(config.shutdown_grace));
-    //    and apiUrl below becomes `${api.url}/client/v4`.
-    const apiUrl = `http://${config.api.listen}/client/v4`;
+    // ── Management API listener.
+    const api = createApiServer({
+      config,
+      store,
+      clock,
+      logger,
+      metrics,
+      routes: coreRoutes({
+        config,
+        store,
+        clock,
+        logger: logger.child({ part: 'api' }),
+        health: healthSourceFromView(health, maskAddress),
+        poolsChanged: () => storeDirectory.refresh(),
+      }),
+    });
+    const apiUrl = `${await api.listen()}${API_BASE_PATH}`;
+    stops.push(() => api.close());
 
     logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
     let closing: Promise<void> | undefined;

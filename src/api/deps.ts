@@ -1,0 +1,24 @@
+/**
+ * What route factories get from the composition root. Route files take the parts they need from it;
+ * nothing here is global, so several apps can run side by side in one test process.
+ */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/database.js';
+import type { PoolHealthSource } from './health-source.js';
+
+export interface ApiDeps {
+  config: Readonly<Config>;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Live health for the `healthy` fields and `…/pools/{id}/health`. */
+  health: PoolHealthSource;
+  /**
+   * Called after every committed write to pools or monitors, so in-process snapshots (the routing
+   * PoolDirectory, the health checker) refresh at once instead of at their next poll. Routes await
+   * it, so a client that gets the answer can use the pool on the gateway right away. Must not throw.
+   */
+  poolsChanged(): Promise<void>;
+}

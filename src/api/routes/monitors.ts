@@ -1,0 +1,164 @@
+/**
+ * Monitors: `/accounts/:account_id/load_balancers/monitors` — list, create, get, put, patch, delete,
+ * references. Deleting a monitor a pool uses is a 400 naming the pool. The list is ordered by creation
+ * time and returns up to 1000 monitors by default (Cloudflare's monitor list is not paged, and the
+ * SDK reads only one page); page/per_page or limit/offset work as for pools.
+ */
+import { z } from 'zod';
+import { SwitchyardError } from '../../errors/base.js';
+import { withMonitorDefaults } from '../../health/monitor-schema.js';
+import {
+  createMonitor,
+  deleteMonitor,
+  getMonitor,
+  listMonitors,
+  poolsUsingMonitor,
+  saveMonitor,
+} from '../../store/monitors.js';
+import { inTransaction } from '../../store/transaction.js';
+import type { ApiDeps } from '../deps.js';
+import { MAX_PER_PAGE, paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { defineRoute, type Route } from '../router.js';
+import { applyMonitorBody, monitorBody, monitorResult, monitorView, settingsOf } from '../schemas/monitors.js';
+
+const BASE = '/accounts/:account_id/load_balancers/monitors';
+const TAG = 'monitors';
+
+function notFound(id: string): SwitchyardError {
+  return new SwitchyardError('API_NOT_FOUND', `monitor ${id} not found`);
+}
+
+export function monitorRoutes(deps: ApiDeps): Route[] {
+  const { store, clock } = deps;
+  const db = store.db;
+  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
+  const monitorId = (params: Readonly<Record<string, string>>) => params.monitor_id as string;
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: BASE,
+      auth: 'read',
+      summary: `List monitors (oldest first; up to ${MAX_PER_PAGE} per page by default)`,
+      tag: TAG,
+      query: paginationQuery,
+      result: z.array(monitorResult),
+      paginated: true,
+      async handler({ params, query }) {
+        const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
+        const { monitors, total } = await listMonitors(db, account(params), page);
+        return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: BASE,
+      auth: 'write',
+      summary: 'Create a monitor',
+      tag: TAG,
+      body: monitorBody,
+      result: monitorResult,
+      async handler({ params, body }) {
+        const settings = applyMonitorBody(withMonitorDefaults({}), body);
+        const monitor = await createMonitor(db, clock, account(params), settings);
+        await deps.poolsChanged();
+        return { result: monitorView(monitor) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:monitor_id`,
+      auth: 'read',
+      summary: 'Get a monitor',
+      tag: TAG,
+      result: monitorResult,
+      async handler({ params }) {
+        const monitor = await getMonitor(db, account(params), monitorId(params));
+        if (monitor === undefined) throw notFound(monitorId(params));
+        return { result: monitorView(monitor) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${BASE}/:monitor_id`,
+      auth: 'write',
+      summary: 'Replace a monitor (omitted fields take their defaults)',
+      tag: TAG,
+      body: monitorBody,
+      result: monitorResult,
+      async handler({ params, body }) {
+        const settings = applyMonitorBody(withMonitorDefaults({}), body);
+        const monitor = await saveMonitor(db, clock, account(params), monitorId(params), settings);
+        if (monitor === undefined) throw notFound(monitorId(params));
+        await deps.poolsChanged();
+        return { result: monitorView(monitor) };
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: `${BASE}/:monitor_id`,
+      auth: 'write',
+      summary: 'Change the named fields of a monitor',
+      tag: TAG,
+      body: monitorBody,
+      result: monitorResult,
+      async handler({ params, body }) {
+        const monitor = await inTransaction(db, async (trx) => {
+          const current = await getMonitor(trx, account(params), monitorId(params));
+          if (current === undefined) return undefined;
+          return saveMonitor(
+            trx,
+            clock,
+            account(params),
+            monitorId(params),
+            applyMonitorBody(settingsOf(current), body),
+          );
+        });
+        if (monitor === undefined) throw notFound(monitorId(params));
+        await deps.poolsChanged();
+        return { result: monitorView(monitor) };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: `${BASE}/:monitor_id`,
+      auth: 'write',
+      summary: 'Delete a monitor (refused while a pool uses it)',
+      tag: TAG,
+      result: z.object({ id: z.string() }),
+      async handler({ params }) {
+        if (!(await deleteMonitor(db, account(params), monitorId(params)))) throw notFound(monitorId(params));
+        await deps.poolsChanged();
+        return { result: { id: monitorId(params) } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:monitor_id/references`,
+      auth: 'read',
+      summary: 'Pools that use the monitor',
+      tag: TAG,
+      result: z.array(
+        z.object({
+          reference_type: z.literal('referrer'),
+          resource_id: z.string(),
+          resource_name: z.string(),
+          resource_type: z.literal('pool'),
+        }),
+      ),
+      async handler({ params }) {
+        const monitor = await getMonitor(db, account(params), monitorId(params));
+        if (monitor === undefined) throw notFound(monitorId(params));
+        const pools = await poolsUsingMonitor(db, account(params), monitor.id);
+        return {
+          result: pools.map((pool) => ({
+            reference_type: 'referrer',
+            resource_id: pool.id,
+            resource_name: pool.name,
+            resource_type: 'pool',
+          })),
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,233 @@
+/**
+ * Pools: `/accounts/:account_id/load_balancers/pools` (seed §4.2–4.3, SPEC §3, CLOUDFLARE-API.md).
+ *
+ * - list (GET) and bulk update (PATCH) page the same way: ascending name, ties by id, 25 per page by
+ *   default (pagination.ts); the bulk update changes exactly the requested page, atomically, and
+ *   accepts only `{"notification_email": ""}`.
+ * - create / get / put / patch / delete one pool; `…/health` and `…/references`.
+ * - A pool a configured network routes to cannot be deleted (400 naming the network); the network
+ *   would answer 503 until a pool of that name exists again.
+ * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
+ */
+import { z } from 'zod';
+import type { Pool } from '../../balancing/model.js';
+import type { Config } from '../../config/schema.js';
+import { SwitchyardError } from '../../errors/base.js';
+import {
+  clearNotificationEmailPage,
+  createPool,
+  deletePool,
+  getPool,
+  listPools,
+  updatePool,
+} from '../../store/pools.js';
+import type { ApiDeps } from '../deps.js';
+import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { defineRoute, type Route } from '../router.js';
+import {
+  applyPoolBody,
+  bulkPatchBody,
+  poolBody,
+  poolFieldsFromBody,
+  poolPatchBody,
+  poolResult,
+  poolView,
+} from '../schemas/pools.js';
+
+const BASE = '/accounts/:account_id/load_balancers/pools';
+const TAG = 'pools';
+
+const referenceResult = z.array(
+  z.object({
+    reference_type: z.enum(['referral', 'referrer']),
+    resource_id: z.string(),
+    resource_name: z.string(),
+    resource_type: z.enum(['monitor', 'network']),
+  }),
+);
+
+/** Names of the configured networks that route to this pool (only pools of the routing account). */
+export function networksOf(config: Readonly<Config>, pool: Pool): string[] {
+  if (pool.account_id !== config.account_id) return [];
+  return Object.entries(config.networks)
+    .filter(([, network]) => network.pools.includes(pool.name))
+    .map(([name]) => name)
+    .sort();
+}
+
+function notFound(id: string): SwitchyardError {
+  return new SwitchyardError('API_NOT_FOUND', `pool ${id} not found`);
+}
+
+export function poolRoutes(deps: ApiDeps): Route[] {
+  const { store, clock, config } = deps;
+  const db = store.db;
+  const view = (pool: Pool) => poolView(pool, deps.health, networksOf(config, pool));
+  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
+  const poolId = (params: Readonly<Record<string, string>>) => params.pool_id as string;
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: BASE,
+      auth: 'read',
+      summary: 'List pools (ordered by name, then id; 25 per page by default)',
+      tag: TAG,
+      query: paginationQuery.extend({ monitor: z.string().optional().describe('Only pools using this monitor id.') }),
+      result: z.array(poolResult),
+      paginated: true,
+      async handler({ params, query }) {
+        const page = parsePagination(query);
+        const monitor = query.get('monitor') ?? undefined;
+        const { pools, total } = await listPools(db, store.dialect, account(params), page, { monitor });
+        return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: BASE,
+      auth: 'write',
+      summary: 'Clear notification_email on the pools of one page (only {"notification_email": ""})',
+      tag: TAG,
+      query: paginationQuery,
+      body: bulkPatchBody,
+      result: z.array(poolResult),
+      paginated: true,
+      async handler({ params, query }) {
+        const page = parsePagination(query);
+        const { pools, total } = await clearNotificationEmailPage(db, store.dialect, clock, account(params), page);
+        await deps.poolsChanged();
+        return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: BASE,
+      auth: 'write',
+      summary: 'Create a pool',
+      tag: TAG,
+      body: poolBody,
+      result: poolResult,
+      async handler({ params, body }) {
+        const pool = await createPool(db, clock, account(params), poolFieldsFromBody(body, undefined));
+        await deps.poolsChanged();
+        return { result: view(pool) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:pool_id`,
+      auth: 'read',
+      summary: 'Get a pool',
+      tag: TAG,
+      result: poolResult,
+      async handler({ params }) {
+        const pool = await getPool(db, account(params), poolId(params));
+        if (pool === undefined) throw notFound(poolId(params));
+        return { result: view(pool) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${BASE}/:pool_id`,
+      auth: 'write',
+      summary: 'Replace a pool (omitted optional fields take their defaults)',
+      tag: TAG,
+      body: poolBody,
+      result: poolResult,
+      async handler({ params, body }) {
+        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
+          poolFieldsFromBody(body, current),
+        );
+        if (pool === undefined) throw notFound(poolId(params));
+        await deps.poolsChanged();
+        return { result: view(pool) };
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: `${BASE}/:pool_id`,
+      auth: 'write',
+      summary: 'Change the named fields of a pool',
+      tag: TAG,
+      body: poolPatchBody,
+      result: poolResult,
+      async handler({ params, body }) {
+        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) => {
+          const { id: _id, account_id: _a, created_on: _c, modified_on: _m, ...fields } = current;
+          return applyPoolBody(fields, body, current);
+        });
+        if (pool === undefined) throw notFound(poolId(params));
+        await deps.poolsChanged();
+        return { result: view(pool) };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: `${BASE}/:pool_id`,
+      auth: 'write',
+      summary: 'Delete a pool (refused while a configured network routes to it)',
+      tag: TAG,
+      result: z.object({ id: z.string() }),
+      async handler({ params }) {
+        const deleted = await deletePool(db, account(params), poolId(params), (pool) => {
+          const networks = networksOf(config, pool);
+          if (networks.length > 0) {
+            const names = networks.map((name) => `"${name}"`).join(', ');
+            throw new SwitchyardError(
+              'API_IN_USE',
+              `pool "${pool.name}" is used by network ${names}; remove it from networks.${networks[0]}.pools in the config first`,
+              { details: { networks } },
+            );
+          }
+        });
+        if (!deleted) throw notFound(poolId(params));
+        await deps.poolsChanged();
+        return { result: { id: poolId(params) } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:pool_id/health`,
+      auth: 'read',
+      summary: 'Live health of the pool and each origin',
+      tag: TAG,
+      result: z.object({ pool_id: z.string(), pop_health: z.record(z.string(), z.unknown()) }),
+      async handler({ params }) {
+        const pool = await getPool(db, account(params), poolId(params));
+        if (pool === undefined) throw notFound(poolId(params));
+        return { result: deps.health.report(pool) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:pool_id/references`,
+      auth: 'read',
+      summary: 'What the pool refers to (its monitor) and what refers to it (networks)',
+      tag: TAG,
+      result: referenceResult,
+      async handler({ params }) {
+        const pool = await getPool(db, account(params), poolId(params));
+        if (pool === undefined) throw notFound(poolId(params));
+        const references: z.infer<typeof referenceResult> = [];
+        if (pool.monitor !== null) {
+          references.push({
+            reference_type: 'referral',
+            resource_id: pool.monitor,
+            resource_name: pool.monitor,
+            resource_type: 'monitor',
+          });
+        }
+        for (const network of networksOf(config, pool)) {
+          references.push({
+            reference_type: 'referrer',
+            resource_id: network,
+            resource_name: network,
+            resource_type: 'network',
+          });
+        }
+        return { result: references };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,256 @@
+/**
+ * Request and response shapes of the pools API (CLOUDFLARE-API.md), as zod schemas: they validate
+ * bodies and generate the OpenAPI document. Defaults are Cloudflare's: enabled true, minimum_origins 1,
+ * no monitor, notification_email "", origin_steering random, origin enabled true / weight 1 / header {}.
+ *
+ * Read-only fields (id, created_on, modified_on, disabled_at, networks, healthy) are accepted and
+ * ignored on input, so a pool fetched with GET can be sent back with PUT; any other unknown field is
+ * a 400 naming it. POST and PUT replace the whole pool (omitted optional fields take their defaults);
+ * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
+ */
+import { z } from 'zod';
+import type { Origin, Pool } from '../../balancing/model.js';
+import { isOriginAddress } from '../../balancing/origin-url.js';
+import {
+  notificationEmail,
+  notificationFilter,
+  originSteering,
+  poolName,
+  STEERING_POLICIES,
+} from '../../balancing/pool-schema.js';
+import type { PoolFields } from '../../store/pools.js';
+import type { PoolHealthSource } from '../health-source.js';
+import { isMasked, maskAddress } from '../masked-address.js';
+import { fieldError } from '../validate.js';
+
+const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
+
+export const CHECK_REGIONS = [
+  'WNAM',
+  'ENAM',
+  'WEU',
+  'EEU',
+  'NSAM',
+  'SSAM',
+  'OC',
+  'ME',
+  'NAF',
+  'SAF',
+  'SAS',
+  'SEAS',
+  'NEAS',
+  'ALL_REGIONS',
+] as const;
+
+const originBody = z.strictObject({
+  name: z.string().min(1).max(100).describe('Unique within the pool.'),
+  address: z
+    .string()
+    .min(1)
+    .max(2048)
+    .refine((value) => isMasked(value) || isOriginAddress(value), {
+      message: 'must be a node URL http(s)://host[:port][/path] or a bare host[:port]',
+    })
+    .describe('Node URL, or host[:port] meaning http://host:port/. Secret parts are returned as ***.'),
+  enabled: z.boolean().optional().describe('Default true.'),
+  weight: z.number().min(0).max(1).optional().describe('0..1, default 1; 0 = never chosen.'),
+  header: z.record(z.string(), z.array(z.string())).optional().describe('Request headers, e.g. {"Host": ["…"]}.'),
+  disabled_at: readOnly,
+  healthy: readOnly,
+});
+
+const loadShedding = z.strictObject({
+  default_percent: z.number().min(0).max(100).optional(),
+  default_policy: z.enum(['random', 'hash']).optional(),
+  session_percent: z.number().min(0).max(100).optional(),
+  session_policy: z.enum(['hash']).optional(),
+});
+
+const fields = {
+  name: poolName,
+  origins: z.array(originBody).min(1, 'a pool needs at least one origin').max(100),
+  description: z.string().max(1024).optional(),
+  enabled: z.boolean().optional(),
+  minimum_origins: z.number().int().min(0).max(100).optional(),
+  monitor: z.string().max(64).nullable().optional().describe('Monitor id; null or "" for none.'),
+  notification_email: notificationEmail.optional().describe('Deprecated. "" or comma-separated addresses.'),
+  notification_filter: notificationFilter.optional(),
+  origin_steering: originSteering.nullable().optional(),
+  check_regions: z.array(z.enum(CHECK_REGIONS)).nullable().optional(),
+  latitude: z.number().min(-90).max(90).optional(),
+  longitude: z.number().min(-180).max(180).optional(),
+  load_shedding: loadShedding.nullable().optional(),
+  id: readOnly,
+  created_on: readOnly,
+  modified_on: readOnly,
+  disabled_at: readOnly,
+  networks: readOnly,
+  healthy: readOnly,
+};
+
+type Checked = {
+  origins?: { name: string }[] | undefined;
+  latitude?: number | undefined;
+  longitude?: number | undefined;
+};
+
+function crossFieldChecks(value: Checked, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  for (const [i, origin] of (value.origins ?? []).entries()) {
+    if (seen.has(origin.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['origins', i, 'name'],
+        message: `origin name "${origin.name}" is used twice`,
+      });
+    }
+    seen.add(origin.name);
+  }
+}
+
+/** POST and PUT: `name` and `origins` required. */
+export const poolBody = z.strictObject(fields).superRefine(crossFieldChecks);
+/** PATCH of one pool: any subset. */
+export const poolPatchBody = z
+  .strictObject({ ...fields, name: fields.name.optional(), origins: fields.origins.optional() })
+  .superRefine(crossFieldChecks);
+/** Bulk PATCH: exactly `{"notification_email": ""}`. */
+export const bulkPatchBody = z.strictObject({
+  notification_email: z.literal('', {
+    error: 'the bulk update only accepts "" (clear the legacy address); set addresses on a single pool instead',
+  }),
+});
+
+export type PoolBody = z.output<typeof poolBody>;
+export type PoolPatchBody = z.output<typeof poolPatchBody>;
+
+export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {
+  description: '',
+  enabled: true,
+  minimum_origins: 1,
+  monitor: null,
+  notification_email: '',
+  notification_filter: null,
+  origin_steering: { policy: 'random' },
+  check_regions: null,
+};
+
+/**
+ * The pool's new fields: `base` (defaults for POST/PUT, the current pool for PATCH) with the body's
+ * fields applied. `current` resolves masked addresses back to the stored ones.
+ */
+export function applyPoolBody(base: PoolFields, body: PoolPatchBody, current: Pool | undefined): PoolFields {
+  const next: PoolFields = { ...base };
+  if (body.name !== undefined) next.name = body.name;
+  if (body.origins !== undefined) next.origins = body.origins.map((origin, i) => toOrigin(origin, i, current));
+  if (body.description !== undefined) next.description = body.description;
+  if (body.enabled !== undefined) next.enabled = body.enabled;
+  if (body.minimum_origins !== undefined) next.minimum_origins = body.minimum_origins;
+  if (body.monitor !== undefined) next.monitor = body.monitor === '' ? null : body.monitor;
+  if (body.notification_email !== undefined) next.notification_email = body.notification_email;
+  if (body.notification_filter !== undefined) next.notification_filter = body.notification_filter;
+  if (body.origin_steering !== undefined) {
+    next.origin_steering = { policy: body.origin_steering?.policy ?? 'random' };
+  }
+  if (body.check_regions !== undefined) next.check_regions = body.check_regions;
+  if (body.latitude !== undefined) next.latitude = body.latitude;
+  if (body.longitude !== undefined) next.longitude = body.longitude;
+  if (body.load_shedding === null) delete next.load_shedding;
+  else if (body.load_shedding !== undefined) next.load_shedding = body.load_shedding;
+  if ((next.latitude === undefined) !== (next.longitude === undefined)) {
+    throw fieldError(next.latitude === undefined ? 'latitude' : 'longitude', 'give latitude and longitude together');
+  }
+  return next;
+}
+
+/** Fields for POST/PUT: defaults, then the body. */
+export function poolFieldsFromBody(body: PoolBody, current: Pool | undefined): PoolFields {
+  return applyPoolBody({ ...POOL_DEFAULTS, name: body.name, origins: [] }, body, current);
+}
+
+function toOrigin(input: z.output<typeof originBody>, index: number, current: Pool | undefined): Origin {
+  let address = input.address;
+  if (isMasked(address)) {
+    const stored = current?.origins.find((origin) => origin.name === input.name)?.address;
+    if (stored === undefined || maskAddress(stored) !== address) {
+      throw fieldError(
+        `origins.${index}.address`,
+        'contains a masked secret (***) that does not match the stored address of this origin; send the full address',
+      );
+    }
+    address = stored;
+  }
+  return {
+    name: input.name,
+    address,
+    enabled: input.enabled ?? true,
+    weight: input.weight ?? 1,
+    header: input.header ?? {},
+  };
+}
+
+/** The pool as the API shows it: Cloudflare fields, masked addresses, live health, networks. */
+export function poolView(pool: Pool, health: PoolHealthSource, networks: readonly string[]): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: pool.id,
+    created_on: pool.created_on,
+    modified_on: pool.modified_on,
+    name: pool.name,
+    description: pool.description,
+    enabled: pool.enabled,
+    ...(pool.disabled_at === undefined ? {} : { disabled_at: pool.disabled_at }),
+    minimum_origins: pool.minimum_origins,
+    ...(pool.monitor === null ? {} : { monitor: pool.monitor }),
+    notification_email: pool.notification_email,
+    notification_filter: pool.notification_filter,
+    origins: pool.origins.map((origin) => ({
+      name: origin.name,
+      address: maskAddress(origin.address),
+      enabled: origin.enabled,
+      weight: origin.weight,
+      header: origin.header,
+      ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
+      healthy: health.originHealthy(pool, origin),
+    })),
+    origin_steering: pool.origin_steering,
+    check_regions: pool.check_regions,
+    ...(pool.latitude === undefined ? {} : { latitude: pool.latitude, longitude: pool.longitude }),
+    ...(pool.load_shedding === undefined ? {} : { load_shedding: pool.load_shedding }),
+    networks: [...networks],
+    healthy: health.poolHealthy(pool),
+  };
+  return view;
+}
+
+/** The response schema (OpenAPI only). */
+export const poolResult = z.object({
+  id: z.string(),
+  created_on: z.string(),
+  modified_on: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  disabled_at: z.string().optional(),
+  minimum_origins: z.number().int(),
+  monitor: z.string().optional(),
+  notification_email: z.string(),
+  notification_filter: notificationFilter,
+  origins: z.array(
+    z.object({
+      name: z.string(),
+      address: z.string(),
+      enabled: z.boolean(),
+      weight: z.number(),
+      header: z.record(z.string(), z.array(z.string())),
+      disabled_at: z.string().optional(),
+      healthy: z.boolean(),
+    }),
+  ),
+  origin_steering: z.object({ policy: z.enum(STEERING_POLICIES) }),
+  check_regions: z.array(z.string()).nullable(),
+  latitude: z.number().optional(),
+  longitude: z.number().optional(),
+  load_shedding: loadShedding.optional(),
+  networks: z.array(z.string()).describe('Configured networks that route to this pool (read-only).'),
+  healthy: z.boolean().describe('Live health (read-only).'),
+});
