@@ -1,17 +1,28 @@
 /**
- * The gateway listener: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545, optional TLS).
- * HTTP-level checks happen here in this order, each with its catalog error:
- *   path (404) → HTTP method (405, Allow: POST; CORS preflight answered) → API key (401, when configured)
- *   → Content-Type (415) → body size (413) → the JSON-RPC handler (handler.ts).
+ * The gateway listener: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
+ * `gateway.tls` is set). HTTP-level checks, in this order, each with its catalog error:
+ *   path (404) → HTTP method (405 + Allow: POST) → API key (401, when configured)
+ *   → Content-Type (415) → body size (413) → handler.ts (JSON-RPC).
+ * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
+ * response allows any origin (the gateway holds no cookies; API keys are explicit).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView, PoolDirectory } from '../balancing/model.js';
+import { OutstandingRequests } from '../balancing/outstanding.js';
+import { Router } from '../balancing/router.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import { ApiKeys } from './access.js';
+import { readBody } from './body.js';
+import { type Forwarder, OriginForwarder } from './forward.js';
+import { RpcHandler } from './handler.js';
 import { startListener } from './listener.js';
+import { RateLimiter } from './rate-limit.js';
 import { asSwitchyardError, sendBody, sendError } from './respond.js';
+import { OriginClients } from './upstream.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -19,6 +30,8 @@ export interface GatewayOptions {
   health: HealthView;
   clock: Clock;
   logger: Logger;
+  /** Wraps the origin forwarder, e.g. with a response cache (issue 7). */
+  wrapForwarder?: (inner: Forwarder) => Forwarder;
 }
 
 export interface Gateway {
@@ -27,10 +40,50 @@ export interface Gateway {
 }
 
 const PATH = /^\/v1\/([^/?#]+)\/?(?:\?.*)?$/;
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc']);
+const CORS = { 'access-control-allow-origin': '*' };
+const PREFLIGHT = {
+  ...CORS,
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type, authorization',
+  'access-control-max-age': '86400',
+};
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { config, logger } = options;
-  const handle = async (req: IncomingMessage, _res: ServerResponse): Promise<void> => {
+  const { config, logger, clock } = options;
+  const settings = config.gateway;
+  const clients = new OriginClients({
+    connectionsPerOrigin: settings.connections_per_origin,
+    connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
+  });
+  const ejection = new PassiveEjection(clock);
+  const outstanding = new OutstandingRequests();
+  const router = new Router({ directory: options.directory, health: options.health, ejection, outstanding });
+  const origins = new OriginForwarder({
+    router,
+    clients,
+    health: options.health,
+    ejection,
+    outstanding,
+    logger,
+    requestTimeoutMs: settings.request_timeout,
+    maxAttempts: settings.max_attempts,
+  });
+  const forwarder = options.wrapForwarder ? options.wrapForwarder(origins) : origins;
+  const handler = new RpcHandler({
+    networks: config.networks,
+    forwarder,
+    clock,
+    logger,
+    maxBatch: settings.max_batch,
+    rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
+  });
+  const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
+  const unsubscribe = options.directory.onChange(() =>
+    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins)),
+  );
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const match = PATH.exec(req.url ?? '/');
     if (!match) {
       throw new SwitchyardError(
@@ -38,27 +91,52 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         `No such path ${JSON.stringify(req.url)}; send JSON-RPC to POST /v1/{network}.`,
       );
     }
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      sendBody(res, 204, undefined, PREFLIGHT);
+      return;
+    }
     if (req.method !== 'POST') {
       throw new SwitchyardError(
         'HTTP_METHOD_NOT_ALLOWED',
-        `HTTP ${req.method} is not supported; send JSON-RPC with POST.`,
+        `HTTP ${req.method} is not supported here; send JSON-RPC with POST.`,
         {
           headers: { allow: 'POST' },
         },
       );
     }
-    // Forwarding lands in the next commit.
-    throw new SwitchyardError('NO_HEALTHY_ORIGIN', 'Forwarding is not wired yet.');
+    const key = apiKeys?.authenticate(req);
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!JSON_TYPES.has(type)) {
+      throw new SwitchyardError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${type === '' ? '(none)' : JSON.stringify(type)} is not supported; send Content-Type: application/json.`,
+      );
+    }
+    const body = await readBody(req, settings.max_body_bytes);
+    const network = decodeURIComponent(match[1] as string);
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    const client = key ?? req.socket.remoteAddress ?? 'unknown';
+    const answer = await handler.handle(network, body, client, aborted.signal);
+    sendBody(res, answer.status, answer.body, { ...CORS, ...answer.headers });
   };
 
-  const listener = await startListener({ listen: config.gateway.listen, tls: config.gateway.tls }, (req, res) => {
+  const listener = await startListener({ listen: settings.listen, tls: settings.tls }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       const error = asSwitchyardError(err);
       if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
-      sendError(res, error);
+      sendError(res, error, undefined, CORS);
     });
   });
   logger.info('gateway listening', { url: listener.url });
-  void sendBody;
-  return { url: listener.url, close: (graceMs) => listener.close(graceMs) };
+  return {
+    url: listener.url,
+    close: async (graceMs) => {
+      await listener.close(graceMs);
+      unsubscribe();
+      await clients.close();
+    },
+  };
 }

@@ -53,6 +53,11 @@ export class ByteLru<V extends Sized> {
     return value;
   }
 
+  /** Reads without touching recency (for bookkeeping scans). */
+  peek(key: string): V | undefined {
+    return this.#map.get(key);
+  }
+
   has(key: string): boolean {
     return this.#map.has(key);
   }

@@ -62,7 +62,8 @@ export function planRead(
       return { key: `${network}\u0000${method}\u0000[]`, network, kind: 'static' };
     case 'eth_getBlockByHash': {
       const [hash, full] = list;
-      if (list.length !== 2 || typeof hash !== 'string' || !HASH.test(hash) || typeof full !== 'boolean') return undefined;
+      if (list.length !== 2 || typeof hash !== 'string' || !HASH.test(hash) || typeof full !== 'boolean')
+        return undefined;
       return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}",${full}]`, network, kind: 'block-hash' };
     }
     case 'eth_getTransactionByHash':
@@ -88,7 +89,9 @@ export function planRead(
 
 /** Whether a method's cacheability depends on knowing the network's finalized height. */
 export function needsFinality(method: string): boolean {
-  return method === 'eth_getBlockByNumber' || method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt';
+  return (
+    method === 'eth_getBlockByNumber' || method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt'
+  );
 }
 
 /**

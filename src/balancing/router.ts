@@ -1,0 +1,114 @@
+/**
+ * Origin selection for one request (SPEC §4): the network's pools in their configured order; a pool
+ * counts when it exists, is enabled and the HealthView calls it healthy; inside it, the enabled origins
+ * with weight > 0 that the HealthView calls healthy, ordered by the pool's steering policy:
+ *   random (default) — weighted random order (weight 0..1; 0 = never chosen);
+ *   least_outstanding_requests / least_connections — fewest requests in flight per unit of weight first,
+ *     ties broken at random;
+ *   hash — treated as random (the gateway has no session affinity key).
+ * The plan lists every candidate: the first pool's origins, then the next pool's (failover), with
+ * passively ejected origins moved to the end. An empty plan is NO_HEALTHY_ORIGIN (503), whose details
+ * say why each pool was skipped (names only; addresses may hold keys).
+ */
+import { SwitchyardError } from '../errors/base.js';
+import type { PassiveEjection } from './ejection.js';
+import type { HealthView, Origin, Pool, PoolDirectory } from './model.js';
+import type { OutstandingRequests } from './outstanding.js';
+
+export interface Candidate {
+  readonly pool: Pool;
+  readonly origin: Origin;
+}
+
+export interface RouterDeps {
+  directory: PoolDirectory;
+  health: HealthView;
+  ejection: PassiveEjection;
+  outstanding: OutstandingRequests;
+  /** [0, 1); injectable for deterministic tests. */
+  random?: () => number;
+}
+
+export class Router {
+  readonly #deps: RouterDeps;
+  readonly #random: () => number;
+
+  constructor(deps: RouterDeps) {
+    this.#deps = deps;
+    this.#random = deps.random ?? Math.random;
+  }
+
+  /** Every origin worth trying for a network with these pools, best first. Throws NO_HEALTHY_ORIGIN. */
+  plan(network: string, poolNames: readonly string[]): Candidate[] {
+    const { directory, health, ejection } = this.#deps;
+    const preferred: Candidate[] = [];
+    const ejected: Candidate[] = [];
+    const skipped: Array<{ pool: string; reason: string }> = [];
+    for (const name of poolNames) {
+      const pool = directory.poolByName(name);
+      if (pool === undefined) {
+        skipped.push({ pool: name, reason: 'pool does not exist' });
+        continue;
+      }
+      if (!pool.enabled) {
+        skipped.push({ pool: name, reason: 'pool is disabled' });
+        continue;
+      }
+      if (!health.poolHealthy(pool.id)) {
+        skipped.push({ pool: name, reason: 'pool is unhealthy' });
+        continue;
+      }
+      const origins = pool.origins.filter(
+        (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
+      );
+      if (origins.length === 0) {
+        skipped.push({ pool: name, reason: 'no enabled, healthy origin with weight > 0' });
+        continue;
+      }
+      for (const origin of this.#order(pool, origins)) {
+        (ejection.isEjected(pool.id, origin.name) ? ejected : preferred).push({ pool, origin });
+      }
+    }
+    if (preferred.length === 0 && ejected.length === 0) {
+      const why =
+        poolNames.length === 0 ? 'it has no pools configured' : skipped.map((s) => `${s.pool}: ${s.reason}`).join('; ');
+      throw new SwitchyardError(
+        'NO_HEALTHY_ORIGIN',
+        `No healthy origin for network ${network} (${why}); retry later or check the pools' health.`,
+        { details: { network, pools: skipped } },
+      );
+    }
+    return [...preferred, ...ejected];
+  }
+
+  #order(pool: Pool, origins: Origin[]): Origin[] {
+    const policy = pool.origin_steering.policy;
+    if (policy === 'least_outstanding_requests' || policy === 'least_connections') {
+      const load = new Map(
+        origins.map((o) => [o, this.#deps.outstanding.get(pool.id, o.name) / o.weight + this.#random() * 1e-9]),
+      );
+      return [...origins].sort((a, b) => (load.get(a) as number) - (load.get(b) as number));
+    }
+    return weightedShuffle(origins, this.#random);
+  }
+}
+
+/** A random order where each next origin is drawn with probability proportional to its weight. */
+export function weightedShuffle(origins: readonly Origin[], random: () => number): Origin[] {
+  const left = [...origins];
+  const out: Origin[] = [];
+  while (left.length > 0) {
+    const total = left.reduce((sum, o) => sum + o.weight, 0);
+    let r = random() * total;
+    let index = left.length - 1;
+    for (let i = 0; i < left.length; i += 1) {
+      r -= (left[i] as Origin).weight;
+      if (r < 0) {
+        index = i;
+        break;
+      }
+    }
+    out.push(...left.splice(index, 1));
+  }
+  return out;
+}

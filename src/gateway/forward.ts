@@ -1,0 +1,263 @@
+/**
+ * Forwarding of one JSON-RPC call to the origins of a network (SPEC §2). This is the seam for anything
+ * that sits between the gateway and the origins (a response cache wraps `Forwarder`).
+ *
+ * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
+ * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
+ * raw id in. Rules per attempt (each attempt bounded by `gateway.request_timeout`):
+ *   - success: HTTP 2xx (or 4xx other than 401/403/407/408/429) whose body is a JSON-RPC response with
+ *     our id and a `result` or `error`; an origin's own JSON-RPC error is a success (passed through);
+ *   - failure: connection error, timeout, HTTP 5xx/429/401/403/407/408, empty or garbled body, wrong id.
+ * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
+ * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
+ * the request surely never reached the origin. A connection failure also ejects the origin for a moment
+ * (ejection.ts) and is reported to the HealthView.
+ * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
+ * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys).
+ */
+
+import type { PassiveEjection } from '../balancing/ejection.js';
+import type { HealthView } from '../balancing/model.js';
+import type { OutstandingRequests } from '../balancing/outstanding.js';
+import type { Candidate, Router } from '../balancing/router.js';
+import { SwitchyardError } from '../errors/base.js';
+import type { Logger } from '../log.js';
+import { scanJson } from './json-scan.js';
+import { STANDARD_METHODS } from './methods.js';
+import type { RpcCall } from './request.js';
+import type { OriginClients } from './upstream.js';
+
+export interface UpstreamRequest {
+  readonly network: string;
+  /** The network's pools, in failover order. */
+  readonly pools: readonly string[];
+  readonly call: RpcCall;
+  /** Aborts the attempts (the client went away). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface UpstreamReply {
+  /** The origin's response body, unchanged (empty for a notification). */
+  readonly body: Buffer;
+  /** Span of the id inside `body` (absent for a notification). */
+  readonly id: { start: number; end: number } | undefined;
+  readonly pool: string;
+  readonly origin: string;
+}
+
+export interface Forwarder {
+  forward(request: UpstreamRequest): Promise<UpstreamReply>;
+}
+
+export interface OriginForwarderDeps {
+  router: Router;
+  clients: OriginClients;
+  health: HealthView;
+  ejection: PassiveEjection;
+  outstanding: OutstandingRequests;
+  logger: Logger;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+}
+
+type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled';
+
+class AttemptFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Error codes that mean the connection was never established, so no request byte reached the origin. */
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+const FAILING_STATUS = new Set([401, 403, 407, 408, 429]);
+
+export class OriginForwarder implements Forwarder {
+  readonly #deps: OriginForwarderDeps;
+  #nextId = 1;
+
+  constructor(deps: OriginForwarderDeps) {
+    this.#deps = deps;
+  }
+
+  async forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const { router, maxAttempts } = this.#deps;
+    const { call } = request;
+    const plan = router.plan(request.network, request.pools).slice(0, maxAttempts);
+    const write = STANDARD_METHODS[call.method]?.write === true;
+    const upstreamId = this.#nextId;
+    this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
+    const idText = String(upstreamId);
+    const wire =
+      call.id === undefined
+        ? call.raw
+        : Buffer.concat([call.raw.subarray(0, call.id.start), Buffer.from(idText), call.raw.subarray(call.id.end)]);
+
+    const attempts: Array<{ pool: string; origin: string; reason: string; kind: FailureKind }> = [];
+    for (const candidate of plan) {
+      if (request.signal?.aborted) break;
+      try {
+        const reply = await this.#attempt(candidate, wire, call.id === undefined ? undefined : idText, request.signal);
+        if (attempts.length > 0) {
+          this.#deps.logger.info('request succeeded after failover', {
+            network: request.network,
+            method: call.method,
+            origin: candidate.origin.name,
+            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+          });
+        }
+        return reply;
+      } catch (err) {
+        const failure =
+          err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
+        attempts.push({
+          pool: candidate.pool.name,
+          origin: candidate.origin.name,
+          reason: failure.message,
+          kind: failure.kind,
+        });
+        this.#noteFailure(candidate, failure, request);
+        if (write && failure.kind !== 'connect') break;
+      }
+    }
+    const allTimedOut = attempts.length > 0 && attempts.every((a) => a.kind === 'timeout');
+    const tried = attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
+    const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
+    if (allTimedOut) {
+      throw new SwitchyardError(
+        'UPSTREAM_TIMEOUT',
+        `Every origin tried for ${request.network} timed out (${tried}); retry later.`,
+        { details },
+      );
+    }
+    const writeNote =
+      write && attempts.length < plan.length
+        ? ' The transaction may have reached the origin, so it was not resent; check its hash before sending again.'
+        : '';
+    throw new SwitchyardError(
+      'UPSTREAM_FAILED',
+      `Every origin tried for ${request.network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
+      { details },
+    );
+  }
+
+  #noteFailure(candidate: Candidate, failure: AttemptFailure, request: UpstreamRequest): void {
+    const { pool, origin } = candidate;
+    if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
+    if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
+      this.#deps.health.reportFailure(pool.id, origin.name, failure.message);
+    }
+    this.#deps.logger.warn('origin attempt failed', {
+      network: request.network,
+      method: request.call.method,
+      pool: pool.name,
+      origin: origin.name,
+      kind: failure.kind,
+      reason: failure.message,
+    });
+  }
+
+  async #attempt(
+    candidate: Candidate,
+    wire: Buffer,
+    idText: string | undefined,
+    clientSignal: AbortSignal | undefined,
+  ): Promise<UpstreamReply> {
+    const { clients, requestTimeoutMs, outstanding } = this.#deps;
+    let target: ReturnType<OriginClients['target']>;
+    try {
+      target = clients.target(candidate.origin);
+    } catch (err) {
+      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
+    }
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), requestTimeoutMs);
+    const signal = clientSignal ? AbortSignal.any([timer.signal, clientSignal]) : timer.signal;
+    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
+    try {
+      let res: Awaited<ReturnType<typeof target.pool.request>>;
+      try {
+        res = await target.pool.request({
+          method: 'POST',
+          path: target.path,
+          headers: target.headers,
+          body: wire,
+          signal,
+          headersTimeout: requestTimeoutMs,
+          bodyTimeout: requestTimeoutMs,
+        });
+      } catch (err) {
+        throw classify(err, timer.signal.aborted, requestTimeoutMs);
+      }
+      let body: Buffer;
+      try {
+        body = Buffer.from(await res.body.arrayBuffer());
+      } catch (err) {
+        throw classify(err, timer.signal.aborted, requestTimeoutMs);
+      }
+      const status = res.statusCode;
+      if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
+      if (idText === undefined) {
+        if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
+        return { body, id: undefined, pool: candidate.pool.name, origin: candidate.origin.name };
+      }
+      const id = responseId(body, idText);
+      if (id === undefined) {
+        throw new AttemptFailure(
+          status >= 300 ? 'status' : 'garbled',
+          status >= 300
+            ? `HTTP ${status}`
+            : body.length === 0
+              ? 'empty body'
+              : 'body is not a JSON-RPC response to this request',
+        );
+      }
+      return { body, id, pool: candidate.pool.name, origin: candidate.origin.name };
+    } finally {
+      clearTimeout(timeout);
+      done();
+    }
+  }
+}
+
+/** The span of the id in a JSON-RPC response carrying `result` or `error` and exactly our id; else undefined. */
+function responseId(body: Buffer, idText: string): { start: number; end: number } | undefined {
+  const scanned = scanJson(body);
+  if (scanned === undefined || scanned.kind !== 'object') return undefined;
+  let id: { start: number; end: number } | undefined;
+  let outcome = false;
+  for (const member of scanned.members) {
+    if (member.key === 'id') id = member.value;
+    else if (member.key === 'result' || member.key === 'error') outcome = true;
+  }
+  if (id === undefined || !outcome) return undefined;
+  if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}
+
+function classify(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFailure {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && NEVER_CONNECTED.has(code))
+    return new AttemptFailure('connect', `cannot connect (${code})`);
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
+  }
+  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
+  return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
+}

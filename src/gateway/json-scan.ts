@@ -1,0 +1,244 @@
+/**
+ * A validating JSON scanner over raw bytes that reports where the top-level members (of an object) or
+ * elements (of an array) are, without building values. The gateway uses it to find a request's or a
+ * response's `id` as raw bytes, so ids are never round-tripped through a JS number (2^64−1, 1e400 and
+ * 12345678901234567890123 come back byte for byte), and to pass origin bodies through unchanged.
+ *
+ * Grammar: RFC 8259, strict (no trailing commas, no comments, no leading zeros, no NaN). Bytes ≥ 0x80
+ * inside strings are accepted as they are (UTF-8 validity of requests is checked by the caller).
+ * Nesting is tracked with an explicit stack, so deeply nested input cannot overflow the call stack.
+ */
+
+export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'true' | 'false' | 'null';
+
+export interface ValueSpan {
+  kind: JsonKind;
+  /** Offset of the value's first byte. */
+  start: number;
+  /** Offset just past the value's last byte. */
+  end: number;
+}
+
+export interface MemberSpan {
+  /** The decoded member name. */
+  key: string;
+  value: ValueSpan;
+}
+
+export interface Scanned extends ValueSpan {
+  /** Top-level object members in document order (duplicates kept). */
+  members: MemberSpan[];
+  /** Top-level array elements in document order. */
+  elements: ValueSpan[];
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+function isSpace(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipSpace(buf: Uint8Array, i: number, end: number): number {
+  while (i < end && isSpace(buf[i])) i += 1;
+  return i;
+}
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+}
+
+/** End offset of the string starting at `i` (a quote), or -1 if malformed. */
+function stringEnd(buf: Uint8Array, i: number, end: number): number {
+  i += 1;
+  while (i < end) {
+    const c = buf[i] as number;
+    if (c === QUOTE) return i + 1;
+    if (c < 0x20) return -1;
+    if (c === BACKSLASH) {
+      const e = buf[i + 1];
+      if (e === 0x75) {
+        if (!(isHex(buf[i + 2]) && isHex(buf[i + 3]) && isHex(buf[i + 4]) && isHex(buf[i + 5]))) return -1;
+        i += 6;
+        continue;
+      }
+      // " \ / b f n r t
+      if (
+        e !== QUOTE &&
+        e !== BACKSLASH &&
+        e !== 0x2f &&
+        e !== 0x62 &&
+        e !== 0x66 &&
+        e !== 0x6e &&
+        e !== 0x72 &&
+        e !== 0x74
+      ) {
+        return -1;
+      }
+      i += 2;
+      continue;
+    }
+    i += 1;
+  }
+  return -1;
+}
+
+/** End offset of the number starting at `i`, or -1. */
+function numberEnd(buf: Uint8Array, i: number, end: number): number {
+  if (buf[i] === 0x2d) i += 1;
+  if (buf[i] === 0x30) i += 1;
+  else if (isDigit(buf[i])) while (i < end && isDigit(buf[i])) i += 1;
+  else return -1;
+  if (buf[i] === 0x2e) {
+    i += 1;
+    if (!isDigit(buf[i])) return -1;
+    while (i < end && isDigit(buf[i])) i += 1;
+  }
+  if (buf[i] === 0x65 || buf[i] === 0x45) {
+    i += 1;
+    if (buf[i] === 0x2b || buf[i] === 0x2d) i += 1;
+    if (!isDigit(buf[i])) return -1;
+    while (i < end && isDigit(buf[i])) i += 1;
+  }
+  return i > end ? -1 : i;
+}
+
+const LITERALS: ReadonlyArray<[JsonKind, Uint8Array]> = [
+  ['true', Buffer.from('true')],
+  ['false', Buffer.from('false')],
+  ['null', Buffer.from('null')],
+];
+
+/** Kind and end offset of the scalar starting at `i`, or undefined. */
+function scalar(buf: Uint8Array, i: number, end: number): { kind: JsonKind; end: number } | undefined {
+  const c = buf[i];
+  if (c === QUOTE) {
+    const e = stringEnd(buf, i, end);
+    return e < 0 ? undefined : { kind: 'string', end: e };
+  }
+  if (c === 0x2d || isDigit(c)) {
+    const e = numberEnd(buf, i, end);
+    return e < 0 ? undefined : { kind: 'number', end: e };
+  }
+  for (const [kind, word] of LITERALS) {
+    if (i + word.length <= end && word.every((byte, k) => buf[i + k] === byte)) return { kind, end: i + word.length };
+  }
+  return undefined;
+}
+
+function decodeKey(buf: Uint8Array, start: number, end: number): string {
+  for (let i = start + 1; i < end - 1; i += 1) {
+    if (buf[i] === BACKSLASH)
+      return JSON.parse(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString());
+  }
+  return Buffer.from(buf.buffer, buf.byteOffset + start + 1, end - start - 2).toString();
+}
+
+/**
+ * Scans `buf[from, to)` as one JSON document. Returns undefined when it is not valid JSON (including
+ * empty input or trailing bytes after the value).
+ */
+export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | undefined {
+  let i = skipSpace(buf, from, to);
+  if (i >= to) return undefined;
+  const members: MemberSpan[] = [];
+  const elements: ValueSpan[] = [];
+  const first = buf[i];
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
+    const s = scalar(buf, i, to);
+    if (s === undefined || skipSpace(buf, s.end, to) !== to) return undefined;
+    return { kind: s.kind, start: i, end: s.end, members, elements };
+  }
+
+  const topStart = i;
+  // Stack of open containers: true = object, false = array.
+  const stack: boolean[] = [];
+  let pendingKey: string | undefined;
+  let pendingStart = -1;
+  let pendingKind: JsonKind = 'null';
+  // States: 0 = expect value, 1 = expect key (or '}' right after '{'), 2 = after value.
+  let state = 0;
+  let topEnd = -1;
+
+  while (true) {
+    if (state !== 2) {
+      i = skipSpace(buf, i, to);
+      if (i >= to) return undefined;
+    }
+    const c = buf[i] as number;
+    if (state === 0) {
+      if (stack.length === 1) {
+        pendingStart = i;
+      }
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        if (stack.length === 1) pendingKind = c === OPEN_OBJECT ? 'object' : 'array';
+        stack.push(c === OPEN_OBJECT);
+        i += 1;
+        const next = skipSpace(buf, i, to);
+        if (c === OPEN_OBJECT && buf[next] === CLOSE_OBJECT) {
+          stack.pop();
+          i = next + 1;
+          state = 2;
+        } else if (c === OPEN_ARRAY && buf[next] === CLOSE_ARRAY) {
+          stack.pop();
+          i = next + 1;
+          state = 2;
+        } else {
+          state = c === OPEN_OBJECT ? 1 : 0;
+        }
+      } else {
+        const s = scalar(buf, i, to);
+        if (s === undefined) return undefined;
+        if (stack.length === 1) pendingKind = s.kind;
+        i = s.end;
+        state = 2;
+      }
+    } else if (state === 1) {
+      if (c !== QUOTE) return undefined;
+      const keyEnd = stringEnd(buf, i, to);
+      if (keyEnd < 0) return undefined;
+      if (stack.length === 1) pendingKey = decodeKey(buf, i, keyEnd);
+      i = skipSpace(buf, keyEnd, to);
+      if (buf[i] !== COLON) return undefined;
+      i += 1;
+      state = 0;
+    } else {
+      // A value just ended at offset i (before any whitespace).
+      if (stack.length === 1 && pendingStart >= 0) {
+        const span: ValueSpan = { kind: pendingKind, start: pendingStart, end: i };
+        if (stack[0]) members.push({ key: pendingKey as string, value: span });
+        else elements.push(span);
+        pendingStart = -1;
+      }
+      if (stack.length === 0) {
+        topEnd = i;
+        break;
+      }
+      const j = skipSpace(buf, i, to);
+      const d = buf[j];
+      const inObject = stack[stack.length - 1] as boolean;
+      if (d === COMMA) {
+        i = j + 1;
+        state = inObject ? 1 : 0;
+      } else if ((inObject && d === CLOSE_OBJECT) || (!inObject && d === CLOSE_ARRAY)) {
+        stack.pop();
+        i = j + 1;
+        state = 2;
+      } else {
+        return undefined;
+      }
+    }
+  }
+  if (skipSpace(buf, topEnd, to) !== to) return undefined;
+  return { kind: first === OPEN_OBJECT ? 'object' : 'array', start: topStart, end: topEnd, members, elements };
+}

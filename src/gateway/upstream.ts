@@ -1,0 +1,88 @@
+/**
+ * HTTP clients for origins: one undici Pool per origin (scheme://host:port), keeping up to
+ * `gateway.connections_per_origin` keep-alive sockets (idle sockets close after 30 s). An origin's
+ * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
+ * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
+ */
+import { Pool } from 'undici';
+import type { Origin } from '../balancing/model.js';
+import { originUrl } from '../balancing/origin-url.js';
+
+export interface OriginTarget {
+  readonly pool: Pool;
+  /** Path and query to POST to. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface OriginClientsOptions {
+  connectionsPerOrigin: number;
+  /** Connect timeout (ms). */
+  connectTimeoutMs: number;
+}
+
+export class OriginClients {
+  readonly #options: OriginClientsOptions;
+  readonly #pools = new Map<string, Pool>();
+  readonly #targets = new Map<string, { target: OriginTarget; origin: Origin }>();
+
+  constructor(options: OriginClientsOptions) {
+    this.#options = options;
+  }
+
+  /** The client for an origin; created on first use. Throws a TypeError for an unusable address. */
+  target(origin: Origin): OriginTarget {
+    const cached = this.#targets.get(origin.address);
+    if (cached !== undefined && cached.origin.header === origin.header) return cached.target;
+    const url = originUrl(origin.address);
+    const key = `${url.protocol}//${url.host}`;
+    let pool = this.#pools.get(key);
+    if (pool === undefined) {
+      pool = new Pool(key, {
+        connections: this.#options.connectionsPerOrigin,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: this.#options.connectTimeoutMs },
+      });
+      this.#pools.set(key, pool);
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    for (const [name, values] of Object.entries(origin.header)) headers[name.toLowerCase()] = values.join(', ');
+    if (url.username !== '' || url.password !== '') {
+      const user = decodeURIComponent(url.username);
+      const password = decodeURIComponent(url.password);
+      headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    }
+    const target: OriginTarget = { pool, path: `${url.pathname}${url.search}`, headers };
+    this.#targets.set(origin.address, { target, origin });
+    return target;
+  }
+
+  /** Closes clients of origins no longer in use (e.g. after pools changed through the API). */
+  prune(inUse: Iterable<Origin>): void {
+    const keep = new Set<string>();
+    const addresses = new Set<string>();
+    for (const origin of inUse) {
+      addresses.add(origin.address);
+      try {
+        const url = originUrl(origin.address);
+        keep.add(`${url.protocol}//${url.host}`);
+      } catch {
+        // unusable addresses never got a pool
+      }
+    }
+    for (const address of this.#targets.keys()) if (!addresses.has(address)) this.#targets.delete(address);
+    for (const [key, pool] of this.#pools) {
+      if (!keep.has(key)) {
+        this.#pools.delete(key);
+        void pool.close().catch(() => undefined);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    this.#targets.clear();
+    await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
+  }
+}
