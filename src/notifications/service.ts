@@ -1,0 +1,169 @@
+/**
+ * The notification service: dispatcher (health events → deliveries), deprecation notices, and sender
+ * (deliveries → webhooks and email), wired to one store, clock and mailer.
+ *
+ * - `runOnce()` runs one full pass deterministically: dispatch every available event, queue due
+ *   deprecation notices, send every due delivery. Tests drive time with a ManualClock and call it.
+ * - `start()` runs the same work in the background for `serve`: a pass at once (so deliveries that came
+ *   due while the process was down go out right after start), then every POLL_MS (500 ms) or sooner
+ *   on `wake()`; deprecation notices at most every DEPRECATION_PASS_MS (60 s) of loop time.
+ *   Passes never overlap. `stop()` waits for the running pass; unsent deliveries stay queued.
+ * - On the embedded SQLite store one process owns the database, so leases left by a killed process
+ *   are dropped at start; on PostgreSQL they expire after the lease (webhooks.timeout + 2 min).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import { type Logger, redactUrl, silentLogger } from '../log.js';
+import type { Store } from '../store/database.js';
+import { releaseAllLeases } from '../store/deliveries.js';
+import { DeprecationNotices } from './deprecation.js';
+import { Dispatcher } from './dispatcher.js';
+import { createMailer, type Mailer } from './mailer.js';
+import { DeliverySender } from './sender.js';
+import { WebhookClient } from './webhook.js';
+
+const POLL_MS = 500;
+const DEPRECATION_PASS_MS = 60_000;
+
+export type NotificationConfig = Pick<
+  Config,
+  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api'
+>;
+
+export interface NotificationServiceOptions {
+  store: Store;
+  config: Readonly<NotificationConfig>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Replaces the SMTP / outbox mailer built from the config. */
+  mailer?: Mailer;
+  /** Base URL of the management API shown in emails; default from `api.listen`. */
+  apiBase?: string;
+  /** Jitter source for retry back-off, [0, 1). */
+  random?: () => number;
+}
+
+export interface PassResult {
+  events: number;
+  notices: number;
+  attempts: number;
+}
+
+export function apiBaseFromConfig(config: Pick<Config, 'api'>): string {
+  return `${config.api.tls === undefined ? 'http' : 'https'}://${config.api.listen}/client/v4`;
+}
+
+export class NotificationService {
+  readonly #store: Store;
+  readonly #logger: Logger;
+  readonly #mailer: Mailer;
+  readonly #webhooks: WebhookClient;
+  readonly #dispatcher: Dispatcher;
+  readonly #deprecation: DeprecationNotices;
+  readonly #sender: DeliverySender;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
+  #wakeUp: (() => void) | undefined;
+  #lastDeprecationPass = Number.NEGATIVE_INFINITY;
+
+  constructor(options: NotificationServiceOptions) {
+    const { store, config } = options;
+    const clock = options.clock ?? systemClock;
+    const logger = (options.logger ?? silentLogger).child({ component: 'notifications' });
+    const apiBase = options.apiBase ?? apiBaseFromConfig(config);
+    this.#store = store;
+    this.#logger = logger;
+    this.#mailer =
+      options.mailer ?? createMailer({ smtpUrl: config.smtp_url, dataDir: config.data_dir, from: config.mail_from });
+    this.#webhooks = new WebhookClient({
+      denyPrivate: config.webhooks.deny_private,
+      timeoutMs: config.webhooks.timeout,
+    });
+    this.#dispatcher = new Dispatcher({ store, clock, logger, apiBase });
+    this.#deprecation = new DeprecationNotices({
+      store,
+      clock,
+      logger,
+      intervalMs: config.deprecation_notice_interval,
+      apiBase,
+    });
+    this.#sender = new DeliverySender({
+      store,
+      clock,
+      logger,
+      mailer: this.#mailer,
+      webhooks: this.#webhooks,
+      owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      leaseMs: config.webhooks.timeout + 120_000,
+      ...(options.random ? { random: options.random } : {}),
+    });
+    logger.info('notifications ready', {
+      mail: this.#mailer.kind === 'smtp' && config.smtp_url ? redactUrl(config.smtp_url) : 'outbox',
+    });
+  }
+
+  /** One full pass: dispatch, deprecation notices, send everything due. Serialised with the loop's passes. */
+  runOnce(): Promise<PassResult> {
+    return this.#serialise(() => this.#pass(true));
+  }
+
+  /** Starts the background loop (idempotent). */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    if (this.#store.dialect === 'sqlite') await releaseAllLeases(this.#store.db);
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Asks the loop for a pass now (e.g. after health events were written in this process). */
+  wake(): void {
+    this.#wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.wake();
+    await this.#loop;
+    await this.#chain.catch(() => undefined);
+    this.#mailer.close();
+    await this.#webhooks.close();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      const deprecationDue = performance.now() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
+      try {
+        await this.#serialise(() => this.#pass(deprecationDue));
+        if (deprecationDue) this.#lastDeprecationPass = performance.now();
+      } catch (err) {
+        this.#logger.error('notification pass failed; retrying', { err });
+      }
+      if (!this.#running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        this.#wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wakeUp = undefined;
+    }
+  }
+
+  #serialise<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#chain.then(work, work);
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #pass(withDeprecation: boolean): Promise<PassResult> {
+    const events = await this.#dispatcher.pass();
+    const notices = withDeprecation ? await this.#deprecation.pass() : 0;
+    const attempts = await this.#sender.pass();
+    return { events, notices, attempts };
+  }
+}

@@ -1,0 +1,438 @@
+/**
+ * Queries behind durable notification delivery: the dispatcher cursor over `health_events.seq`, alert
+ * correlations, the delivery outbox (claim with a lease, mark sent / retry / final), history and the
+ * deprecation-notice bookkeeping. Rules the queries enforce:
+ *
+ * - A delivery is inserted with `ON CONFLICT (dedupe_key) DO NOTHING`: repeating a pass never duplicates.
+ * - The cursor only moves by compare-and-set (`WHERE seq = <old>`), inside the transaction that inserts
+ *   the deliveries of the events it passes; a concurrent dispatcher's transaction then changes nothing.
+ * - A claim sets `locked_until`/`locked_by` on due pending rows; PostgreSQL selects them `FOR UPDATE SKIP
+ *   LOCKED`, so several processes never claim one row at once. Every later write checks `locked_by`.
+ */
+import type { Kysely } from 'kysely';
+import type { NotificationFilter } from '../balancing/pool-schema.js';
+import type { Dialect } from './database.js';
+import type { Database } from './schema.js';
+import type { HealthEventsTable } from './tables/health.js';
+import type {
+  DeliveryKind,
+  DeliveryStatus,
+  MechanismType,
+  NotificationDeliveriesTable,
+  NotificationHistoryTable,
+} from './tables/notifications.js';
+
+type Db = Kysely<Database>;
+
+const CURSOR = 'dispatcher';
+
+/** A health event as the dispatcher reads it (`seq` as a number on both dialects). */
+export type HealthEventRow = Omit<HealthEventsTable, 'seq'> & { seq: number };
+
+/** The JSON in `notification_deliveries.payload`: everything needed to send and to record history. */
+export interface DeliveryPayload {
+  name: string;
+  description: string;
+  alert_type: string;
+  /** Email body, or the webhook's one-line `text`. */
+  text: string;
+  subject?: string;
+  /** Webhook only: the exact JSON text POSTed on every attempt (signatures cover these bytes). */
+  body?: string;
+}
+
+export interface NewDelivery {
+  id: string;
+  account_id: string;
+  kind: DeliveryKind;
+  dedupe_key: string;
+  event_id: string | null;
+  policy_id: string | null;
+  mechanism_type: MechanismType;
+  mechanism: string;
+  message_id: string;
+  payload: DeliveryPayload;
+  created_at: string;
+}
+
+export type DeliveryRow = NotificationDeliveriesTable;
+
+// ── Cursor and events ──────────────────────────────────────────────────────────────────────────
+
+export async function readCursor(db: Db): Promise<number> {
+  await db
+    .insertInto('notification_cursor')
+    .values({ name: CURSOR, seq: 0 })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db.selectFrom('notification_cursor').select('seq').where('name', '=', CURSOR).executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+/** Compare-and-set; false when another dispatcher moved the cursor first. */
+export async function advanceCursor(db: Db, from: number, to: number): Promise<boolean> {
+  const result = await db
+    .updateTable('notification_cursor')
+    .set({ seq: to })
+    .where('name', '=', CURSOR)
+    .where('seq', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function readEventsAfter(db: Db, seq: number, limit: number): Promise<HealthEventRow[]> {
+  const rows = await db
+    .selectFrom('health_events')
+    .selectAll()
+    .where('seq', '>', seq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+export async function readEventsBySeq(db: Db, seqs: readonly number[]): Promise<HealthEventRow[]> {
+  if (seqs.length === 0) return [];
+  const rows = await db
+    .selectFrom('health_events')
+    .selectAll()
+    .where('seq', 'in', [...seqs])
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+// ── Correlations ───────────────────────────────────────────────────────────────────────────────
+
+/** The open correlation of an object, opening one with `candidate` when there is none. */
+export async function openCorrelation(
+  db: Db,
+  accountId: string,
+  objectKey: string,
+  candidate: string,
+  now: string,
+): Promise<string> {
+  await db
+    .insertInto('alert_correlations')
+    .values({ account_id: accountId, object_key: objectKey, correlation_id: candidate, opened_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'object_key']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('alert_correlations')
+    .select('correlation_id')
+    .where('account_id', '=', accountId)
+    .where('object_key', '=', objectKey)
+    .executeTakeFirstOrThrow();
+  return row.correlation_id;
+}
+
+/** Closes the object's open correlation and returns its id, if one was open. */
+export async function closeCorrelation(db: Db, accountId: string, objectKey: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('alert_correlations')
+    .select('correlation_id')
+    .where('account_id', '=', accountId)
+    .where('object_key', '=', objectKey)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  await db
+    .deleteFrom('alert_correlations')
+    .where('account_id', '=', accountId)
+    .where('object_key', '=', objectKey)
+    .execute();
+  return row.correlation_id;
+}
+
+// ── Pools (legacy email) ───────────────────────────────────────────────────────────────────────
+
+export interface LegacyEmailPool {
+  id: string;
+  account_id: string;
+  name: string;
+  notification_email: string;
+  notification_filter: NotificationFilter | null;
+}
+
+function toLegacyPool(row: {
+  id: string;
+  account_id: string;
+  name: string;
+  notification_email: string;
+  settings: string;
+}): LegacyEmailPool {
+  const settings = JSON.parse(row.settings) as { notification_filter?: NotificationFilter | null };
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    notification_email: row.notification_email,
+    notification_filter: settings.notification_filter ?? null,
+  };
+}
+
+export async function poolLegacySettings(db: Db, poolId: string): Promise<LegacyEmailPool | undefined> {
+  const row = await db
+    .selectFrom('pools')
+    .select(['id', 'account_id', 'name', 'notification_email', 'settings'])
+    .where('id', '=', poolId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toLegacyPool(row);
+}
+
+/** Pools with a non-empty `notification_email`, of one account or of all, ordered like the pool list. */
+export async function poolsWithLegacyEmail(db: Db, accountId?: string): Promise<LegacyEmailPool[]> {
+  const rows = await db
+    .selectFrom('pools')
+    .select(['id', 'account_id', 'name', 'notification_email', 'settings'])
+    .where('notification_email', '!=', '')
+    .$if(accountId !== undefined, (qb) => qb.where('account_id', '=', accountId as string))
+    .orderBy('account_id')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+  return rows.map(toLegacyPool);
+}
+
+// ── Deliveries ─────────────────────────────────────────────────────────────────────────────────
+
+/** Inserts deliveries as pending and due at once; duplicates (same dedupe_key) are ignored. */
+export async function insertDeliveries(db: Db, deliveries: readonly NewDelivery[]): Promise<void> {
+  for (const d of deliveries) {
+    await db
+      .insertInto('notification_deliveries')
+      .values({
+        id: d.id,
+        account_id: d.account_id,
+        kind: d.kind,
+        dedupe_key: d.dedupe_key,
+        event_id: d.event_id,
+        policy_id: d.policy_id,
+        mechanism_type: d.mechanism_type,
+        mechanism: d.mechanism,
+        message_id: d.message_id,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: d.created_at,
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
+        payload: JSON.stringify(d.payload),
+        created_at: d.created_at,
+        sent_at: null,
+      })
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Claims up to `limit` due pending deliveries for `owner` until `leaseUntil`. A row is due when its
+ * `next_attempt_at` has passed and nobody holds an unexpired lease on it.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: Dialect,
+  owner: string,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  return db
+    .updateTable('notification_deliveries')
+    .set({ locked_by: owner, locked_until: leaseUntil })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('notification_deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit)
+        .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+    )
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+}
+
+/** Marks a claimed delivery sent and records it in history, atomically. False if the lease was lost. */
+export async function markDeliverySent(
+  db: Db,
+  row: DeliveryRow,
+  owner: string,
+  now: string,
+  history: Omit<NotificationHistoryTable, 'sent'>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('notification_deliveries')
+      .set({ status: 'sent', sent_at: now, attempts: row.attempts + 1, locked_by: null, locked_until: null })
+      .where('id', '=', row.id)
+      .where('locked_by', '=', owner)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await trx
+      .insertInto('notification_history')
+      .values({ ...history, sent: now })
+      .execute();
+    return true;
+  });
+}
+
+/** Records a failed attempt and when to try again. */
+export async function scheduleRetry(
+  db: Db,
+  row: DeliveryRow,
+  owner: string,
+  nextAttemptAt: string,
+  error: string,
+): Promise<void> {
+  await db
+    .updateTable('notification_deliveries')
+    .set({
+      attempts: row.attempts + 1,
+      next_attempt_at: nextAttemptAt,
+      last_error: error,
+      locked_by: null,
+      locked_until: null,
+    })
+    .where('id', '=', row.id)
+    .where('locked_by', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Ends a delivery without sending it: `dead` (retry window over) or `cancelled` (no longer deliverable). */
+export async function finishDelivery(
+  db: Db,
+  row: DeliveryRow,
+  owner: string,
+  status: Extract<DeliveryStatus, 'dead' | 'cancelled'>,
+  error: string,
+  attempted: boolean,
+): Promise<void> {
+  await db
+    .updateTable('notification_deliveries')
+    .set({
+      status,
+      attempts: attempted ? row.attempts + 1 : row.attempts,
+      last_error: error,
+      locked_by: null,
+      locked_until: null,
+    })
+    .where('id', '=', row.id)
+    .where('locked_by', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Drops every lease. Only for the embedded SQLite store at start-up, where a single `serve` process owns
+ * the file: a lease left by a killed process would otherwise delay its deliveries until it expires.
+ */
+export async function releaseAllLeases(db: Db): Promise<void> {
+  await db
+    .updateTable('notification_deliveries')
+    .set({ locked_by: null, locked_until: null })
+    .where('status', '=', 'pending')
+    .where('locked_by', 'is not', null)
+    .execute();
+}
+
+/** The earliest `next_attempt_at` among pending deliveries (for the sender loop's timer). */
+export async function nextDueAt(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('notification_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row?.next ?? undefined;
+}
+
+export async function listDeliveries(db: Db, accountId?: string): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('notification_deliveries')
+    .selectAll()
+    .$if(accountId !== undefined, (qb) => qb.where('account_id', '=', accountId as string))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+// ── History ────────────────────────────────────────────────────────────────────────────────────
+
+export interface HistoryRange {
+  since?: string | undefined;
+  before?: string | undefined;
+}
+
+export async function countHistory(db: Db, accountId: string, range: HistoryRange): Promise<number> {
+  const row = await db
+    .selectFrom('notification_history')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('account_id', '=', accountId)
+    .$if(range.since !== undefined, (qb) => qb.where('sent', '>=', range.since as string))
+    .$if(range.before !== undefined, (qb) => qb.where('sent', '<', range.before as string))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Newest first, ties by id. */
+export async function listHistory(
+  db: Db,
+  accountId: string,
+  range: HistoryRange,
+  limit: number,
+  offset: number,
+): Promise<NotificationHistoryTable[]> {
+  return db
+    .selectFrom('notification_history')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .$if(range.since !== undefined, (qb) => qb.where('sent', '>=', range.since as string))
+    .$if(range.before !== undefined, (qb) => qb.where('sent', '<', range.before as string))
+    .orderBy('sent', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+// ── Deprecation notices ────────────────────────────────────────────────────────────────────────
+
+/**
+ * Takes the right to queue a deprecation notice for (account, address) now: true when the address never
+ * got one or its last one was queued at or before `cutoff`. Atomic, so concurrent processes queue one.
+ */
+export async function takeDeprecationSlot(
+  db: Db,
+  accountId: string,
+  address: string,
+  now: string,
+  cutoff: string,
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('deprecation_notices')
+    .values({ account_id: accountId, address, last_sent_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'address']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return true;
+  const updated = await db
+    .updateTable('deprecation_notices')
+    .set({ last_sent_at: now })
+    .where('account_id', '=', accountId)
+    .where('address', '=', address)
+    .where('last_sent_at', '<=', cutoff)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** For tests and diagnostics: every (account, address) notice timestamp. */
+export async function deprecationNoticeTimes(
+  db: Db,
+): Promise<{ account_id: string; address: string; last_sent_at: string }[]> {
+  return db.selectFrom('deprecation_notices').selectAll().orderBy('account_id').orderBy('address').execute();
+}

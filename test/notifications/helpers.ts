@@ -1,0 +1,218 @@
+/**
+ * Real local parts for notification tests: a webhook receiver (node:http on port 0) that records every
+ * request and answers with a status the test chooses, an SMTP server (smtp-server on port 0) that
+ * records every message, and store fixtures that write accounts, pools and `health_events` rows the
+ * way the health engine does (the events table is the contract between the two areas).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import type { NotificationFilter } from '../../src/balancing/pool-schema.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import type { Store } from '../../src/store/database.js';
+import type { HealthStatus } from '../../src/store/tables/health.js';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  /** Status answered to the next requests (default 200). */
+  status: number;
+  /** Stops listening: connections are refused until `reopen()`. */
+  down(): Promise<void>;
+  reopen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hook'): Promise<Receiver> {
+  const receiver = { requests: [] as ReceivedRequest[], status: 200 } as Receiver;
+  let server: Server;
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          receiver.requests.push({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+          res.writeHead(receiver.status, { 'content-type': 'text/plain', connection: 'close' });
+          res.end('ok');
+        });
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  const port = await listen(0);
+  receiver.port = port;
+  receiver.url = `http://127.0.0.1:${port}${path}`;
+  receiver.down = stop;
+  receiver.reopen = async () => {
+    await listen(port);
+  };
+  receiver.close = async () => {
+    if (server.listening) await stop();
+  };
+  return receiver;
+}
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+export interface SmtpSink {
+  url: string;
+  messages: ReceivedMail[];
+  /** Credentials the server accepted (to prove authentication happened). */
+  logins: string[];
+  close(): Promise<void>;
+}
+
+/** An SMTP server requiring AUTH PLAIN/LOGIN as user/pass (no TLS: loopback only). */
+export async function startSmtp(user = 'mailer', pass = `pw-${randomBytes(6).toString('hex')}`): Promise<SmtpSink> {
+  const sink = { messages: [] as ReceivedMail[], logins: [] as string[] } as SmtpSink;
+  const server = new SMTPServer({
+    hideSTARTTLS: true,
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === user && auth.password === pass) {
+        sink.logins.push(auth.username ?? '');
+        callback(null, { user: auth.username });
+      } else {
+        callback(new Error('Invalid username or password'));
+      }
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const from = session.envelope.mailFrom;
+        sink.messages.push({
+          from: from === false ? '' : from.address,
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port));
+  });
+  sink.url = `smtp://${user}:${pass}@127.0.0.1:${port}`;
+  sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return sink;
+}
+
+/** A logger that keeps every line, to assert what was (not) logged. */
+export function capturingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }), lines };
+}
+
+export function newAccountId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export async function insertAccount(store: Store, id: string = newAccountId()): Promise<string> {
+  await store.db
+    .insertInto('accounts')
+    .values({ id, name: `account ${id.slice(0, 6)}`, created_on: new Date().toISOString() })
+    .execute();
+  return id;
+}
+
+export interface PoolFixture {
+  name: string;
+  notification_email?: string;
+  notification_filter?: NotificationFilter | null;
+}
+
+/** Inserts a pool row (one origin "o0") directly; returns its id. */
+export async function insertPool(store: Store, accountId: string, fixture: PoolFixture): Promise<string> {
+  const id = randomBytes(16).toString('hex');
+  const now = new Date().toISOString();
+  await store.db
+    .insertInto('pools')
+    .values({
+      id,
+      account_id: accountId,
+      name: fixture.name,
+      notification_email: fixture.notification_email ?? '',
+      monitor_id: null,
+      enabled: 1,
+      settings: JSON.stringify({
+        description: '',
+        minimum_origins: 1,
+        notification_filter: fixture.notification_filter ?? null,
+        origins: [{ name: 'o0', address: 'http://127.0.0.1:1', enabled: true, weight: 1, header: {} }],
+        origin_steering: { policy: 'random' },
+        check_regions: null,
+      }),
+      created_on: now,
+      modified_on: now,
+    })
+    .execute();
+  return id;
+}
+
+export async function setNotificationEmail(store: Store, poolId: string, value: string): Promise<void> {
+  await store.db.updateTable('pools').set({ notification_email: value }).where('id', '=', poolId).execute();
+}
+
+export interface EventFixture {
+  account_id: string;
+  pool_id: string;
+  pool_name: string;
+  event_source?: 'pool' | 'origin';
+  origin_name?: string;
+  origin_address?: string;
+  previous?: HealthStatus | 'Unknown';
+  new_health: HealthStatus;
+  reason?: string;
+  occurred_at?: string;
+}
+
+/** Writes one health event as the health engine would; returns its id. */
+export async function insertEvent(store: Store, event: EventFixture): Promise<string> {
+  const id = randomUUID();
+  const source = event.event_source ?? 'origin';
+  await store.db
+    .insertInto('health_events')
+    .values({
+      id,
+      account_id: event.account_id,
+      event_source: source,
+      pool_id: event.pool_id,
+      pool_name: event.pool_name,
+      origin_name: source === 'origin' ? (event.origin_name ?? 'o0') : null,
+      origin_address: source === 'origin' ? (event.origin_address ?? 'http://127.0.0.1:1') : null,
+      previous: event.previous ?? (event.new_health === 'Healthy' ? 'Unhealthy' : 'Healthy'),
+      new_health: event.new_health,
+      reason: event.reason ?? (event.new_health === 'Healthy' ? 'check passed' : 'connection refused'),
+      occurred_at: event.occurred_at ?? new Date().toISOString(),
+    })
+    .execute();
+  return id;
+}
