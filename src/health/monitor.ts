@@ -166,6 +166,11 @@ export class HealthMonitor {
     }
   }
 
+  /** What a round of this monitor runs with (tests drive `runPoolRound` directly with it). */
+  roundContext(): RoundContext {
+    return { ...this.#ctx };
+  }
+
   /** Re-reads the whole shared state (what other processes checked) into the live copy. */
   async refresh(): Promise<void> {
     const mark = this.live.mark();

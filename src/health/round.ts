@@ -206,7 +206,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     }
     return { kind: 'checked', events: written.events };
   } catch (err) {
-    if (!(err instanceof WriteConflict)) throw err;
+    if (!(err instanceof WriteConflict) && !isWriteBusy(err)) throw err;
     await refreshPool(ctx, pool.id);
     return { kind: 'conflict' };
   }
@@ -220,6 +220,15 @@ export async function refreshPool(ctx: Pick<RoundContext, 'store' | 'live'>, poo
     loadPoolHealth(ctx.store.db, [poolId]),
   ]);
   ctx.live.replace(origins, pools, mark, [poolId]);
+}
+
+/**
+ * SQLite refuses to upgrade a read snapshot that another connection has since written past
+ * (SQLITE_BUSY_SNAPSHOT) — the same situation as a failed compare-and-set, handled the same way.
+ */
+function isWriteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 function originRecoveryReason(successes: number): string {
