@@ -11,7 +11,7 @@ export interface CommandRun {
 
 export async function runCommand(
   argv: string[],
-  options: { env?: NodeJS.ProcessEnv; answer?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; answer?: string; fetch?: typeof fetch } = {},
 ): Promise<CommandRun> {
   let stdout = '';
   let stderr = '';
@@ -29,6 +29,7 @@ export async function runCommand(
       stdout += question;
       return options.answer ?? '';
     },
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     sleep: async (ms) => {
       sleeps.push(ms);
     },
