@@ -30,7 +30,7 @@ const gateway = z.strictObject({
   tls: tls.optional(),
   max_body_bytes: z.number().int().positive().default(DEFAULTS.gateway.max_body_bytes),
   max_batch: z.number().int().positive().default(DEFAULTS.gateway.max_batch),
-  request_timeout: durationMs.default(DEFAULTS.gateway.request_timeout / 1000),
+  request_timeout: durationMs.prefault(DEFAULTS.gateway.request_timeout / 1000),
   max_attempts: z.number().int().min(1).max(10).default(DEFAULTS.gateway.max_attempts),
   connections_per_origin: z.number().int().min(1).default(DEFAULTS.gateway.connections_per_origin),
   cache_max_bytes: z.number().int().nonnegative().default(DEFAULTS.gateway.cache_max_bytes),
@@ -95,15 +95,15 @@ export const configSchema = z.strictObject({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
   mail_from: z.string().min(3).default(DEFAULTS.mail_from),
-  deprecation_notice_interval: durationMs.default(DEFAULTS.deprecation_notice_interval / 1000),
+  deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
   webhooks: z
     .strictObject({
       deny_private: z.boolean().default(DEFAULTS.webhooks.deny_private),
-      timeout: durationMs.default(DEFAULTS.webhooks.timeout / 1000),
+      timeout: durationMs.prefault(DEFAULTS.webhooks.timeout / 1000),
     })
     .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
-  shutdown_grace: durationMs.default(DEFAULTS.shutdown_grace / 1000),
+  shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z
     .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
     .default({}),

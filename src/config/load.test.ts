@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { isSwitchyardError } from '../errors/base.js';
+import { DEFAULTS } from './defaults.js';
+import { buildConfig, loadConfig } from './load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function rejects(run: () => unknown, code: string, pattern: RegExp): void {
+  assert.throws(run, (err: unknown) => {
+    assert.ok(isSwitchyardError(err), String(err));
+    assert.equal(err.code, code);
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('config pipeline', () => {
+  it('fills durations from the defaults table in milliseconds', () => {
+    const config = buildConfig({}, 'x');
+    assert.equal(config.gateway.request_timeout, DEFAULTS.gateway.request_timeout);
+    assert.equal(config.shutdown_grace, DEFAULTS.shutdown_grace);
+    assert.equal(config.deprecation_notice_interval, DEFAULTS.deprecation_notice_interval);
+    assert.equal(config.webhooks.timeout, DEFAULTS.webhooks.timeout);
+    assert.equal(config.gateway.listen, '127.0.0.1:8545');
+    assert.equal(config.api.listen, '127.0.0.1:8787');
+    assert.equal(config.gateway.max_body_bytes, 1_048_576);
+    assert.equal(config.gateway.max_batch, 100);
+  });
+
+  it('parses durations written as seconds or with units', () => {
+    const config = buildConfig({ gateway: { request_timeout: '250ms' }, shutdown_grace: 3 }, 'x');
+    assert.equal(config.gateway.request_timeout, 250);
+    assert.equal(config.shutdown_grace, 3000);
+  });
+
+  it('without a file: the offline defaults (devnet sepolia, rinkeby retired)', () => {
+    const config = loadConfig(undefined);
+    assert.equal(config.devnet?.enabled, true);
+    assert.deepEqual(config.networks.sepolia?.pools, ['sepolia-devnet']);
+    assert.equal(config.networks.rinkeby?.retired_on, '2023-01-30');
+    assert.equal(config.networks.rinkeby?.replacement, 'sepolia');
+  });
+
+  it('an unknown key is an error naming the key and the file', () => {
+    const path = file('unknown.yaml', 'gateway:\n  listen: "127.0.0.1:1"\n  max_bodysize: 5\n');
+    rejects(() => loadConfig(path), 'CONFIG_UNKNOWN_KEY', /unknown\.yaml: unknown key "gateway\.max_bodysize"/);
+  });
+
+  it('a bad type is an error naming the key and the file', () => {
+    const path = file('type.yaml', 'gateway:\n  max_batch: lots\n');
+    rejects(() => loadConfig(path), 'CONFIG_INVALID', /type\.yaml: gateway\.max_batch: /);
+  });
+
+  it('a missing environment variable is an error naming the variable and the key', () => {
+    const path = file('env.yaml', 'database_url: ${SWITCHYARD_TEST_DB_URL_UNSET}\n');
+    rejects(
+      () => loadConfig(path, { env: {} }),
+      'CONFIG_ENV_MISSING',
+      /env\.yaml: database_url refers to environment variable SWITCHYARD_TEST_DB_URL_UNSET/,
+    );
+  });
+
+  it('expands ${ENV} and ${ENV:-default}', () => {
+    const path = file('expand.yaml', 'gateway:\n  listen: "127.0.0.1:${PORT}"\ndata_dir: ${DIR:-./elsewhere}\n');
+    const config = loadConfig(path, { env: { PORT: '9999' } });
+    assert.equal(config.gateway.listen, '127.0.0.1:9999');
+    assert.equal(config.data_dir, './elsewhere');
+  });
+
+  it('cross-field checks: replacement must be a configured network', () => {
+    rejects(
+      () => buildConfig({ networks: { old: { chain_id: 1, retired_on: '2020-01-01', replacement: 'nowhere' } } }, 'x'),
+      'CONFIG_INVALID',
+      /networks\.old\.replacement: "nowhere" is not a configured network/,
+    );
+  });
+
+  it('the config is frozen', () => {
+    const config = buildConfig({}, 'x');
+    assert.ok(Object.isFrozen(config.gateway));
+  });
+});
