@@ -5,16 +5,14 @@
  * `shutdown_grace`), then background work, then child processes, then the store.
  */
 
-import { healthSourceFromView } from './api/health-source.js';
-import { maskAddress } from './api/masked-address.js';
 import { coreRoutes } from './api/routes/index.js';
 import { API_BASE_PATH, createApiServer } from './api/server.js';
 import type { HealthView, PoolDirectory } from './balancing/model.js';
-import { SimpleHealthView } from './balancing/simple-health.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { startGateway } from './gateway/server.js';
+import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics.js';
 import { seedFromConfig } from './store/config-pools.js';
@@ -86,8 +84,19 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const directory: PoolDirectory = storeDirectory;
     const metrics = new MetricsRegistry();
 
-    // ── Health for routing. Issue 4 replaces this with the monitor-backed view (and starts the monitors here).
-    const health: HealthView = new SimpleHealthView(directory, logger.child({ part: 'health' }));
+    // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
+    const monitor = new HealthMonitor({
+      store,
+      directory,
+      routingAccountId: config.account_id,
+      networks: config.networks,
+      clock,
+      logger: logger.child({ part: 'health' }),
+      metrics,
+    });
+    await monitor.start();
+    stops.push(() => monitor.stop());
+    const health: HealthView = monitor.view;
 
     // ── Notifications dispatcher (issue 5) starts here.
 
@@ -112,7 +121,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         store,
         clock,
         logger: logger.child({ part: 'api' }),
-        health: healthSourceFromView(health, maskAddress),
+        health: monitor,
         poolsChanged: () => storeDirectory.refresh(),
       }),
     });

@@ -1,9 +1,10 @@
-import { redactUrl } from '../log.js';
+import { maskAddress } from '../api/masked-address.js';
 
 /**
- * An origin address fit to show (health endpoint keys, events, alerts, logs): URLs lose credentials,
- * query and key-like path segments (providers put API keys there); a bare `host[:port]` is shown as is.
+ * An origin address fit to show (health endpoint keys, events, alerts, logs): the same masking the pools
+ * API applies (credentials, query values and key-like path segments become `***`), so a health report's
+ * keys match the `address` of the pool object's origins. A bare `host[:port]` is shown as is.
  */
 export function displayAddress(address: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? redactUrl(address) : address;
+  return maskAddress(address);
 }

@@ -1,4 +1,5 @@
 import type { Store } from '../store/database.js';
+import { getMonitor } from '../store/monitors.js';
 import { type MonitorInput, type MonitorSettings, withMonitorDefaults } from './monitor-schema.js';
 
 /**
@@ -11,15 +12,7 @@ export interface MonitorSource {
 
 export function storeMonitorSource(store: Store): MonitorSource {
   return {
-    async monitor(accountId, monitorId) {
-      const row = await store.db
-        .selectFrom('monitors')
-        .select('settings')
-        .where('id', '=', monitorId)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      return row === undefined ? undefined : withMonitorDefaults(JSON.parse(row.settings) as MonitorInput);
-    },
+    monitor: (accountId, monitorId) => getMonitor(store.db, accountId, monitorId),
   };
 }
 

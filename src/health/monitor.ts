@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool, PoolDirectory } from '../balancing/model.js';
+import type { Origin, Pool, PoolDirectory } from '../balancing/model.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { type Logger, silentLogger } from '../log.js';
@@ -181,22 +181,29 @@ export class HealthMonitor {
     this.live.replace(origins, pools, mark);
   }
 
-  /** `GET …/pools/{id}/health`, from the store (exact across processes). */
-  async report(pool: Pool): Promise<PoolHealthReport> {
+  /**
+   * `GET …/pools/{id}/health` from this process's live copy (this process's checks at once, other
+   * processes' within `health.refresh_interval`). Fits the API's PoolHealthSource.
+   */
+  report(pool: Pool): PoolHealthReport {
+    return poolHealthReport(pool, this.#lookup);
+  }
+
+  /** The same report read from the store, exact across processes. */
+  async reportFromStore(pool: Pool): Promise<PoolHealthReport> {
     const rows = await loadOriginHealth(this.#options.store.db, [pool.id]);
     const byName = new Map(rows.map((row) => [row.origin_name, row]));
     return poolHealthReport(pool, (_poolId, name) => byName.get(name));
   }
 
-  /** The live `healthy` of a pool object (monitors' view, refreshed every second). */
+  /** The live `healthy` of a pool object (monitors' view, not this process's ejections). */
   poolHealthy(pool: Pool): boolean {
     return reportPoolHealthy(pool, this.#lookup);
   }
 
   /** The live `healthy` of an origin in a pool object. */
-  originHealthy(pool: Pool, originName: string): boolean {
-    const origin = pool.origins.find((candidate) => candidate.name === originName);
-    return origin !== undefined && reportOriginHealthy(pool, origin, this.#lookup);
+  originHealthy(pool: Pool, origin: Origin): boolean {
+    return reportOriginHealthy(pool, origin, this.#lookup);
   }
 
   #lookup: OriginStateLookup = (poolId, name) => this.live.origin(poolId, name);

@@ -46,7 +46,7 @@ describe('monitor-backed HealthView', () => {
       assert.equal(view.originHealthy('p', 'a'), true, 'the monitor says it is back');
       // The API's view ignores this process's ejections: it is the monitors' state.
       view.reportFailure('p', 'b', 'timeout');
-      assert.equal(h.monitor.originHealthy(pool, 'b'), true);
+      assert.equal(h.monitor.originHealthy(pool, pool.origins[1]!), true);
     } finally {
       await h.close();
     }
@@ -120,7 +120,7 @@ describe('monitor-backed HealthView', () => {
     try {
       await b.down();
       await h.monitor.runOnce();
-      const report = await h.monitor.report(pool);
+      const report = await h.monitor.reportFromStore(pool);
       assert.equal(report.pool_id, 't');
       const checker = report.pop_health.switchyard;
       assert.ok(checker);
@@ -132,11 +132,16 @@ describe('monitor-backed HealthView', () => {
       assert.equal(aReport?.failure_reason, 'No failures');
       assert.equal(aReport?.response_code, 200);
       assert.match(aReport?.rtt ?? '', /^\d+ms$/);
-      assert.deepEqual(Object.keys(second ?? {}), [`http://127.0.0.1:${b.port}/…`], 'key-like path segments hidden');
+      assert.deepEqual(
+        Object.keys(second ?? {}),
+        [`http://127.0.0.1:${b.port}/v3/***`],
+        'key-like path segments hidden',
+      );
       assert.deepEqual(Object.values(second ?? {})[0], { healthy: false, failure_reason: 'connection refused' });
       assert.deepEqual(Object.values(third ?? {})[0], { healthy: false, failure_reason: 'origin disabled' });
       assert.equal(h.monitor.poolHealthy(pool), true);
-      assert.equal(h.monitor.originHealthy(pool, 'b'), false);
+      assert.equal(h.monitor.originHealthy(pool, pool.origins[1]!), false);
+      assert.deepEqual(h.monitor.report(pool), report, 'the live copy agrees with the store');
     } finally {
       await b.up();
       await h.close();
