@@ -2,6 +2,12 @@
 // Runs the whole test suite with Node's test runner: unit tests beside the code (src/**/*.test.ts) and
 // scenario tests (test/**/*.test.ts). Node 20's runner does not expand globs, so files are listed here.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
+//
+// Two passes: every file on the embedded SQLite store, then the store-dependent suites (POSTGRES_SUITES)
+// again against a throwaway PostgreSQL 15 cluster (test/helpers/postgres.ts; one cluster per run, one
+// database per test file), so the API behaves the same on both backends.
+// SWITCHYARD_TEST_BACKENDS=sqlite|postgres|both (default both) picks the passes. Without the PostgreSQL
+// binaries the second pass is skipped with a warning, or fails when CI is set (CI must run both).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,9 +36,41 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+/** Test files (path prefixes) that run a second time on PostgreSQL. Add store-dependent suites here. */
+const POSTGRES_SUITES = ['test/api/'];
+
+function runFiles(list, env = {}) {
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...list],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
+const backends = process.env.SWITCHYARD_TEST_BACKENDS ?? 'both';
+let status = 0;
+if (backends !== 'postgres') status = runFiles(files);
+
+const pgFiles = files.filter((file) => POSTGRES_SUITES.some((prefix) => file.startsWith(prefix)));
+if (backends !== 'sqlite' && pgFiles.length > 0) {
+  const { tsImport } = await import('tsx/esm/api');
+  const postgres = await tsImport('../test/helpers/postgres.ts', import.meta.url);
+  if (!postgres.postgresAvailable()) {
+    console.error(`PostgreSQL pass ${process.env.CI ? 'FAILED' : 'skipped'}: no binaries in ${postgres.PG_BIN}`);
+    if (process.env.CI) status = 1;
+  } else {
+    console.error(`\n── PostgreSQL pass: ${pgFiles.length} file(s) ──`);
+    const cluster = await postgres.startPostgres();
+    const stop = () => cluster.stop();
+    process.once('exit', stop);
+    try {
+      const pgStatus = runFiles(pgFiles, { SWITCHYARD_TEST_DATABASE_URL: cluster.adminUrl });
+      if (status === 0) status = pgStatus;
+    } finally {
+      process.off('exit', stop);
+      stop();
+    }
+  }
+}
+process.exit(status);
