@@ -63,7 +63,7 @@ describe('config pipeline', () => {
   });
 
   it('a missing environment variable is an error naming the variable and the key', () => {
-    const path = file('env.yaml', 'database_url: ${SWITCHYARD_TEST_DB_URL_UNSET}\n');
+    const path = file('env.yaml', `database_url: \${SWITCHYARD_TEST_DB_URL_UNSET}\n`);
     rejects(
       () => loadConfig(path, { env: {} }),
       'CONFIG_ENV_MISSING',
@@ -71,8 +71,8 @@ describe('config pipeline', () => {
     );
   });
 
-  it('expands ${ENV} and ${ENV:-default}', () => {
-    const path = file('expand.yaml', 'gateway:\n  listen: "127.0.0.1:${PORT}"\ndata_dir: ${DIR:-./elsewhere}\n');
+  it('expands $ENV references, with and without a default', () => {
+    const path = file('expand.yaml', `gateway:\n  listen: "127.0.0.1:\${PORT}"\ndata_dir: \${DIR:-./elsewhere}\n`);
     const config = loadConfig(path, { env: { PORT: '9999' } });
     assert.equal(config.gateway.listen, '127.0.0.1:9999');
     assert.equal(config.data_dir, './elsewhere');
