@@ -12,6 +12,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'serve [--config FILE]   run the gateway, API, monitors and notifications',
     load: async () => (await import('./serve.js')).serve,
   },
+  account: {
+    summary: 'account create [--id ID] [--name NAME] [--config FILE]   create an account, print its id',
+    load: async () => (await import('./account.js')).account,
+  },
+  token: {
+    summary: 'token create --account ID [--name NAME] [--read-only] [--config FILE]   print a new API token',
+    load: async () => (await import('./token.js')).token,
+  },
   'migrate-notifications': {
     summary:
       'migrate-notifications --account ID [--api-url URL] [--webhook-id ID] [--dry-run] [--yes]   move pool emails to policies',
