@@ -171,18 +171,19 @@ export async function migrateNotifications(argv: string[], io: CommandIo = proce
     return EXIT.usage;
   }
   const { accountId, apiUrl, perPage, dryRun, webhookId } = args;
+  const shownUrl = withoutCredentials(apiUrl);
   const client = new V4Client({ baseUrl: apiUrl, token: args.token, fetch: io.fetch, sleep: io.sleep });
   const println = (line: string): void => io.stdout(`${line}\n`);
   const ui: MigrationUi = {
     print: println,
     showPlan: (plan) => {
       println('');
-      for (const line of formatPlan(plan, { accountId, apiUrl, perPage })) println(line);
+      for (const line of formatPlan(plan, { accountId, apiUrl: shownUrl, perPage })) println(line);
       println('');
     },
     confirm: async (plan) => (args.yes ? true : confirm(plan, io)),
   };
-  println(`${dryRun ? 'Dry run: ' : ''}migrating legacy notification_email of account ${accountId} at ${apiUrl}`);
+  println(`${dryRun ? 'Dry run: ' : ''}migrating legacy notification_email of account ${accountId} at ${shownUrl}`);
   const result = emptyResult();
   try {
     await runMigration(client, { accountId, webhookId, perPage, dryRun }, ui, result);
@@ -215,6 +216,14 @@ async function confirm(plan: Plan, io: CommandIo): Promise<boolean> {
     `Create ${create} and update ${update} policies, then clear notification_email on ${plan.legacy.length} pools? [y/N] `,
   );
   return /^y(es)?$/i.test(answer.trim());
+}
+
+/** The API URL as printed: any user:password in it stays out of the output. */
+function withoutCredentials(raw: string): string {
+  const url = new URL(raw);
+  url.username = '';
+  url.password = '';
+  return url.toString().replace(/\/+$/, '');
 }
 
 function hint(err: V4ApiError, accountId: string): string {

@@ -4,6 +4,9 @@
  * The stub audits every bulk PATCH: no pool may be cleared without a policy covering it.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { expectedPolicies, fixturePools, policyKey } from './fixture.js';
 import { runCommand } from './run-command.js';
@@ -194,6 +197,21 @@ describe('migrate-notifications against a stub API', () => {
     for (const policy of api.policies.values()) assert.deepEqual(policy.mechanisms.webhooks, [{ id: 'hook-1' }]);
     assert.deepEqual(api.withEmail(), []);
     assert.deepEqual(api.violations, []);
+  });
+
+  test("without --api-url it finds this server's API from --config (a wildcard listen is reached on loopback)", async () => {
+    const api = await startStub({}, 4);
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-migration-'));
+    try {
+      const file = join(dir, 'switchyard.yaml');
+      writeFileSync(file, `api:\n  listen: "0.0.0.0:${new URL(api.url).port}"\n`);
+      const run = await runCommand(['--account', ACCOUNT, '--config', file, '--dry-run'], { env });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, new RegExp(`at http://127\\.0\\.0\\.1:${new URL(api.url).port}/client/v4`));
+      assert.ok(api.requests.length > 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('usage errors exit 2 and say what is wrong', async () => {
