@@ -216,3 +216,38 @@ export async function insertEvent(store: Store, event: EventFixture): Promise<st
     .execute();
   return id;
 }
+
+export interface ParsedMail {
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** Splits a single-part RFC 5322 message into unfolded headers (lower-case names) and decoded text. */
+export function parseMail(raw: string): ParsedMail {
+  const split = raw.indexOf('\r\n\r\n');
+  assertTrue(split > 0, 'a message has a header block ended by an empty CRLF line');
+  const headers: Record<string, string> = {};
+  for (const line of raw
+    .slice(0, split)
+    .replace(/\r\n[ \t]+/g, ' ')
+    .split('\r\n')) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const body = raw.slice(split + 4);
+  const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
+  let text: string;
+  if (encoding === 'quoted-printable') {
+    const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => `%${hex}`);
+    text = decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, '%25'));
+  } else if (encoding === 'base64') {
+    text = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  } else {
+    text = body;
+  }
+  return { headers, text: text.replace(/\r\n/g, '\n') };
+}
+
+function assertTrue(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
