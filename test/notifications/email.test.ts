@@ -22,7 +22,6 @@ import {
   insertEvent,
   insertPool,
   parseMail,
-  type SmtpSink,
   setNotificationEmail,
   startSmtp,
 } from './helpers.js';
