@@ -18,6 +18,8 @@ export interface OriginBehaviour {
   block: bigint;
   /** Answers every JSON-RPC call with this HTTP status instead. */
   rpcStatus?: number;
+  /** Delays every answer by this many ms (a slow origin). */
+  delayMs?: number;
 }
 
 export class TestOrigin {
@@ -78,6 +80,7 @@ export class TestOrigin {
     );
     if (!('location' in change)) delete this.behaviour.location;
     if (!('rpcStatus' in change)) delete this.behaviour.rpcStatus;
+    if (!('delayMs' in change)) delete this.behaviour.delayMs;
   }
 
   #create(): Server {
@@ -105,28 +108,37 @@ export class TestOrigin {
         ...(rpc?.method ? { rpc: rpc.method } : {}),
       });
       if (b.hang) return; // never answer: the monitor's timeout fires
-      if (rpc !== undefined) {
-        if (b.rpcStatus !== undefined) {
-          res.writeHead(b.rpcStatus).end('upstream error');
-          return;
-        }
-        const result =
-          rpc.method === 'eth_chainId'
-            ? b.chainId
-            : rpc.method === 'eth_syncing'
-              ? b.syncing
-              : rpc.method === 'eth_blockNumber'
-                ? `0x${b.block.toString(16)}`
-                : null;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id ?? null, result }));
+      if (b.delayMs !== undefined) {
+        setTimeout(() => this.#answer(req, res, rpc), b.delayMs);
         return;
       }
-      if (b.location !== undefined && req.url !== b.location) {
-        res.writeHead(302, { location: b.location }).end();
-        return;
-      }
-      res.writeHead(b.status).end(b.body);
+      this.#answer(req, res, rpc);
     });
+  }
+
+  #answer(req: IncomingMessage, res: ServerResponse, rpc: { method?: string; id?: unknown } | undefined): void {
+    const b = this.behaviour;
+    if (rpc !== undefined) {
+      if (b.rpcStatus !== undefined) {
+        res.writeHead(b.rpcStatus).end('upstream error');
+        return;
+      }
+      const result =
+        rpc.method === 'eth_chainId'
+          ? b.chainId
+          : rpc.method === 'eth_syncing'
+            ? b.syncing
+            : rpc.method === 'eth_blockNumber'
+              ? `0x${b.block.toString(16)}`
+              : null;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id ?? null, result }));
+      return;
+    }
+    if (b.location !== undefined && req.url !== b.location) {
+      res.writeHead(302, { location: b.location }).end();
+      return;
+    }
+    res.writeHead(b.status).end(b.body);
   }
 }
