@@ -16,7 +16,7 @@ import { Child } from './child.js';
 import { type LegPlan, type LegResult, runLeg, type Scenario, skippedLeg, type Target } from './legs.js';
 import { Nginx, proxyConfig, upstreamConfig } from './nginx.js';
 import type { BenchOptions } from './options.js';
-import { batch, cacheable, type Exchange, largeLogs, single } from './payloads.js';
+import { batch, cacheable, type Exchange, largeLogs, RESULTS, single } from './payloads.js';
 import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
 import { type Routes, SwitchyardProcess } from './switchyard.js';
@@ -36,13 +36,17 @@ interface Running {
   anvil?: { child: Child; url: string };
 }
 
-/** Which path of the upstream nginx (and which Switchyard network) serves each scenario. */
-const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string }> = {
-  single: { path: '/single', network: 'single' },
-  light: { path: '/single', network: 'single' },
-  cached: { path: '/cached', network: 'cached' },
-  batch100: { path: '/batch.json', network: 'batch' },
-  large10mb: { path: '/large.json', network: 'large' },
+/**
+ * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
+ * name, and the upstream path that network's origin points at. They differ for the batch: nginx passes
+ * the batch up whole (the upstream answers it from a file), Switchyard forwards each call on its own.
+ */
+const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string; origin: string }> = {
+  single: { path: '/single', network: 'single', origin: '/single' },
+  light: { path: '/single', network: 'single', origin: '/single' },
+  cached: { path: '/cached', network: 'cached', origin: '/cached' },
+  batch100: { path: '/batch.json', network: 'batch', origin: '/balance' },
+  large10mb: { path: '/large', network: 'large', origin: '/large' },
 };
 
 const LEG_ORDER: Array<[Scenario, Target[]]> = [
@@ -64,18 +68,19 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   }
   if (!SwitchyardProcess.cliAvailable()) notes.push('Switchyard CLI (src/cli/run.ts) not found: its legs are skipped');
 
+  const large = largeLogs();
   const exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange> = {
     single,
     light: single,
     cached: cacheable,
     batch100: batch(100),
-    large10mb: largeLogs(),
+    large10mb: large,
   };
   const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const running: Running = {};
   const legs: LegResult[] = [];
   try {
-    await startServers(options, tools, exchanges, workDir, running, notes, log);
+    await startServers(options, tools, exchanges, large.result, workDir, running, notes, log);
     for (const [scenario, targets] of LEG_ORDER) {
       for (const target of targets) {
         const id = `${scenario}-${target}`;
@@ -145,6 +150,7 @@ async function startServers(
   options: BenchOptions,
   tools: ReturnType<typeof ensureTools>,
   exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  largeResult: string,
   workDir: string,
   running: Running,
   notes: string[],
@@ -159,14 +165,11 @@ async function startServers(
       prefix: upstreamPrefix,
       port: upstreamPort,
       config: upstreamConfig(upstreamPrefix, upstreamPort, {
-        fixed: {
-          '/single': exchanges.single.response,
-          '/cached': exchanges.cached.response,
-        },
-        // nginx config strings are limited to 4 KiB, so larger bodies are static files.
-        files: { '/batch.json': 'batch.json', '/large.json': 'large.json' },
+        echo: { '/single': RESULTS.blockNumber, '/cached': RESULTS.chainId, '/balance': RESULTS.balance },
+        echoFile: { '/large': 'large-result.json' },
+        files: { '/batch.json': 'batch.json' },
       }),
-      files: { 'batch.json': exchanges.batch100.response, 'large.json': exchanges.large10mb.response },
+      files: { 'batch.json': exchanges.batch100.response, 'large-result.json': largeResult },
     });
     const proxyPort = await freePort();
     const proxyPrefix = join(workDir, 'proxy');
@@ -189,7 +192,7 @@ async function startServers(
   if (SwitchyardProcess.cliAvailable() && running.upstream !== undefined) {
     const up = `http://127.0.0.1:${running.upstream.port}`;
     const routes: Routes = {};
-    for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.path}`;
+    for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
     if (running.anvil !== undefined) routes.anvil = running.anvil.url;
     try {
       running.switchyard = await SwitchyardProcess.start({ workDir, routes });

@@ -1,8 +1,11 @@
 /**
  * nginx in two roles, each a private instance with its own prefix directory (`-p`), config (`-c`),
  * `daemon off;` and `master_process off;` — never the system service:
- *  - the upstream: fixed JSON-RPC answers via `return 200 '…'`, and the 10 MiB body as a static file
- *    (POST to a static file is turned into a 200 by `error_page 405 =200 $uri`);
+ *  - the upstream: fixed JSON-RPC results that echo the request's id (Switchyard, like many proxies,
+ *    sends its own id upstream and checks the answer carries it), made with the echo module that
+ *    Debian's nginx-light brings: the id is pulled out of `$request_body` by a `map` regex; the 10 MiB
+ *    result comes from a file through a subrequest; whole fixed bodies (a batch answer for the direct
+ *    and nginx legs) are static files;
  *  - the reference proxy: a plain keep-alive reverse proxy in front of that upstream.
  * One worker process each, so the process we measure is the one doing the work, and so the reference
  * proxy gets the same single core a Node process gets.
@@ -12,14 +15,19 @@ import { join } from 'node:path';
 import { Child } from './child.js';
 
 export interface UpstreamRoutes {
-  /** path → fixed body returned with `return 200` */
-  fixed: Record<string, string>;
-  /** path → file name (inside the prefix's `files/`) served as a static file */
+  /**
+   * path → JSON text of a fixed `result`; the answer echoes the request's id (as a real node does, and as
+   * a proxy that rewrites ids on the way up needs): `{"jsonrpc":"2.0","id":<request id>,"result":…}`.
+   */
+  echo: Record<string, string>;
+  /** Like `echo`, with the result read from a file (inside the prefix's `files/`), for large answers. */
+  echoFile: Record<string, string>;
+  /** path → file served as it is (a fixed body, e.g. a whole batch answer). */
   files: Record<string, string>;
 }
 
-function common(prefix: string): string {
-  return `daemon off;
+function common(prefix: string, modules = ''): string {
+  return `${modules}daemon off;
 master_process off;
 worker_processes 1;
 error_log stderr warn;
@@ -34,33 +42,56 @@ function temps(prefix: string): string {
   uwsgi_temp_path ${tmp}; scgi_temp_path ${tmp};`;
 }
 
-/** nginx's `return` text is a quoted string with variables: refuse bodies that would be altered. */
-function quoted(body: string): string {
-  if (/['\\$]/.test(body)) throw new Error('an upstream body must not contain quote, backslash or $');
-  return `'${body}'`;
+/**
+ * A single-quoted nginx string. Variables expand in it, and strings over 4 KiB do not parse: refuse
+ * text that would be altered (quote, backslash, or a $ other than the id variable) or cut.
+ */
+function quoted(text: string, withIdVariable = false): string {
+  const plain = withIdVariable ? text.replaceAll('$rpc_id', '') : text;
+  if (/['\\$]/.test(plain)) throw new Error(`an upstream answer must not contain quote, backslash or $: ${text}`);
+  if (text.length > 4000) throw new Error('an upstream answer in nginx.conf must stay under 4 KiB; use a file');
+  return `'${text}'`;
 }
 
+/** The echo module ships with Debian's nginx-light (libnginx-mod-http-echo); our -c config loads it itself. */
+export const ECHO_MODULE = '/usr/lib/nginx/modules/ngx_http_echo_module.so';
+
 export function upstreamConfig(prefix: string, port: number, routes: UpstreamRoutes): string {
-  const fixed = Object.entries(routes.fixed)
-    .map(([path, body]) => `    location = ${path} { default_type application/json; return 200 ${quoted(body)}; }`)
-    .join('\n');
-  const files = Object.entries(routes.files)
-    .map(
-      ([path, file]) =>
-        `    location = ${path} { default_type application/json; alias ${join(prefix, 'files', file)}; error_page 405 =200 $uri; }`,
-    )
-    .join('\n');
-  return `${common(prefix)}http {
+  const lines: string[] = [];
+  for (const [path, result] of Object.entries(routes.echo)) {
+    lines.push(
+      `    location = ${path} { echo_read_request_body; echo -n ${quoted(`{"jsonrpc":"2.0","id":$rpc_id,"result":${result}}`, true)}; }`,
+    );
+  }
+  for (const [path, file] of Object.entries(routes.echoFile)) {
+    lines.push(
+      `    location = ${path} { echo_read_request_body; echo -n ${quoted('{"jsonrpc":"2.0","id":$rpc_id,"result":', true)}; ` +
+        `echo_location_async /files/${file}; echo -n '}'; }`,
+    );
+  }
+  for (const [path, file] of Object.entries(routes.files)) {
+    // POST to a static file is a 405 in nginx; turning that into the file itself is the usual trick.
+    lines.push(`    location = ${path} { alias ${join(prefix, 'files', file)}; error_page 405 =200 $uri; }`);
+  }
+  return `${common(prefix, `load_module ${ECHO_MODULE};\n`)}http {
   access_log off;
   ${temps(prefix)}
+  default_type application/json;
   sendfile on;
   tcp_nopush on;
   keepalive_requests 1000000;
   keepalive_timeout 120s;
+  # The request body stays in one memory buffer so $request_body (and so the id) can be read.
+  client_body_buffer_size 64k;
+  client_body_in_single_buffer on;
+  map $request_body $rpc_id {
+    default 'null';
+    '~"id"\\s*:\\s*(?<id>-?[0-9]+|"[^"]*"|null)' $id;
+  }
   server {
     listen 127.0.0.1:${port} reuseport backlog=4096;
-${fixed}
-${files}
+    location /files/ { internal; root ${prefix}; }
+${lines.join('\n')}
   }
 }
 `;

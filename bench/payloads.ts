@@ -1,46 +1,57 @@
 /**
- * The requests the load generator sends and the fixed answers the upstream serves. Each upstream body
- * carries the same id as its request, so a proxy that passes bytes through (and splices the client's id
- * back) returns the upstream body byte for byte: the harness checks exactly that before every leg.
+ * The requests the load generator sends and the answers the upstream gives. The upstream echoes each
+ * request's id around a fixed `result`, so for the client's id the answer is known in advance: a proxy
+ * that passes bytes through (splicing the client's id back in) returns exactly `response`. The harness
+ * checks that before every leg.
  */
 
 export interface Exchange {
-  /** What the client POSTs. */
+  /** What the client POSTs (id 1, or ids 1..n in a batch). */
   request: string;
-  /** What the upstream answers, and so what the client must get back. */
+  /** What the client must get back. */
   response: string;
 }
 
-const BLOCK_NUMBER = '0x13a5e7f';
+/** `{"jsonrpc":"2.0","id":<id>,"result":<result JSON>}`, the upstream's answer. */
+export function answer(id: number, result: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
+}
+
+/** JSON text of each scenario's fixed result. */
+export const RESULTS = {
+  blockNumber: '"0x13a5e7f"',
+  chainId: '"0xaa36a7"',
+  balance: '"0x1bc16d674ec80000"',
+};
 
 /** A single uncacheable read: eth_blockNumber changes with every block. */
 export const single: Exchange = {
   request: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
-  response: `{"jsonrpc":"2.0","id":1,"result":"${BLOCK_NUMBER}"}`,
+  response: answer(1, RESULTS.blockNumber),
 };
 
 /** A read the gateway may answer from its cache: the chain id never changes. */
 export const cacheable: Exchange = {
   request: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
-  response: '{"jsonrpc":"2.0","id":1,"result":"0xaa36a7"}',
+  response: answer(1, RESULTS.chainId),
 };
 
-/** A batch of 100 uncacheable reads, ids 1..100. */
+/** A batch of uncacheable reads (eth_getBalance at "latest"), ids 1..size. */
 export function batch(size = 100): Exchange {
   const requests: string[] = [];
   const responses: string[] = [];
   for (let id = 1; id <= size; id++) {
     requests.push(`{"jsonrpc":"2.0","id":${id},"method":"eth_getBalance","params":["0x${hex40(id)}","latest"]}`);
-    responses.push(`{"jsonrpc":"2.0","id":${id},"result":"0x${(id * 1_000_003).toString(16)}"}`);
+    responses.push(answer(id, RESULTS.balance));
   }
   return { request: `[${requests.join(',')}]`, response: `[${responses.join(',')}]` };
 }
 
 /**
  * An eth_getLogs answer of at least `bytes` bytes (10 MiB by default): realistic log objects, generated
- * deterministically so every run serves the same bytes.
+ * deterministically so every run serves the same bytes. `result` is the JSON text of the log array.
  */
-export function largeLogs(bytes = 10 * 1_048_576): Exchange {
+export function largeLogs(bytes = 10 * 1_048_576): Exchange & { result: string } {
   const request =
     '{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x1000000","toBlock":"0x1001000"}]}';
   const parts: string[] = [];
@@ -54,7 +65,8 @@ export function largeLogs(bytes = 10 * 1_048_576): Exchange {
     parts.push(log);
     size += log.length + 1;
   }
-  return { request, response: `{"jsonrpc":"2.0","id":1,"result":[${parts.join(',')}]}` };
+  const result = `[${parts.join(',')}]`;
+  return { request, response: answer(1, result), result };
 }
 
 function hex40(n: number): string {
