@@ -105,7 +105,7 @@ describe('pools and monitors through the cloudflare SDK', () => {
     );
     await assert.rejects(f.sdk.loadBalancers.monitors.delete(monitor.id as string, { account_id }), (err: unknown) => {
       assert.ok(err instanceof Cloudflare.BadRequestError);
-      assert.match(String(err.message), /crud-pool/);
+      assert.match((err.errors as { message: string }[])[0]?.message ?? '', /"crud-pool"/);
       return true;
     });
 

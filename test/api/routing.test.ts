@@ -1,0 +1,74 @@
+// The gateway routes through the store's pools: a pool created or changed through the API takes effect
+// without a restart, in this process at once and in another process (a second store connection) by polling.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/log.js';
+import { configPoolFields } from '../../src/store/config-pools.js';
+import { openStore } from '../../src/store/database.js';
+import { StorePoolDirectory } from '../../src/store/pool-directory.js';
+import { createPool } from '../../src/store/pools.js';
+import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
+import { type ApiFixture, startApiFixture } from './setup.js';
+
+describe('pools from the store drive routing', () => {
+  let f: ApiFixture;
+  let origin: TestServer;
+  before(async () => {
+    origin = await startHttpServer((_req, res, body) => {
+      const { id } = JSON.parse(body) as { id: unknown };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: '0xaa36a7' }));
+    });
+    f = await startApiFixture({ networks: { sepolia: { chain_id: 11155111, pools: ['dyn'] } } });
+  });
+  after(async () => {
+    await f.close();
+    await origin.close();
+  });
+
+  test('503 until the pool exists; created through the API it serves at once; disabled it stops', async () => {
+    const url = f.app.rpcUrl('sepolia');
+    assert.equal((await rpc(url, 'eth_chainId')).status, 503);
+    const pool = await f.sdk.loadBalancers.pools.create({
+      account_id: f.accountId,
+      name: 'dyn',
+      origins: [{ name: 'local', address: origin.url }],
+    });
+    assert.deepEqual(pool.networks, ['sepolia']);
+    const served = await rpc(url, 'eth_chainId');
+    assert.equal(served.status, 200);
+    assert.equal(served.answer.result, '0xaa36a7');
+    await f.sdk.loadBalancers.pools.edit(pool.id as string, { account_id: f.accountId, enabled: false });
+    assert.equal((await rpc(url, 'eth_chainId')).status, 503);
+  });
+
+  test('another process writing the same store is seen by polling within a bound', async () => {
+    const location = { data_dir: f.app.config.data_dir, database_url: f.app.config.database_url };
+    const directory = await StorePoolDirectory.start({
+      store: f.app.store,
+      accountId: f.accountId,
+      logger: silentLogger,
+      pollMs: 50,
+    });
+    const other = await openStore(location);
+    try {
+      let changes = 0;
+      directory.onChange(() => {
+        changes += 1;
+      });
+      assert.equal(directory.poolByName('written-elsewhere'), undefined);
+      const fields = configPoolFields({ name: 'written-elsewhere', origins: [{ name: 'x', address: 'h:1' }] }, null);
+      await createPool(other.db, systemClock, f.accountId, fields);
+      const deadline = Date.now() + 5000;
+      while (directory.poolByName('written-elsewhere') === undefined && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(directory.poolByName('written-elsewhere'), 'seen without an in-process refresh');
+      assert.ok(changes >= 1);
+    } finally {
+      directory.close();
+      await other.close();
+    }
+  });
+});
