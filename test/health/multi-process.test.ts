@@ -11,6 +11,7 @@ import { ManualClock } from '../../src/clock.js';
 import { withMonitorDefaults } from '../../src/health/monitor-schema.js';
 import { runPoolRound } from '../../src/health/round.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { storeOptions, type TestStoreLocation, testStoreLocation } from '../helpers/store.js';
 import { describeEvent, type Harness, makePool, startHarness } from './harness.js';
 import { TestOrigin } from './test-origin.js';
@@ -104,6 +105,73 @@ describe('two processes on one database', () => {
     const events = (await other.events()).slice(before).map((event) => describeEvent(event));
     assert.deepEqual(events, ['origin b Healthy->Unhealthy']);
     await b.up();
+  });
+});
+
+describe('two whole apps (serve processes) on one database', () => {
+  it('record each health change once', async () => {
+    const a = await TestOrigin.start();
+    const b = await TestOrigin.start();
+    const location = await testStoreLocation();
+    const raw = {
+      ...(location.database_url === undefined
+        ? { data_dir: location.data_dir }
+        : { database_url: location.database_url }),
+      networks: { sepolia: { chain_id: 11_155_111, pools: ['shared'] } },
+      pools: [
+        {
+          name: 'shared',
+          origins: [
+            { name: 'a', address: a.url },
+            { name: 'b', address: b.url },
+          ],
+          monitor: { type: 'jsonrpc', interval: 1, timeout: 1, retries: 0 },
+        },
+      ],
+    };
+    const apps: TestApp[] = [];
+    try {
+      apps.push(await startApp(raw), await startApp(raw));
+      const db = apps[0]!.store.db;
+      const changes = async () =>
+        (await db.selectFrom('health_events').selectAll().orderBy('seq').execute()).map(
+          (e) => `${e.event_source} ${e.origin_name ?? e.pool_name} ${e.previous}->${e.new_health}`,
+        );
+      const generation = async () =>
+        Number(
+          (await db.selectFrom('origin_health').select('generation').where('origin_name', '=', 'a').executeTakeFirst())
+            ?.generation ?? 0,
+        );
+      /** Waits until `event` was recorded and then three more rounds ran, so a duplicate would have shown. */
+      const settle = async (event: string) => {
+        const deadline = Date.now() + 20_000;
+        while (!(await changes()).includes(event)) {
+          assert.ok(Date.now() < deadline, `no "${event}" within 20 s`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const target = (await generation()) + 3;
+        while ((await generation()) < target) {
+          assert.ok(Date.now() < deadline, 'the monitors stopped checking');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      await a.down();
+      await settle('origin a Unknown->Unhealthy');
+      await a.up();
+      await settle('origin a Unhealthy->Healthy');
+      await a.down();
+      await settle('origin a Healthy->Unhealthy');
+      assert.deepEqual(await changes(), [
+        'origin a Unknown->Unhealthy',
+        'origin a Unhealthy->Healthy',
+        'origin a Healthy->Unhealthy',
+      ]);
+    } finally {
+      for (const app of apps) await app.close();
+      location.cleanup();
+      await a.down();
+      await b.down();
+    }
   });
 });
 
