@@ -5,7 +5,7 @@ import type { MonitorSettings } from '../monitor-schema.js';
  * Where a check goes. An origin's `address` is a node URL (`http(s)://host:port/path`) or a bare
  * `host[:port]` meaning `http://host:port/`.
  * - http/https monitors: the monitor's scheme (`type`), the origin's host, the monitor's `port` (0 = the
- *   address's own port when it names one with the same scheme, else the scheme default) and `path`.
+ *   port the address names, else the scheme default) and `path`.
  * - jsonrpc monitors: the origin's own URL (its path may carry a provider key), `port` overriding when set.
  * Headers: the origin's `header` first, then the monitor's `header` (the monitor wins on the same name).
  */
@@ -19,7 +19,7 @@ export function httpCheckUrl(address: string, monitor: MonitorSettings): URL {
   const url = new URL(monitor.path, `${scheme}//${base.hostname}`);
   url.protocol = scheme;
   if (monitor.port !== 0) url.port = String(monitor.port);
-  else url.port = base.protocol === scheme ? base.port : '';
+  else url.port = base.port;
   return url;
 }
 
