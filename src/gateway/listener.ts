@@ -42,8 +42,9 @@ export async function startListener(options: ListenerOptions, handler: http.Requ
     inFlight += 1;
     res.on('close', () => {
       inFlight -= 1;
-      // While closing, a socket whose last request just finished is idle: close it now.
-      if (closing) server.closeIdleConnections();
+      // While closing, a socket whose last request just finished turns idle right after this event:
+      // close it then, instead of waiting for the grace timer.
+      if (closing) setImmediate(() => server.closeIdleConnections());
     });
     handler(req, res);
   };
