@@ -1,10 +1,9 @@
 /**
  * What the pools API needs to know about live health: the read-only `healthy` of a pool and of each
- * origin, and the Cloudflare-shaped `GET …/pools/{id}/health` report. The health module provides the
- * monitor-backed implementation; `healthSourceFromView` derives one from any HealthView (used until
- * then, and by tests), reporting every origin under the single checker "switchyard".
+ * origin, and the Cloudflare-shaped `GET …/pools/{id}/health` report. The health module's
+ * `HealthMonitor` implements it (monitor-backed, shared by every process through the store).
  */
-import type { HealthView, Origin, Pool } from '../balancing/model.js';
+import type { Origin, Pool } from '../balancing/model.js';
 
 export interface OriginHealthReport {
   healthy: boolean;
@@ -24,20 +23,4 @@ export interface PoolHealthSource {
   poolHealthy(pool: Pool): boolean;
   originHealthy(pool: Pool, origin: Origin): boolean;
   report(pool: Pool): PoolHealthReport;
-}
-
-export function healthSourceFromView(view: HealthView, showAddress: (address: string) => string): PoolHealthSource {
-  const originHealthy = (pool: Pool, origin: Origin) => view.originHealthy(pool.id, origin.name);
-  return {
-    poolHealthy: (pool) => view.poolHealthy(pool.id),
-    originHealthy,
-    report(pool) {
-      const origins = pool.origins.map((origin) => {
-        const healthy = originHealthy(pool, origin);
-        const reason = !origin.enabled ? 'origin disabled' : healthy ? 'No failures' : 'Unhealthy';
-        return { [showAddress(origin.address)]: { healthy, failure_reason: reason } };
-      });
-      return { pool_id: pool.id, pop_health: { switchyard: { healthy: view.poolHealthy(pool.id), origins } } };
-    },
-  };
 }
