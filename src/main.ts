@@ -15,6 +15,7 @@ import { startGateway } from './gateway/server.js';
 import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics.js';
+import { NotificationService } from './notifications/service.js';
 import { seedFromConfig } from './store/config-pools.js';
 import { openStore, type Store } from './store/database.js';
 import { StorePoolDirectory } from './store/pool-directory.js';
@@ -127,6 +128,19 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     });
     const apiUrl = `${await api.listen()}${API_BASE_PATH}`;
     stops.push(() => api.close());
+
+    // ── Notifications: health events → policies' webhooks and email, legacy per-pool email, deprecation
+    //    notices. Started after the API listener so emails name its real URL; stopped before it
+    //    (undelivered alerts stay queued in the store).
+    const notifications = new NotificationService({
+      store,
+      config,
+      clock,
+      logger: logger.child({ part: 'notifications' }),
+      apiBase: apiUrl,
+    });
+    await notifications.start();
+    stops.push(() => notifications.stop());
 
     logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
     let closing: Promise<void> | undefined;

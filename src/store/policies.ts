@@ -162,3 +162,15 @@ export async function policiesUsingDestination(db: Db, accountId: string, destin
   const rows = await db.selectFrom('notification_policies').selectAll().where('account_id', '=', accountId).execute();
   return rows.map(toPolicy).filter((policy) => policy.mechanisms.webhooks?.some((hook) => hook.id === destinationId));
 }
+
+/** Ids among `ids` that are pools of this account (policy `filters.pool_id` must name only those). */
+export async function existingPoolIds(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('pools')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}

@@ -251,3 +251,14 @@ export function parseMail(raw: string): ParsedMail {
 function assertTrue(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
+
+/** Waits until `check()` is truthy, polling every 20 ms, failing after `timeoutMs`. Not a sleep: a bounded wait on a condition. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -4,10 +4,22 @@
  */
 import type { ApiDeps } from '../deps.js';
 import type { Route } from '../router.js';
+import { destinationRoutes } from './destinations.js';
+import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
+import { notificationMigrationRoutes } from './notification-migration.js';
+import { policyRoutes } from './policies.js';
 import { poolRoutes } from './pools.js';
 import { userTokenRoutes } from './user-tokens.js';
 
 export function coreRoutes(deps: ApiDeps): Route[] {
-  return [...userTokenRoutes(), ...poolRoutes(deps), ...monitorRoutes(deps)];
+  return [
+    ...userTokenRoutes(),
+    ...poolRoutes(deps),
+    ...monitorRoutes(deps),
+    ...policyRoutes(deps),
+    ...destinationRoutes(deps),
+    ...historyRoutes(deps),
+    ...notificationMigrationRoutes(deps),
+  ];
 }
