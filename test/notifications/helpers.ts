@@ -26,6 +26,8 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** Status answered to the next requests (default 200). */
   status: number;
+  /** When true, requests are recorded but never answered (a receiver hanging mid-request). */
+  hold: boolean;
   /** Stops listening: connections are refused until `reopen()`. */
   down(): Promise<void>;
   reopen(): Promise<void>;
@@ -33,7 +35,7 @@ export interface Receiver {
 }
 
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
-  const receiver = { requests: [] as ReceivedRequest[], status: 200 } as Receiver;
+  const receiver = { requests: [] as ReceivedRequest[], status: 200, hold: false } as Receiver;
   let server: Server;
   const listen = (port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -47,6 +49,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
             headers: req.headers,
             body: Buffer.concat(chunks).toString('utf8'),
           });
+          if (receiver.hold) return;
           res.writeHead(receiver.status, { 'content-type': 'text/plain', connection: 'close' });
           res.end('ok');
         });
@@ -253,11 +256,15 @@ function assertTrue(condition: boolean, message: string): asserts condition {
 }
 
 /** Waits until `check()` is truthy, polling every 20 ms, failing after `timeoutMs`. Not a sleep: a bounded wait on a condition. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
