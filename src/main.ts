@@ -11,6 +11,8 @@ import type { HealthView, PoolDirectory } from './balancing/model.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
+import { CachingForwarder } from './gateway/cache/forwarder.js';
+import type { Forwarder } from './gateway/forward.js';
 import { startGateway } from './gateway/server.js';
 import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
@@ -101,14 +103,29 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications dispatcher (issue 5) starts here.
 
+    // Response cache for immutable reads (gateway/cache/forwarder.ts), wrapped around the origin forwarder.
+    let caching: CachingForwarder | undefined;
     const gateway = await startGateway({
       config,
       directory,
       health,
       clock,
       logger: logger.child({ part: 'gateway' }),
+      ...(config.gateway.cache_max_bytes > 0 && {
+        wrapForwarder: (inner: Forwarder) => {
+          caching = new CachingForwarder(inner, {
+            maxBytes: config.gateway.cache_max_bytes,
+            networks: config.networks,
+            clock,
+            logger: logger.child({ part: 'cache' }),
+            metrics,
+          });
+          return caching;
+        },
+      }),
     });
     stops.push(() => gateway.close(config.shutdown_grace));
+    stops.push(async () => caching?.close());
 
     // ── Management API listener.
     const api = createApiServer({

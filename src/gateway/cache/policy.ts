@@ -87,11 +87,12 @@ export function planRead(
   }
 }
 
-/** Whether a method's cacheability depends on knowing the network's finalized height. */
-export function needsFinality(method: string): boolean {
-  return (
-    method === 'eth_getBlockByNumber' || method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt'
-  );
+/** Whether a read's cacheability depends on knowing the network's finalized height (tags do not). */
+export function needsFinality(method: string, params: unknown): boolean {
+  if (method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt') return true;
+  if (method !== 'eth_getBlockByNumber' || !Array.isArray(params)) return false;
+  const tag: unknown = params[0];
+  return typeof tag === 'string' && QUANTITY.test(tag);
 }
 
 /**

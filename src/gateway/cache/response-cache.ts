@@ -20,9 +20,12 @@ import type { FinalityTracker, FinalizedBlock } from './finality.js';
 import { ByteLru } from './lru.js';
 import { type Admission, admit, needsFinality, planRead, type ReadPlan } from './policy.js';
 
-/** An origin's answer as the forwarder produced it: HTTP status and raw body bytes. */
+/**
+ * An origin's answer as the forwarder produced it: raw body bytes and, when the producer knows it,
+ * the HTTP status (absent = a reply the forwarder accepted as a JSON-RPC response, i.e. 200).
+ */
 export interface OriginAnswer {
-  readonly status: number;
+  readonly status?: number;
   readonly body: Buffer;
 }
 
@@ -39,10 +42,10 @@ export interface CacheStats {
   bytes: number;
 }
 
-interface Entry {
+interface Entry<A> {
   readonly bytes: number;
   readonly kind: ReadPlan['kind'];
-  readonly answer: OriginAnswer;
+  readonly answer: A;
   readonly network: string;
   readonly height?: bigint;
   readonly blockHash?: string;
@@ -50,10 +53,11 @@ interface Entry {
 
 const MAX_ENTRY_FRACTION = 8;
 
-export class ResponseCache {
-  readonly #lru: ByteLru<Entry>;
+/** `A` is whatever the forwarder returns (the gateway's UpstreamReply); only its body is inspected. */
+export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
+  readonly #lru: ByteLru<Entry<A>>;
   readonly #finality: FinalityTracker | undefined;
-  readonly #inFlight = new Map<string, Promise<OriginAnswer>>();
+  readonly #inFlight = new Map<string, Promise<A>>();
   /** network → height (decimal string) → keys of entries depending on that block */
   readonly #byHeight = new Map<string, Map<string, Set<string>>>();
   readonly #generation = new Map<string, number>();
@@ -65,7 +69,7 @@ export class ResponseCache {
 
   constructor(options: { maxBytes: number; finality?: FinalityTracker; metrics?: MetricsRegistry }) {
     this.enabled = options.maxBytes > 0;
-    this.#lru = new ByteLru<Entry>({
+    this.#lru = new ByteLru<Entry<A>>({
       maxBytes: options.maxBytes,
       maxEntryBytes: Math.floor(options.maxBytes / MAX_ENTRY_FRACTION),
       onEvict: (key, entry) => this.#unindex(key, entry),
@@ -106,12 +110,12 @@ export class ResponseCache {
    */
   plan(network: string, method: string, params: unknown): ReadPlan | undefined {
     if (!this.enabled) return undefined;
-    if (this.#finality !== undefined && needsFinality(method)) this.#finality.touch(network);
+    if (this.#finality !== undefined && needsFinality(method, params)) this.#finality.touch(network);
     return planRead(network, method, params, this.#finality?.finalized(network));
   }
 
   /** The cached answer for a plan, counting a hit; undefined on a miss (counted when it is fetched). */
-  lookup(plan: ReadPlan): OriginAnswer | undefined {
+  lookup(plan: ReadPlan): A | undefined {
     const entry = this.#lru.get(plan.key);
     if (entry === undefined) return undefined;
     this.#stats.hits += 1;
@@ -124,10 +128,7 @@ export class ResponseCache {
    * `forward` once and storing its answer when `policy.admit` allows. `forward` must not depend on the
    * client that happened to start it (it may be shared by many).
    */
-  async read(
-    plan: ReadPlan,
-    forward: () => Promise<OriginAnswer>,
-  ): Promise<{ answer: OriginAnswer; outcome: CacheOutcome }> {
+  async read(plan: ReadPlan, forward: () => Promise<A>): Promise<{ answer: A; outcome: CacheOutcome }> {
     const cached = this.lookup(plan);
     if (cached !== undefined) return { answer: cached, outcome: 'hit' };
     const pending = this.#inFlight.get(plan.key);
@@ -170,15 +171,15 @@ export class ResponseCache {
     return { ...this.#stats, evictions: this.#lru.evictions, entries: this.#lru.size, bytes: this.#lru.bytes };
   }
 
-  #store(plan: ReadPlan, answer: OriginAnswer): void {
+  #store(plan: ReadPlan, answer: A): void {
     const admission: Admission | undefined = admit(
       plan,
-      answer.status,
+      answer.status ?? 200,
       answer.body,
       this.#finality?.finalized(plan.network),
     );
     if (admission === undefined) return;
-    const entry: Entry = { bytes: answer.body.length, kind: plan.kind, answer, network: plan.network, ...admission };
+    const entry: Entry<A> = { bytes: answer.body.length, kind: plan.kind, answer, network: plan.network, ...admission };
     const previous = this.#lru.peek(plan.key);
     if (previous !== undefined) this.#unindex(plan.key, previous);
     if (!this.#lru.set(plan.key, entry)) return;
@@ -199,7 +200,7 @@ export class ResponseCache {
     }
   }
 
-  #unindex(key: string, entry: Entry): void {
+  #unindex(key: string, entry: Entry<A>): void {
     if (entry.height === undefined) return;
     const heights = this.#byHeight.get(entry.network);
     const h = entry.height.toString();
