@@ -87,6 +87,13 @@ describe('pools and monitors through the cloudflare SDK', () => {
 
     const got = await f.sdk.loadBalancers.pools.get(pool.id as string, { account_id });
     assert.deepEqual(got, pool);
+    const byMonitor = await f.sdk.loadBalancers.pools.list({ account_id, monitor: monitor.id as string });
+    assert.deepEqual(
+      byMonitor.result.map((p) => p.id),
+      [pool.id],
+    );
+    const byOther = await f.sdk.loadBalancers.pools.list({ account_id, monitor: 'f'.repeat(32) });
+    assert.deepEqual(byOther.result, []);
 
     const edited = await f.sdk.loadBalancers.pools.edit(pool.id as string, { account_id, enabled: false });
     assert.equal(edited.enabled, false);
@@ -164,5 +171,35 @@ describe('pools and monitors through the cloudflare SDK', () => {
       ['dup'],
       'refused bodies created nothing',
     );
+  });
+
+  test('the OpenAPI document is generated from the schemas that validate requests', async () => {
+    const doc = (await (await fetch(`${f.app.apiUrl}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>
+      >;
+    };
+    assert.equal(doc.openapi, '3.1.0');
+    const create = doc.paths['/accounts/{account_id}/load_balancers/pools']?.post?.requestBody?.content[
+      'application/json'
+    ]?.schema as {
+      required: string[];
+      properties: Record<string, { maximum?: number }>;
+      additionalProperties: boolean;
+    };
+    assert.deepEqual([...create.required].sort(), ['name', 'origins']);
+    assert.equal(create.additionalProperties, false);
+    assert.ok(create.properties.notification_email);
+    const bulk = doc.paths['/accounts/{account_id}/load_balancers/pools']?.patch?.requestBody?.content[
+      'application/json'
+    ]?.schema as { properties: Record<string, { const?: string }> };
+    assert.equal(bulk.properties.notification_email?.const, '');
+    const monitor = doc.paths['/accounts/{account_id}/load_balancers/monitors']?.post?.requestBody?.content[
+      'application/json'
+    ]?.schema as { properties: Record<string, { enum?: string[] }> };
+    assert.deepEqual(monitor.properties.type?.enum, ['http', 'https', 'jsonrpc']);
+    assert.ok(monitor.properties.max_block_lag);
   });
 });
