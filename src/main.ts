@@ -78,14 +78,15 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       pools: poolConfigs,
       refreshOrigins: devnet ? [devnet.pool.name] : [],
     });
+    const metrics = new MetricsRegistry();
     const storeDirectory = await StorePoolDirectory.start({
       store,
       accountId: config.account_id,
       logger: logger.child({ part: 'pools' }),
+      metrics,
     });
     stops.push(async () => storeDirectory.close());
     const directory: PoolDirectory = storeDirectory;
-    const metrics = new MetricsRegistry();
 
     // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
     const monitor = new HealthMonitor({

@@ -11,6 +11,7 @@
  */
 import type { Pool, PoolDirectory } from '../balancing/model.js';
 import type { Logger } from '../log.js';
+import type { MetricsRegistry } from '../metrics.js';
 import type { Store } from './database.js';
 import { listAllPools, poolVersions } from './pools.js';
 
@@ -22,6 +23,8 @@ export interface StorePoolDirectoryOptions {
   accountId: string;
   logger: Logger;
   pollMs?: number;
+  /** Registers `switchyard_pools` (pools in the snapshot, all accounts) and a reload counter. */
+  metrics?: MetricsRegistry;
 }
 
 export class StorePoolDirectory implements PoolDirectory {
@@ -37,6 +40,7 @@ export class StorePoolDirectory implements PoolDirectory {
   #running: Promise<void> | undefined;
   #again = false;
   #failing = false;
+  #reloads: { inc(): void } = { inc() {} };
 
   private constructor(options: StorePoolDirectoryOptions) {
     this.#store = options.store;
@@ -47,6 +51,18 @@ export class StorePoolDirectory implements PoolDirectory {
   /** Loads the first snapshot (errors propagate: serve must not start blind) and starts polling. */
   static async start(options: StorePoolDirectoryOptions): Promise<StorePoolDirectory> {
     const directory = new StorePoolDirectory(options);
+    if (options.metrics !== undefined) {
+      options.metrics.gauge(
+        'switchyard_pools',
+        'Pools in the routing snapshot (all accounts)',
+        [],
+        () => directory.allPools().length,
+      );
+      directory.#reloads = options.metrics.counter(
+        'switchyard_pool_snapshot_reloads_total',
+        'Times the routing snapshot of pools was reloaded after a change',
+      );
+    }
     await directory.#reload();
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     directory.#timer = setInterval(() => void directory.#poll(), pollMs);
@@ -121,6 +137,7 @@ export class StorePoolDirectory implements PoolDirectory {
       pools.filter((pool) => pool.account_id === this.#accountId).map((pool) => [pool.name, pool] as const),
     );
     this.#versions = versions;
+    this.#reloads.inc();
     for (const listener of this.#listeners) {
       try {
         listener();

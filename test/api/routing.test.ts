@@ -37,6 +37,8 @@ describe('pools from the store drive routing', () => {
       origins: [{ name: 'local', address: origin.url }],
     });
     assert.deepEqual(pool.networks, ['sepolia']);
+    const metrics = await (await fetch(`${f.app.apiUrl.replace(/\/client\/v4$/, '')}/metrics`)).text();
+    assert.match(metrics, /^switchyard_pools 1$/m, 'the snapshot gauge counts the new pool');
     const served = await rpc(url, 'eth_blockNumber');
     assert.equal(served.status, 200);
     assert.equal(served.answer.result, '0x10');
