@@ -12,6 +12,7 @@
  * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
  * the request surely never reached the origin. A connection failure also ejects the origin for a moment
  * (ejection.ts) and is reported to the HealthView.
+ * Filter calls go first to the origin that created the filter (filters.ts).
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
  * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys).
  */
@@ -22,6 +23,7 @@ import type { OutstandingRequests } from '../balancing/outstanding.js';
 import type { Candidate, Router } from '../balancing/router.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import type { FilterAffinity } from './filters.js';
 import { scanJson } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { RpcCall } from './request.js';
@@ -56,6 +58,7 @@ export interface OriginForwarderDeps {
   ejection: PassiveEjection;
   outstanding: OutstandingRequests;
   logger: Logger;
+  filters: FilterAffinity;
   requestTimeoutMs: number;
   maxAttempts: number;
 }
@@ -97,9 +100,9 @@ export class OriginForwarder implements Forwarder {
   }
 
   async forward(request: UpstreamRequest): Promise<UpstreamReply> {
-    const { router, maxAttempts } = this.#deps;
+    const { maxAttempts } = this.#deps;
     const { call } = request;
-    const plan = router.plan(request.network, request.pools).slice(0, maxAttempts);
+    const plan = this.#plan(request).slice(0, maxAttempts);
     const write = STANDARD_METHODS[call.method]?.write === true;
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
@@ -114,6 +117,7 @@ export class OriginForwarder implements Forwarder {
       if (request.signal?.aborted) break;
       try {
         const reply = await this.#attempt(candidate, wire, call.id === undefined ? undefined : idText, request.signal);
+        this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
         if (attempts.length > 0) {
           this.#deps.logger.info('request succeeded after failover', {
             network: request.network,
@@ -155,6 +159,16 @@ export class OriginForwarder implements Forwarder {
       `Every origin tried for ${request.network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
       { details },
     );
+  }
+
+  /** The router's plan, with the home origin of the call's filter (filters.ts) moved to the front. */
+  #plan(request: UpstreamRequest): Candidate[] {
+    const plan = this.#deps.router.plan(request.network, request.pools);
+    const home = this.#deps.filters.homeOf(request.network, request.call);
+    if (home === undefined) return plan;
+    const index = plan.findIndex((c) => c.pool.name === home.pool && c.origin.name === home.origin);
+    if (index > 0) plan.unshift(...plan.splice(index, 1));
+    return plan;
   }
 
   #noteFailure(candidate: Candidate, failure: AttemptFailure, request: UpstreamRequest): void {

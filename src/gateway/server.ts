@@ -17,6 +17,7 @@ import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import { ApiKeys } from './access.js';
 import { readBody } from './body.js';
+import { FilterAffinity } from './filters.js';
 import { type Forwarder, OriginForwarder } from './forward.js';
 import { RpcHandler } from './handler.js';
 import { startListener } from './listener.js';
@@ -65,6 +66,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     health: options.health,
     ejection,
     outstanding,
+    filters: new FilterAffinity(clock),
     logger,
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,

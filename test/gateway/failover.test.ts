@@ -252,6 +252,24 @@ describe('an anvil origin killed mid-run', () => {
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
+  it('filter calls go back to the origin that created the filter', async () => {
+    const rpc = async (method: string, params: unknown[]) =>
+      (await post(app.rpcUrl(), JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).json<RpcAnswer>();
+    for (let i = 0; i < 12; i += 1) {
+      const created = await rpc(
+        i % 2 === 0 ? 'eth_newBlockFilter' : 'eth_newFilter',
+        i % 2 === 0 ? [] : [{ fromBlock: 'latest' }],
+      );
+      const id = created.result as string;
+      assert.equal(typeof id, 'string', JSON.stringify(created));
+      for (let k = 0; k < 3; k += 1) {
+        const changes = await rpc('eth_getFilterChanges', [id]);
+        assert.equal(changes.error, undefined, `filter ${id}: ${JSON.stringify(changes.error)}`);
+      }
+      assert.equal((await rpc('eth_uninstallFilter', [id])).result, true);
+    }
+  });
+
   it('reads keep succeeding through the other origin; the client sees no error', async () => {
     const total = 240;
     const killAfter = 60;
