@@ -1,5 +1,10 @@
 // The API framework on its own: envelope, routing errors, auth order, body limits, OpenAPI, metrics.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { parsePagination, resultInfo } from '../../src/api/pagination.js';
@@ -161,4 +166,54 @@ describe('api framework', () => {
     assert.match(text, /switchyard_api_requests_total\{method="GET",route="\/user\/tokens\/verify",status="200"\} 2/);
     assert.match(text, /status="401"/);
   });
+});
+
+test('api.tls serves HTTPS with the configured certificate', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-tls-'));
+  const opened = await openTestStore();
+  try {
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const config = buildConfig({ api: { listen: '127.0.0.1:0', tls: { cert_file: cert, key_file: key } } }, 'test');
+    const api = createApiServer({ config, store: opened.store, routes: userTokenRoutes() });
+    const url = await api.listen();
+    try {
+      assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(`${url}/client/v4/user/tokens/verify`, { ca: readFileSync(cert) }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 401);
+    } finally {
+      await api.close();
+    }
+  } finally {
+    await opened.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

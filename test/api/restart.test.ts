@@ -57,6 +57,12 @@ test('a restart keeps accounts, tokens, monitors, pools and API changes to confi
       assert.match((err.errors as { message: string }[])[0]?.message ?? '', /network "main"/);
       return true;
     });
+    await assert.rejects(
+      sdk.loadBalancers.pools.edit(seeded?.id as string, { account_id, name: 'renamed' }),
+      (err: unknown) =>
+        err instanceof Cloudflare.BadRequestError && /network \\"main\\"/.test(JSON.stringify(err.errors)),
+      'a pool a network routes to cannot be renamed',
+    );
     await sdk.loadBalancers.pools.edit(seeded?.id as string, {
       account_id,
       description: 'changed',

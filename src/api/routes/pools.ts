@@ -5,8 +5,8 @@
  *   default (pagination.ts); the bulk update changes exactly the requested page, atomically, and
  *   accepts only `{"notification_email": ""}`.
  * - create / get / put / patch / delete one pool; `…/health` and `…/references`.
- * - A pool a configured network routes to cannot be deleted (400 naming the network); the network
- *   would answer 503 until a pool of that name exists again.
+ * - A pool a configured network routes to cannot be deleted or renamed (400 naming the network): the
+ *   network finds its pools by name and would answer 503 until a pool of that name exists again.
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
  */
 import { z } from 'zod';
@@ -19,6 +19,7 @@ import {
   deletePool,
   getPool,
   listPools,
+  type PoolFields,
   updatePool,
 } from '../../store/pools.js';
 import type { ApiDeps } from '../deps.js';
@@ -53,6 +54,23 @@ export function networksOf(config: Readonly<Config>, pool: Pool): string[] {
     .filter(([, network]) => network.pools.includes(pool.name))
     .map(([name]) => name)
     .sort();
+}
+
+/** A pool a network routes to keeps its name: the network finds it by name (config `networks.*.pools`). */
+function keepNetworkName(config: Readonly<Config>, current: Pool, next: PoolFields): PoolFields {
+  const networks = networksOf(config, current);
+  if (next.name !== current.name && networks.length > 0) {
+    throw new SwitchyardError(
+      'API_IN_USE',
+      `name: pool "${current.name}" is used by network ${quoted(networks)}; it cannot be renamed while the config routes to it by name`,
+      { details: { pointer: '/name', networks } },
+    );
+  }
+  return next;
+}
+
+function quoted(names: readonly string[]): string {
+  return names.map((name) => `"${name}"`).join(', ');
 }
 
 function notFound(id: string): SwitchyardError {
@@ -137,7 +155,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       result: poolResult,
       async handler({ params, body }) {
         const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          poolFieldsFromBody(body, current),
+          keepNetworkName(config, current, poolFieldsFromBody(body, current)),
         );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
@@ -155,7 +173,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       async handler({ params, body }) {
         const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) => {
           const { id: _id, account_id: _a, created_on: _c, modified_on: _m, ...fields } = current;
-          return applyPoolBody(fields, body, current);
+          return keepNetworkName(config, current, applyPoolBody(fields, body, current));
         });
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
@@ -173,10 +191,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         const deleted = await deletePool(db, account(params), poolId(params), (pool) => {
           const networks = networksOf(config, pool);
           if (networks.length > 0) {
-            const names = networks.map((name) => `"${name}"`).join(', ');
             throw new SwitchyardError(
               'API_IN_USE',
-              `pool "${pool.name}" is used by network ${names}; remove it from networks.${networks[0]}.pools in the config first`,
+              `pool "${pool.name}" is used by network ${quoted(networks)}; remove it from networks.${networks[0]}.pools in the config first`,
               { details: { networks } },
             );
           }
