@@ -37,7 +37,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 /** Test files (path prefixes) that run a second time on PostgreSQL. Add store-dependent suites here. */
-const POSTGRES_SUITES = ['test/api/', 'test/health/multi-process.test.ts', 'test/health/store.test.ts'];
+const POSTGRES_SUITES = [
+  'test/api/',
+  'test/health/multi-process.test.ts',
+  'test/health/store.test.ts',
+  'test/notifications/api.test.ts',
+  'test/notifications/concurrency.test.ts',
+  'test/notifications/webhook-delivery.test.ts',
+];
 
 function runFiles(list, env = {}) {
   const result = spawnSync(

@@ -237,24 +237,28 @@ export async function claimDueDeliveries(
   leaseUntil: string,
   limit: number,
 ): Promise<DeliveryRow[]> {
-  return db
-    .updateTable('notification_deliveries')
-    .set({ locked_by: owner, locked_until: leaseUntil })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('notification_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(limit)
-        .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
-    )
-    .where('status', '=', 'pending')
-    .returningAll()
-    .execute();
+  return (
+    db
+      .updateTable('notification_deliveries')
+      .set({ locked_by: owner, locked_until: leaseUntil })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('notification_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(limit)
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+      )
+      // Re-checked by PostgreSQL after any row-lock wait, so two claims can never both win a row.
+      .where('status', '=', 'pending')
+      .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+      .returningAll()
+      .execute()
+  );
 }
 
 /** Marks a claimed delivery sent and records it in history, atomically. False if the lease was lost. */

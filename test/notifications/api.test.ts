@@ -314,6 +314,11 @@ describe('alerts, history and migration status', () => {
       });
     }
     await waitFor(() => receiver.requests.length - seen >= 6, 'six alerts at the receiver');
+    // The receiver sees a request before the sender records it as sent: wait for the history too.
+    await waitFor(
+      async () => (await call('GET', acct('/alerting/v3/history'))).body.result_info?.total_count === 6,
+      'six history entries',
+    );
     const all = [];
     for await (const item of cf.alerting.history.list({ account_id: account, per_page: 5 })) all.push(item);
     assert.equal(all.length, 6);
