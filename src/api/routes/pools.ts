@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Pool } from '../../balancing/model.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
+import { getMonitor } from '../../store/monitors.js';
 import {
   clearNotificationEmailPage,
   createPool,
@@ -228,10 +229,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         if (pool === undefined) throw notFound(poolId(params));
         const references: z.infer<typeof referenceResult> = [];
         if (pool.monitor !== null) {
+          const monitor = await getMonitor(db, account(params), pool.monitor);
           references.push({
             reference_type: 'referral',
             resource_id: pool.monitor,
-            resource_name: pool.monitor,
+            resource_name: monitor?.description || pool.monitor,
             resource_type: 'monitor',
           });
         }
