@@ -112,6 +112,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       health,
       clock,
       logger: logger.child({ part: 'gateway' }),
+      metrics,
       ...(config.gateway.cache_max_bytes > 0 && {
         wrapForwarder: (inner: Forwarder) => {
           caching = new CachingForwarder(inner, {

@@ -26,6 +26,7 @@ import type { Logger } from '../log.js';
 import type { FilterAffinity } from './filters.js';
 import { scanJson } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
+import type { GatewayMetrics } from './metrics.js';
 import type { RpcCall } from './request.js';
 import type { OriginClients } from './upstream.js';
 
@@ -59,6 +60,7 @@ export interface OriginForwarderDeps {
   outstanding: OutstandingRequests;
   logger: Logger;
   filters: FilterAffinity;
+  metrics?: GatewayMetrics | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
 }
@@ -117,6 +119,7 @@ export class OriginForwarder implements Forwarder {
       if (request.signal?.aborted) break;
       try {
         const reply = await this.#attempt(candidate, wire, call.id === undefined ? undefined : idText, request.signal);
+        this.#deps.metrics?.attempt(request.network, 'ok');
         this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
         if (attempts.length > 0) {
           this.#deps.logger.info('request succeeded after failover', {
@@ -173,6 +176,7 @@ export class OriginForwarder implements Forwarder {
 
   #noteFailure(candidate: Candidate, failure: AttemptFailure, request: UpstreamRequest): void {
     const { pool, origin } = candidate;
+    this.#deps.metrics?.attempt(request.network, failure.kind);
     if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
     if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
       this.#deps.health.reportFailure(pool.id, origin.name, failure.message);

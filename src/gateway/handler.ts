@@ -20,6 +20,7 @@ import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { Forwarder } from './forward.js';
 import { NetworkLifecycle } from './lifecycle.js';
+import type { GatewayMetrics } from './metrics.js';
 import { checkParams } from './params.js';
 import { MethodPolicy } from './policy.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -45,6 +46,7 @@ export interface RpcHandlerOptions {
   logger: Logger;
   maxBatch: number;
   rateLimiter?: RateLimiter | undefined;
+  metrics?: GatewayMetrics | undefined;
 }
 
 interface CallContext {
@@ -76,6 +78,7 @@ export class RpcHandler {
     let wholeId: Buffer | undefined;
     try {
       const parsed = parseBody(body, this.#options.maxBatch);
+      this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
       if (!parsed.batch) wholeId = parsed.element.ok ? parsed.element.call.idBytes : parsed.element.idBytes;
       const route = this.#routes.get(network);
       if (route === undefined) {

@@ -15,12 +15,14 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import type { MetricsRegistry } from '../metrics.js';
 import { ApiKeys } from './access.js';
 import { readBody } from './body.js';
 import { FilterAffinity } from './filters.js';
 import { type Forwarder, OriginForwarder } from './forward.js';
 import { RpcHandler } from './handler.js';
 import { startListener } from './listener.js';
+import { GatewayMetrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
 import { asSwitchyardError, sendBody, sendError } from './respond.js';
 import { OriginClients } from './upstream.js';
@@ -31,6 +33,8 @@ export interface GatewayOptions {
   health: HealthView;
   clock: Clock;
   logger: Logger;
+  /** Where gateway metrics go (the API's /metrics); none when absent. */
+  metrics?: MetricsRegistry;
   /** Wraps the origin forwarder, e.g. with a response cache (issue 7). */
   wrapForwarder?: (inner: Forwarder) => Forwarder;
 }
@@ -53,6 +57,7 @@ const PREFLIGHT = {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, clock } = options;
   const settings = config.gateway;
+  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
@@ -67,6 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ejection,
     outstanding,
     filters: new FilterAffinity(clock),
+    metrics,
     logger,
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
@@ -78,6 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     logger,
     maxBatch: settings.max_batch,
+    metrics,
     rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
   });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
@@ -115,7 +122,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       );
     }
     const body = await readBody(req, settings.max_body_bytes);
-    const network = decodeURIComponent(match[1] as string);
+    const network = decodeNetwork(match[1] as string);
     const aborted = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) aborted.abort();
@@ -126,6 +133,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const listener = await startListener({ listen: settings.listen, tls: settings.tls }, (req, res) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const network = PATH.exec(req.url ?? '/')?.[1] ?? '';
+      metrics.request(network, res.statusCode, (performance.now() - started) / 1000);
+    });
     handle(req, res).catch((err: unknown) => {
       const error = asSwitchyardError(err);
       if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
@@ -141,4 +153,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await clients.close();
     },
   };
+}
+
+/** The network segment of the path, percent-decoded; a malformed escape is kept as written (then unknown). */
+function decodeNetwork(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -221,9 +221,26 @@ describe('error table', () => {
     assert.equal(via.text, direct.text);
   });
 
+  it('a malformed network segment is an unknown network, not a crash', async () => {
+    await expectError(await post(`${app.gatewayUrl}/v1/%E0%A4%A`, req('eth_chainId')), 404, -32001);
+  });
+
   it('unknown path → 404', async () => {
     await expectError(await post(`${app.gatewayUrl}/v2/sepolia`, req('eth_chainId')), 404, -32600);
     await expectError(await post(`${app.gatewayUrl}/`, req('eth_chainId')), 404, -32600);
+  });
+});
+
+describe('metrics', () => {
+  it('counts gateway requests and upstream attempts at the API listener /metrics', async () => {
+    await post(app.rpcUrl(), req('eth_chainId'));
+    await post(app.rpcUrl('no-such-network'), req('eth_chainId'));
+    const res = await send(app.apiUrl.replace(/\/client\/v4$/, '/metrics'), { method: 'GET' });
+    assert.equal(res.status, 200);
+    assert.match(res.text, /switchyard_gateway_requests_total\{network="sepolia",status="200"\} \d+/);
+    assert.match(res.text, /switchyard_gateway_requests_total\{network="unknown",status="404"\} \d+/);
+    assert.match(res.text, /switchyard_gateway_upstream_attempts_total\{network="sepolia",result="ok"\} \d+/);
+    assert.ok(!res.text.includes(node.url), 'no origin address in metrics');
   });
 });
 
