@@ -3,7 +3,8 @@
  * notification_migration status): 64 pools in several address groups with various notification_filters.
  * One app, four acts: a dry run changes nothing; a run interrupted after its first bulk PATCH (the
  * connection dies under it) leaves every uncovered pool alone; the re-run finishes the job with the right
- * policies and no duplicates, proven through the API; a further re-run writes nothing.
+ * policies and no duplicates, proven through the API; a further re-run writes nothing; a pool added
+ * later with a known address extends its group's policy with PUT.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -120,6 +121,27 @@ test('dry run, interrupted run, completing re-run and idle re-run against the re
   assert.equal(idle.code, 0, idle.stderr);
   assert.match(idle.stdout, /nothing to do/);
   assert.equal((await policies()).length, 5);
+
+  // 5. A pool added later with a known address extends its group's policy (PUT), still no duplicate.
+  const late = (
+    await call('POST', '/load_balancers/pools', {
+      name: 'pool-100-late',
+      origins: [{ name: 'o0', address: 'http://127.0.0.1:9/' }],
+      notification_email: 'OPS@example.com',
+    })
+  ).result as Pool;
+  const extend = await runCommand([...args, '--yes'], { env });
+  assert.equal(extend.code, 0, extend.stderr + extend.stdout);
+  assert.match(extend.stdout, /1 +update +ops@example\.com +origin\+pool → Healthy\+Unhealthy +1 +\S+: add 1 pool/);
+  const grown = await policies();
+  assert.equal(grown.length, 5);
+  const both = grown.find((p) => policyKey(p) === 'ops@example.com|origin,pool|Healthy,Unhealthy');
+  assert.ok(both?.filters.pool_id?.includes(late.id));
+  assert.equal(both?.filters.pool_id?.length, 25, 'the 24 earlier pools stay covered');
+  assert.deepEqual(
+    (await pools()).filter((pool) => pool.notification_email !== ''),
+    [],
+  );
 });
 
 /** Every pool whose email was cleared is in a policy with its group's recipients (checked via the fixture). */
