@@ -1,7 +1,7 @@
 /**
  * migrate-notifications against a real Switchyard started in-process (pools API + policies API +
  * notification_migration status): 64 pools in several address groups with various notification_filters.
- * One app, four acts: a dry run changes nothing; a run interrupted after its first bulk PATCH (the
+ * One app, five acts: a dry run changes nothing; a run interrupted after its first bulk PATCH (the
  * connection dies under it) leaves every uncovered pool alone; the re-run finishes the job with the right
  * policies and no duplicates, proven through the API; a further re-run writes nothing; a pool added
  * later with a known address extends its group's policy with PUT.
