@@ -195,7 +195,11 @@ async function startServers(
     for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
     if (running.anvil !== undefined) routes.anvil = running.anvil.url;
     try {
-      running.switchyard = await SwitchyardProcess.start({ workDir, routes });
+      running.switchyard = await SwitchyardProcess.start({
+        workDir,
+        routes,
+        ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
+      });
       log(`bench: switchyard pid ${running.switchyard.pid} at ${running.switchyard.gatewayUrl}`);
     } catch (err) {
       notes.push(`Switchyard did not start: ${(err as Error).message}`);

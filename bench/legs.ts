@@ -58,6 +58,11 @@ export interface LegResult {
   /** peak − before; only meaningful when `peak_is_per_leg`. */
   rss_growth_bytes?: number;
   peak_is_per_leg?: boolean;
+  /**
+   * Time the target needed before it answered correctly again after the previous load (warm-up or the
+   * leg before). Non-zero means the proxy was not in a steady state when the load stopped.
+   */
+  settled_ms?: number;
   ratio_to_nginx?: number;
   ratio_to_direct?: number;
 }
@@ -108,13 +113,33 @@ function firstDifference(a: Buffer, b: Buffer): number {
   return n;
 }
 
+/**
+ * Waits (bounded) until the target answers the leg's request correctly. Right after a load stops, a
+ * proxy may still be recovering (e.g. from clients that hung up mid-request); measuring then would
+ * count that, not the steady state. Returns the time waited, or the last problem at the deadline.
+ */
+export async function settle(url: string, exchange: Exchange, timeoutMs = 15_000): Promise<number | string> {
+  const start = Date.now();
+  for (;;) {
+    const problem = await checkAnswer(url, exchange).catch((err: Error) => `request failed: ${err.message}`);
+    if (problem === undefined) return Date.now() - start;
+    if (Date.now() - start > timeoutMs) return problem;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export async function runLeg(
   plan: LegPlan,
   settings: { wrk: string; workDir: string; seconds: number; warmupSeconds: number; threads: number },
 ): Promise<LegResult> {
   const result = base(plan);
   const problem = await checkAnswer(plan.url, plan.exchange).catch((err: Error) => `request failed: ${err.message}`);
-  if (problem !== undefined) return { ...result, status: 'failed', reason: problem };
+  if (problem !== undefined) {
+    // Maybe still recovering from the previous leg's load: give it a bounded moment, and say so.
+    const waited = await settle(plan.url, plan.exchange);
+    if (typeof waited === 'string') return { ...result, status: 'failed', reason: waited };
+    result.settled_ms = waited;
+  }
 
   const bodyFile = join(settings.workDir, `${plan.id}.request.json`);
   writeFileSync(bodyFile, plan.exchange.request);
@@ -125,7 +150,12 @@ export async function runLeg(
     connections: plan.connections,
     threads: Math.min(settings.threads, plan.connections),
   };
-  if (settings.warmupSeconds > 0) await runWrk({ ...wrkOptions, seconds: settings.warmupSeconds });
+  if (settings.warmupSeconds > 0) {
+    await runWrk({ ...wrkOptions, seconds: settings.warmupSeconds });
+    const waited = await settle(plan.url, plan.exchange);
+    if (typeof waited === 'string') return { ...result, status: 'failed', reason: `after the warm-up: ${waited}` };
+    if (waited > 0) result.settled_ms = (result.settled_ms ?? 0) + waited;
+  }
 
   const memBefore = memorySample(plan.serverPid);
   const perLeg = resetPeak(plan.serverPid);
@@ -163,7 +193,14 @@ export async function runLeg(
   };
   if (requests === 0) return { ...measured, status: 'failed', reason: 'no request completed' };
   if (errorCount > 0) {
-    return { ...measured, status: 'failed', reason: `${errorCount} request errors: ${JSON.stringify(wrk.errors)}` };
+    // One more request right after the load, to show what the errors looked like.
+    const after = await checkAnswer(plan.url, plan.exchange).catch((err: Error) => `request failed: ${err.message}`);
+    const sample = after === undefined ? '' : `; a request right after: ${after}`;
+    return {
+      ...measured,
+      status: 'failed',
+      reason: `${errorCount} request errors: ${JSON.stringify(wrk.errors)}${sample}`,
+    };
   }
   return measured;
 }

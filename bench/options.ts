@@ -20,16 +20,20 @@ export interface BenchOptions {
   outDir: string;
   /** Only run legs whose id contains one of these (empty: all). */
   only: string[];
+  /** When set, Switchyard runs with --cpu-prof and writes its profile into this directory. */
+  profileDir?: string;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
-                        [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]]
+                        [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
   --quick        1 s legs, no warm-up, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
   --connections  concurrent connections for the throughput legs (default 32)
-  --out DIR      where <date>.json and <date>.md go (default bench/results)`;
+  --out DIR      where <date>.json and <date>.md go (default bench/results)
+  --only IDS     only legs whose id contains one of these, e.g. --only single,cached
+  --profile DIR  run Switchyard under --cpu-prof and write the .cpuprofile into DIR`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -86,6 +90,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--only':
         options.only = value().split(',').filter(Boolean);
+        break;
+      case '--profile':
+        options.profileDir = value();
         break;
       case '--help':
       case '-h':

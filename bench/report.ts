@@ -127,6 +127,14 @@ export function markdown(report: BenchReport): string {
       '`direct` the upstream nginx itself. Ratios compare req/s with the same scenario in the same run ' +
       '(the cached leg with plain forwarding).',
   );
+  const unsettled = report.legs.filter((leg) => (leg.settled_ms ?? 0) > 0);
+  if (unsettled.length > 0) {
+    lines.push(
+      '',
+      `Before ${unsettled.map((l) => `${l.id} (${l.settled_ms} ms)`).join(', ')} the target answered wrongly for a ` +
+        'while after the previous load stopped (wrk hangs up with requests in flight); the harness waited until it answered correctly.',
+    );
+  }
   if (report.notes.length > 0) lines.push('', ...report.notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;
 }

@@ -58,7 +58,12 @@ export class SwitchyardProcess {
     return existsSync(CLI);
   }
 
-  static async start(options: { workDir: string; routes: Routes; cacheMaxBytes?: number }): Promise<SwitchyardProcess> {
+  static async start(options: {
+    workDir: string;
+    routes: Routes;
+    cacheMaxBytes?: number;
+    profileDir?: string;
+  }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
     let apiPort = await freePort();
@@ -69,10 +74,23 @@ export class SwitchyardProcess {
     // JSON is YAML: the config pipeline reads it unchanged.
     const config = switchyardConfig({ dataDir, gatewayPort, apiPort, routes: options.routes, ...optional(options) });
     writeFileSync(configFile, JSON.stringify(config, null, 2));
-    const child = new Child('switchyard', process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NODE_ENV: 'production' },
-    });
+    const child = new Child(
+      'switchyard',
+      process.execPath,
+      [
+        ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
+        '--import',
+        'tsx',
+        CLI,
+        'serve',
+        '--config',
+        configFile,
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, NODE_ENV: 'production' },
+      },
+    );
     const server = new SwitchyardProcess(child, gatewayPort, apiPort);
     try {
       await child.waitForPort(gatewayPort, 60_000);
