@@ -220,6 +220,31 @@ describe('policies', () => {
     assert.equal(inUse.status, 400);
     assert.match(inUse.body.errors[0]?.message ?? '', /pool health/);
 
+    // A policy stays editable after one of its pools is deleted.
+    const doomed = await createPool('doomed');
+    const scoped = await cf.alerting.policies.create({
+      account_id: account,
+      name: 'scoped',
+      alert_type: 'load_balancing_health_alert',
+      enabled: true,
+      mechanisms: { email: [{ id: 'ops@example.com' }] },
+      filters: { pool_id: [poolA, doomed] },
+    });
+    assert.equal((await call('DELETE', acct(`/load_balancers/pools/${doomed}`))).status, 200);
+    const edited = await call('PUT', acct(`/alerting/v3/policies/${scoped.id}`), { enabled: false });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body.errors));
+    const other = await createPool('other');
+    const added = await call('PUT', acct(`/alerting/v3/policies/${scoped.id}`), {
+      filters: { pool_id: [doomed, 'nope'] },
+    });
+    assert.equal(added.status, 400, 'a new unknown pool id is still refused');
+    assert.match(added.body.errors[0]?.message ?? '', /filters\.pool_id\.1: "nope"/);
+    assert.equal(
+      (await call('PUT', acct(`/alerting/v3/policies/${scoped.id}`), { filters: { pool_id: [other] } })).status,
+      200,
+    );
+    assert.equal((await call('DELETE', acct(`/alerting/v3/policies/${scoped.id}`))).status, 200);
+
     const deleted = await call('DELETE', acct(`/alerting/v3/policies/${created.id}`));
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body.result, null);

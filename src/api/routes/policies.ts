@@ -121,8 +121,17 @@ function unique<T>(values: readonly T[], key: (value: T) => string): T[] {
   return out;
 }
 
-/** Checks everything beyond the JSON shape; returns the policy with duplicates dropped. */
-async function validatePolicy(db: Kysely<Database>, accountId: string, input: PolicyInput): Promise<PolicyInput> {
+/**
+ * Checks everything beyond the JSON shape; returns the policy with duplicates dropped. `keptPoolIds`
+ * (on PUT: the policy's current pool ids) are accepted even if those pools were deleted since, so a
+ * policy can still be edited after one of its pools is gone.
+ */
+async function validatePolicy(
+  db: Kysely<Database>,
+  accountId: string,
+  input: PolicyInput,
+  keptPoolIds: readonly string[] = [],
+): Promise<PolicyInput> {
   if (input.alert_type !== HEALTH_ALERT_TYPE) {
     throw fieldError('alert_type', `"${input.alert_type}" is not supported; allowed: "${HEALTH_ALERT_TYPE}"`);
   }
@@ -145,7 +154,7 @@ async function validatePolicy(db: Kysely<Database>, accountId: string, input: Po
   const poolIds = outFilters.pool_id;
   if (poolIds !== undefined) {
     const known = await existingPoolIds(db, accountId, poolIds);
-    const index = poolIds.findIndex((id) => !known.has(id));
+    const index = poolIds.findIndex((id) => !known.has(id) && !keptPoolIds.includes(id));
     if (index >= 0) {
       throw fieldError(`filters.pool_id.${index}`, `"${poolIds[index]}" is not a pool of this account`);
     }
@@ -258,15 +267,20 @@ export function policyRoutes(deps: ApiDeps): Route[] {
       async handler({ params, body }) {
         const current = await getPolicy(db, account(params), policyId(params));
         if (current === undefined) throw notFound(policyId(params));
-        const input = await validatePolicy(db, account(params), {
-          name: body.name ?? current.name,
-          description: body.description ?? current.description,
-          enabled: body.enabled ?? current.enabled,
-          alert_type: body.alert_type ?? current.alert_type,
-          mechanisms: body.mechanisms ?? current.mechanisms,
-          filters: body.filters ?? current.filters,
-          alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
-        });
+        const input = await validatePolicy(
+          db,
+          account(params),
+          {
+            name: body.name ?? current.name,
+            description: body.description ?? current.description,
+            enabled: body.enabled ?? current.enabled,
+            alert_type: body.alert_type ?? current.alert_type,
+            mechanisms: body.mechanisms ?? current.mechanisms,
+            filters: body.filters ?? current.filters,
+            alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
+          },
+          current.filters.pool_id,
+        );
         if (!(await updatePolicy(db, account(params), policyId(params), input, now()))) {
           throw notFound(policyId(params));
         }
