@@ -102,7 +102,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     stops.push(() => monitor.stop());
     const health: HealthView = monitor.view;
 
-    // ── Notifications dispatcher (issue 5) starts here.
+    // ── Notifications start after the API listener (below), so their emails name its real URL.
 
     // Response cache for immutable reads (gateway/cache/forwarder.ts), wrapped around the origin forwarder.
     let caching: CachingForwarder | undefined;
