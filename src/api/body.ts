@@ -35,8 +35,12 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
 }
 
 function tooLarge(limit: number): SwitchyardError {
+  // The rest of the body is not read: close the connection rather than leave it half-consumed.
   return new SwitchyardError(
     'API_BODY_TOO_LARGE',
     `The request body is larger than ${limit} bytes (api.max_body_bytes)`,
+    {
+      headers: { connection: 'close' },
+    },
   );
 }
