@@ -157,6 +157,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger: logger.child({ part: 'notifications' }),
       apiBase: apiUrl,
+      metrics,
     });
     await notifications.start();
     stops.push(() => notifications.stop());

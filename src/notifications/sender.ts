@@ -44,7 +44,11 @@ export interface SenderOptions {
   leaseMs: number;
   /** Jitter source, [0, 1). */
   random?: () => number;
+  /** Called once per attempt with its outcome (metrics). */
+  onOutcome?: (outcome: AttemptOutcome, mechanismType: string) => void;
 }
+
+export type AttemptOutcome = 'sent' | 'retry' | 'dead' | 'cancelled';
 
 type Outcome = { ok: true } | { ok: false; error: string; retryAfterMs?: number } | { cancel: string };
 
@@ -52,7 +56,7 @@ export class DeliverySender {
   readonly #o: Required<SenderOptions>;
 
   constructor(options: SenderOptions) {
-    this.#o = { random: Math.random, ...options };
+    this.#o = { random: Math.random, onOutcome: () => {}, ...options };
   }
 
   /** Sends every delivery due now (batch after batch). Returns how many were attempted. */
@@ -95,6 +99,7 @@ export class DeliverySender {
     if ('cancel' in outcome) {
       await finishDelivery(store.db, row, owner, 'cancelled', outcome.cancel, false);
       logger.info('notification cancelled', { ...fields, reason: outcome.cancel });
+      this.#o.onOutcome('cancelled', row.mechanism_type);
       return;
     }
     if (outcome.ok) {
@@ -111,16 +116,19 @@ export class DeliverySender {
         mechanism_type: row.mechanism_type,
       });
       logger.info('notification sent', { ...fields, ...(recorded ? {} : { note: 'lease lost; sent twice' }) });
+      this.#o.onOutcome('sent', row.mechanism_type);
       return;
     }
     if (retryWindowOver(Date.parse(row.created_at), now)) {
       await finishDelivery(store.db, row, owner, 'dead', outcome.error, true);
       logger.error('notification dead-lettered after its retry window', { ...fields, error: outcome.error });
+      this.#o.onOutcome('dead', row.mechanism_type);
       return;
     }
     const delay = retryDelayMs(row.attempts + 1, this.#o.random(), outcome.retryAfterMs);
     await scheduleRetry(store.db, row, owner, iso(now + delay), outcome.error);
     logger.warn('notification attempt failed; will retry', { ...fields, error: outcome.error, retry_in_ms: delay });
+    this.#o.onOutcome('retry', row.mechanism_type);
   }
 
   async #sendWebhook(row: DeliveryRow, payload: DeliveryPayload): Promise<Outcome> {

@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, redactUrl, silentLogger } from '../log.js';
+import type { MetricsRegistry } from '../metrics.js';
 import type { Store } from '../store/database.js';
 import { releaseAllLeases } from '../store/deliveries.js';
 import { DeprecationNotices } from './deprecation.js';
@@ -44,6 +45,8 @@ export interface NotificationServiceOptions {
   apiBase?: string;
   /** Jitter source for retry back-off, [0, 1). */
   random?: () => number;
+  /** Where `switchyard_notification_*` metrics are registered. */
+  metrics?: MetricsRegistry;
 }
 
 export interface PassResult {
@@ -91,6 +94,11 @@ export class NotificationService {
       intervalMs: config.deprecation_notice_interval,
       apiBase,
     });
+    const attempts = options.metrics?.counter(
+      'switchyard_notification_attempts_total',
+      'Notification delivery attempts by mechanism and outcome (sent, retry, dead, cancelled)',
+      ['mechanism_type', 'outcome'],
+    );
     this.#sender = new DeliverySender({
       store,
       clock,
@@ -100,6 +108,7 @@ export class NotificationService {
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       leaseMs: config.webhooks.timeout + 120_000,
       ...(options.random ? { random: options.random } : {}),
+      onOutcome: (outcome, mechanismType) => attempts?.inc({ mechanism_type: mechanismType, outcome }),
     });
     logger.info('notifications ready', {
       mail: this.#mailer.kind === 'smtp' && config.smtp_url ? redactUrl(config.smtp_url) : 'outbox',

@@ -103,6 +103,10 @@ test('origin down → START alerts and legacy email; back up → END with the sa
     assert.ok(subjects.includes('[Switchyard] Origin node-a (pool e2e) is Unhealthy'), subjects.join('\n'));
     assert.ok(subjects.includes('[Switchyard] Pool e2e is Healthy'), subjects.join('\n'));
     assert.ok(mails.every((mail) => mail.headers.to === 'legacy@example.com'));
+
+    const metrics = await (await fetch(app.apiUrl.replace(/\/client\/v4$/, '/metrics'))).text();
+    assert.match(metrics, /switchyard_notification_attempts_total\{mechanism_type="webhook",outcome="sent"\} [1-9]/);
+    assert.match(metrics, /switchyard_notification_attempts_total\{mechanism_type="email",outcome="sent"\} [1-9]/);
   } finally {
     await app.close();
     await receiver.close();
