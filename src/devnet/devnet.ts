@@ -2,7 +2,8 @@
  * The offline devnet: `nodes` anvil processes (default 2) with the network's chain id (default 11155111)
  * on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports), serving as the origins of one pool.
  * All nodes share one genesis timestamp, so they share a genesis block; they are otherwise independent
- * chains (a transaction sent to one is not seen by the other).
+ * chains, kept in step by a TransactionMirror (mirror.ts) that re-sends each node's new transactions to
+ * the others within about 100 ms.
  *
  * No anvil may outlive the process that started it:
  * - `stop()` (normal shutdown, SIGTERM/SIGINT via `serve`) stops each node by PID;
@@ -15,6 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { DevnetConfig, PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { type AnvilNode, startAnvil } from './anvil.js';
+import { TransactionMirror } from './mirror.js';
 
 export interface Devnet {
   readonly nodes: readonly AnvilNode[];
@@ -48,6 +50,21 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
   };
   process.on('exit', killAll);
   const watchdog = startWatchdog(nodes.map((node) => node.pid));
+  const mirror =
+    nodes.length > 1
+      ? new TransactionMirror(
+          nodes.map((node) => node.url),
+          logger,
+        )
+      : undefined;
+  try {
+    await mirror?.start();
+  } catch (err) {
+    watchdog.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => node.stop()));
+    process.off('exit', killAll);
+    throw new Error(`devnet: cannot watch the nodes: ${(err as Error).message}`, { cause: err });
+  }
   logger.info('devnet started', {
     pids: nodes.map((node) => node.pid),
     origins: nodes.map((node) => node.url),
@@ -67,6 +84,7 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
     },
     stop(): Promise<void> {
       stopped ??= (async () => {
+        await mirror?.stop();
         watchdog.kill('SIGKILL');
         await Promise.all(nodes.map((node) => node.stop()));
         process.off('exit', killAll);
