@@ -1,0 +1,68 @@
+// Start-up seeding from the config: created once, never overwritten (except the generated devnet pool's
+// origin addresses), safe when two processes seed the same database at once.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { systemClock } from '../../src/clock.js';
+import type { PoolConfig } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { seedFromConfig } from '../../src/store/config-pools.js';
+import { openStore } from '../../src/store/database.js';
+import { listMonitors } from '../../src/store/monitors.js';
+import { findPoolByName, listPools, updatePool } from '../../src/store/pools.js';
+import { storeOptions, testStoreLocation } from '../helpers/store.js';
+
+const ACCOUNT = 'd00dd00dd00dd00dd00dd00dd00dd00d';
+const pool = (address: string): PoolConfig => ({
+  name: 'devnet',
+  origins: [{ name: 'node-0', address }],
+  monitor: { type: 'jsonrpc', interval: 5 },
+});
+
+test('seeding: two processes at once create one pool and one monitor; reseeding overwrites nothing', async () => {
+  const location = await testStoreLocation();
+  const [a, b] = [await openStore(storeOptions(location)), await openStore(storeOptions(location))];
+  try {
+    const seed = (store: typeof a, address: string, refresh: string[] = []) =>
+      seedFromConfig({
+        store,
+        clock: systemClock,
+        logger: silentLogger,
+        accountId: ACCOUNT,
+        pools: [pool(address)],
+        refreshOrigins: refresh,
+      });
+    if (location.backend === 'postgres') {
+      await Promise.all([seed(a, 'http://127.0.0.1:1001'), seed(b, 'http://127.0.0.1:1001')]);
+    } else {
+      // better-sqlite3 is synchronous: two connections in one thread would wait on each other's lock while
+      // blocking the thread that must release it. Separate processes (serve + CLI) are fine; here, in turn.
+      await seed(a, 'http://127.0.0.1:1001');
+      await seed(b, 'http://127.0.0.1:1001');
+    }
+    const page = { offset: 0, limit: 100 };
+    assert.equal((await listPools(a.db, a.dialect, ACCOUNT, page)).total, 1);
+    assert.equal((await listMonitors(a.db, ACCOUNT, page)).total, 1);
+
+    const created = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    assert.ok(created);
+    await updatePool(a.db, a.dialect, systemClock, ACCOUNT, created.id, (current) => ({
+      ...current,
+      description: 'edited through the API',
+    }));
+
+    await seed(a, 'http://127.0.0.1:2002');
+    const kept = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    assert.equal(kept?.origins[0]?.address, 'http://127.0.0.1:1001', 'config never overwrites');
+
+    await seed(a, 'http://127.0.0.1:2002', ['devnet']);
+    const refreshed = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    assert.equal(refreshed?.origins[0]?.address, 'http://127.0.0.1:2002', 'generated pool follows its nodes');
+    assert.equal(refreshed?.description, 'edited through the API', 'nothing else changes');
+    assert.equal(refreshed?.monitor, created.monitor);
+    assert.equal((await listMonitors(a.db, ACCOUNT, page)).total, 1);
+  } finally {
+    await a.close();
+    await b.close();
+    location.cleanup();
+  }
+});
