@@ -131,6 +131,8 @@ export class OriginForwarder implements Forwarder {
         }
         return reply;
       } catch (err) {
+        // The client went away: not the origin's fault, and nobody is waiting for a retry.
+        if (request.signal?.aborted) break;
         const failure =
           err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
         attempts.push({

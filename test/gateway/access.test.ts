@@ -180,3 +180,44 @@ describe('TLS, CORS and graceful shutdown', () => {
     await closing;
   });
 });
+
+describe('a client that goes away', () => {
+  let origin: TestServer;
+  let app: TestApp;
+
+  before(async () => {
+    origin = await startHttpServer((_req, res, body) => {
+      const { id, method } = JSON.parse(body) as { id: unknown; method: string };
+      if (method === 'eth_slow') return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: method }));
+    });
+    app = await startApp({
+      networks: { sepolia: { chain_id: 11155111, pools: ['p'], allow_methods: ['eth_slow'] } },
+      pools: [poolOf('p', [origin.url])],
+    });
+  });
+  after(async () => {
+    await app?.close();
+    await origin?.close();
+  });
+
+  it('does not count against the origin (it stays in rotation)', async () => {
+    const abort = new AbortController();
+    const pending = request(app.rpcUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_slow"}',
+      signal: abort.signal,
+    });
+    while (!origin.received.some((r) => r.body.includes('eth_slow'))) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    abort.abort();
+    await assert.rejects(pending);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await post(app.rpcUrl(), CALL);
+      assert.equal(res.status, 200, res.text);
+    }
+  });
+});
