@@ -1,7 +1,7 @@
 /**
  * Queries behind durable notification delivery: the dispatcher cursor over `health_events.seq`, alert
  * correlations, the delivery outbox (claim with a lease, mark sent / retry / final), history and the
- * deprecation-notice bookkeeping. Rules the queries enforce:
+ * deprecation-notice bookkeeping (history reads are in notification-history.ts). Rules the queries enforce:
  *
  * - A delivery is inserted with `ON CONFLICT (dedupe_key) DO NOTHING`: repeating a pass never duplicates.
  * - The cursor only moves by compare-and-set (`WHERE seq = <old>`), inside the transaction that inserts
@@ -346,16 +346,6 @@ export async function releaseAllLeases(db: Db): Promise<void> {
     .execute();
 }
 
-/** The earliest `next_attempt_at` among pending deliveries (for the sender loop's timer). */
-export async function nextDueAt(db: Db): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('notification_deliveries')
-    .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return row?.next ?? undefined;
-}
-
 export async function listDeliveries(db: Db, accountId?: string): Promise<DeliveryRow[]> {
   return db
     .selectFrom('notification_deliveries')
@@ -363,45 +353,6 @@ export async function listDeliveries(db: Db, accountId?: string): Promise<Delive
     .$if(accountId !== undefined, (qb) => qb.where('account_id', '=', accountId as string))
     .orderBy('created_at')
     .orderBy('id')
-    .execute();
-}
-
-// ── History ────────────────────────────────────────────────────────────────────────────────────
-
-export interface HistoryRange {
-  since?: string | undefined;
-  before?: string | undefined;
-}
-
-export async function countHistory(db: Db, accountId: string, range: HistoryRange): Promise<number> {
-  const row = await db
-    .selectFrom('notification_history')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('account_id', '=', accountId)
-    .$if(range.since !== undefined, (qb) => qb.where('sent', '>=', range.since as string))
-    .$if(range.before !== undefined, (qb) => qb.where('sent', '<', range.before as string))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-/** Newest first, ties by id. */
-export async function listHistory(
-  db: Db,
-  accountId: string,
-  range: HistoryRange,
-  limit: number,
-  offset: number,
-): Promise<NotificationHistoryTable[]> {
-  return db
-    .selectFrom('notification_history')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .$if(range.since !== undefined, (qb) => qb.where('sent', '>=', range.since as string))
-    .$if(range.before !== undefined, (qb) => qb.where('sent', '<', range.before as string))
-    .orderBy('sent', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
     .execute();
 }
 
@@ -432,11 +383,4 @@ export async function takeDeprecationSlot(
     .where('last_sent_at', '<=', cutoff)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
-}
-
-/** For tests and diagnostics: every (account, address) notice timestamp. */
-export async function deprecationNoticeTimes(
-  db: Db,
-): Promise<{ account_id: string; address: string; last_sent_at: string }[]> {
-  return db.selectFrom('deprecation_notices').selectAll().orderBy('account_id').orderBy('address').execute();
 }

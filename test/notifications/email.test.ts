@@ -13,7 +13,8 @@ import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import type { Store } from '../../src/store/database.js';
-import { listDeliveries, listHistory } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { listHistory } from '../../src/store/notification-history.js';
 import { insertPolicy } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
 import {

@@ -13,8 +13,9 @@ import { RETRY_BASE_MS } from '../../src/notifications/backoff.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { verifyWebhook } from '../../src/notifications/signature.js';
 import type { Store } from '../../src/store/database.js';
-import { listDeliveries, listHistory } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
 import { getDestination, insertDestination } from '../../src/store/destinations.js';
+import { listHistory } from '../../src/store/notification-history.js';
 import { insertPolicy, type PolicyInput } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
 import {

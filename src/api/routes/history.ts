@@ -7,7 +7,7 @@
  * and deprecation notices (`policy_id: null`).
  */
 import { z } from 'zod';
-import { countHistory, type HistoryRange, listHistory } from '../../store/deliveries.js';
+import { countHistory, type HistoryRange, listHistory } from '../../store/notification-history.js';
 import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
