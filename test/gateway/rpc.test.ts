@@ -1,11 +1,10 @@
 /**
  * The gateway against one real anvil origin: every row of the error table that needs no failing origin,
- * byte-exact ids, batches, method policy and param checks, and network lifecycle on both sides of a
- * retirement date. (Failing origins: failover.test.ts. Real clients: clients.test.ts.)
+ * byte-exact ids, batches, method policy and param checks, metrics. (Failing origins: failover.test.ts.
+ * Real clients: clients.test.ts. Both sides of a retirement date: lifecycle.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
 import { scanJson } from '../../src/gateway/json-scan.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
@@ -362,58 +361,5 @@ describe('method policy per network', () => {
       const answer = (await post(app.rpcUrl(), req(method))).json<RpcAnswer>();
       assert.equal(answer.error, undefined, `${method}: ${JSON.stringify(answer.error)}`);
     }
-  });
-});
-
-describe('network lifecycle (injected clock)', () => {
-  let clock: ManualClock;
-  let dated: TestApp;
-
-  before(async () => {
-    clock = new ManualClock('2023-01-29T23:59:59.000Z');
-    dated = await startApp(
-      {
-        networks: {
-          sepolia: { chain_id: 11155111, pools: ['main'] },
-          rinkeby: { chain_id: 11155111, pools: ['main'], retired_on: '2023-01-30', replacement: 'sepolia' },
-        },
-        pools: [poolOf('main', [node.url])],
-      },
-      { clock },
-    );
-  });
-  after(() => dated?.close());
-
-  it('before the date: served, with Deprecation, Sunset and Link headers', async () => {
-    const res = await post(dated.rpcUrl('rinkeby'), req('eth_chainId'));
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.json<RpcAnswer>().result, '0xaa36a7');
-    assert.equal(res.headers.deprecation, `@${Date.parse('2023-01-30T00:00:00Z') / 1000}`);
-    assert.equal(res.headers.sunset, 'Mon, 30 Jan 2023 00:00:00 GMT');
-    assert.equal(res.headers.link, '</v1/sepolia>; rel="successor-version"');
-    const plain = await post(dated.rpcUrl('sepolia'), req('eth_chainId'));
-    assert.equal(plain.headers.deprecation, undefined);
-    assert.equal(plain.headers.sunset, undefined);
-  });
-
-  it('from the date (00:00 UTC) on: 410 / -32001 naming the date and the replacement path', async () => {
-    clock.set('2023-01-30T00:00:00.000Z');
-    const res = await post(dated.rpcUrl('rinkeby'), req('eth_chainId', [], 'keep-me'));
-    const error = await expectError(res, 410, -32001);
-    assert.equal(rawId(res.text), '"keep-me"');
-    assert.deepEqual(error.data, { retired_on: '2023-01-30', replacement: 'sepolia' });
-    assert.equal(
-      error.message,
-      'Network rinkeby was retired on 2023-01-30; send the same request to /v1/sepolia instead (only the last path segment changes).',
-    );
-    const batch = await post(dated.rpcUrl('rinkeby'), `[${req('eth_chainId')}]`);
-    await expectError(batch, 410, -32001);
-  });
-
-  it('the migration changes only the last path segment', async () => {
-    const body = req('eth_getBlockByNumber', ['0x0', false], 18446744073709551615n.toString());
-    const res = await post(dated.rpcUrl('sepolia'), body);
-    assert.equal(res.status, 200);
-    assert.equal(rawId(res.text), '"18446744073709551615"');
   });
 });
