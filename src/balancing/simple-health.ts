@@ -1,5 +1,6 @@
 /**
- * The HealthView used until monitors exist (issue 4 replaces it): a pool without a monitor counts its
+ * A monitor-less HealthView, for routing tests and for embedding the gateway without the health module
+ * (`serve` routes by the monitor-backed view in src/health/view.ts). A pool without a monitor counts its
  * enabled origins as healthy (SPEC §4), and a pool is healthy while it is enabled and at least
  * `minimum_origins` of its origins are enabled. `reportFailure` is recorded for logs only; taking a
  * failing origin out of rotation for a moment is the job of `PassiveEjection`, which routing consults.
