@@ -43,7 +43,9 @@ interface Running {
  */
 const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string; origin: string }> = {
   single: { path: '/single', network: 'single', origin: '/single' },
-  light: { path: '/single', network: 'single', origin: '/single' },
+  // Each Switchyard leg has its own network (and pool), so nothing one leg leaves behind in the
+  // gateway's routing state (e.g. a passive ejection) carries over to the next.
+  light: { path: '/single', network: 'light', origin: '/single' },
   cached: { path: '/cached', network: 'cached', origin: '/cached' },
   batch100: { path: '/batch.json', network: 'batch', origin: '/balance' },
   large10mb: { path: '/large', network: 'large', origin: '/large' },
@@ -105,6 +107,10 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         );
         legs.push(result);
       }
+    }
+    const logTail = running.switchyard?.logTail ?? '';
+    if (legs.some((leg) => leg.status === 'failed' && leg.target === 'switchyard') && logTail !== '') {
+      notes.push(`Switchyard's last log lines: ${logTail.split('\n').slice(-5).join(' ⏎ ')}`);
     }
   } finally {
     // Reverse start order, each by its own PID.

@@ -105,6 +105,11 @@ export class SwitchyardProcess {
     return this.#child.pid;
   }
 
+  /** The last few KiB of its log (JSON lines on stderr, level warn and above). */
+  get logTail(): string {
+    return this.#child.stderrTail;
+  }
+
   stop(): Promise<void> {
     return this.#child.stop();
   }

@@ -1,12 +1,14 @@
 /**
- * The Debian tools the benchmark drives: nginx (upstream and reference proxy) and wrk (load).
+ * The Debian tools the benchmark drives: nginx with its echo module (upstream and reference proxy) and
+ * wrk (load).
  * When one is missing and we are root (CI, the dev machines), `apt-get update` runs once and then
  * `apt-get install -y nginx-light wrk`. Otherwise nothing is installed and the caller is told exactly
  * which command to run; `--quick` then skips the legs that need the tool instead of failing.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { ECHO_MODULE } from './nginx.js';
 
 export interface Tools {
   nginx?: string;
@@ -35,10 +37,15 @@ function which(name: string): string | undefined {
 }
 
 function find(): Tools {
-  const nginx = which('nginx');
+  let nginx = which('nginx');
   const wrk = which('wrk');
   const problems: string[] = [];
   if (nginx === undefined) problems.push('nginx not found');
+  else if (!existsSync(ECHO_MODULE)) {
+    // The upstream echoes request ids with this module; nginx-light depends on it, plain nginx does not.
+    problems.push(`nginx echo module missing (${ECHO_MODULE}, package libnginx-mod-http-echo)`);
+    nginx = undefined;
+  }
   if (wrk === undefined) problems.push('wrk not found');
   return { ...(nginx === undefined ? {} : { nginx }), ...(wrk === undefined ? {} : { wrk }), problems };
 }

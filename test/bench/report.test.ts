@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LegResult } from '../../bench/legs.js';
+import { parseOptions } from '../../bench/options.js';
+import { addRatios, type BenchReport, checkTargets, markdown, summaryLines } from '../../bench/report.js';
+
+/** The report's arithmetic on hand-made legs: ratios, targets, the Markdown table. */
+
+function leg(scenario: LegResult['scenario'], target: LegResult['target'], extra: Partial<LegResult> = {}): LegResult {
+  return {
+    id: `${scenario}-${target}`,
+    scenario,
+    target,
+    title: scenario,
+    status: 'ok',
+    connections: 32,
+    request_bytes: 60,
+    response_bytes: 10 * 1_048_576,
+    rps: 1000,
+    latency_ms: { p50: 1, p90: 2, p99: 3, mean: 1, max: 4 },
+    ...extra,
+  };
+}
+
+const legs = addRatios([
+  leg('single', 'direct', { rps: 40_000 }),
+  leg('single', 'nginx', { rps: 20_000 }),
+  leg('single', 'switchyard', { rps: 12_000 }),
+  leg('cached', 'switchyard', { rps: 25_000 }),
+  leg('light', 'direct', { latency_ms: { p50: 0.05, p90: 0, p99: 0.1, mean: 0, max: 0 } }),
+  leg('light', 'switchyard', { latency_ms: { p50: 0.2, p90: 0, p99: 0.5, mean: 0, max: 0 } }),
+  leg('large10mb', 'switchyard', { rss_growth_bytes: 15 * 1_048_576, peak_is_per_leg: true }),
+  leg('batch100', 'switchyard', { status: 'skipped', reason: 'nginx not found', rps: undefined }),
+]);
+
+test('ratios compare with nginx and direct of the same scenario; the cached leg with plain forwarding', () => {
+  const byId = Object.fromEntries(legs.map((l) => [l.id, l]));
+  assert.equal(byId['single-switchyard']?.ratio_to_nginx, 0.6);
+  assert.equal(byId['single-switchyard']?.ratio_to_direct, 0.3);
+  assert.equal(byId['cached-switchyard']?.ratio_to_nginx, 1.25);
+  assert.equal(byId['batch100-switchyard']?.ratio_to_nginx, undefined);
+});
+
+test('targets are measured from the legs and marked met or missed', () => {
+  const targets = Object.fromEntries(checkTargets(legs).map((t) => [t.name, t]));
+  assert.deepEqual(
+    [targets['forwarding vs nginx proxy']?.value, targets['forwarding vs nginx proxy']?.met],
+    [0.6, true],
+  );
+  assert.deepEqual(
+    [targets['cached vs nginx proxy forwarding']?.value, targets['cached vs nginx proxy forwarding']?.met],
+    [1.25, true],
+  );
+  assert.deepEqual(
+    [targets['10 MiB pass-through RSS growth']?.value, targets['10 MiB pass-through RSS growth']?.met],
+    [1.5, true],
+  );
+  assert.deepEqual(
+    [targets['p50 added latency at light load']?.value, targets['p50 added latency at light load']?.met],
+    [0.15, true],
+  );
+  const missing = checkTargets(legs.filter((l) => l.target !== 'nginx'));
+  assert.equal(missing.find((t) => t.name === 'forwarding vs nginx proxy')?.met, undefined);
+});
+
+test('the Markdown table has a row per leg and says why a leg was skipped', () => {
+  const report: BenchReport = {
+    schema: 'switchyard-bench/1',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:01:00.000Z',
+    mode: 'quick',
+    machine: { cpus: 2, cpu_model: 'x', node: 'v20', load_average: [0, 0, 0] },
+    settings: { seconds: 1, connections: 32, threads: 1, large_connections: 1 },
+    notes: ['a note'],
+    legs,
+    targets: checkTargets(legs),
+  };
+  const md = markdown(report);
+  const rows = md
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| leg') && !line.startsWith('| target'));
+  assert.equal(rows.length, legs.length + 4);
+  assert.match(md, /skipped: nginx not found/);
+  assert.match(md, /- a note/);
+  assert.ok(summaryLines(report).some((line) => line.includes('0.60× nginx')));
+});
+
+test('options: --quick shortens legs; bad values are refused with the usage', () => {
+  const quick = parseOptions(['--quick', '--out', '/tmp/x']);
+  assert.deepEqual([quick.quick, quick.seconds, quick.warmupSeconds, quick.outDir], [true, 1, 0, '/tmp/x']);
+  const full = parseOptions([]);
+  assert.deepEqual([full.seconds, full.connections, full.install], [10, 32, true]);
+  assert.throws(() => parseOptions(['--seconds', 'x']), /whole number/);
+  assert.throws(() => parseOptions(['--bogus']), /unknown option --bogus[\s\S]*usage/);
+});
