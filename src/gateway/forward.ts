@@ -206,9 +206,18 @@ export class OriginForwarder implements Forwarder {
     } catch (err) {
       throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
     }
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), requestTimeoutMs);
-    const signal = clientSignal ? AbortSignal.any([timer.signal, clientSignal]) : timer.signal;
+    // One controller per attempt, aborted by the timer or by the client going away. (AbortSignal.any
+    // would do the same, but it costs several times more per request on Node 20.)
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, requestTimeoutMs);
+    const onClientAbort = (): void => controller.abort(clientSignal?.reason);
+    if (clientSignal?.aborted) onClientAbort();
+    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
     const done = outstanding.start(candidate.pool.id, candidate.origin.name);
     try {
       let res: Awaited<ReturnType<typeof target.pool.request>>;
@@ -223,13 +232,13 @@ export class OriginForwarder implements Forwarder {
           bodyTimeout: requestTimeoutMs,
         });
       } catch (err) {
-        throw classify(err, timer.signal.aborted, requestTimeoutMs);
+        throw classify(err, timedOut, requestTimeoutMs);
       }
       let body: Buffer;
       try {
         body = Buffer.from(await res.body.arrayBuffer());
       } catch (err) {
-        throw classify(err, timer.signal.aborted, requestTimeoutMs);
+        throw classify(err, timedOut, requestTimeoutMs);
       }
       const status = res.statusCode;
       if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
@@ -251,6 +260,7 @@ export class OriginForwarder implements Forwarder {
       return { body, id, pool: candidate.pool.name, origin: candidate.origin.name };
     } finally {
       clearTimeout(timeout);
+      clientSignal?.removeEventListener('abort', onClientAbort);
       done();
     }
   }
