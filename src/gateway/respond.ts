@@ -37,15 +37,16 @@ export function sendBody(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  // All headers go to writeHead as one flat list: no per-header setHeader bookkeeping on the hot path.
+  const flat: Array<string | number> = [];
+  for (const name in headers) flat.push(name, headers[name] as string);
   if (body === undefined || status === 204) {
-    res.writeHead(status);
+    res.writeHead(status, flat);
     res.end();
     return;
   }
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', body.length);
-  res.writeHead(status);
+  flat.push('content-type', 'application/json', 'content-length', body.length);
+  res.writeHead(status, flat);
   res.end(body);
 }
 
