@@ -28,7 +28,7 @@ import { scanJson } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { RpcCall } from './request.js';
-import type { OriginClients } from './upstream.js';
+import { exchange, type OriginClients, type OriginResponse } from './upstream.js';
 
 export interface UpstreamRequest {
   readonly network: string;
@@ -220,27 +220,14 @@ export class OriginForwarder implements Forwarder {
     else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
     const done = outstanding.start(candidate.pool.id, candidate.origin.name);
     try {
-      let res: Awaited<ReturnType<typeof target.pool.request>>;
+      let res: OriginResponse;
       try {
-        res = await target.pool.request({
-          method: 'POST',
-          path: target.path,
-          headers: target.headers,
-          body: wire,
-          signal,
-          headersTimeout: requestTimeoutMs,
-          bodyTimeout: requestTimeoutMs,
-        });
+        res = await exchange(target, wire, signal, requestTimeoutMs);
       } catch (err) {
         throw classify(err, timedOut, requestTimeoutMs);
       }
-      let body: Buffer;
-      try {
-        body = Buffer.from(await res.body.arrayBuffer());
-      } catch (err) {
-        throw classify(err, timedOut, requestTimeoutMs);
-      }
-      const status = res.statusCode;
+      const body = res.body;
+      const status = res.status;
       if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
       if (idText === undefined) {
         if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);

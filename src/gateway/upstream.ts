@@ -4,7 +4,7 @@
  * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
  * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
  */
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { Origin } from '../balancing/model.js';
 import { originUrl } from '../balancing/origin-url.js';
 
@@ -85,4 +85,78 @@ export class OriginClients {
     this.#targets.clear();
     await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
   }
+}
+
+export interface OriginResponse {
+  readonly status: number;
+  readonly body: Buffer;
+}
+
+/**
+ * POSTs `body` to the target and collects the whole answer. Uses undici's dispatch API directly: the
+ * request() API wraps every answer in a Readable stream, which costs more per request than the bytes
+ * themselves for typical JSON-RPC answers. Rejects with undici's own errors (their codes kept) or, when
+ * `signal` aborts, with its reason; `timeoutMs` bounds the wait for headers and between body chunks.
+ */
+export function exchange(
+  target: OriginTarget,
+  body: Buffer,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<OriginResponse> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let status = 0;
+    let size = 0;
+    const chunks: Buffer[] = [];
+    const finish = (err: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (err !== undefined) reject(err);
+      else resolve({ status, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    };
+    const reason = (): Error =>
+      signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+    const onAbort = (): void => {
+      controller?.abort(reason());
+      finish(reason());
+    };
+    if (signal.aborted) {
+      finish(reason());
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    target.pool.dispatch(
+      {
+        method: 'POST',
+        path: target.path,
+        headers: target.headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          // Aborted while it waited for a connection: never send it.
+          if (settled) c.abort(reason());
+        },
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(_c, chunk) {
+          chunks.push(chunk);
+          size += chunk.length;
+        },
+        onResponseEnd() {
+          finish(undefined);
+        },
+        onResponseError(_c, err) {
+          finish(err);
+        },
+      },
+    );
+  });
 }
