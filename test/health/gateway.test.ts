@@ -102,6 +102,14 @@ describe('health-driven routing through the gateway', () => {
     const a = origins.a!;
     const b = origins.b!;
     const c = origins.c!;
+    // The first checks run at a random point within the first interval: wait until both origins are
+    // established Healthy, so killing a is a change of an established state (an event), not a first state.
+    await waitFor('origins a and b checked Healthy', async () => {
+      const health = await poolHealth('primary');
+      return [a, b].every(
+        (o) => health.origins.find((entry) => o.url in entry)?.[o.url]?.failure_reason === 'No failures',
+      );
+    });
     const failures = await load(url, 8, 40, () => a.down());
     assert.deepEqual(failures, [], 'no failed client read while origin a died');
     await waitFor('origin a Unhealthy in the health endpoint', async () => {
