@@ -113,27 +113,45 @@ function numberEnd(buf: Uint8Array, i: number, end: number): number {
   return i > end ? -1 : i;
 }
 
-const LITERALS: ReadonlyArray<[JsonKind, Uint8Array]> = [
-  ['true', Buffer.from('true')],
-  ['false', Buffer.from('false')],
-  ['null', Buffer.from('null')],
-];
+/**
+ * Kind of the scalar `scalarEnd` just scanned. Kept in a module variable rather than returned in an
+ * object: origin answers hold hundreds of thousands of scalars, and an object per scalar is most of the
+ * scanner's cost (allocation and GC) on large bodies.
+ */
+let scannedKind: JsonKind = 'null';
 
-/** Kind and end offset of the scalar starting at `i`, or undefined. */
-function scalar(buf: Uint8Array, i: number, end: number): { kind: JsonKind; end: number } | undefined {
+/** End offset of the scalar starting at `i` (its kind in `scannedKind`), or -1. */
+function scalarEnd(buf: Uint8Array, i: number, end: number): number {
   const c = buf[i];
   if (c === QUOTE) {
-    const e = stringEnd(buf, i, end);
-    return e < 0 ? undefined : { kind: 'string', end: e };
+    scannedKind = 'string';
+    return stringEnd(buf, i, end);
   }
   if (c === 0x2d || isDigit(c)) {
-    const e = numberEnd(buf, i, end);
-    return e < 0 ? undefined : { kind: 'number', end: e };
+    scannedKind = 'number';
+    return numberEnd(buf, i, end);
   }
-  for (const [kind, word] of LITERALS) {
-    if (i + word.length <= end && word.every((byte, k) => buf[i + k] === byte)) return { kind, end: i + word.length };
+  // true / false / null, compared byte by byte
+  if (c === 0x74 && i + 4 <= end && buf[i + 1] === 0x72 && buf[i + 2] === 0x75 && buf[i + 3] === 0x65) {
+    scannedKind = 'true';
+    return i + 4;
   }
-  return undefined;
+  if (
+    c === 0x66 &&
+    i + 5 <= end &&
+    buf[i + 1] === 0x61 &&
+    buf[i + 2] === 0x6c &&
+    buf[i + 3] === 0x73 &&
+    buf[i + 4] === 0x65
+  ) {
+    scannedKind = 'false';
+    return i + 5;
+  }
+  if (c === 0x6e && i + 4 <= end && buf[i + 1] === 0x75 && buf[i + 2] === 0x6c && buf[i + 3] === 0x6c) {
+    scannedKind = 'null';
+    return i + 4;
+  }
+  return -1;
 }
 
 function decodeKey(buf: Uint8Array, start: number, end: number): string {
@@ -155,9 +173,9 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
   const elements: ValueSpan[] = [];
   const first = buf[i];
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
-    const s = scalar(buf, i, to);
-    if (s === undefined || skipSpace(buf, s.end, to) !== to) return undefined;
-    return { kind: s.kind, start: i, end: s.end, members, elements };
+    const e = scalarEnd(buf, i, to);
+    if (e < 0 || skipSpace(buf, e, to) !== to) return undefined;
+    return { kind: scannedKind, start: i, end: e, members, elements };
   }
 
   const topStart = i;
@@ -197,10 +215,10 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
           state = c === OPEN_OBJECT ? 1 : 0;
         }
       } else {
-        const s = scalar(buf, i, to);
-        if (s === undefined) return undefined;
-        if (stack.length === 1) pendingKind = s.kind;
-        i = s.end;
+        const e = scalarEnd(buf, i, to);
+        if (e < 0) return undefined;
+        if (stack.length === 1) pendingKind = scannedKind;
+        i = e;
         state = 2;
       }
     } else if (state === 1) {
