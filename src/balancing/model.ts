@@ -53,6 +53,9 @@ export interface PoolDirectory {
   onChange(listener: () => void): () => void;
 }
 
+/** How a live request to an origin failed: never connected, no answer in time, or broke mid-exchange. */
+export type LiveFailureKind = 'connect' | 'timeout' | 'network';
+
 /**
  * What balancing knows about health. The health module implements it; until a pool has a monitor,
  * its enabled origins count as healthy.
@@ -60,6 +63,11 @@ export interface PoolDirectory {
 export interface HealthView {
   originHealthy(poolId: string, originName: string): boolean;
   poolHealthy(poolId: string): boolean;
-  /** Live traffic saw this origin fail (connection refused, timeout): take it out of rotation now. */
-  reportFailure(poolId: string, originName: string, reason: string): void;
+  /**
+   * Live traffic saw this origin fail (connection refused, timeout): take it out of rotation quickly.
+   * Without `kind` the failure counts as a refused connection (docs/health.md has the rules).
+   */
+  reportFailure(poolId: string, originName: string, reason: string, kind?: LiveFailureKind): void;
+  /** Live traffic got an answer from this origin (on the hot path: must be cheap). */
+  reportSuccess?(poolId: string, originName: string): void;
 }

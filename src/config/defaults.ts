@@ -27,6 +27,7 @@ export const DEFAULTS = {
     passive_ejection: 10_000, // ms an origin of a pool WITHOUT a monitor stays out after a live-traffic failure
     refresh_interval: 1_000, // ms between re-reads of the shared health state (checks by other processes)
     unmonitored_interval: 10_000, // ms between state rounds of pools without a monitor (no probes)
+    confirm_delay: 1_000, // ms after a live-traffic ejection before the first confirmation probe (doubles, ≤ 60 s)
   },
   devnet: {
     chain_id: 11_155_111, // sepolia's chain id, so clients configured for sepolia work unchanged

@@ -120,6 +120,7 @@ export class OriginForwarder implements Forwarder {
       try {
         const reply = await this.#attempt(candidate, wire, call.id === undefined ? undefined : idText, request.signal);
         this.#deps.metrics?.attempt(request.network, 'ok');
+        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
         this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
         if (attempts.length > 0) {
           this.#deps.logger.info('request succeeded after failover', {
@@ -181,7 +182,7 @@ export class OriginForwarder implements Forwarder {
     this.#deps.metrics?.attempt(request.network, failure.kind);
     if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
     if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
-      this.#deps.health.reportFailure(pool.id, origin.name, failure.message);
+      this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
     }
     this.#deps.logger.warn('origin attempt failed', {
       network: request.network,

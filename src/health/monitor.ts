@@ -12,6 +12,7 @@ import {
   loadPoolHealth,
   releasePoolLeases,
 } from '../store/health.js';
+import { EjectionConfirmer } from './confirmation.js';
 import { LiveState } from './live-state.js';
 import type { MonitorSettings } from './monitor-schema.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
@@ -41,8 +42,14 @@ import { MonitoredHealthView } from './view.js';
  * Chain ids for jsonrpc monitors: a pool of the routing account (`account_id`) listed in `networks.*.pools`
  * must report the chain id of each such network; a pool in no network is checked without a chain id.
  *
- * `runOnce()` runs a round of every enabled pool now and waits for it — tests drive the monitor with it
- * and an injected clock instead of waiting on intervals.
+ * Live-traffic ejections (view.ts) of origins in monitored pools get early confirmation probes
+ * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
+ * `onEvents` hears about the events this process recorded right after they commit (the notification
+ * service uses it to send alerts at once instead of at its next poll).
+ *
+ * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
+ * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
+ * waiting on intervals.
  */
 export interface NetworkChains {
   readonly [network: string]: { readonly chain_id: number; readonly pools: readonly string[] };
@@ -60,8 +67,12 @@ export interface HealthMonitorOptions {
   metrics?: MetricsRegistry;
   random?: () => number;
   passiveEjectionMs?: number;
+  /** Delay of the first confirmation probe after a live-traffic ejection (default health.confirm_delay). */
+  confirmDelayMs?: number;
   refreshIntervalMs?: number;
   unmonitoredIntervalMs?: number;
+  /** Called with the events this process recorded, after their transaction committed. */
+  onEvents?: (events: readonly HealthEventInput[]) => void;
 }
 
 export class HealthMonitor {
@@ -74,6 +85,8 @@ export class HealthMonitor {
   #monitors: MonitorSource;
   #transport = new ProbeTransport();
   #scheduler: JitteredScheduler;
+  #confirmer: EjectionConfirmer;
+  #confirmProbe: (passed: boolean) => void = () => {};
   #inFlight = new Map<string, Promise<RoundOutcome>>();
   #seen = new Map<string, string>();
   #unsubscribe: (() => void) | undefined;
@@ -95,6 +108,17 @@ export class HealthMonitor {
       live: this.live,
       clock: this.#clock,
       passiveEjectionMs: options.passiveEjectionMs ?? DEFAULTS.health.passive_ejection,
+      onEject: (poolId, originName) => this.#ejected(poolId, originName),
+    });
+    this.#confirmer = new EjectionConfirmer({
+      view: this.view,
+      directory: options.directory,
+      transport: this.#transport,
+      clock: this.#clock,
+      logger: this.#logger,
+      plan: (pool) => this.#plan(pool),
+      baseDelayMs: options.confirmDelayMs ?? DEFAULTS.health.confirm_delay,
+      onProbe: (passed) => this.#confirmProbe(passed),
     });
     this.#ctx = {
       store: options.store,
@@ -103,6 +127,7 @@ export class HealthMonitor {
       owner: this.owner,
       live: this.live,
       logger: this.#logger,
+      ...(options.onEvents === undefined ? {} : { onEvents: options.onEvents }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }
@@ -130,6 +155,7 @@ export class HealthMonitor {
     this.#unsubscribe?.();
     clearTimeout(this.#refreshTimer);
     await this.#scheduler.stop();
+    await this.#confirmer.stop();
     await Promise.allSettled([...this.#inFlight.values()]);
     this.view.close();
     try {
@@ -145,6 +171,11 @@ export class HealthMonitor {
     const pools = this.#options.directory.allPools().filter((pool) => pool.enabled);
     const outcomes = await Promise.all(pools.map((pool) => this.checkPool(pool.id)));
     return outcomes.flatMap((outcome) => (outcome?.kind === 'checked' ? outcome.events : []));
+  }
+
+  /** Runs every pending confirmation probe now and waits for them (tests; normally timers do). */
+  confirmEjections(): Promise<void> {
+    return this.#confirmer.runDue();
   }
 
   /** One round of one pool; rounds of the same pool never overlap (a second call waits and runs after). */
@@ -204,6 +235,16 @@ export class HealthMonitor {
   /** The live `healthy` of an origin in a pool object. */
   originHealthy(pool: Pool, origin: Origin): boolean {
     return reportOriginHealthy(pool, origin, this.#lookup);
+  }
+
+  #ejected(poolId: string, originName: string): void {
+    const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+    this.#logger.info('origin taken out of rotation by live traffic', {
+      pool: pool?.name,
+      origin: originName,
+      reason: this.view.ejected(poolId, originName),
+    });
+    this.#confirmer.schedule(poolId, originName);
   }
 
   #lookup: OriginStateLookup = (poolId, name) => this.live.origin(poolId, name);
@@ -306,6 +347,12 @@ export class HealthMonitor {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);
     };
+    const probes = metrics.counter(
+      'switchyard_health_confirmation_probes_total',
+      'Early confirmation probes after live-traffic ejections, by result',
+      ['result'],
+    );
+    this.#confirmProbe = (passed) => probes.inc({ result: passed ? 'pass' : 'fail' });
     this.#ctx.onEvent = (event) => events.inc({ event_source: event.event_source, new_health: event.new_health });
   }
 }

@@ -46,6 +46,8 @@ export interface RoundContext {
   /** Called for every committed check result and event (metrics). */
   onCheck?: (pool: Pool, origin: Origin, result: ProbeResult, type: string) => void;
   onEvent?: (event: HealthEventInput) => void;
+  /** Called once per committed round that recorded events (the notification service's nudge). */
+  onEvents?: (events: readonly HealthEventInput[]) => void;
 }
 
 export interface PoolPlan {
@@ -204,6 +206,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
         reason: event.reason,
       });
     }
+    if (written.events.length > 0) ctx.onEvents?.(written.events);
     return { kind: 'checked', events: written.events };
   } catch (err) {
     if (!(err instanceof WriteConflict) && !isWriteBusy(err)) throw err;

@@ -71,6 +71,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     networks: options.networks ?? { sepolia: { chain_id: 11_155_111, pools: options.pools.map((p) => p.name) } },
     monitors: staticMonitorSource(options.monitors),
     clock,
+    // Confirmation probes run when a test calls confirmEjections(), not on their real-time timers.
+    confirmDelayMs: 3_600_000,
     ...options.extra,
   });
   return {

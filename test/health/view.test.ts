@@ -1,7 +1,7 @@
 /**
- * The monitor-backed HealthView and the live health report: live-traffic failures eject an origin at once;
- * with a monitor it returns only after a check that started later passed; without one after the bounded
- * passive ejection. Disabled origins are never healthy; a pool is healthy while minimum_origins are.
+ * The monitor-backed HealthView and the live health report: a refused connection ejects an origin at once,
+ * timeouts only three in a row; with a monitor it returns only after a check that started later passed
+ * (the scheduled round or the early confirmation probe); without one after the bounded passive ejection. Disabled origins are never healthy; a pool is healthy while minimum_origins are.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -47,6 +47,113 @@ describe('monitor-backed HealthView', () => {
       // The API's view ignores this process's ejections: it is the monitors' state.
       view.reportFailure('p', 'b', 'timeout');
       assert.equal(h.monitor.originHealthy(pool, pool.origins[1]!), true);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('timeouts eject only three in a row: one slow call among successes never does', async () => {
+    const pool = makePool('st', [
+      { name: 'a', address: a.url },
+      { name: 'b', address: b.url },
+    ]);
+    const h = await startHarness({ pools: [pool], monitors: { m1: monitor } });
+    try {
+      await h.monitor.runOnce();
+      const view = h.monitor.view;
+      for (let i = 0; i < 10; i++) {
+        view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+        view.reportSuccess('st', 'a');
+        view.reportFailure('st', 'a', 'connection failed (ECONNRESET)', 'network');
+        view.reportSuccess('st', 'a');
+      }
+      assert.equal(view.originHealthy('st', 'a'), true, 'slow calls between successes keep it in rotation');
+      view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+      view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+      assert.equal(view.originHealthy('st', 'a'), true, 'two strikes are not enough');
+      h.clock.advance(30_001);
+      view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+      assert.equal(view.originHealthy('st', 'a'), true, 'strikes older than 30 s are forgotten');
+      view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+      view.reportFailure('st', 'a', 'no answer within 10000 ms', 'timeout');
+      assert.equal(view.originHealthy('st', 'a'), false, 'three in a row eject it');
+      assert.match(view.ejected('st', 'a') ?? '', /\(3 in a row\)$/);
+      view.reportFailure('st', 'b', 'cannot connect (ECONNREFUSED)', 'connect');
+      assert.equal(view.originHealthy('st', 'b'), false, 'a refused connection ejects at once');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('an early confirmation probe brings an ejected origin back before the next scheduled check', async () => {
+    const pool = makePool('cf', [
+      { name: 'a', address: a.url },
+      { name: 'b', address: b.url },
+    ]);
+    const h = await startHarness({ pools: [pool], monitors: { m1: monitor } });
+    try {
+      await h.monitor.runOnce();
+      const view = h.monitor.view;
+      a.requests = [];
+
+      // A blip: the probe passes, the origin is back without waiting for the pool's interval.
+      view.reportFailure('cf', 'a', 'cannot connect (ECONNREFUSED)', 'connect');
+      assert.equal(view.originHealthy('cf', 'a'), false);
+      await h.monitor.confirmEjections();
+      assert.equal(a.requests.length, 1, 'the probe is the monitor check of that one origin');
+      assert.equal(view.originHealthy('cf', 'a'), true, 'confirmed by the probe');
+      assert.deepEqual(await h.events(), [], 'probes and ejections are not health events');
+
+      // Really down: the probe fails and the origin stays out until a probe passes.
+      view.reportFailure('cf', 'a', 'cannot connect (ECONNREFUSED)', 'connect');
+      await a.down();
+      await h.monitor.confirmEjections();
+      assert.equal(view.originHealthy('cf', 'a'), false, 'a failed probe keeps it out');
+      await a.up();
+      await h.monitor.confirmEjections();
+      assert.equal(view.originHealthy('cf', 'a'), true);
+
+      // A failure reported while a probe runs: that probe cannot confirm the origin.
+      view.reportFailure('cf', 'a', 'cannot connect (ECONNREFUSED)', 'connect');
+      a.set({ delayMs: 200 });
+      const probing = h.monitor.confirmEjections();
+      view.reportFailure('cf', 'a', 'no answer within 10000 ms', 'timeout');
+      await probing;
+      a.set({});
+      assert.equal(view.originHealthy('cf', 'a'), false, 'the failure came after the probe started');
+      await h.monitor.confirmEjections();
+      assert.equal(view.originHealthy('cf', 'a'), true);
+
+      // The shared state wins: a passing probe does not bring back an origin the monitor holds Unhealthy.
+      await a.down();
+      h.clock.advance(5_000);
+      await h.monitor.runOnce();
+      view.reportFailure('cf', 'a', 'cannot connect (ECONNREFUSED)', 'connect');
+      await a.up();
+      await h.monitor.confirmEjections();
+      assert.equal(view.originHealthy('cf', 'a'), false, 'Unhealthy until the monitor says otherwise');
+      h.clock.advance(5_000);
+      await h.monitor.runOnce();
+      assert.equal(view.originHealthy('cf', 'a'), true);
+    } finally {
+      a.set({});
+      await h.close();
+    }
+  });
+
+  it('confirmation probes run on their own timer, about confirm_delay after the ejection', async () => {
+    const pool = makePool('tm', [{ name: 'a', address: a.url }]);
+    const h = await startHarness({ pools: [pool], monitors: { m1: monitor }, extra: { confirmDelayMs: 50 } });
+    try {
+      await h.monitor.runOnce();
+      const view = h.monitor.view;
+      view.reportFailure('tm', 'a', 'cannot connect (ECONNREFUSED)', 'connect');
+      assert.equal(view.originHealthy('tm', 'a'), false);
+      const deadline = Date.now() + 10_000;
+      while (!view.originHealthy('tm', 'a')) {
+        assert.ok(Date.now() < deadline, 'the timed probe did not bring the origin back within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     } finally {
       await h.close();
     }
