@@ -52,7 +52,8 @@ export interface RpcHandlerOptions {
 interface CallContext {
   network: string;
   route: NetworkRoute;
-  signal: AbortSignal | undefined;
+  /** The client's abort signal, created only when something asks for it (cache hits never do). */
+  signal: () => AbortSignal | undefined;
 }
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
@@ -73,7 +74,12 @@ export class RpcHandler {
     }
   }
 
-  async handle(network: string, body: Buffer, client: string, signal?: AbortSignal): Promise<HttpAnswer> {
+  async handle(
+    network: string,
+    body: Buffer,
+    client: string,
+    signal?: AbortSignal | (() => AbortSignal),
+  ): Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
     try {
@@ -91,7 +97,7 @@ export class RpcHandler {
       }
       headers = route.lifecycle.check();
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
-      const context: CallContext = { network, route, signal };
+      const context: CallContext = { network, route, signal: typeof signal === 'function' ? signal : () => signal };
       if (!parsed.batch) return await this.#single(parsed.element, context, headers);
       return await this.#batch(parsed.elements, context, headers);
     } catch (err) {
@@ -177,11 +183,14 @@ export class RpcHandler {
       throw refusal;
     }
     try {
+      const lazySignal = context.signal;
       const reply = await this.#options.forwarder.forward({
         network: context.network,
         pools: context.route.pools,
         call,
-        signal: context.signal,
+        get signal() {
+          return lazySignal();
+        },
       });
       if (call.id === undefined || reply.id === undefined) return undefined;
       return Buffer.concat([reply.body.subarray(0, reply.id.start), call.idBytes, reply.body.subarray(reply.id.end)]);

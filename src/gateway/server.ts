@@ -6,6 +6,7 @@
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView, PoolDirectory } from '../balancing/model.js';
@@ -123,12 +124,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const body = await readBody(req, settings.max_body_bytes);
     const network = decodeNetwork(match[1] as string);
-    const aborted = new AbortController();
+    // The client's abort signal is made only when forwarding asks for it: an AbortController per
+    // request is a measurable share of a cache hit's cost, and hits never need one.
+    let aborted: AbortController | undefined;
+    let gone = false;
     res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
+      if (res.writableFinished) return;
+      gone = true;
+      aborted?.abort();
     });
+    const clientSignal = (): AbortSignal => {
+      if (aborted === undefined) {
+        aborted = new AbortController();
+        // Every call of a batch listens to it (up to gateway.max_batch): not a leak.
+        setMaxListeners(0, aborted.signal);
+        if (gone) aborted.abort();
+      }
+      return aborted.signal;
+    };
     const client = key ?? req.socket.remoteAddress ?? 'unknown';
-    const answer = await handler.handle(network, body, client, aborted.signal);
+    const answer = await handler.handle(network, body, client, clientSignal);
     sendBody(res, answer.status, answer.body, { ...CORS, ...answer.headers });
   };
 
