@@ -6,7 +6,9 @@ import type { z } from 'zod';
 import { SwitchyardError } from '../errors/base.js';
 
 export function validateBody<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
+  // reportInput: an issue carries `input` unless the value was absent, which tells "is required" apart
+  // from "has the wrong type" (`null`, an array instead of an object, a number instead of a string).
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw validationError(parsed.error);
 }
@@ -19,6 +21,15 @@ export function validationError(error: z.ZodError): SwitchyardError {
     const keys = issue.keys.map((key) => [...path, key].join('.'));
     return new SwitchyardError('API_VALIDATION', `${keys.join(', ')}: unknown field; remove it`, {
       details: { pointer: pointer([...path, issue.keys[0] ?? '']) },
+    });
+  }
+  if (issue.code === 'invalid_key') {
+    // A record key (e.g. a header name) was refused: name the record, quote the key, give the key's rule.
+    const parent = path.slice(0, -1);
+    const key = JSON.stringify(String(issue.path.at(-1) ?? '')).slice(0, 80);
+    const rule = issue.issues[0]?.message ?? issue.message;
+    return new SwitchyardError('API_VALIDATION', `${parent.join('.') || 'body'}: key ${key} is not allowed: ${rule}`, {
+      details: { pointer: pointer(path) },
     });
   }
   const field = path.length === 0 ? 'body' : path.join('.');

@@ -128,6 +128,24 @@ describe('api framework', () => {
     assert.match((unknownField.body.errors as { message: string }[])[0]?.message ?? '', /nam/);
     const empty = await call('POST', `/accounts/${ACCOUNT}/echo`, { token: writeToken, body: '{"name":""}' });
     assert.match((empty.body.errors as { message: string }[])[0]?.message ?? '', /^name:/);
+    // "is required" only for what is absent; a value of the wrong type says what was expected.
+    const message = async (body: string) =>
+      (
+        (await call('POST', `/accounts/${ACCOUNT}/echo`, { token: writeToken, body })).body.errors as {
+          message: string;
+        }[]
+      )[0]?.message;
+    assert.equal(await message('{}'), 'name: is required');
+    assert.match((await message('{"name":5}')) ?? '', /^name: .*expected string, received number/);
+    assert.match((await message('{"name":null}')) ?? '', /^name: .*expected string, received null/);
+    assert.match((await message('[]')) ?? '', /^body: .*expected object, received array/);
+    assert.match((await message('null')) ?? '', /^body: .*expected object, received null/);
+    const noBody = await fetch(`${base}/accounts/${ACCOUNT}/echo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}` },
+    });
+    assert.equal(noBody.status, 400);
+    assert.equal(((await noBody.json()) as { errors: { message: string }[] }).errors[0]?.message, 'body: is required');
   });
 
   test('unknown routes are 404 / 7003, wrong methods 405 with Allow', async () => {
