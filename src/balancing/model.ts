@@ -40,6 +40,9 @@ export interface Pool {
   modified_on: string;
 }
 
+/** Every Pool field a client controls (what a PUT sends); the store adds id, account and timestamps. */
+export type PoolFields = Omit<Pool, 'id' | 'account_id' | 'created_on' | 'modified_on'>;
+
 /**
  * Where the data plane finds pools. Lookups are synchronous and cheap (an in-memory snapshot) because
  * they sit on the request hot path; implementations refresh the snapshot when the store changes.

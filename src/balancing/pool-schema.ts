@@ -8,17 +8,27 @@ import { z } from 'zod';
 export const NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 export const poolName = z.string().regex(NAME_PATTERN, 'letters, digits, "-" and "_" only (1-100 characters)');
 
-const EMAIL = /^[^\s@,<>()"]+@[^\s@,<>()"]+\.[^\s@,<>()"]+$|^[^\s@,<>()"]+@localhost$/;
+/**
+ * An email address as mail servers accept it in practice: a dot-atom local part, then `localhost` or a
+ * domain of dot-separated labels ending in an alphabetic TLD (`ops@example.com`, `a.b+tag@mail.example.org`;
+ * not `a@.b.c`, `a@b`, `a b@c.d`, `"quoted"@c.d`). At most 254 characters (RFC 5321).
+ */
+const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const EMAIL = new RegExp(`^${ATOM}(?:\\.${ATOM})*@(?:localhost|(?:${LABEL}\\.)+[A-Za-z]{2,63})$`);
+/** Bounds the legacy field: enough for dozens of addresses, not a place to store a mailing list. */
+const MAX_NOTIFICATION_EMAIL = 2048;
 
-/** `""` (none) or comma-separated addresses, each validated. */
+/** `""` (none) or comma-separated addresses (spaces around commas allowed), each validated. */
 export const notificationEmail = z
   .string()
-  .refine((value) => value === '' || value.split(',').every((part) => EMAIL.test(part.trim())), {
+  .max(MAX_NOTIFICATION_EMAIL)
+  .refine((value) => value === '' || value.split(',').every((part) => isEmailAddress(part.trim())), {
     message: 'must be "" (none) or one or more comma-separated email addresses',
   });
 
 export function isEmailAddress(value: string): boolean {
-  return EMAIL.test(value);
+  return value.length <= 254 && EMAIL.test(value);
 }
 
 export function parseNotificationEmail(value: string): string[] {
@@ -30,12 +40,59 @@ export function parseNotificationEmail(value: string): string[] {
         .filter((part) => part !== '');
 }
 
+/** RFC 9110 field names (tokens). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Field values: visible characters, spaces and tabs — no CR, LF or NUL, so nothing can split a request. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,4096}$/;
+/** Headers that frame the message or the connection: the HTTP client owns them, a user may not set them. */
+const RESERVED_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'http2-settings',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
+ * Extra request headers of an origin or a monitor, Cloudflare's shape `{"Host": ["rpc.example"]}`:
+ * at most 20 names (valid tokens, distinct regardless of case, none of RESERVED_HEADERS), each with
+ * 1..10 values free of control characters.
+ */
+export const headerMap = z
+  .record(
+    z
+      .string()
+      .regex(HEADER_NAME, 'header names are HTTP tokens (letters, digits, "-", …; 1-100 characters)')
+      .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), {
+        message: 'this header is set by the HTTP client and cannot be configured',
+      }),
+    z
+      .array(z.string().regex(HEADER_VALUE, 'header values may not contain control characters (CR, LF, NUL, …)'))
+      .min(1, 'give at least one value')
+      .max(10),
+  )
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+    const seen = new Set<string>();
+    for (const name of names) {
+      const lower = name.toLowerCase();
+      if (seen.has(lower)) ctx.addIssue({ code: 'custom', path: [name], message: 'the same header is named twice' });
+      seen.add(lower);
+    }
+  });
+
 export const originInput = z.strictObject({
   name: z.string().min(1).max(100),
   address: z.string().min(1).max(2048),
   enabled: z.boolean().optional(),
   weight: z.number().min(0).max(1).optional(),
-  header: z.record(z.string(), z.array(z.string())).optional(),
+  header: headerMap.optional(),
 });
 export type OriginInput = z.infer<typeof originInput>;
 

@@ -1,4 +1,4 @@
-import { maskAddress } from '../api/masked-address.js';
+import { maskAddress } from '../balancing/origin-address.js';
 
 /**
  * An origin address fit to show (health endpoint keys, events, alerts, logs): the same masking the pools

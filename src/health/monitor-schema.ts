@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { headerMap } from '../balancing/pool-schema.js';
 
 /**
  * Monitor fields and their defaults, shared by the config file (inline `monitor:` of a pool) and the
@@ -30,7 +31,7 @@ export const monitorFields = {
   type: z.enum(MONITOR_TYPES),
   method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET'),
   path: z.string().startsWith('/', 'must start with "/"'),
-  header: z.record(z.string(), z.array(z.string())),
+  header: headerMap,
   port: z.number().int().min(0).max(65535),
   timeout: z.number().int().min(1).max(10),
   retries: z.number().int().min(0).max(5),

@@ -10,6 +10,7 @@
  * Safe when several processes start at once against one PostgreSQL: a lost race is a no-op.
  */
 import type { Kysely } from 'kysely';
+import { poolFieldsFromConfig } from '../balancing/pool-defaults.js';
 import type { Clock } from '../clock.js';
 import type { PoolConfig } from '../config/schema.js';
 import { isSwitchyardError } from '../errors/base.js';
@@ -18,7 +19,7 @@ import type { Logger } from '../log.js';
 import { ensureAccount } from './accounts.js';
 import type { Store } from './database.js';
 import { createMonitor } from './monitors.js';
-import { createPool, findPoolByName, type PoolFields, updatePool } from './pools.js';
+import { createPool, findPoolByName, poolFields, updatePool } from './pools.js';
 import type { Database } from './schema.js';
 
 export interface SeedOptions {
@@ -45,37 +46,14 @@ export async function seedFromConfig(options: SeedOptions): Promise<void> {
     const addresses = new Map(pool.origins.map((origin) => [origin.name, origin.address]));
     if (existing.origins.every((origin) => (addresses.get(origin.name) ?? origin.address) === origin.address)) continue;
     await updatePool(store.db, store.dialect, clock, accountId, existing.id, (current) => {
-      const { id: _i, account_id: _a, created_on: _c, modified_on: _m, ...fields } = current;
       const origins = current.origins.map((origin) => ({
         ...origin,
         address: addresses.get(origin.name) ?? origin.address,
       }));
-      return { ...fields, origins };
+      return { ...poolFields(current), origins };
     });
     logger.info('updated origin addresses of a generated pool', { pool: pool.name });
   }
-}
-
-/** A config pool with Cloudflare defaults filled in. */
-export function configPoolFields(pool: PoolConfig, monitorId: string | null): PoolFields {
-  return {
-    name: pool.name,
-    description: pool.description ?? '',
-    enabled: pool.enabled ?? true,
-    minimum_origins: pool.minimum_origins ?? 1,
-    monitor: monitorId,
-    notification_email: pool.notification_email ?? '',
-    notification_filter: pool.notification_filter ?? null,
-    origins: pool.origins.map((origin) => ({
-      name: origin.name,
-      address: origin.address,
-      enabled: origin.enabled ?? true,
-      weight: origin.weight ?? 1,
-      header: origin.header ?? {},
-    })),
-    origin_steering: { policy: pool.origin_steering?.policy ?? 'random' },
-    check_regions: null,
-  };
 }
 
 /** True when created; false when another process created a pool of that name first. */
@@ -90,7 +68,7 @@ async function createConfigPool(db: Kysely<Database>, clock: Clock, accountId: s
         });
         monitorId = (await createMonitor(trx, clock, accountId, settings)).id;
       }
-      await createPool(trx, clock, accountId, configPoolFields(pool, monitorId));
+      await createPool(trx, clock, accountId, poolFieldsFromConfig(pool, monitorId));
     });
     return true;
   } catch (err) {

@@ -3,11 +3,17 @@
  * Lists are ordered by (created_on, id) so pages are stable. A monitor used by a pool cannot be
  * deleted: the delete runs in a transaction that first looks for pools naming it (pools.monitor_id
  * is also a foreign key, so a racing writer cannot slip past).
+ *
+ * Reading rows is defensive, as for pools: `settings` must be a JSON object whose fields have the
+ * stored types (missing ones take their defaults). A row that is not — a hand edit, a bad restore —
+ * is skipped by lists and reported through `onCorrupt`; a read of that one monitor throws
+ * `CorruptMonitorError` (the API answers a logged 500; the health engine logs it and retries next round).
  */
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
-import { type MonitorSettings, withMonitorDefaults } from '../health/monitor-schema.js';
+import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../health/monitor-schema.js';
 import { newId, timestamp } from './ids.js';
 import type { Database } from './schema.js';
 import type { MonitorsTable } from './tables/core.js';
@@ -25,15 +31,78 @@ export interface PageWindow {
   limit: number;
 }
 
-function toMonitor(row: MonitorsTable): Monitor {
-  const settings = withMonitorDefaults(JSON.parse(row.settings) as Partial<MonitorSettings>);
+/** A read of one monitor whose stored settings cannot be decoded (see header). */
+export class CorruptMonitorError extends Error {
+  constructor(
+    readonly monitorId: string,
+    reason: string,
+  ) {
+    super(`monitor ${monitorId}: stored settings cannot be read (${reason})`);
+    this.name = 'CorruptMonitorError';
+  }
+}
+
+/** Told about each monitor row that cannot be decoded; the row is skipped. */
+export type OnCorruptMonitor = (corrupt: { monitor_id: string; reason: string }) => void;
+
+/** The types of what `createMonitor`/`saveMonitor` write (values were validated on the way in). */
+const storedSettings = z.object({
+  type: z.enum(MONITOR_TYPES).optional(),
+  method: z.string().optional(),
+  path: z.string().optional(),
+  header: z.record(z.string(), z.array(z.string())).optional(),
+  port: z.number().optional(),
+  timeout: z.number().optional(),
+  retries: z.number().optional(),
+  interval: z.number().optional(),
+  expected_codes: z.string().optional(),
+  expected_body: z.string().optional(),
+  follow_redirects: z.boolean().optional(),
+  allow_insecure: z.boolean().optional(),
+  consecutive_up: z.number().optional(),
+  consecutive_down: z.number().optional(),
+  description: z.string().optional(),
+  max_block_lag: z.number().optional(),
+});
+
+function decodeRow(row: MonitorsTable): { monitor: Monitor } | { reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(row.settings);
+  } catch {
+    return { reason: 'not JSON' };
+  }
+  const parsed = storedSettings.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { reason: `${issue?.path.join('.') || 'settings'}: ${issue?.message ?? 'invalid'}` };
+  }
+  const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined));
   return {
-    ...settings,
-    id: row.id,
-    account_id: row.account_id,
-    created_on: row.created_on,
-    modified_on: row.modified_on,
+    monitor: {
+      ...withMonitorDefaults(defined),
+      id: row.id,
+      account_id: row.account_id,
+      created_on: row.created_on,
+      modified_on: row.modified_on,
+    },
   };
+}
+
+function toMonitor(row: MonitorsTable): Monitor {
+  const decoded = decodeRow(row);
+  if ('monitor' in decoded) return decoded.monitor;
+  throw new CorruptMonitorError(row.id, decoded.reason);
+}
+
+function toMonitors(rows: readonly MonitorsTable[], onCorrupt: OnCorruptMonitor | undefined): Monitor[] {
+  const monitors: Monitor[] = [];
+  for (const row of rows) {
+    const decoded = decodeRow(row);
+    if ('monitor' in decoded) monitors.push(decoded.monitor);
+    else onCorrupt?.({ monitor_id: row.id, reason: decoded.reason });
+  }
+  return monitors;
 }
 
 export async function getMonitor(db: Kysely<Database>, accountId: string, id: string): Promise<Monitor | undefined> {
@@ -46,22 +115,11 @@ export async function getMonitor(db: Kysely<Database>, accountId: string, id: st
   return row === undefined ? undefined : toMonitor(row);
 }
 
-/** Any account's monitor by id: for the health engine, which follows a pool's `monitor` field. */
-export async function findMonitorById(db: Kysely<Database>, id: string): Promise<Monitor | undefined> {
-  const row = await db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
-  return row === undefined ? undefined : toMonitor(row);
-}
-
-/** Every monitor of every account (the health engine loads them with the pools). */
-export async function listAllMonitors(db: Kysely<Database>): Promise<Monitor[]> {
-  const rows = await db.selectFrom('monitors').selectAll().orderBy('created_on').orderBy('id').execute();
-  return rows.map(toMonitor);
-}
-
 export async function listMonitors(
   db: Kysely<Database>,
   accountId: string,
   window: PageWindow,
+  onCorrupt?: OnCorruptMonitor,
 ): Promise<{ monitors: Monitor[]; total: number }> {
   const rows = await db
     .selectFrom('monitors')
@@ -77,7 +135,7 @@ export async function listMonitors(
     .select((eb) => eb.fn.countAll().as('n'))
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
-  return { monitors: rows.map(toMonitor), total: Number(count.n) };
+  return { monitors: toMonitors(rows, onCorrupt), total: Number(count.n) };
 }
 
 export async function createMonitor(

@@ -7,9 +7,12 @@
  *     pool and reloads everything when that fingerprint differs (every write bumps `version`; inserts
  *     and deletes change the id set).
  * `poolByName` answers for the routing account (`account_id` in the config) only. If the store is
- * unreachable the last snapshot stays in use and the failure is logged (once per outage).
+ * unreachable the last snapshot stays in use and the failure is logged (once per outage). A pool row
+ * that cannot be decoded (store/pools.ts) is left out of the snapshot and logged whenever the pools
+ * change; the other pools keep routing.
  */
 import type { Pool, PoolDirectory } from '../balancing/model.js';
+import { PoolSnapshot } from '../balancing/pool-snapshot.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
 import type { Store } from './database.js';
@@ -29,11 +32,8 @@ export interface StorePoolDirectoryOptions {
 
 export class StorePoolDirectory implements PoolDirectory {
   readonly #store: Store;
-  readonly #accountId: string;
   readonly #logger: Logger;
-  readonly #listeners = new Set<() => void>();
-  #all: readonly Pool[] = [];
-  #byName = new Map<string, Pool>();
+  readonly #snapshot: PoolSnapshot;
   #versions = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   /** Serialises reloads: a refresh asked for during a reload runs once more after it. */
@@ -44,8 +44,11 @@ export class StorePoolDirectory implements PoolDirectory {
 
   private constructor(options: StorePoolDirectoryOptions) {
     this.#store = options.store;
-    this.#accountId = options.accountId;
     this.#logger = options.logger;
+    this.#snapshot = new PoolSnapshot({
+      accountId: options.accountId,
+      onListenerError: (err) => this.#logger.error('pool directory listener failed', { err }),
+    });
   }
 
   /** Loads the first snapshot (errors propagate: serve must not start blind) and starts polling. */
@@ -71,16 +74,15 @@ export class StorePoolDirectory implements PoolDirectory {
   }
 
   poolByName(name: string): Pool | undefined {
-    return this.#byName.get(name);
+    return this.#snapshot.poolByName(name);
   }
 
   allPools(): readonly Pool[] {
-    return this.#all;
+    return this.#snapshot.allPools();
   }
 
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#snapshot.onChange(listener);
   }
 
   /** Reloads now (after an in-process write). Never throws; resolves when the snapshot is current. */
@@ -105,7 +107,7 @@ export class StorePoolDirectory implements PoolDirectory {
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#listeners.clear();
+    this.#snapshot.clearListeners();
   }
 
   async #poll(): Promise<void> {
@@ -128,23 +130,15 @@ export class StorePoolDirectory implements PoolDirectory {
   }
 
   async #reload(): Promise<void> {
-    const rows = await listAllPools(this.#store.db);
-    const versions = new Map(rows.map((row) => [row.pool.id, row.version]));
-    if (sameVersions(versions, this.#versions) && this.#all.length === rows.length) return;
-    const pools = rows.map((row) => Object.freeze(row.pool));
-    this.#all = Object.freeze(pools);
-    this.#byName = new Map(
-      pools.filter((pool) => pool.account_id === this.#accountId).map((pool) => [pool.name, pool] as const),
-    );
+    const corrupt: { pool_id: string; reason: string }[] = [];
+    const { pools, versions } = await listAllPools(this.#store.db, (row) => corrupt.push(row));
+    if (sameVersions(versions, this.#versions)) return;
+    for (const row of corrupt) {
+      this.#logger.error('pool directory: skipping a pool whose stored settings cannot be read', row);
+    }
     this.#versions = versions;
     this.#reloads.inc();
-    for (const listener of this.#listeners) {
-      try {
-        listener();
-      } catch (err) {
-        this.#logger.error('pool directory listener failed', { err });
-      }
-    }
+    this.#snapshot.replace(pools.map((pool) => Object.freeze(pool)));
   }
 }
 

@@ -12,9 +12,17 @@
  *
  * `disabled_at` (pool and origin) is kept here: set when `enabled` turns false, kept while it stays
  * false, dropped when it turns true again.
+ *
+ * Reading rows is defensive: `settings` is checked against the shape this module writes (missing
+ * optional fields take their defaults). A row that still cannot be decoded — not JSON, or no `origins`
+ * list, e.g. after a hand edit or a bad restore — never takes the process down: lists and the routing
+ * snapshot skip it and report it through `onCorrupt` (callers log it), a read of that one pool throws
+ * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Pool } from '../balancing/model.js';
+import { z } from 'zod';
+import type { Pool, PoolFields } from '../balancing/model.js';
+import { notificationFilter, STEERING_POLICIES } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Dialect } from './database.js';
@@ -24,13 +32,72 @@ import type { Database } from './schema.js';
 import type { PoolSettings, PoolsTable } from './tables/core.js';
 import { inTransaction } from './transaction.js';
 
-/** Every Pool field a client controls. */
-export type PoolFields = Omit<Pool, 'id' | 'account_id' | 'created_on' | 'modified_on'>;
+export type { PoolFields };
 
-type PoolRow = Omit<PoolsTable, 'version'> & { version: number };
+/** The client-controlled fields of a pool (what PUT would send back). */
+export function poolFields(pool: Pool): PoolFields {
+  const { id: _id, account_id: _account, created_on: _created, modified_on: _modified, ...fields } = pool;
+  return fields;
+}
 
-export function rowToPool(row: PoolRow): Pool {
-  const settings = JSON.parse(row.settings) as PoolSettings;
+type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };
+
+/** Told about each row that cannot be decoded; the row is skipped. */
+export type OnCorruptPool = (corrupt: { pool_id: string; reason: string }) => void;
+
+/** A read of one pool whose stored settings cannot be decoded (see header). */
+export class CorruptPoolError extends Error {
+  constructor(
+    readonly poolId: string,
+    reason: string,
+  ) {
+    super(`pool ${poolId}: stored settings cannot be read (${reason})`);
+    this.name = 'CorruptPoolError';
+  }
+}
+
+/** The shape of `pools.settings` as written by `fieldsToColumns`; fields added later get defaults. */
+const storedOrigin = z.object({
+  name: z.string(),
+  address: z.string(),
+  enabled: z.boolean().default(true),
+  weight: z.number().default(1),
+  header: z.record(z.string(), z.array(z.string())).default({}),
+  disabled_at: z.string().optional(),
+});
+const storedSettings = z.object({
+  description: z.string().default(''),
+  disabled_at: z.string().optional(),
+  minimum_origins: z.number().default(1),
+  notification_filter: notificationFilter.default(null),
+  origins: z.array(storedOrigin),
+  origin_steering: z.object({ policy: z.enum(STEERING_POLICIES) }).default({ policy: 'random' }),
+  check_regions: z.array(z.string()).nullable().default(null),
+  latitude: z.number().optional(),
+  longitude: z.number().optional(),
+  load_shedding: z.record(z.string(), z.unknown()).optional(),
+});
+
+function decodeSettings(text: string): { settings: PoolSettings } | { reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { reason: 'not JSON' };
+  }
+  const parsed = storedSettings.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { reason: `${issue?.path.join('.') || 'settings'}: ${issue?.message ?? 'invalid'}` };
+  }
+  return { settings: parsed.data as PoolSettings };
+}
+
+/** The row as a Pool, or why it cannot be one. */
+function decodeRow(row: PoolRow): { pool: Pool } | { reason: string } {
+  const decoded = decodeSettings(row.settings);
+  if (!('settings' in decoded)) return decoded;
+  const { settings } = decoded;
   const pool: Pool = {
     id: row.id,
     account_id: row.account_id,
@@ -47,11 +114,34 @@ export function rowToPool(row: PoolRow): Pool {
     created_on: row.created_on,
     modified_on: row.modified_on,
   };
-  if (settings.disabled_at !== undefined) pool.disabled_at = settings.disabled_at;
-  if (settings.latitude !== undefined) pool.latitude = settings.latitude;
-  if (settings.longitude !== undefined) pool.longitude = settings.longitude;
-  if (settings.load_shedding !== undefined) pool.load_shedding = settings.load_shedding;
-  return pool;
+  copyOptional(settings, pool);
+  return { pool };
+}
+
+/** One pool; throws CorruptPoolError when its row cannot be decoded. */
+function rowToPool(row: PoolRow): Pool {
+  const decoded = decodeRow(row);
+  if ('pool' in decoded) return decoded.pool;
+  throw new CorruptPoolError(row.id, decoded.reason);
+}
+
+/** Many pools; undecodable rows are skipped and reported. */
+function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+  const pools: Pool[] = [];
+  for (const row of rows) {
+    const decoded = decodeRow(row);
+    if ('pool' in decoded) pools.push(decoded.pool);
+    else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
+  }
+  return pools;
+}
+
+/** The fields stored only when present (both directions use it, so they cannot drift). */
+function copyOptional(from: Partial<PoolSettings | PoolFields>, to: Partial<PoolSettings | Pool>): void {
+  if (from.disabled_at !== undefined) to.disabled_at = from.disabled_at;
+  if (from.latitude !== undefined) to.latitude = from.latitude;
+  if (from.longitude !== undefined) to.longitude = from.longitude;
+  if (from.load_shedding !== undefined) to.load_shedding = from.load_shedding;
 }
 
 function fieldsToColumns(fields: PoolFields) {
@@ -63,10 +153,7 @@ function fieldsToColumns(fields: PoolFields) {
     origin_steering: fields.origin_steering,
     check_regions: fields.check_regions,
   };
-  if (fields.disabled_at !== undefined) settings.disabled_at = fields.disabled_at;
-  if (fields.latitude !== undefined) settings.latitude = fields.latitude;
-  if (fields.longitude !== undefined) settings.longitude = fields.longitude;
-  if (fields.load_shedding !== undefined) settings.load_shedding = fields.load_shedding;
+  copyOptional(fields, settings);
   return {
     name: fields.name,
     notification_email: fields.notification_email,
@@ -81,30 +168,33 @@ function byName(dialect: Dialect) {
   return dialect === 'postgres' ? sql`name collate "C"` : sql`name`;
 }
 
+function selectPool(db: Kysely<Database>, accountId: string) {
+  return db.selectFrom('pools').selectAll().where('account_id', '=', accountId);
+}
+
 export async function getPool(db: Kysely<Database>, accountId: string, id: string): Promise<Pool | undefined> {
-  const row = await db
-    .selectFrom('pools')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await selectPool(db, accountId).where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : rowToPool(row);
 }
 
 export async function findPoolByName(db: Kysely<Database>, accountId: string, name: string): Promise<Pool | undefined> {
-  const row = await db
-    .selectFrom('pools')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('name', '=', name)
-    .executeTakeFirst();
+  const row = await selectPool(db, accountId).where('name', '=', name).executeTakeFirst();
   return row === undefined ? undefined : rowToPool(row);
 }
 
-/** Every pool of every account with its version, for the routing snapshot and the health engine. */
-export async function listAllPools(db: Kysely<Database>): Promise<{ pool: Pool; version: number }[]> {
+/**
+ * Every pool of every account, for the routing snapshot and the health engine, with the version of
+ * every row (undecodable rows included, so the snapshot's fingerprint matches `poolVersions`).
+ */
+export async function listAllPools(
+  db: Kysely<Database>,
+  onCorrupt?: OnCorruptPool,
+): Promise<{ pools: Pool[]; versions: Map<string, number> }> {
   const rows = await db.selectFrom('pools').selectAll().orderBy('account_id').orderBy('id').execute();
-  return rows.map((row) => ({ pool: rowToPool(row), version: Number(row.version) }));
+  return {
+    pools: rowsToPools(rows, onCorrupt),
+    versions: new Map(rows.map((row) => [row.id, Number(row.version)])),
+  };
 }
 
 /** id → version of every pool: a cheap fingerprint that changes on every insert, update and delete. */
@@ -116,6 +206,8 @@ export async function poolVersions(db: Kysely<Database>): Promise<Map<string, nu
 export interface PoolListFilter {
   /** Only pools using this monitor id. */
   monitor?: string | undefined;
+  /** Told about rows of the page that cannot be decoded (they are left out; `total` still counts them). */
+  onCorrupt?: OnCorruptPool | undefined;
 }
 
 export async function listPools(
@@ -125,8 +217,20 @@ export async function listPools(
   window: PageWindow,
   filter: PoolListFilter = {},
 ): Promise<{ pools: Pool[]; total: number }> {
+  const { rows, total } = await pageRows(db, dialect, accountId, window, filter.monitor);
+  return { pools: rowsToPools(rows, filter.onCorrupt), total };
+}
+
+/** The raw rows of one page in list order, and how many rows the whole list has. */
+async function pageRows(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  accountId: string,
+  window: PageWindow,
+  monitor?: string,
+): Promise<{ rows: PoolRow[]; total: number }> {
   let base = db.selectFrom('pools').where('account_id', '=', accountId);
-  if (filter.monitor !== undefined) base = base.where('monitor_id', '=', filter.monitor);
+  if (monitor !== undefined) base = base.where('monitor_id', '=', monitor);
   const rows = await base
     .selectAll()
     .orderBy(byName(dialect))
@@ -135,7 +239,7 @@ export async function listPools(
     .offset(window.offset)
     .execute();
   const count = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return { pools: rows.map(rowToPool), total: Number(count.n) };
+  return { rows, total: Number(count.n) };
 }
 
 export async function createPool(
@@ -200,15 +304,23 @@ export async function updatePool(
   });
 }
 
-/** Deletes one pool; `guard` may refuse (throw) after seeing it. False when it does not exist. */
+/**
+ * Deletes one pool; `guard` may refuse (throw) after seeing its identity. False when it does not exist.
+ * Reads only the columns, so an undecodable row can still be deleted.
+ */
 export async function deletePool(
   db: Kysely<Database>,
   accountId: string,
   id: string,
-  guard: (pool: Pool) => void = () => {},
+  guard: (pool: Pick<Pool, 'id' | 'account_id' | 'name'>) => void = () => {},
 ): Promise<boolean> {
   return inTransaction(db, async (trx) => {
-    const pool = await getPool(trx, accountId, id);
+    const pool = await trx
+      .selectFrom('pools')
+      .select(['id', 'account_id', 'name'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (pool === undefined) return false;
     guard(pool);
     await trx.deleteFrom('pools').where('account_id', '=', accountId).where('id', '=', id).execute();
@@ -227,20 +339,29 @@ export async function clearNotificationEmailPage(
   clock: Clock,
   accountId: string,
   window: PageWindow,
+  onCorrupt?: OnCorruptPool,
 ): Promise<{ pools: Pool[]; total: number }> {
   return inTransaction(db, async (trx) => {
-    const page = await listPools(trx, dialect, accountId, window);
-    const ids = page.pools.filter((pool) => pool.notification_email !== '').map((pool) => pool.id);
-    if (ids.length === 0) return page;
+    // Decided on the columns alone, so an undecodable row on the page is cleared like the others.
+    const { rows, total } = await pageRows(trx, dialect, accountId, window);
+    const ids = rows.filter((row) => row.notification_email !== '').map((row) => row.id);
+    if (ids.length === 0) return { pools: rowsToPools(rows, onCorrupt), total };
     await trx
       .updateTable('pools')
       .set({ notification_email: '', modified_on: timestamp(clock), version: sql`version + 1` })
       .where('account_id', '=', accountId)
       .where('id', 'in', ids)
       .execute();
-    const after = await trx.selectFrom('pools').selectAll().where('id', 'in', ids).execute();
-    const changed = new Map(after.map((row) => [row.id, rowToPool(row)]));
-    return { pools: page.pools.map((pool) => changed.get(pool.id) ?? pool), total: page.total };
+    const changed = new Map(
+      (await trx.selectFrom('pools').selectAll().where('id', 'in', ids).execute()).map((row) => [row.id, row]),
+    );
+    return {
+      pools: rowsToPools(
+        rows.map((row) => changed.get(row.id) ?? row),
+        onCorrupt,
+      ),
+      total,
+    };
   });
 }
 

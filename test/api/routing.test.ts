@@ -2,9 +2,9 @@
 // without a restart: in this process at once, and by polling for writes made elsewhere.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { poolFieldsFromConfig } from '../../src/balancing/pool-defaults.js';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
-import { configPoolFields } from '../../src/store/config-pools.js';
 import { openStore } from '../../src/store/database.js';
 import { StorePoolDirectory } from '../../src/store/pool-directory.js';
 import { createPool } from '../../src/store/pools.js';
@@ -67,7 +67,10 @@ describe('pools from the store drive routing', () => {
         changes += 1;
       });
       assert.equal(directory.poolByName('written-elsewhere'), undefined);
-      const fields = configPoolFields({ name: 'written-elsewhere', origins: [{ name: 'x', address: 'h:1' }] }, null);
+      const fields = poolFieldsFromConfig(
+        { name: 'written-elsewhere', origins: [{ name: 'x', address: 'h:1' }] },
+        null,
+      );
       await createPool(writer.db, systemClock, f.accountId, fields);
       const deadline = Date.now() + 5000;
       while (directory.poolByName('written-elsewhere') === undefined && Date.now() < deadline) {

@@ -8,7 +8,7 @@ import Cloudflare from 'cloudflare';
 import { systemClock } from '../../src/clock.js';
 import { createAccount } from '../../src/store/accounts.js';
 import { createToken } from '../../src/store/tokens.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { startApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { testStoreLocation } from '../helpers/store.js';
 
 export const OTHER_ACCOUNT = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
@@ -38,9 +38,12 @@ export interface Envelope {
   result_info?: { page: number; per_page: number; count: number; total_count: number; total_pages: number };
 }
 
-export async function startApiFixture(raw: Record<string, unknown> = {}): Promise<ApiFixture> {
+export async function startApiFixture(
+  raw: Record<string, unknown> = {},
+  options: TestAppOptions = {},
+): Promise<ApiFixture> {
   const location = await testStoreLocation();
-  const app = await startApp(location.database_url ? { database_url: location.database_url, ...raw } : raw);
+  const app = await startApp(location.database_url ? { database_url: location.database_url, ...raw } : raw, options);
   const accountId = app.config.account_id;
   const db = app.store.db;
   const token = (await createToken(db, systemClock, { accountId, readOnly: false })).token;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { SwitchyardError } from '../../errors/base.js';
 import { withMonitorDefaults } from '../../health/monitor-schema.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import {
   createMonitor,
   deleteMonitor,
@@ -28,11 +29,20 @@ function notFound(id: string): SwitchyardError {
   return new SwitchyardError('API_NOT_FOUND', `monitor ${id} not found`);
 }
 
+/** The path's monitor id. Anything but 32 lowercase hex cannot name a monitor: 404 at once, not echoed back. */
+function monitorIdOf(params: Readonly<Record<string, string>>): string {
+  const id = params.monitor_id as string;
+  if (!ID_PATTERN.test(id)) {
+    throw new SwitchyardError('API_NOT_FOUND', 'monitor not found: monitor ids are 32 hex characters');
+  }
+  return id;
+}
+
 export function monitorRoutes(deps: ApiDeps): Route[] {
   const { store, clock } = deps;
   const db = store.db;
   const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
-  const monitorId = (params: Readonly<Record<string, string>>) => params.monitor_id as string;
+  const monitorId = monitorIdOf;
 
   return [
     defineRoute({
@@ -46,7 +56,9 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       paginated: true,
       async handler({ params, query }) {
         const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
-        const { monitors, total } = await listMonitors(db, account(params), page);
+        const { monitors, total } = await listMonitors(db, account(params), page, (corrupt) =>
+          deps.logger.error('monitors: leaving out a monitor whose stored settings cannot be read', corrupt),
+        );
         return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
       },
     }),

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Pool } from '../../balancing/model.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import { getMonitor } from '../../store/monitors.js';
 import {
   clearNotificationEmailPage,
@@ -20,7 +21,9 @@ import {
   deletePool,
   getPool,
   listPools,
+  type OnCorruptPool,
   type PoolFields,
+  poolFields,
   updatePool,
 } from '../../store/pools.js';
 import type { ApiDeps } from '../deps.js';
@@ -49,7 +52,7 @@ const referenceResult = z.array(
 );
 
 /** Names of the configured networks that route to this pool (only pools of the routing account). */
-export function networksOf(config: Readonly<Config>, pool: Pool): string[] {
+export function networksOf(config: Readonly<Config>, pool: Pick<Pool, 'account_id' | 'name'>): string[] {
   if (pool.account_id !== config.account_id) return [];
   return Object.entries(config.networks)
     .filter(([, network]) => network.pools.includes(pool.name))
@@ -78,12 +81,23 @@ function notFound(id: string): SwitchyardError {
   return new SwitchyardError('API_NOT_FOUND', `pool ${id} not found`);
 }
 
+/** The path's pool id. Anything but 32 lowercase hex cannot name a pool: 404 at once, not echoed back. */
+function poolIdOf(params: Readonly<Record<string, string>>): string {
+  const id = params.pool_id as string;
+  if (!ID_PATTERN.test(id))
+    throw new SwitchyardError('API_NOT_FOUND', 'pool not found: pool ids are 32 hex characters');
+  return id;
+}
+
 export function poolRoutes(deps: ApiDeps): Route[] {
   const { store, clock, config } = deps;
   const db = store.db;
   const view = (pool: Pool) => poolView(pool, deps.health, networksOf(config, pool));
+  // A row that cannot be decoded is left out of a page (and logged), so one bad row never fails a list.
+  const onCorrupt: OnCorruptPool = (corrupt) =>
+    deps.logger.error('pools: leaving out a pool whose stored settings cannot be read', corrupt);
   const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
-  const poolId = (params: Readonly<Record<string, string>>) => params.pool_id as string;
+  const poolId = poolIdOf;
 
   return [
     defineRoute({
@@ -98,7 +112,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       async handler({ params, query }) {
         const page = parsePagination(query);
         const monitor = query.get('monitor') ?? undefined;
-        const { pools, total } = await listPools(db, store.dialect, account(params), page, { monitor });
+        const { pools, total } = await listPools(db, store.dialect, account(params), page, { monitor, onCorrupt });
         return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
       },
     }),
@@ -114,7 +128,14 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       paginated: true,
       async handler({ params, query }) {
         const page = parsePagination(query);
-        const { pools, total } = await clearNotificationEmailPage(db, store.dialect, clock, account(params), page);
+        const { pools, total } = await clearNotificationEmailPage(
+          db,
+          store.dialect,
+          clock,
+          account(params),
+          page,
+          onCorrupt,
+        );
         await deps.poolsChanged();
         return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
       },
@@ -172,10 +193,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolPatchBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) => {
-          const { id: _id, account_id: _a, created_on: _c, modified_on: _m, ...fields } = current;
-          return keepNetworkName(config, current, applyPoolBody(fields, body, current));
-        });
+        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
+          keepNetworkName(config, current, applyPoolBody(poolFields(current), body, current)),
+        );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
         return { result: view(pool) };

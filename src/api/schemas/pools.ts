@@ -9,18 +9,19 @@
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
  */
 import { z } from 'zod';
-import type { Origin, Pool } from '../../balancing/model.js';
+import type { Origin, Pool, PoolFields } from '../../balancing/model.js';
+import { isMasked, maskAddress } from '../../balancing/origin-address.js';
 import { isOriginAddress } from '../../balancing/origin-url.js';
+import { originWithDefaults, POOL_DEFAULTS } from '../../balancing/pool-defaults.js';
 import {
+  headerMap,
   notificationEmail,
   notificationFilter,
   originSteering,
   poolName,
   STEERING_POLICIES,
 } from '../../balancing/pool-schema.js';
-import type { PoolFields } from '../../store/pools.js';
 import type { PoolHealthSource } from '../health-source.js';
-import { isMasked, maskAddress } from '../masked-address.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
@@ -54,17 +55,24 @@ const originBody = z.strictObject({
     .describe('Node URL, or host[:port] meaning http://host:port/. Secret parts are returned as ***.'),
   enabled: z.boolean().optional().describe('Default true.'),
   weight: z.number().min(0).max(1).optional().describe('0..1, default 1; 0 = never chosen.'),
-  header: z.record(z.string(), z.array(z.string())).optional().describe('Request headers, e.g. {"Host": ["…"]}.'),
+  header: headerMap.optional().describe('Request headers, e.g. {"Host": ["…"]}.'),
   disabled_at: readOnly,
   healthy: readOnly,
 });
 
 const loadShedding = z.strictObject({
-  default_percent: z.number().min(0).max(100).optional(),
-  default_policy: z.enum(['random', 'hash']).optional(),
-  session_percent: z.number().min(0).max(100).optional(),
-  session_policy: z.enum(['hash']).optional(),
+  default_percent: z.number().min(0).max(100).optional().describe('0..100, default 0.'),
+  default_policy: z.enum(['random', 'hash']).optional().describe('Default random.'),
+  session_percent: z.number().min(0).max(100).optional().describe('0..100, default 0.'),
+  session_policy: z.enum(['hash']).optional().describe('Default hash.'),
 });
+/** Cloudflare's defaults, filled in when a pool is given `load_shedding` (stored; the gateway does not shed). */
+const LOAD_SHEDDING_DEFAULTS = {
+  default_percent: 0,
+  default_policy: 'random',
+  session_percent: 0,
+  session_policy: 'hash',
+};
 
 const fields = {
   name: poolName,
@@ -77,8 +85,8 @@ const fields = {
   notification_filter: notificationFilter.optional(),
   origin_steering: originSteering.nullable().optional(),
   check_regions: z.array(z.enum(CHECK_REGIONS)).nullable().optional(),
-  latitude: z.number().min(-90).max(90).optional(),
-  longitude: z.number().min(-180).max(180).optional(),
+  latitude: z.number().min(-90).max(90).nullable().optional().describe('With longitude; null removes both.'),
+  longitude: z.number().min(-180).max(180).nullable().optional().describe('With latitude; null removes both.'),
   load_shedding: loadShedding.nullable().optional(),
   id: readOnly,
   created_on: readOnly,
@@ -88,11 +96,7 @@ const fields = {
   healthy: readOnly,
 };
 
-type Checked = {
-  origins?: { name: string }[] | undefined;
-  latitude?: number | undefined;
-  longitude?: number | undefined;
-};
+type Checked = { origins?: { name: string }[] | undefined };
 
 function crossFieldChecks(value: Checked, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -124,17 +128,6 @@ export const bulkPatchBody = z.strictObject({
 export type PoolBody = z.output<typeof poolBody>;
 export type PoolPatchBody = z.output<typeof poolPatchBody>;
 
-export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {
-  description: '',
-  enabled: true,
-  minimum_origins: 1,
-  monitor: null,
-  notification_email: '',
-  notification_filter: null,
-  origin_steering: { policy: 'random' },
-  check_regions: null,
-};
-
 /**
  * The pool's new fields: `base` (defaults for POST/PUT, the current pool for PATCH) with the body's
  * fields applied. `current` resolves masked addresses back to the stored ones.
@@ -153,10 +146,12 @@ export function applyPoolBody(base: PoolFields, body: PoolPatchBody, current: Po
     next.origin_steering = { policy: body.origin_steering?.policy ?? 'random' };
   }
   if (body.check_regions !== undefined) next.check_regions = body.check_regions;
-  if (body.latitude !== undefined) next.latitude = body.latitude;
-  if (body.longitude !== undefined) next.longitude = body.longitude;
+  if (body.latitude === null) delete next.latitude;
+  else if (body.latitude !== undefined) next.latitude = body.latitude;
+  if (body.longitude === null) delete next.longitude;
+  else if (body.longitude !== undefined) next.longitude = body.longitude;
   if (body.load_shedding === null) delete next.load_shedding;
-  else if (body.load_shedding !== undefined) next.load_shedding = body.load_shedding;
+  else if (body.load_shedding !== undefined) next.load_shedding = { ...LOAD_SHEDDING_DEFAULTS, ...body.load_shedding };
   if ((next.latitude === undefined) !== (next.longitude === undefined)) {
     throw fieldError(next.latitude === undefined ? 'latitude' : 'longitude', 'give latitude and longitude together');
   }
@@ -180,13 +175,7 @@ function toOrigin(input: z.output<typeof originBody>, index: number, current: Po
     }
     address = stored;
   }
-  return {
-    name: input.name,
-    address,
-    enabled: input.enabled ?? true,
-    weight: input.weight ?? 1,
-    header: input.header ?? {},
-  };
+  return originWithDefaults({ ...input, address });
 }
 
 /** The pool as the API shows it: Cloudflare fields, masked addresses, live health, networks. */
@@ -250,7 +239,14 @@ export const poolResult = z.object({
   check_regions: z.array(z.string()).nullable(),
   latitude: z.number().optional(),
   longitude: z.number().optional(),
-  load_shedding: loadShedding.optional(),
+  load_shedding: z
+    .object({
+      default_percent: z.number(),
+      default_policy: z.enum(['random', 'hash']),
+      session_percent: z.number(),
+      session_policy: z.enum(['hash']),
+    })
+    .optional(),
   networks: z.array(z.string()).describe('Configured networks that route to this pool (read-only).'),
   healthy: z.boolean().describe('Live health (read-only).'),
 });

@@ -1,7 +1,9 @@
 /**
- * Origin addresses often carry provider API keys (in the path, the query or as user:password). The API
- * never returns them: each secret part is shown as `***` (user, password, every query value, fragment,
- * key-like path segments — 24+ hex or 32+ base64url characters, the shapes providers use).
+ * Origin addresses often carry provider API keys (in the path, the query or as user:password). They are
+ * never shown as stored — not by the API, not in health reports, events, alerts or logs: each secret
+ * part is shown as `***` (user, password, every query value, fragment, key-like path segments — 24+ hex
+ * or 32+ base64url characters, the shapes providers use). It lives here, beside the model, because
+ * every layer that shows an origin (api/, health/, notifications/) needs the same masking.
  *
  * So that a client can GET a pool, change something and PUT it back, an address sent with `***` in it
  * means "keep the stored address": it is accepted when it equals the masked form of the stored address

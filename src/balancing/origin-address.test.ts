@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isMasked, maskAddress } from './masked-address.js';
+import { isMasked, maskAddress } from './origin-address.js';
 
 test('addresses without secrets are returned exactly as written', () => {
   for (const address of ['127.0.0.1:8545', 'node-a', 'http://10.0.0.5:8545', 'https://rpc.example/v1/mainnet']) {
