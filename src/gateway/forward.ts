@@ -13,10 +13,18 @@
  * the request surely never reached the origin. A connection failure also ejects the origin for a moment
  * (ejection.ts) and is reported to the HealthView.
  * Filter calls go first to the origin that created the filter (filters.ts).
+ * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
+ * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with the bytes so far (which must already
+ * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
+ * 10 MiB eth_getLogs answer never sits whole in memory. Everything up to the id is checked as above;
+ * bytes after that point are passed on unparsed, and if the origin fails midway the client's
+ * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
+ * Answers whose id comes after the result cannot stream and are collected whole.
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
  * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys).
  */
 
+import { finished, type Readable } from 'node:stream';
 import type { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView } from '../balancing/model.js';
 import type { OutstandingRequests } from '../balancing/outstanding.js';
@@ -24,7 +32,7 @@ import type { Candidate, Router } from '../balancing/router.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { FilterAffinity } from './filters.js';
-import { scanJson } from './json-scan.js';
+import { scanJson, scanObjectHead } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { RpcCall } from './request.js';
@@ -37,6 +45,8 @@ export interface UpstreamRequest {
   readonly call: RpcCall;
   /** Aborts the attempts (the client went away). */
   readonly signal?: AbortSignal | undefined;
+  /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
+  readonly stream?: boolean;
 }
 
 export interface UpstreamReply {
@@ -46,7 +56,15 @@ export interface UpstreamReply {
   readonly id: { start: number; end: number } | undefined;
   readonly pool: string;
   readonly origin: string;
+  /** Only when the request allowed streaming: the rest of the body, after `body`, still arriving. */
+  readonly rest?: Readable;
+  /** The whole body's length as the origin announced it (with `rest`), when it did. */
+  readonly length?: number;
 }
+
+/** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
+export const STREAM_AFTER_BYTES = 1_048_576;
+const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
 export interface Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply>;
@@ -118,7 +136,13 @@ export class OriginForwarder implements Forwarder {
     for (const candidate of plan) {
       if (request.signal?.aborted) break;
       try {
-        const reply = await this.#attempt(candidate, wire, call.id === undefined ? undefined : idText, request.signal);
+        const reply = await this.#attempt(
+          candidate,
+          wire,
+          call.id === undefined ? undefined : idText,
+          request.signal,
+          request.stream === true,
+        );
         this.#deps.metrics?.attempt(request.network, 'ok');
         this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
         this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
@@ -199,6 +223,7 @@ export class OriginForwarder implements Forwarder {
     wire: Buffer,
     idText: string | undefined,
     clientSignal: AbortSignal | undefined,
+    stream: boolean,
   ): Promise<UpstreamReply> {
     const { clients, requestTimeoutMs, outstanding } = this.#deps;
     let target: ReturnType<OriginClients['target']>;
@@ -220,12 +245,41 @@ export class OriginForwarder implements Forwarder {
     if (clientSignal?.aborted) onClientAbort();
     else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
     const done = outstanding.start(candidate.pool.id, candidate.origin.name);
+    let streaming = false;
     try {
       let res: OriginResponse;
       try {
-        res = await exchange(target, wire, signal, requestTimeoutMs);
+        res = await exchange(
+          target,
+          wire,
+          signal,
+          requestTimeoutMs,
+          stream && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
+        );
       } catch (err) {
         throw classify(err, timedOut, requestTimeoutMs);
+      }
+      if (res.rest !== undefined) {
+        const id = headId(res.body, idText as string);
+        if (id !== undefined) {
+          // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
+          streaming = true;
+          finished(res.rest, () => done());
+          const reply = {
+            body: res.body,
+            id,
+            rest: res.rest,
+            pool: candidate.pool.name,
+            origin: candidate.origin.name,
+          };
+          return res.length === undefined ? reply : { ...reply, length: res.length };
+        }
+        // The id is not in the first bytes (e.g. after the result): collect it all and check it whole.
+        try {
+          res = { status: res.status, body: await collect(res.body, res.rest, signal) };
+        } catch (err) {
+          throw classify(err, timedOut, requestTimeoutMs);
+        }
       }
       const body = res.body;
       const status = res.status;
@@ -249,8 +303,32 @@ export class OriginForwarder implements Forwarder {
     } finally {
       clearTimeout(timeout);
       clientSignal?.removeEventListener('abort', onClientAbort);
-      done();
+      if (!streaming) done();
     }
+  }
+}
+
+/** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */
+function headId(head: Buffer, idText: string): { start: number; end: number } | undefined {
+  const members = scanObjectHead(head, OUTCOME_KEYS);
+  if (members === undefined) return undefined;
+  const id = members.find((member) => member.key === 'id')?.value;
+  if (id === undefined || head.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}
+
+/** The rest of a body that started streaming, read whole (aborted with the attempt). */
+async function collect(head: Buffer, rest: Readable, signal: AbortSignal): Promise<Buffer> {
+  const onAbort = (): void => {
+    rest.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const chunks: Buffer[] = [head];
+    for await (const chunk of rest) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -14,6 +14,7 @@
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
  * the status of the first.
  */
+import type { Readable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
@@ -29,8 +30,20 @@ import { asSwitchyardError, errorResponse } from './respond.js';
 
 export interface HttpAnswer {
   status: number;
+  /** The answer; with `rest`, its first bytes (the client's id already in place). */
   body: Buffer | undefined;
   headers: Readonly<Record<string, string>>;
+  /** A large single answer still arriving from the origin (forward.ts, streaming): send after `body`. */
+  rest?: Readable;
+  /** Total length of `body` + `rest`, when the origin announced its length. */
+  length?: number;
+}
+
+/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
+interface CallAnswer {
+  body: Buffer;
+  rest?: Readable;
+  length?: number;
 }
 
 interface NetworkRoute {
@@ -120,9 +133,9 @@ export class RpcHandler {
       return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
     const call = element.call;
     try {
-      const body = await this.#call(call, context);
-      if (body === undefined) return { status: 204, body: undefined, headers };
-      return { status: 200, body, headers };
+      const answer = await this.#call(call, context, true);
+      if (answer === undefined) return { status: 204, body: undefined, headers };
+      return { status: 200, headers, ...answer };
     } catch (err) {
       const error = asSwitchyardError(err);
       if (call.id === undefined) return { status: 204, body: undefined, headers };
@@ -143,8 +156,8 @@ export class RpcHandler {
       elements.map(async (element): Promise<{ body: Buffer; error?: SwitchyardError } | undefined> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
         try {
-          const body = await this.#call(element.call, context);
-          return body === undefined ? undefined : { body };
+          const answer = await this.#call(element.call, context, false);
+          return answer === undefined ? undefined : { body: answer.body };
         } catch (err) {
           if (element.call.id === undefined) return undefined;
           const error = asSwitchyardError(err);
@@ -166,10 +179,11 @@ export class RpcHandler {
   }
 
   /**
-   * One call: policy, params, forward. Returns the client's answer bytes, or undefined for a
-   * notification. Throws a SwitchyardError for the call's error answer.
+   * One call: policy, params, forward. Returns the client's answer bytes (for a single request a large
+   * answer may come as its first bytes plus a stream of the rest), or undefined for a notification.
+   * Throws a SwitchyardError for the call's error answer.
    */
-  async #call(call: RpcCall, context: CallContext): Promise<Buffer | undefined> {
+  async #call(call: RpcCall, context: CallContext, stream: boolean): Promise<CallAnswer | undefined> {
     const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
     if (refusal !== undefined) {
       if (call.id === undefined) {
@@ -188,12 +202,24 @@ export class RpcHandler {
         network: context.network,
         pools: context.route.pools,
         call,
+        stream,
         get signal() {
           return lazySignal();
         },
       });
-      if (call.id === undefined || reply.id === undefined) return undefined;
-      return Buffer.concat([reply.body.subarray(0, reply.id.start), call.idBytes, reply.body.subarray(reply.id.end)]);
+      if (call.id === undefined || reply.id === undefined) {
+        reply.rest?.destroy();
+        return undefined;
+      }
+      const body = Buffer.concat([
+        reply.body.subarray(0, reply.id.start),
+        call.idBytes,
+        reply.body.subarray(reply.id.end),
+      ]);
+      if (reply.rest === undefined) return { body };
+      if (reply.length === undefined) return { body, rest: reply.rest };
+      const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
+      return { body, rest: reply.rest, length };
     } catch (err) {
       if (call.id === undefined) {
         this.#options.logger.info('notification not delivered', {

@@ -260,3 +260,40 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
   if (skipSpace(buf, topEnd, to) !== to) return undefined;
   return { kind: first === OPEN_OBJECT ? 'object' : 'array', start: topStart, end: topEnd, members, elements };
 }
+
+/**
+ * The first members of a top-level object in a document that may still be arriving: members up to and
+ * including the first whose key is in `stop`; that member's value is not scanned (its span starts at
+ * the value and ends at -1). Every member before it must be complete and have a scalar value.
+ * Returns undefined when the bytes do not start that way (not an object, a container value before the
+ * stop key, the stop key not reached yet, or malformed), so the caller can fall back to a full scan.
+ */
+export function scanObjectHead(buf: Uint8Array, stop: ReadonlySet<string>): MemberSpan[] | undefined {
+  const to = buf.length;
+  let i = skipSpace(buf, 0, to);
+  if (buf[i] !== OPEN_OBJECT) return undefined;
+  i += 1;
+  const members: MemberSpan[] = [];
+  for (;;) {
+    i = skipSpace(buf, i, to);
+    if (buf[i] !== QUOTE) return undefined;
+    const keyEnd = stringEnd(buf, i, to);
+    if (keyEnd < 0) return undefined;
+    const key = decodeKey(buf, i, keyEnd);
+    i = skipSpace(buf, keyEnd, to);
+    if (buf[i] !== COLON) return undefined;
+    i = skipSpace(buf, i + 1, to);
+    if (i >= to) return undefined;
+    if (stop.has(key)) {
+      members.push({ key, value: { kind: 'null', start: i, end: -1 } });
+      return members;
+    }
+    const end = scalarEnd(buf, i, to);
+    // A number may continue in the next chunk: only a value followed by more bytes is complete.
+    if (end < 0 || end >= to) return undefined;
+    members.push({ key, value: { kind: scannedKind, start: i, end } });
+    i = skipSpace(buf, end, to);
+    if (buf[i] !== COMMA) return undefined;
+    i += 1;
+  }
+}

@@ -4,6 +4,7 @@
  * the HTTP response. Ids are raw JSON bytes exactly as the client sent them (`null` when unknown).
  */
 import type { ServerResponse } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
 
 const NULL_ID = Buffer.from('null');
@@ -57,4 +58,32 @@ export function sendError(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   sendBody(res, err.httpStatus, errorResponse(err, rawId), { ...headers, ...err.headers });
+}
+
+/**
+ * Sends a large answer while it arrives: `head` (the client's id already spliced in), then `rest` piped
+ * with backpressure. If the origin fails midway the connection is cut (the client sees a truncated
+ * answer, never a wrong one); if the client leaves, `rest` is destroyed, which stops the origin request.
+ */
+export function sendStream(
+  res: ServerResponse,
+  status: number,
+  head: Buffer,
+  rest: Readable,
+  length: number | undefined,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  if (res.headersSent || res.destroyed) {
+    rest.destroy();
+    return;
+  }
+  const flat: Array<string | number> = [];
+  for (const name in headers) flat.push(name, headers[name] as string);
+  flat.push('content-type', 'application/json');
+  if (length !== undefined) flat.push('content-length', length);
+  res.writeHead(status, flat);
+  res.write(head);
+  pipeline(rest, res, () => {
+    // pipeline already destroyed both sides on failure; nothing else to undo.
+  });
 }

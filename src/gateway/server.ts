@@ -25,7 +25,7 @@ import { RpcHandler } from './handler.js';
 import { startListener } from './listener.js';
 import { GatewayMetrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
-import { asSwitchyardError, sendBody, sendError } from './respond.js';
+import { asSwitchyardError, sendBody, sendError, sendStream } from './respond.js';
 import { OriginClients } from './upstream.js';
 
 export interface GatewayOptions {
@@ -144,7 +144,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     const client = key ?? req.socket.remoteAddress ?? 'unknown';
     const answer = await handler.handle(network, body, client, clientSignal);
-    sendBody(res, answer.status, answer.body, { ...CORS, ...answer.headers });
+    if (answer.rest !== undefined && answer.body !== undefined) {
+      sendStream(res, answer.status, answer.body, answer.rest, answer.length, { ...CORS, ...answer.headers });
+    } else {
+      sendBody(res, answer.status, answer.body, { ...CORS, ...answer.headers });
+    }
   };
 
   const listener = await startListener({ listen: settings.listen, tls: settings.tls }, (req, res) => {

@@ -4,6 +4,7 @@
  * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
  * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
  */
+import { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import type { Origin } from '../balancing/model.js';
 import { originUrl } from '../balancing/origin-url.js';
@@ -89,39 +90,73 @@ export class OriginClients {
 
 export interface OriginResponse {
   readonly status: number;
+  /** The whole body; or, when `rest` is set, the bytes received before the answer started streaming. */
   readonly body: Buffer;
+  /** The rest of a large 2xx body, still arriving (see `streamAfter`). Reading it drives the origin. */
+  readonly rest?: Readable;
+  /** Content-Length the origin announced, when it did. */
+  readonly length?: number;
 }
 
+/** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
+const STREAM_HIGH_WATER = 256 * 1024;
+
 /**
- * POSTs `body` to the target and collects the whole answer. Uses undici's dispatch API directly: the
+ * POSTs `body` to the target and collects the answer. Uses undici's dispatch API directly: the
  * request() API wraps every answer in a Readable stream, which costs more per request than the bytes
  * themselves for typical JSON-RPC answers. Rejects with undici's own errors (their codes kept) or, when
  * `signal` aborts, with its reason; `timeoutMs` bounds the wait for headers and between body chunks.
+ *
+ * With `streamAfter`, a 2xx body that grows past that many bytes resolves early: `body` holds what
+ * arrived so far and `rest` streams the remainder, so a large answer never sits whole in memory. The
+ * stream pauses the origin while its reader lags, errors if the origin fails midway, and destroying it
+ * aborts the request. `signal` no longer applies once the answer streams.
  */
 export function exchange(
   target: OriginTarget,
   body: Buffer,
   signal: AbortSignal,
   timeoutMs: number,
+  streamAfter?: number,
 ): Promise<OriginResponse> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let controller: Dispatcher.DispatchController | undefined;
     let status = 0;
+    let length: number | undefined;
     let size = 0;
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
+    let rest: Readable | undefined;
+    let ended = false;
     const finish = (err: Error | undefined): void => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
       if (err !== undefined) reject(err);
-      else resolve({ status, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+      else resolve({ status, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size), length });
     };
     const reason = (): Error =>
       signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
     const onAbort = (): void => {
       controller?.abort(reason());
       finish(reason());
+    };
+    const startStreaming = (c: Dispatcher.DispatchController): void => {
+      const head = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      chunks = [];
+      const stream = new Readable({
+        highWaterMark: STREAM_HIGH_WATER,
+        read: () => c.resume(),
+        destroy: (err, callback) => {
+          // Destroyed before the origin finished (the client left, or a pipe failed): stop the origin.
+          if (!ended && !c.aborted) c.abort(err ?? new Error('the client stopped reading'));
+          callback(err);
+        },
+      });
+      rest = stream;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve({ status, body: head, rest: stream, length });
     };
     if (signal.aborted) {
       finish(reason());
@@ -143,18 +178,31 @@ export function exchange(
           // Aborted while it waited for a connection: never send it.
           if (settled) c.abort(reason());
         },
-        onResponseStart(_c, statusCode) {
+        onResponseStart(_c, statusCode, headers) {
           status = statusCode;
+          const announced = Number(headers['content-length']);
+          if (Number.isSafeInteger(announced) && announced >= 0) length = announced;
         },
-        onResponseData(_c, chunk) {
+        onResponseData(c, chunk) {
+          if (rest !== undefined) {
+            if (!rest.push(chunk)) c.pause();
+            return;
+          }
           chunks.push(chunk);
           size += chunk.length;
+          if (streamAfter !== undefined && size > streamAfter && status >= 200 && status < 300 && !settled) {
+            startStreaming(c);
+          }
         },
         onResponseEnd() {
-          finish(undefined);
+          ended = true;
+          if (rest !== undefined) rest.push(null);
+          else finish(undefined);
         },
         onResponseError(_c, err) {
-          finish(err);
+          ended = true;
+          if (rest !== undefined) rest.destroy(err);
+          else finish(err);
         },
       },
     );
