@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isOriginAddress } from './origin-url.js';
 
 /**
  * Pool and origin fields shared by the config file and the management API (Cloudflare shapes).
@@ -87,9 +88,14 @@ export const headerMap = z
     }
   });
 
+/** An origin as the config file writes it (the API's own schema also accepts masked addresses). */
 export const originInput = z.strictObject({
   name: z.string().min(1).max(100),
-  address: z.string().min(1).max(2048),
+  address: z
+    .string()
+    .min(1)
+    .max(2048)
+    .refine(isOriginAddress, { message: 'must be a node URL http(s)://host[:port][/path] or a bare host[:port]' }),
   enabled: z.boolean().optional(),
   weight: z.number().min(0).max(1).optional(),
   header: headerMap.optional(),

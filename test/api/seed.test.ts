@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { systemClock } from '../../src/clock.js';
+import { buildConfig } from '../../src/config/load.js';
 import type { PoolConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { seedFromConfig } from '../../src/store/config-pools.js';
@@ -65,4 +66,24 @@ test('seeding: two processes at once create one pool and one monitor; reseeding 
     await b.close();
     location.cleanup();
   }
+});
+
+test('config pools are validated like API pools before anything is stored', () => {
+  const withOrigin = (origin: Record<string, unknown>) => ({
+    pools: [{ name: 'p', origins: [{ name: 'o', address: 'http://127.0.0.1:1', ...origin }] }],
+  });
+  for (const [origin, field] of [
+    [{ address: 'ftp://node' }, /pools\.0\.origins\.0\.address/],
+    [{ address: 'http://node:99999' }, /pools\.0\.origins\.0\.address/],
+    [{ header: { Host: ['a\r\nb'] } }, /pools\.0\.origins\.0\.header/],
+    [{ header: { 'Transfer-Encoding': ['chunked'] } }, /pools\.0\.origins\.0\.header/],
+  ] as const) {
+    assert.throws(() => buildConfig(withOrigin(origin), 'test.yaml'), field, JSON.stringify(origin));
+  }
+  assert.throws(
+    () =>
+      buildConfig({ pools: [{ name: 'p', origins: [{ name: 'o', address: 'h:1' }], notification_email: 'x@' }] }, 't'),
+    /notification_email/,
+  );
+  assert.ok(buildConfig(withOrigin({ header: { Host: ['rpc.example'] } }), 'test.yaml'));
 });

@@ -99,8 +99,12 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       body: monitorBody,
       result: monitorResult,
       async handler({ params, body }) {
-        const settings = applyMonitorBody(withMonitorDefaults({}), body);
-        const monitor = await saveMonitor(db, clock, account(params), monitorId(params), settings);
+        const monitor = await inTransaction(db, async (trx) => {
+          const current = await getMonitor(trx, account(params), monitorId(params));
+          if (current === undefined) return undefined;
+          const settings = applyMonitorBody(withMonitorDefaults({}), body, settingsOf(current));
+          return saveMonitor(trx, clock, account(params), monitorId(params), settings);
+        });
         if (monitor === undefined) throw notFound(monitorId(params));
         await deps.poolsChanged();
         return { result: monitorView(monitor) };
@@ -123,7 +127,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
             clock,
             account(params),
             monitorId(params),
-            applyMonitorBody(settingsOf(current), body),
+            applyMonitorBody(settingsOf(current), body, settingsOf(current)),
           );
         });
         if (monitor === undefined) throw notFound(monitorId(params));

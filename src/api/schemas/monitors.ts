@@ -3,23 +3,39 @@
  * expected "200", interval 60 s, timeout 5 s, retries 2, …) plus `type: "jsonrpc"` with `max_block_lag`
  * (default 8), Switchyard's extension. The field rules live in `health/monitor-schema.ts`, shared with
  * the config file. Read-only fields (id, created_on, modified_on) are accepted and ignored on input.
+ * Values of credential headers (Authorization, X-Api-Key, …) are shown as `***` (balancing/header-secrets.ts).
  * POST and PUT replace every field (omitted ones take defaults); PATCH changes the named ones.
  */
 import { z } from 'zod';
+import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
 import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../health/monitor-schema.js';
 import type { Monitor } from '../../store/monitors.js';
+import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
 
 export const monitorBody = monitorInput.extend({ id: readOnly, created_on: readOnly, modified_on: readOnly });
 export type MonitorBody = z.output<typeof monitorBody>;
 
-/** The settings a body describes, on top of `base` (defaults for POST/PUT, the current monitor for PATCH). */
-export function applyMonitorBody(base: MonitorSettings, body: MonitorBody): MonitorSettings {
+/**
+ * The settings a body describes, on top of `base` (defaults for POST/PUT, the current monitor for PATCH).
+ * `current` (PUT/PATCH) resolves masked header values (`***`) back to the stored ones.
+ */
+export function applyMonitorBody(base: MonitorSettings, body: MonitorBody, current?: MonitorSettings): MonitorSettings {
   const { id: _id, created_on: _c, modified_on: _m, ...input } = body;
   const next = { ...base };
   for (const [key, value] of Object.entries(input)) {
     if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+  }
+  if (input.header !== undefined) {
+    const resolved = unmaskHeaders(input.header, current?.header);
+    if ('missing' in resolved) {
+      throw fieldError(
+        `header.${resolved.missing}`,
+        'a masked value (***) stands for a stored value this monitor does not have; send the real value',
+      );
+    }
+    next.header = resolved.headers;
   }
   return next;
 }
@@ -29,10 +45,11 @@ export function settingsOf(monitor: Monitor): MonitorSettings {
   return settings;
 }
 
-/** The monitor as the API shows it; `max_block_lag` only for jsonrpc monitors. */
+/** The monitor as the API shows it: credential headers masked; `max_block_lag` only for jsonrpc monitors. */
 export function monitorView(monitor: Monitor): Record<string, unknown> {
   const { account_id: _account, max_block_lag, ...rest } = monitor;
-  return monitor.type === 'jsonrpc' ? { ...rest, max_block_lag } : rest;
+  const shown = { ...rest, header: maskHeaders(rest.header) };
+  return monitor.type === 'jsonrpc' ? { ...shown, max_block_lag } : shown;
 }
 
 export const monitorResult = z.object({

@@ -9,6 +9,7 @@
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
  */
 import { z } from 'zod';
+import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
 import type { Origin, Pool, PoolFields } from '../../balancing/model.js';
 import { isMasked, maskAddress } from '../../balancing/origin-address.js';
 import { isOriginAddress } from '../../balancing/origin-url.js';
@@ -55,7 +56,9 @@ const originBody = z.strictObject({
     .describe('Node URL, or host[:port] meaning http://host:port/. Secret parts are returned as ***.'),
   enabled: z.boolean().optional().describe('Default true.'),
   weight: z.number().min(0).max(1).optional().describe('0..1, default 1; 0 = never chosen.'),
-  header: headerMap.optional().describe('Request headers, e.g. {"Host": ["…"]}.'),
+  header: headerMap
+    .optional()
+    .describe('Request headers, e.g. {"Host": ["…"]}. Values of credential headers are returned as ***.'),
   disabled_at: readOnly,
   healthy: readOnly,
 });
@@ -130,7 +133,7 @@ export type PoolPatchBody = z.output<typeof poolPatchBody>;
 
 /**
  * The pool's new fields: `base` (defaults for POST/PUT, the current pool for PATCH) with the body's
- * fields applied. `current` resolves masked addresses back to the stored ones.
+ * fields applied. `current` resolves masked addresses and header values back to the stored ones.
  */
 export function applyPoolBody(base: PoolFields, body: PoolPatchBody, current: Pool | undefined): PoolFields {
   const next: PoolFields = { ...base };
@@ -164,21 +167,32 @@ export function poolFieldsFromBody(body: PoolBody, current: Pool | undefined): P
 }
 
 function toOrigin(input: z.output<typeof originBody>, index: number, current: Pool | undefined): Origin {
+  const stored = current?.origins.find((origin) => origin.name === input.name);
   let address = input.address;
   if (isMasked(address)) {
-    const stored = current?.origins.find((origin) => origin.name === input.name)?.address;
-    if (stored === undefined || maskAddress(stored) !== address) {
+    if (stored === undefined || maskAddress(stored.address) !== address) {
       throw fieldError(
         `origins.${index}.address`,
         'contains a masked secret (***) that does not match the stored address of this origin; send the full address',
       );
     }
-    address = stored;
+    address = stored.address;
   }
-  return originWithDefaults({ ...input, address });
+  let header = input.header;
+  if (header !== undefined) {
+    const resolved = unmaskHeaders(header, stored?.header);
+    if ('missing' in resolved) {
+      throw fieldError(
+        `origins.${index}.header.${resolved.missing}`,
+        'a masked value (***) stands for a stored value this origin does not have; send the real value',
+      );
+    }
+    header = resolved.headers;
+  }
+  return originWithDefaults({ ...input, address, header });
 }
 
-/** The pool as the API shows it: Cloudflare fields, masked addresses, live health, networks. */
+/** The pool as the API shows it: Cloudflare fields, masked addresses and credential headers, live health, networks. */
 export function poolView(pool: Pool, health: PoolHealthSource, networks: readonly string[]): Record<string, unknown> {
   const view: Record<string, unknown> = {
     id: pool.id,
@@ -197,7 +211,7 @@ export function poolView(pool: Pool, health: PoolHealthSource, networks: readonl
       address: maskAddress(origin.address),
       enabled: origin.enabled,
       weight: origin.weight,
-      header: origin.header,
+      header: maskHeaders(origin.header),
       ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
       healthy: health.originHealthy(pool, origin),
     })),
