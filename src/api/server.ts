@@ -128,9 +128,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
+      // Only reachable if writing the answer itself failed; still an envelope when nothing was sent.
       logger.error('api response failed', { err });
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
+      try {
+        if (res.headersSent) res.end();
+        else sendJson(res, 500, errorResponse(new SwitchyardError('API_INTERNAL', 'Internal error'), logger).body);
+      } catch {
+        res.destroy();
+      }
     });
   };
   const tls = config.api.tls;

@@ -13,6 +13,7 @@ import { userTokenRoutes } from '../../src/api/routes/user-tokens.js';
 import { createApiServer } from '../../src/api/server.js';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { SwitchyardError } from '../../src/errors/base.js';
 import { createAccount } from '../../src/store/accounts.js';
 import { createToken } from '../../src/store/tokens.js';
 import { openTestStore } from '../helpers/store.js';
@@ -52,7 +53,17 @@ describe('api framework', () => {
         return { result: [], result_info: resultInfo(page, 0, 0) };
       },
     });
-    const api = createApiServer({ config, store: opened.store, routes: [...userTokenRoutes(), echo, list] });
+    // A failure while writing the error itself (an invalid header value): still a JSON envelope.
+    const broken = defineRoute({
+      method: 'GET',
+      path: '/accounts/:account_id/broken',
+      auth: 'read',
+      summary: 'broken',
+      async handler() {
+        throw new SwitchyardError('API_VALIDATION', 'unsendable', { headers: { 'x-bad': 'a\nb' } });
+      },
+    });
+    const api = createApiServer({ config, store: opened.store, routes: [...userTokenRoutes(), echo, list, broken] });
     base = `${await api.listen()}/client/v4`;
     close = async () => {
       await api.close();
@@ -146,6 +157,13 @@ describe('api framework', () => {
     });
     assert.equal(noBody.status, 400);
     assert.equal(((await noBody.json()) as { errors: { message: string }[] }).errors[0]?.message, 'body: is required');
+  });
+
+  test('an answer that cannot be written is a 500 / 10001 envelope, not an empty 500', async () => {
+    const res = await call('GET', `/accounts/${ACCOUNT}/broken`, { token: readToken });
+    assert.equal(res.status, 500);
+    assert.deepEqual(codes(res.body), [10001]);
+    assert.equal((await call('GET', `/accounts/${ACCOUNT}/echo`, { token: readToken })).status, 200, 'still serving');
   });
 
   test('unknown routes are 404 / 7003, wrong methods 405 with Allow', async () => {
