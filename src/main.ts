@@ -89,6 +89,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const directory: PoolDirectory = storeDirectory;
 
     // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
+    //    Events this process records nudge the notification service (started below), so alerts go out at
+    //    once; its poll still picks up events recorded by other processes.
+    let notifications: NotificationService | undefined;
     const monitor = new HealthMonitor({
       store,
       directory,
@@ -97,6 +100,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger: logger.child({ part: 'health' }),
       metrics,
+      onEvents: () => notifications?.wake(),
     });
     await monitor.start();
     stops.push(() => monitor.stop());
@@ -151,7 +155,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // ── Notifications: health events → policies' webhooks and email, legacy per-pool email, deprecation
     //    notices. Started after the API listener so emails name its real URL; stopped before it
     //    (undelivered alerts stay queued in the store).
-    const notifications = new NotificationService({
+    notifications = new NotificationService({
       store,
       config,
       clock,
@@ -159,8 +163,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       apiBase: apiUrl,
       metrics,
     });
-    await notifications.start();
-    stops.push(() => notifications.stop());
+    const started = notifications;
+    await started.start();
+    stops.push(() => started.stop());
 
     logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
     let closing: Promise<void> | undefined;

@@ -5,8 +5,10 @@
  * - `runOnce()` runs one full pass deterministically: dispatch every available event, queue due
  *   deprecation notices, send every due delivery. Tests drive time with a ManualClock and call it.
  * - `start()` runs the same work in the background for `serve`: a pass at once (so deliveries that came
- *   due while the process was down go out right after start), then every POLL_MS (500 ms) or sooner
- *   on `wake()`; deprecation notices at most every DEPRECATION_PASS_MS (60 s) of loop time.
+ *   due while the process was down go out right after start), then every POLL_MS (500 ms), or at once
+ *   on `wake()` (the health monitor calls it when this process recorded events; a wake during a pass
+ *   runs another pass right after it); deprecation notices at most every DEPRECATION_PASS_MS (60 s).
+ *   The poll stays for what other processes write (events, deliveries coming due).
  *   Passes never overlap. `stop()` waits for the running pass; unsent deliveries stay queued.
  * - On the embedded SQLite store one process owns the database, so leases left by a killed process
  *   are dropped at start; on PostgreSQL they expire after the lease (webhooks.timeout + 2 min).
@@ -47,6 +49,8 @@ export interface NotificationServiceOptions {
   random?: () => number;
   /** Where `switchyard_notification_*` metrics are registered. */
   metrics?: MetricsRegistry;
+  /** Poll interval of the background loop (default POLL_MS, 500 ms). */
+  pollMs?: number;
 }
 
 export interface PassResult {
@@ -71,7 +75,9 @@ export class NotificationService {
   #loop: Promise<void> | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #wakeUp: (() => void) | undefined;
+  #wakeRequested = false;
   #lastDeprecationPass = Number.NEGATIVE_INFINITY;
+  readonly #pollMs: number;
 
   constructor(options: NotificationServiceOptions) {
     const { store, config } = options;
@@ -80,6 +86,7 @@ export class NotificationService {
     const apiBase = options.apiBase ?? apiBaseFromConfig(config);
     this.#store = store;
     this.#logger = logger;
+    this.#pollMs = options.pollMs ?? POLL_MS;
     this.#mailer =
       options.mailer ?? createMailer({ smtpUrl: config.smtp_url, dataDir: config.data_dir, from: config.mail_from });
     this.#webhooks = new WebhookClient({
@@ -130,6 +137,7 @@ export class NotificationService {
 
   /** Asks the loop for a pass now (e.g. after health events were written in this process). */
   wake(): void {
+    this.#wakeRequested = true;
     this.#wakeUp?.();
   }
 
@@ -144,6 +152,7 @@ export class NotificationService {
 
   async #run(): Promise<void> {
     while (this.#running) {
+      this.#wakeRequested = false;
       const deprecationDue = performance.now() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
       try {
         await this.#serialise(() => this.#pass(deprecationDue));
@@ -152,8 +161,9 @@ export class NotificationService {
         this.#logger.error('notification pass failed; retrying', { err });
       }
       if (!this.#running) break;
+      if (this.#wakeRequested) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
+        const timer = setTimeout(resolve, this.#pollMs);
         this.#wakeUp = () => {
           clearTimeout(timer);
           resolve();

@@ -194,7 +194,12 @@ describe('health scenarios (real local origins)', () => {
         scenario.origins.map((name) => ({ name, address: (origins.get(name) as TestOrigin).url })),
         { minimum_origins: scenario.minimum_origins ?? 1 },
       );
-      const h = await startHarness({ pools: [pool], monitors: { m1: scenario.monitor } });
+      const heard: string[] = [];
+      const h = await startHarness({
+        pools: [pool],
+        monitors: { m1: scenario.monitor },
+        extra: { onEvents: (events) => heard.push(...events.map((event) => event.id)) },
+      });
       try {
         const states: string[] = [];
         for (const step of scenario.steps) {
@@ -218,6 +223,11 @@ describe('health scenarios (real local origins)', () => {
         assert.deepEqual(states, scenario.states, 'states after each check');
         const events = (await h.events()).map((event) => describeEvent(event, scenario.withReasons));
         assert.deepEqual(events, scenario.events, 'events');
+        assert.deepEqual(
+          heard,
+          (await h.events()).map((event) => event.id),
+          'onEvents hears every recorded event once, in order (the notification nudge)',
+        );
       } finally {
         await h.close();
       }

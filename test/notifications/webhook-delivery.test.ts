@@ -26,6 +26,7 @@ import {
   type ReceivedRequest,
   type Receiver,
   startReceiver,
+  waitFor,
 } from './helpers.js';
 
 const SECRET = `hook-secret-${randomUUID()}`;
@@ -254,6 +255,41 @@ describe('webhook delivery', () => {
     assert.equal(request.headers['cf-webhook-auth'], undefined);
     assert.equal(request.headers['webhook-signature'], undefined);
     assert.match(String(request.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
+  });
+});
+
+describe('background loop', () => {
+  test("wake() (the health monitor's nudge) sends new alerts at once, without waiting for the poll", async () => {
+    const f = await setup();
+    // No email in this test, so the mail outbox directory is never used.
+    const config = buildConfig({ data_dir: '/nonexistent', webhooks: { timeout: 5 } }, '(test)');
+    // A poll of an hour: anything delivered within the test's bound came from the start pass or wake().
+    const loop = new NotificationService({ store: f.store, config, clock: f.clock, pollMs: 3_600_000 });
+    try {
+      const pool = await insertPool(f.store, f.account, { name: 'nudge' });
+      const dest = await destination(f, f.account, 'nudge');
+      await insertPolicy(
+        f.store.db,
+        f.account,
+        randomUUID(),
+        policy('nudge', dest),
+        new Date(f.clock.now()).toISOString(),
+      );
+      await loop.start();
+      await insertEvent(f.store, { account_id: f.account, pool_id: pool, pool_name: 'nudge', new_health: 'Unhealthy' });
+      loop.wake();
+      await waitFor(() => f.receiver.requests.length === 1, 'the alert after wake()', 10_000);
+      await insertEvent(f.store, { account_id: f.account, pool_id: pool, pool_name: 'nudge', new_health: 'Healthy' });
+      loop.wake();
+      await waitFor(() => f.receiver.requests.length === 2, 'the second alert after wake()', 10_000);
+      assert.deepEqual(
+        f.receiver.requests.map((request) => bodyOf(request).alert_event),
+        ['ALERT_STATE_EVENT_START', 'ALERT_STATE_EVENT_END'],
+      );
+    } finally {
+      await loop.stop();
+      await f.close();
+    }
   });
 });
 
