@@ -34,7 +34,7 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getBlockByHash: { arity: [2, 2] },
   eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2] },
   eth_getBlockTransactionCountByHash: {},
-  eth_getBlockTransactionCountByNumber: { blockParams: [tag(0)] },
+  eth_getBlockTransactionCountByNumber: { blockParams: [tag(0, false)] },
   eth_getBlockReceipts: { blockParams: [tagOrHash(0)] },
   eth_getBlockAccessList: { blockParams: [tagOrHash(0)] },
   // src/eth/capabilities.yaml, client.yaml

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { scanJson } from '../../src/gateway/json-scan.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post, type RpcAnswer, startHttpServer, type TestServer } from '../helpers/http.js';
@@ -45,6 +46,18 @@ async function refusedAddress(): Promise<string> {
   const server = await origin('gone', 'ok');
   await server.close();
   return server.url;
+}
+
+/** 2^64−1: beyond 2^53, so a JS number round-trip would change it. */
+const BIG_ID = '18446744073709551615';
+const BIG_ID_CALL = `{"jsonrpc":"2.0","id":${BIG_ID},"method":"eth_chainId","params":[]}`;
+
+/** The raw bytes of a response's top-level id. */
+function rawId(text: string): string {
+  const buf = Buffer.from(text);
+  const id = scanJson(buf)?.members.find((m) => m.key === 'id');
+  assert.ok(id, `no id in ${text}`);
+  return buf.subarray(id.value.start, id.value.end).toString();
 }
 
 const FAILING: Behaviour[] = ['status500', 'status429', 'garbled', 'empty', 'wrongId'];
@@ -131,9 +144,10 @@ describe('failover with misbehaving origins', () => {
     assert.equal(sentTo(good, 'eth_sendRawTransaction'), before + 1);
   });
 
-  it('all origins failed → 502 / -32002, data lists the attempts by name', async () => {
-    const res = await call('net-all-bad');
+  it('all origins failed → 502 / -32002, data lists the attempts by name, the id comes back as sent', async () => {
+    const res = await post(app.rpcUrl('net-all-bad'), BIG_ID_CALL);
     assert.equal(res.status, 502, res.text);
+    assert.equal(rawId(res.text), BIG_ID);
     const answer = res.json<RpcAnswer>();
     assert.equal(answer.error?.code, -32002);
     const data = answer.error?.data as { attempts: Array<{ pool: string; origin: string }> } | undefined;
@@ -225,12 +239,11 @@ describe('origins that never answer (gateway.request_timeout)', () => {
     assert.equal(good.received.filter((r) => r.body.includes('eth_sendRawTransaction')).length, 0);
   });
 
-  it('all origins timed out → 504 / -32002', async () => {
-    const res = await call('all-hang', 'eth_chainId', 3);
+  it('all origins timed out → 504 / -32002, the id comes back as sent', async () => {
+    const res = await post(app.rpcUrl('all-hang'), BIG_ID_CALL);
     assert.equal(res.status, 504, res.text);
-    const answer = res.json<RpcAnswer>();
-    assert.equal(answer.id, 3);
-    assert.equal(answer.error?.code, -32002);
+    assert.equal(rawId(res.text), BIG_ID);
+    assert.equal(res.json<RpcAnswer>().error?.code, -32002);
   });
 });
 

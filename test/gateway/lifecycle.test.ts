@@ -82,9 +82,12 @@ describe('network lifecycle (injected clock)', () => {
   });
 
   it('the migration changes only the last path segment', async () => {
-    const body = req('eth_getBlockByNumber', ['0x0', false], 18446744073709551615n.toString());
+    const body = '{"jsonrpc":"2.0","method":"eth_getBlockByNumber","params":["0x0",false],"id":18446744073709551615}';
     const res = await post(dated.rpcUrl('sepolia'), body);
     assert.equal(res.status, 200);
-    assert.equal(rawId(res.text), '"18446744073709551615"');
+    assert.equal(rawId(res.text), '18446744073709551615');
+    const retired = await post(dated.rpcUrl('rinkeby'), body);
+    assert.equal(retired.status, 410);
+    assert.equal(rawId(retired.text), '18446744073709551615');
   });
 });

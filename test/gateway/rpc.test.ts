@@ -4,7 +4,9 @@
  * Real clients: clients.test.ts. Both sides of a retirement date: lifecycle.test.ts.)
  */
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { request } from 'undici';
 import { scanJson } from '../../src/gateway/json-scan.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
@@ -301,6 +303,80 @@ describe('ids come back exactly as sent', () => {
   });
 });
 
+describe('ids on every path: 2^64−1, a string and null come back as sent', () => {
+  const IDS = ['18446744073709551615', '"a string id"', 'null'];
+  const call = (id: string, method: string, params = '[]', version = '"2.0"') =>
+    `{"jsonrpc":${version},"method":"${method}","params":${params},"id":${id}}`;
+
+  it('single requests: success, refused method, invalid params, invalid request, network errors', async () => {
+    for (const id of IDS) {
+      const cases: Array<[string, string, number, number | undefined]> = [
+        [app.rpcUrl(), call(id, 'eth_chainId'), 200, undefined],
+        [app.rpcUrl(), call(id, 'admin_peers'), 200, -32601],
+        [app.rpcUrl(), call(id, 'eth_nope'), 200, -32601],
+        [app.rpcUrl(), call(id, 'eth_getBlockByNumber', '["0x01",false]'), 200, -32602],
+        [app.rpcUrl(), call(id, 'eth_chainId', '[]', '"1.0"'), 400, -32600],
+        [app.rpcUrl('goerli'), call(id, 'eth_chainId'), 404, -32001],
+        [app.rpcUrl('rinkeby'), call(id, 'eth_chainId'), 410, -32001],
+        [app.rpcUrl('empty'), call(id, 'eth_chainId'), 503, -32002],
+      ];
+      for (const [url, body, status, code] of cases) {
+        const res = await post(url, body);
+        assert.equal(res.status, status, `${body} → ${res.text}`);
+        assert.equal(res.json<RpcAnswer>().error?.code, code, res.text);
+        assert.equal(rawId(res.text), id, body);
+      }
+    }
+  });
+
+  it('batch elements: success, refused method, invalid params, invalid element, each with its own id', async () => {
+    for (const id of IDS) {
+      const body = `[${[
+        call(id, 'eth_chainId'),
+        call(id, 'debug_traceTransaction'),
+        call(id, 'eth_getBalance', '["0x0000000000000000000000000000000000000000","0x01"]'),
+        call(id, 'eth_chainId', '[]', '"1.0"'),
+      ].join(',')}]`;
+      const res = await post(app.rpcUrl(), body);
+      assert.equal(res.status, 200, res.text);
+      const text = Buffer.from(res.text);
+      const scanned = scanJson(text);
+      assert.ok(scanned?.kind === 'array', res.text);
+      const got = scanned.elements.map((element) => {
+        const inner = scanJson(text, element.start, element.end);
+        const found = inner?.members.find((m) => m.key === 'id');
+        assert.ok(found, 'every element has an id');
+        const answer = JSON.parse(text.subarray(element.start, element.end).toString()) as RpcAnswer;
+        return [text.subarray(found.value.start, found.value.end).toString(), answer.error?.code ?? 'ok'];
+      });
+      assert.deepEqual(got, [
+        [id, 'ok'],
+        [id, -32601],
+        [id, -32602],
+        [id, -32600],
+      ]);
+    }
+  });
+});
+
+describe('limits while streaming', () => {
+  it('a chunked body that grows past max_body_bytes → 413 / -32005', async () => {
+    async function* chunks() {
+      yield '{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"data":"0x';
+      for (let i = 0; i < 8; i += 1) yield '00'.repeat(512);
+      yield '"},"latest"]}';
+    }
+    const res = await request(app.rpcUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Readable.from(chunks()),
+    });
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 413, text);
+    assert.equal((JSON.parse(text) as RpcAnswer).error?.code, -32005);
+  });
+});
+
 describe('batches', () => {
   it('keep request order; notifications get no element', async () => {
     const body = `[${req('eth_chainId', [], 'first')},{"jsonrpc":"2.0","method":"eth_blockNumber"},{"x":1},${req('eth_getBlockByNumber', ['0x0', false], 'third')},${req('eth_nope', [], 4)}]`;
@@ -347,6 +423,20 @@ describe('method policy per network', () => {
     assert.ok(Array.isArray(allowedElsewhere.result));
     const stillRefused = (await post(app.rpcUrl('open'), req('debug_traceTransaction', ['0x00']))).json<RpcAnswer>();
     assert.equal(stillRefused.error?.code, -32601);
+  });
+
+  it('allow_methods lets one method of a refused namespace through, on that network only', async () => {
+    const params = [{ to: '0x0000000000000000000000000000000000000000' }, 'latest'];
+    const traced = (await post(app.rpcUrl('open'), req('debug_traceCall', params))).json<RpcAnswer>();
+    assert.equal(traced.error, undefined, JSON.stringify(traced));
+    assert.ok(traced.result, 'anvil answered the trace');
+    for (const [method, callParams] of [
+      ['debug_traceCall', params],
+      ['anvil_mine', ['0x1']],
+    ] as const) {
+      const refused = (await post(app.rpcUrl('sepolia'), req(method, [...callParams]))).json<RpcAnswer>();
+      assert.equal(refused.error?.code, -32601, `${method} on sepolia: ${JSON.stringify(refused)}`);
+    }
   });
 
   it('standard execution-API methods reach the origin', async () => {
