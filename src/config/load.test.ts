@@ -86,6 +86,60 @@ describe('config pipeline', () => {
     );
   });
 
+  it('the example of SPEC §1 loads as written, with the key names scripts rely on', () => {
+    const path = file(
+      'spec.yaml',
+      [
+        'data_dir: ./data                 # embedded store + mail outbox',
+        "database_url: postgres://…       # optional; overrides data_dir's embedded database",
+        'gateway: { listen: "127.0.0.1:8545" }',
+        'api:     { listen: "127.0.0.1:8787" }',
+        'account_id: 0123456789abcdef0123456789abcdef',
+        'smtp_url: smtp://user:pass@host:587',
+        'networks:',
+        '  sepolia:',
+        '    chain_id: 11155111',
+        '    pools: [sepolia-primary, sepolia-backup]',
+        '  rinkeby:',
+        '    chain_id: 4',
+        '    retired_on: 2023-01-30',
+        '    replacement: sepolia',
+        'pools:',
+        '  - name: sepolia-primary',
+        '    origins:',
+        '      - { name: node-a, address: "http://127.0.0.1:9545" }',
+        '      - { name: node-b, address: "http://127.0.0.1:9546", weight: 0.5 }',
+        '    minimum_origins: 1',
+        '    notification_email: ""',
+        '    monitor: { type: jsonrpc, interval: 5, timeout: 2, consecutive_down: 2, consecutive_up: 1 }',
+        '',
+      ].join('\n'),
+    );
+    const config = loadConfig(path, { env: {} });
+    assert.equal(config.account_id, '0123456789abcdef0123456789abcdef');
+    assert.equal(config.smtp_url, 'smtp://user:pass@host:587');
+    assert.deepEqual(config.networks.sepolia?.pools, ['sepolia-primary', 'sepolia-backup']);
+    assert.equal(config.networks.rinkeby?.retired_on, '2023-01-30');
+    assert.equal(config.pools[0]?.origins[1]?.weight, 0.5);
+    assert.equal(config.pools[0]?.monitor?.type, 'jsonrpc');
+    assert.equal(config.devnet, undefined, 'a config file has no devnet unless it asks for one');
+  });
+
+  it('an unknown key deep inside a network or pool is named with its path and the file', () => {
+    const path = file('deep.yaml', 'networks:\n  sepolia: { chain_id: 1, pool: [a] }\n');
+    rejects(() => loadConfig(path), 'CONFIG_UNKNOWN_KEY', /deep\.yaml: unknown key "networks\.sepolia\.pool"/);
+    const pools = file(
+      'pools.yaml',
+      'pools:\n  - name: a\n    origins: [{ name: o, address: "http://x", wieght: 1 }]\n',
+    );
+    rejects(() => loadConfig(pools), 'CONFIG_UNKNOWN_KEY', /pools\.yaml: unknown key "pools\.0\.origins\.0\.wieght"/);
+  });
+
+  it('a cross-field error names the file', () => {
+    const path = file('cross.yaml', 'gateway: { listen: "127.0.0.1:9000" }\napi: { listen: "127.0.0.1:9000" }\n');
+    rejects(() => loadConfig(path), 'CONFIG_INVALID', /cross\.yaml: gateway\.listen and api\.listen must differ/);
+  });
+
   it('the config is frozen', () => {
     const config = buildConfig({}, 'x');
     assert.ok(Object.isFrozen(config.gateway));
