@@ -223,6 +223,26 @@ describe('pool, origin and monitor fields', () => {
     assert.deepEqual(after, pool, 'refused writes changed nothing');
   });
 
+  test('renaming onto a name the account already uses is 400 / 1003 (PUT and PATCH); names are case-sensitive', async () => {
+    await ok('POST', pools, { name: 'taken', origins: [ORIGIN] });
+    const mover = await ok('POST', pools, { name: 'mover', origins: [ORIGIN] });
+    for (const [method, body] of [
+      ['PATCH', { name: 'taken' }],
+      ['PUT', { name: 'taken', origins: [ORIGIN] }],
+    ] as const) {
+      const res = await f.call(method, `${pools}/${mover.id}`, { body });
+      assert.equal(res.status, 400, method);
+      assert.equal(res.body.errors[0]?.code, 1003, method);
+      assert.match(res.body.errors[0]?.message ?? '', /^name:/);
+    }
+    assert.equal((await ok('PATCH', `${pools}/${mover.id}`, { name: 'Taken' })).name, 'Taken');
+    assert.equal(
+      (await ok('PATCH', `${pools}/${mover.id}`, { name: 'Taken' })).name,
+      'Taken',
+      'its own name is no clash',
+    );
+  });
+
   test('accepted pool values: addresses, emails, filters, steering, regions, Host header', async () => {
     const pool = await ok('POST', pools, {
       name: 'A-b_9',

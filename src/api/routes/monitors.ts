@@ -5,7 +5,6 @@
  * SDK reads only one page); page/per_page or limit/offset work as for pools.
  */
 import { z } from 'zod';
-import { SwitchyardError } from '../../errors/base.js';
 import { withMonitorDefaults } from '../../health/monitor-schema.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import {
@@ -19,30 +18,20 @@ import {
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
 import { MAX_PER_PAGE, paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 import { applyMonitorBody, monitorBody, monitorResult, monitorView, settingsOf } from '../schemas/monitors.js';
 
 const BASE = '/accounts/:account_id/load_balancers/monitors';
 const TAG = 'monitors';
 
-function notFound(id: string): SwitchyardError {
-  return new SwitchyardError('API_NOT_FOUND', `monitor ${id} not found`);
-}
-
-/** The path's monitor id. Anything but 32 lowercase hex cannot name a monitor: 404 at once, not echoed back. */
-function monitorIdOf(params: Readonly<Record<string, string>>): string {
-  const id = params.monitor_id as string;
-  if (!ID_PATTERN.test(id)) {
-    throw new SwitchyardError('API_NOT_FOUND', 'monitor not found: monitor ids are 32 hex characters');
-  }
-  return id;
-}
-
 export function monitorRoutes(deps: ApiDeps): Route[] {
   const { store, clock } = deps;
   const db = store.db;
-  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
-  const monitorId = monitorIdOf;
+  const account = accountParam;
+  const monitorId = (params: Readonly<Record<string, string>>) =>
+    objectIdParam(params, 'monitor_id', 'monitor', ID_PATTERN);
+  const notFound = (id: string) => objectNotFound('monitor', id);
 
   return [
     defineRoute({

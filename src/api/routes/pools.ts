@@ -28,6 +28,7 @@ import {
 } from '../../store/pools.js';
 import type { ApiDeps } from '../deps.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 import {
   applyPoolBody,
@@ -77,18 +78,6 @@ function quoted(names: readonly string[]): string {
   return names.map((name) => `"${name}"`).join(', ');
 }
 
-function notFound(id: string): SwitchyardError {
-  return new SwitchyardError('API_NOT_FOUND', `pool ${id} not found`);
-}
-
-/** The path's pool id. Anything but 32 lowercase hex cannot name a pool: 404 at once, not echoed back. */
-function poolIdOf(params: Readonly<Record<string, string>>): string {
-  const id = params.pool_id as string;
-  if (!ID_PATTERN.test(id))
-    throw new SwitchyardError('API_NOT_FOUND', 'pool not found: pool ids are 32 hex characters');
-  return id;
-}
-
 export function poolRoutes(deps: ApiDeps): Route[] {
   const { store, clock, config } = deps;
   const db = store.db;
@@ -96,8 +85,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   // A row that cannot be decoded is left out of a page (and logged), so one bad row never fails a list.
   const onCorrupt: OnCorruptPool = (corrupt) =>
     deps.logger.error('pools: leaving out a pool whose stored settings cannot be read', corrupt);
-  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
-  const poolId = poolIdOf;
+  const account = accountParam;
+  const poolId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'pool_id', 'pool', ID_PATTERN);
+  const notFound = (id: string) => objectNotFound('pool', id);
 
   return [
     defineRoute({
