@@ -19,7 +19,7 @@ import type { BenchOptions } from './options.js';
 import { batch, cacheable, type Exchange, largeLogs, RESULTS, single } from './payloads.js';
 import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
-import { type Routes, SwitchyardProcess } from './switchyard.js';
+import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
 
 export interface BenchOutcome {
@@ -80,9 +80,11 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   };
   const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const running: Running = {};
+  const runtime = { value: 'not started' };
+  const distDir = join(REPO_ROOT, '.tmp', `bench-dist-${process.pid}`);
   const legs: LegResult[] = [];
   try {
-    await startServers(options, tools, exchanges, large.result, workDir, running, notes, log);
+    await startServers(options, tools, exchanges, large.result, workDir, distDir, running, notes, runtime, log);
     for (const [scenario, targets] of LEG_ORDER) {
       for (const target of targets) {
         const id = `${scenario}-${target}`;
@@ -119,6 +121,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     await running.proxy?.stop();
     await running.upstream?.stop();
     rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
+    rmSync(distDir, { recursive: true, force: true, maxRetries: 3 });
   }
 
   const withRatios = addRatios(legs);
@@ -135,6 +138,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       light_connections: 1,
       large_connections: 1,
       threads: options.threads,
+      switchyard_runtime: runtime.value,
     },
     notes,
     legs: withRatios,
@@ -158,8 +162,10 @@ async function startServers(
   exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
   largeResult: string,
   workDir: string,
+  distDir: string,
   running: Running,
   notes: string[],
+  runtime: { value: string },
   log: (line: string) => void,
 ): Promise<void> {
   if (tools.nginx !== undefined) {
@@ -196,6 +202,14 @@ async function startServers(
     await child.waitForPort(port, 30_000);
   }
   if (SwitchyardProcess.cliAvailable() && running.upstream !== undefined) {
+    let compiledCli: string | undefined;
+    if (options.build) {
+      log('bench: compiling Switchyard (tsconfig.build.json) to run it as installed…');
+      // Inside the checkout (.tmp/ is ignored by git) so the build resolves node_modules like an install.
+      compiledCli = buildCli(distDir, log);
+      if (compiledCli === undefined) notes.push('building Switchyard failed: its legs ran from the sources under tsx');
+    }
+    runtime.value = compiledCli === undefined ? 'sources under tsx' : 'compiled (tsconfig.build.json)';
     const up = `http://127.0.0.1:${running.upstream.port}`;
     const routes: Routes = {};
     for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
@@ -205,6 +219,7 @@ async function startServers(
         workDir,
         routes,
         ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
+        ...(compiledCli === undefined ? {} : { compiledCli }),
       });
       log(`bench: switchyard pid ${running.switchyard.pid} at ${running.switchyard.gatewayUrl}`);
     } catch (err) {

@@ -22,18 +22,22 @@ export interface BenchOptions {
   only: string[];
   /** When set, Switchyard runs with --cpu-prof and writes its profile into this directory. */
   profileDir?: string;
+  /** Compile Switchyard first and run the build, as installs do (default: yes, except with --quick). */
+  build: boolean;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
                         [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
-  --quick        1 s legs, no warm-up, and missing tools skip legs instead of failing (CI)
+                        [--build | --no-build]
+  --quick        1 s legs, no warm-up, sources under tsx, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
   --connections  concurrent connections for the throughput legs (default 32)
   --out DIR      where <date>.json and <date>.md go (default bench/results)
   --only IDS     only legs whose id contains one of these, e.g. --only single,cached
-  --profile DIR  run Switchyard under --cpu-prof and write the .cpuprofile into DIR`;
+  --profile DIR  run Switchyard under --cpu-prof and write the .cpuprofile into DIR
+  --no-build     run the sources under tsx instead of compiling first (--build: compile even with --quick)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -46,7 +50,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     anvil: true,
     outDir: DEFAULT_OUT,
     only: [],
+    build: true,
   };
+  let buildGiven = false;
   let secondsGiven = false;
   let warmupGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -94,6 +100,14 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--profile':
         options.profileDir = value();
         break;
+      case '--build':
+        options.build = true;
+        buildGiven = true;
+        break;
+      case '--no-build':
+        options.build = false;
+        buildGiven = true;
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -103,6 +117,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   if (options.quick && !secondsGiven) options.seconds = 1;
   if (options.quick && !warmupGiven) options.warmupSeconds = 0;
+  if (options.quick && !buildGiven) options.build = false;
   if (options.connections < options.threads) options.threads = options.connections;
   options.outDir = options.outDir.startsWith('/') ? options.outDir : join(process.cwd(), options.outDir);
   return options;

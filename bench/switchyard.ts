@@ -1,9 +1,11 @@
 /**
- * Switchyard as the benchmark sees it: a separate process started through its CLI
- * (`node --import tsx src/cli/run.ts serve --config <generated>`, no build needed) with a generated
+ * Switchyard as the benchmark sees it: a separate process started through its CLI — the production
+ * build (`node <out>/cli/run.js serve`, compiled by `buildCli` with tsconfig.build.json), or the sources
+ * (`node --import tsx src/cli/run.ts serve`, no build, slower per request) — with a generated
  * config whose networks each route to one upstream path, listeners on free 127.0.0.1 ports, logs at
  * `warn`, and a throwaway data dir. Stopped by PID.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +65,8 @@ export class SwitchyardProcess {
     routes: Routes;
     cacheMaxBytes?: number;
     profileDir?: string;
+    /** A compiled CLI (`…/cli/run.js`) to run with plain node, as installs do, instead of the sources under tsx. */
+    compiledCli?: string;
   }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
@@ -79,9 +83,7 @@ export class SwitchyardProcess {
       process.execPath,
       [
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
-        '--import',
-        'tsx',
-        CLI,
+        ...(options.compiledCli === undefined ? ['--import', 'tsx', CLI] : [options.compiledCli]),
         'serve',
         '--config',
         configFile,
@@ -117,4 +119,24 @@ export class SwitchyardProcess {
 
 function optional(options: { cacheMaxBytes?: number }): { cacheMaxBytes?: number } {
   return options.cacheMaxBytes === undefined ? {} : { cacheMaxBytes: options.cacheMaxBytes };
+}
+
+/**
+ * Compiles the sources as `npm run build` does, into `outDir` (bounded to 5 minutes), and returns the
+ * CLI entry to run; undefined with the compiler's complaint logged when it fails.
+ */
+export function buildCli(outDir: string, log: (line: string) => void): string | undefined {
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', outDir], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (result.status !== 0) {
+    log(
+      `bench: building Switchyard failed (${result.status}): ${(result.stdout + result.stderr).trim().slice(0, 1000)}`,
+    );
+    return undefined;
+  }
+  return join(outDir, 'cli', 'run.js');
 }

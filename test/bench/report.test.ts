@@ -93,3 +93,14 @@ test('options: --quick shortens legs; bad values are refused with the usage', ()
   assert.throws(() => parseOptions(['--seconds', 'x']), /whole number/);
   assert.throws(() => parseOptions(['--bogus']), /unknown option --bogus[\s\S]*usage/);
 });
+
+test('the 10 MiB RSS target counts only the growth beyond the light-load leg of the same process', () => {
+  const withLight = addRatios([
+    leg('light', 'switchyard', { rss_growth_bytes: 5 * 1_048_576, peak_is_per_leg: true }),
+    leg('large10mb', 'switchyard', { rss_growth_bytes: 15 * 1_048_576, peak_is_per_leg: true }),
+  ]);
+  const target = checkTargets(withLight).find((t) => t.name === '10 MiB pass-through RSS growth');
+  assert.deepEqual([target?.value, target?.met], [1, true]);
+  const notPerLeg = checkTargets([leg('large10mb', 'switchyard', { rss_growth_bytes: 1, peak_is_per_leg: false })]);
+  assert.equal(notPerLeg.find((t) => t.name === '10 MiB pass-through RSS growth')?.value, undefined);
+});
