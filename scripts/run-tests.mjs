@@ -45,6 +45,7 @@ const POSTGRES_SUITES = [
   'test/notifications/concurrency.test.ts',
   'test/notifications/webhook-delivery.test.ts',
   'test/notifications/serve-processes.test.ts',
+  'test/notifications/retention.test.ts',
   'test/notifications/email.test.ts',
   'test/notifications/health-e2e.test.ts',
   'test/migration/real-server.test.ts',

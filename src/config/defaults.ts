@@ -20,6 +20,7 @@ export const DEFAULTS = {
   account_id: '5317c4a1d00d5317c4a1d00d5317c4a1', // the embedded demo account
   mail_from: 'Switchyard <switchyard@localhost>',
   deprecation_notice_interval: 86_400_000, // ms (24 h)
+  notification_retention: 30 * 86_400_000, // ms (30 days) of sent/dead alerts, history and dispatched events; 0 = keep all
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
   log_level: 'info',
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM

@@ -96,6 +96,9 @@ export const configSchema = z.strictObject({
     .optional(),
   mail_from: z.string().min(3).default(DEFAULTS.mail_from),
   deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
+  notification_retention: durationMs
+    .prefault(DEFAULTS.notification_retention / 1000)
+    .refine((ms) => ms === 0 || ms >= 86_400_000, 'must be at least 1d, or 0 to keep everything'),
   webhooks: z
     .strictObject({
       deny_private: z.boolean().default(DEFAULTS.webhooks.deny_private),

@@ -8,7 +8,9 @@
  *   due while the process was down go out right after start), then every POLL_MS (500 ms), or at once
  *   on `wake()` (the health monitor calls it when this process recorded events; a wake during a pass
  *   runs another pass right after it); deprecation notices at most every DEPRECATION_PASS_MS (60 s).
- *   The poll stays for what other processes write (events, deliveries coming due).
+ *   The poll stays for what other processes write (events, deliveries coming due). Old finished
+ *   deliveries, history and dispatched events are pruned (store/retention.ts) at start and then at most
+ *   every PRUNE_PASS_MS (1 h); `runOnce()` prunes too.
  *   Passes never overlap. `stop()` waits for the running pass; unsent deliveries stay queued.
  * - On the embedded SQLite store one process owns the database, so leases left by a killed process
  *   are dropped at start; on PostgreSQL they expire after the lease (webhooks.timeout + 2 min).
@@ -17,11 +19,13 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type Clock, systemClock } from '../clock.js';
+import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, redactUrl, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
 import type { Store } from '../store/database.js';
 import { releaseAllLeases } from '../store/deliveries.js';
+import { type Pruned, pruneNotificationData } from '../store/retention.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
 import { createMailer, type Mailer } from './mailer.js';
@@ -30,11 +34,13 @@ import { WebhookClient } from './webhook.js';
 
 const POLL_MS = 500;
 const DEPRECATION_PASS_MS = 60_000;
+const PRUNE_PASS_MS = 3_600_000;
 
 export type NotificationConfig = Pick<
   Config,
   'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api'
->;
+> &
+  Partial<Pick<Config, 'notification_retention'>>;
 
 export interface NotificationServiceOptions {
   store: Store;
@@ -78,6 +84,9 @@ export class NotificationService {
   #wakeRequested = false;
   #lastDeprecationPass = Number.NEGATIVE_INFINITY;
   readonly #pollMs: number;
+  readonly #clock: Clock;
+  readonly #retentionMs: number;
+  #lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(options: NotificationServiceOptions) {
     const { store, config } = options;
@@ -87,6 +96,8 @@ export class NotificationService {
     this.#store = store;
     this.#logger = logger;
     this.#pollMs = options.pollMs ?? POLL_MS;
+    this.#clock = clock;
+    this.#retentionMs = config.notification_retention ?? DEFAULTS.notification_retention;
     this.#mailer =
       options.mailer ?? createMailer({ smtpUrl: config.smtp_url, dataDir: config.data_dir, from: config.mail_from });
     this.#webhooks = new WebhookClient({
@@ -124,7 +135,22 @@ export class NotificationService {
 
   /** One full pass: dispatch, deprecation notices, send everything due. Serialised with the loop's passes. */
   runOnce(): Promise<PassResult> {
-    return this.#serialise(() => this.#pass(true));
+    return this.#serialise(async () => {
+      const result = await this.#pass(true);
+      await this.prune();
+      return result;
+    });
+  }
+
+  /** Deletes what is older than `notification_retention` (never undelivered alerts); 0 keeps all. */
+  async prune(): Promise<Pruned | undefined> {
+    if (this.#retentionMs === 0) return undefined;
+    const cutoff = new Date(this.#clock.now() - this.#retentionMs).toISOString();
+    const pruned = await pruneNotificationData(this.#store.db, cutoff);
+    if (pruned.history + pruned.deliveries + pruned.events > 0) {
+      this.#logger.info('pruned old notification data', { ...pruned, older_than: cutoff });
+    }
+    return pruned;
   }
 
   /** Starts the background loop (idempotent). */
@@ -157,6 +183,10 @@ export class NotificationService {
       try {
         await this.#serialise(() => this.#pass(deprecationDue));
         if (deprecationDue) this.#lastDeprecationPass = performance.now();
+        if (performance.now() - this.#lastPrune >= PRUNE_PASS_MS) {
+          this.#lastPrune = performance.now();
+          await this.#serialise(() => this.prune());
+        }
       } catch (err) {
         this.#logger.error('notification pass failed; retrying', { err });
       }
