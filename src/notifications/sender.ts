@@ -8,6 +8,12 @@
  * 24 h retry window is over (logged as an error). A process that dies mid-send leaves its lease to expire,
  * then the delivery is sent again — at-least-once, with the same webhook-id / Message-ID.
  *
+ * Failures that look permanent — an SMTP 5xx reply (bad recipient, authentication or relay refused) or a
+ * webhook 4xx other than 408/429 — are retried on the same schedule, not dead-lettered early: they are
+ * usually a mail or receiver setup the operator can fix within the window, and "no alert may be lost"
+ * outweighs ~34 wasted attempts. They are logged at `error` (not `warn`) from the first attempt, so the
+ * operator hears about them at once.
+ *
  * Before sending, a delivery is dropped (`cancelled`) when it can no longer be delivered or wanted: its
  * webhook destination was deleted, or — for a deprecation notice — the address no longer appears in any
  * pool's notification_email of the account (the migration is done for it).
@@ -50,7 +56,10 @@ export interface SenderOptions {
 
 export type AttemptOutcome = 'sent' | 'retry' | 'dead' | 'cancelled';
 
-type Outcome = { ok: true } | { ok: false; error: string; retryAfterMs?: number } | { cancel: string };
+type Outcome =
+  | { ok: true }
+  | { ok: false; error: string; retryAfterMs?: number; permanent?: boolean }
+  | { cancel: string };
 
 export class DeliverySender {
   readonly #o: Required<SenderOptions>;
@@ -127,7 +136,15 @@ export class DeliverySender {
     }
     const delay = retryDelayMs(row.attempts + 1, this.#o.random(), outcome.retryAfterMs);
     await scheduleRetry(store.db, row, owner, iso(now + delay), outcome.error);
-    logger.warn('notification attempt failed; will retry', { ...fields, error: outcome.error, retry_in_ms: delay });
+    if (outcome.permanent === true) {
+      logger.error('notification attempt failed with a permanent-looking error; will retry, check the setup', {
+        ...fields,
+        error: outcome.error,
+        retry_in_ms: delay,
+      });
+    } else {
+      logger.warn('notification attempt failed; will retry', { ...fields, error: outcome.error, retry_in_ms: delay });
+    }
     this.#o.onOutcome('retry', row.mechanism_type);
   }
 
@@ -145,9 +162,14 @@ export class DeliverySender {
     });
     await recordDestinationOutcome(store.db, row.mechanism, result.ok, iso(clock.now()));
     if (result.ok) return { ok: true };
-    return result.retryAfterMs === undefined
-      ? { ok: false, error: result.error }
-      : { ok: false, error: result.error, retryAfterMs: result.retryAfterMs };
+    const status = result.status;
+    const permanent = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+    return {
+      ok: false,
+      error: result.error,
+      ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+      ...(permanent ? { permanent } : {}),
+    };
   }
 
   async #sendEmail(row: DeliveryRow, payload: DeliveryPayload): Promise<Outcome> {
@@ -170,7 +192,9 @@ export class DeliverySender {
       });
       return { ok: true };
     } catch (err) {
-      return { ok: false, error: mailError(err) };
+      const responseCode = (err as { responseCode?: unknown }).responseCode;
+      const permanent = typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600;
+      return { ok: false, error: mailError(err), ...(permanent ? { permanent } : {}) };
     }
   }
 }

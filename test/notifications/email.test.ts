@@ -141,6 +141,59 @@ describe('email over SMTP', () => {
     }
   });
 
+  test('a permanent SMTP rejection (550) is retried like any failure, and logged as an error at once', async () => {
+    const smtp = await startSmtp(undefined, undefined, ['gone@example.com']);
+    const f = await setup(smtp.url);
+    try {
+      const pool = await insertPool(f.store, f.account, { name: 'bounce' });
+      await insertPolicy(
+        f.store.db,
+        f.account,
+        randomUUID(),
+        {
+          name: 'bounce',
+          description: '',
+          enabled: true,
+          alert_type: 'load_balancing_health_alert',
+          mechanisms: { email: [{ id: 'gone@example.com' }, { id: 'ok@example.com' }] },
+          filters: {},
+          alert_interval: null,
+        },
+        new Date(f.clock.now()).toISOString(),
+      );
+      await insertEvent(f.store, {
+        account_id: f.account,
+        pool_id: pool,
+        pool_name: 'bounce',
+        new_health: 'Unhealthy',
+      });
+      await f.service.runOnce();
+      assert.deepEqual(
+        smtp.messages.map((m) => m.to.join()),
+        ['ok@example.com'],
+      );
+      const rows = await listDeliveries(f.store.db, f.account);
+      const bounced = rows.find((row) => row.mechanism === 'gone@example.com');
+      assert.equal(bounced?.status, 'pending', 'not dropped: kept for retries');
+      assert.match(bounced?.last_error ?? '', /SMTP 550/);
+      const logged = f.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.ok(
+        logged.some(
+          (line) =>
+            line.level === 'error' && line.mechanism === 'gone@example.com' && /permanent/.test(String(line.msg)),
+        ),
+        'logged at error level',
+      );
+      f.clock.set(Date.parse(bounced?.next_attempt_at ?? ''));
+      await f.service.runOnce();
+      const retried = (await listDeliveries(f.store.db, f.account)).find((row) => row.id === bounced?.id);
+      assert.equal(retried?.attempts, 2, 'retried on the normal schedule');
+    } finally {
+      await f.close();
+      await smtp.close();
+    }
+  });
+
   test('legacy notification_filter: disable, healthy true/false/null per event source', async () => {
     const smtp = await startSmtp();
     const f = await setup(smtp.url);

@@ -89,8 +89,15 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** An SMTP server requiring AUTH PLAIN/LOGIN as user/pass (no TLS: loopback only). */
-export async function startSmtp(user = 'mailer', pass = `pw-${randomBytes(6).toString('hex')}`): Promise<SmtpSink> {
+/**
+ * An SMTP server requiring AUTH PLAIN/LOGIN as user/pass (no TLS: loopback only). Recipients listed in
+ * `rejected` are refused with a permanent 550 at RCPT TO, like an unknown mailbox.
+ */
+export async function startSmtp(
+  user = 'mailer',
+  pass = `pw-${randomBytes(6).toString('hex')}`,
+  rejected: readonly string[] = [],
+): Promise<SmtpSink> {
   const sink = { messages: [] as ReceivedMail[], logins: [] as string[] } as SmtpSink;
   const server = new SMTPServer({
     hideSTARTTLS: true,
@@ -104,6 +111,12 @@ export async function startSmtp(user = 'mailer', pass = `pw-${randomBytes(6).toS
       } else {
         callback(new Error('Invalid username or password'));
       }
+    },
+    onRcptTo(address, _session, callback) {
+      if (!rejected.includes(address.address)) return callback();
+      const err = new Error('5.1.1 mailbox unavailable') as Error & { responseCode: number };
+      err.responseCode = 550;
+      return callback(err);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
