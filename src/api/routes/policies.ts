@@ -66,7 +66,7 @@ const fields = {
     .max(32)
     .nullable()
     .optional()
-    .describe('Stored and returned; health alerts are sent at once.'),
+    .describe('Stored and returned, not used: each health change is alerted once, at once (no repeats).'),
   id: readOnly,
   created: readOnly,
   modified: readOnly,

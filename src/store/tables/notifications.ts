@@ -26,7 +26,7 @@ export interface NotificationPoliciesTable {
   alert_type: string;
   mechanisms: string; // JSON: { email?: [{id}], webhooks?: [{id}] }
   filters: string; // JSON: Record<string, string[]>
-  alert_interval: string | null; // stored and returned; health alerts are not batched
+  alert_interval: string | null; // stored and returned, never used: each health change is alerted once, at once
   created: string;
   modified: string;
 }
