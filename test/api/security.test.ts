@@ -175,6 +175,35 @@ describe('account isolation, secrets and hostile input', () => {
     assert.equal(fresh.status, 400);
   });
 
+  test('NUL characters (which PostgreSQL text refuses) never reach the database raw: 4xx or stored escaped', async () => {
+    const base = `/accounts/${f.accountId}/load_balancers`;
+    const filtered = await raw('GET', `${base}/pools?monitor=%00`);
+    assert.equal(filtered.status, 200);
+    assert.deepEqual(filtered.body.result, []);
+    const origin = { name: 'o', address: 'h:1' };
+    for (const [body, field] of [
+      [{ name: 'nul', origins: [origin], monitor: '\u0000' }, 'monitor'],
+      [{ name: 'n\u0000l', origins: [origin] }, 'name'],
+      [{ name: 'nul', origins: [origin], notification_email: 'a\u0000@example.com' }, 'notification_email'],
+      [{ name: 'nul', origins: [{ name: 'o', address: 'h\u0000:1' }] }, 'origins.0.address'],
+    ] as const) {
+      const res = await raw('POST', `${base}/pools`, { body: JSON.stringify(body) });
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(res.body.errors[0]?.message ?? '', new RegExp(`^${field.replace('.', '\\.')}`));
+    }
+    const stored = await raw('POST', `${base}/pools`, {
+      body: JSON.stringify({ name: 'nul-ok', origins: [{ name: 'o\u0000', address: 'h:1' }], description: 'a\u0000b' }),
+    });
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    const id = (stored.body.result as { id: string }).id;
+    const got = await raw('GET', `${base}/pools/${id}`);
+    assert.equal((got.body.result as { description: string }).description, 'a\u0000b');
+    assert.equal((await raw('DELETE', `${base}/pools/${id}`)).status, 200);
+    const monitor = await raw('POST', `${base}/monitors`, { body: JSON.stringify({ description: '\u0000' }) });
+    assert.equal(monitor.status, 200);
+    assert.equal((await raw('DELETE', `${base}/monitors/${(monitor.body.result as { id: string }).id}`)).status, 200);
+  });
+
   test('tokens are stored only as SHA-256 hashes', async () => {
     const rows = await f.app.store.db.selectFrom('api_tokens').selectAll().execute();
     const dump = JSON.stringify(rows);

@@ -102,6 +102,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       async handler({ params, query }) {
         const page = parsePagination(query);
         const monitor = query.get('monitor') ?? undefined;
+        // A value that is not a monitor id matches no pool (and never reaches the database as is).
+        if (monitor !== undefined && !ID_PATTERN.test(monitor))
+          return { result: [], result_info: resultInfo(page, 0, 0) };
         const { pools, total } = await listPools(db, store.dialect, account(params), page, { monitor, onCorrupt });
         return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
       },

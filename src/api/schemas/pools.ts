@@ -22,6 +22,7 @@ import {
   poolName,
   STEERING_POLICIES,
 } from '../../balancing/pool-schema.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import type { PoolHealthSource } from '../health-source.js';
 import { fieldError } from '../validate.js';
 
@@ -83,7 +84,11 @@ const fields = {
   description: z.string().max(1024).optional(),
   enabled: z.boolean().optional(),
   minimum_origins: z.number().int().min(0).max(100).optional(),
-  monitor: z.string().max(64).nullable().optional().describe('Monitor id; null or "" for none.'),
+  monitor: z
+    .union([z.literal(''), z.string().regex(ID_PATTERN, 'must be a monitor id (32 lowercase hex) or "" for none')])
+    .nullable()
+    .optional()
+    .describe('Monitor id; null or "" for none.'),
   notification_email: notificationEmail.optional().describe('Deprecated. "" or comma-separated addresses.'),
   notification_filter: notificationFilter.optional(),
   origin_steering: originSteering.nullable().optional(),
