@@ -9,8 +9,8 @@
  * → read and validate the JSON body (413, 415, 400) → handler → v4 envelope. Headers the official SDK
  * adds (`api-version`, `x-stainless-*`, `user-agent`) are accepted and ignored.
  *
- * `close()` stops accepting, lets in-flight requests finish for up to `shutdown_grace`, then drops
- * the remaining connections.
+ * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
+ * `shutdown_grace`, then drops the remaining connections (src/connections.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,6 +18,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import { ConnectionTracker } from '../connections.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
 import { MetricsRegistry } from '../metrics.js';
@@ -144,11 +145,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ? createHttpServer(onRequest)
       : createHttpsServer({ cert: readFileSync(tls.cert_file), key: readFileSync(tls.key_file) }, onRequest);
   server.keepAliveTimeout = 5_000;
+  const connections = new ConnectionTracker(server);
 
   return {
     router,
     listen: () => listen(server, config.api.listen, tls === undefined ? 'http' : 'https'),
-    close: () => closeServer(server, config.shutdown_grace),
+    close: () => connections.close(config.shutdown_grace),
   };
 }
 
@@ -165,14 +167,4 @@ function listen(server: Server, address: string, scheme: 'http' | 'https'): Prom
       resolve(`${scheme}://${shown}:${bound.port}`);
     });
   });
-}
-
-async function closeServer(server: Server, graceMs: number): Promise<void> {
-  if (!server.listening) return;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-  timer.unref();
-  await closed;
-  clearTimeout(timer);
 }

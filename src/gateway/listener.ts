@@ -1,16 +1,19 @@
 /**
- * An HTTP(S) listener with graceful close, shared by the gateway and (if it wants) the management API.
+ * The gateway's HTTP(S) listener, with a prompt graceful close.
  *
  * - `listen` is "host:port"; port 0 picks a free port, and `url` reports the port really bound.
  *   A wildcard host (0.0.0.0, ::) is reported as 127.0.0.1 in `url` so tests and logs get a usable URL.
  * - `tls: {cert_file, key_file}` serves HTTPS with those PEM files; without it the listener is plain HTTP.
- * - `close(graceMs)` stops accepting at once, lets requests in flight finish, closes idle keep-alive
- *   sockets as soon as they are idle, and after `graceMs` cuts whatever is still open.
+ * - `close(graceMs)` stops accepting at once, closes connections with no request in flight (idle
+ *   keep-alive sockets, sockets that never sent a whole request) at once, lets requests in flight
+ *   finish and closes their connections as soon as they end, and after `graceMs` cuts whatever is still
+ *   open (src/connections.ts).
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ConnectionTracker } from '../connections.js';
 
 export interface ListenerOptions {
   listen: string;
@@ -36,28 +39,20 @@ export function splitHostPort(listen: string): { host: string; port: number } {
 }
 
 export async function startListener(options: ListenerOptions, handler: http.RequestListener): Promise<Listener> {
-  let inFlight = 0;
-  let closing = false;
-  const tracked: http.RequestListener = (req, res) => {
-    inFlight += 1;
-    res.on('close', () => {
-      inFlight -= 1;
-      // While closing, a socket whose last request just finished turns idle right after this event:
-      // close it then, instead of waiting for the grace timer.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
-    handler(req, res);
-  };
   const serverOptions: http.ServerOptions = {
     requestTimeout: options.requestTimeoutMs ?? 60_000,
     keepAliveTimeout: 30_000,
   };
   const server: http.Server = options.tls
-    ? https.createServer(
-        { ...serverOptions, cert: readFileSync(options.tls.cert_file), key: readFileSync(options.tls.key_file) },
-        tracked,
-      )
-    : http.createServer(serverOptions, tracked);
+    ? https.createServer({
+        ...serverOptions,
+        cert: readFileSync(options.tls.cert_file),
+        key: readFileSync(options.tls.key_file),
+      })
+    : http.createServer(serverOptions);
+  // The tracker's 'request' listener goes first, so it sees each request before the handler answers it.
+  const connections = new ConnectionTracker(server);
+  server.on('request', handler);
   const { host, port } = splitHostPort(options.listen);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -70,25 +65,12 @@ export async function startListener(options: ListenerOptions, handler: http.Requ
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `${options.tls ? 'https' : 'http'}://${shownHost}:${bound}`;
 
-  let closed: Promise<void> | undefined;
   return {
     url,
     port: bound,
     get inFlight() {
-      return inFlight;
+      return connections.inFlight;
     },
-    close(graceMs: number): Promise<void> {
-      closed ??= new Promise<void>((resolve) => {
-        closing = true;
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        timer.unref();
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
-      return closed;
-    },
+    close: (graceMs: number) => connections.close(graceMs),
   };
 }

@@ -1,0 +1,106 @@
+/**
+ * `switchyard serve` exits promptly on SIGTERM even with clients holding connections open to both
+ * listeners: an idle keep-alive connection after a request, a connection that never sent a request,
+ * and one that sent half a request header. Before src/connections.ts, the last two held each listener's
+ * close for the whole `shutdown_grace` (10 s each, one after the other). The devnet runs too (two anvil
+ * nodes, stopped by PID), as in the offline default.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
+import { type CliProcess, spawnCli } from '../helpers/cli.js';
+
+const EXIT_BOUND_MS = 3_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
+let proc: CliProcess | undefined;
+let anvils: number[] = [];
+const sockets: net.Socket[] = [];
+const agent = new http.Agent({ keepAlive: true });
+
+after(() => {
+  proc?.kill('SIGKILL');
+  for (const pid of anvils) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (const socket of sockets) socket.destroy();
+  agent.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A request over the keep-alive agent; its socket stays open (idle) afterwards. */
+function keepAliveRequest(url: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { agent, method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A raw TCP connection that sends `text` (maybe nothing); resolves once connected. Reports its close. */
+function rawConnection(url: string, text: string): Promise<{ closed: Promise<void> }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      if (text !== '') socket.write(text);
+      resolve({ closed: new Promise<void>((done) => socket.once('close', () => done())) });
+    });
+    socket.on('error', () => undefined); // a reset at shutdown is expected
+    socket.once('error', reject);
+    sockets.push(socket);
+  });
+}
+
+describe('serve exits promptly after SIGTERM', () => {
+  it(`within ${EXIT_BOUND_MS} ms, with idle and half-open client connections on both listeners`, async () => {
+    const config = join(dir, 'serve.yaml');
+    writeFileSync(
+      config,
+      [
+        `data_dir: ${join(dir, 'data')}`,
+        'gateway: { listen: "127.0.0.1:0" }',
+        'api: { listen: "127.0.0.1:0" }',
+        'devnet: { enabled: true, network: sepolia, pool: sepolia-devnet, base_port: 0 }',
+        'networks:',
+        '  sepolia: { chain_id: 11155111, pools: [sepolia-devnet] }',
+        '',
+      ].join('\n'),
+    );
+    proc = spawnCli(['serve', '--config', config]);
+    const devnet = await proc.waitForLog((line) => line.msg === 'devnet started', 60_000);
+    anvils = devnet.pids as number[];
+    const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+    const gateway = started.gateway as string;
+    const apiRoot = (started.api as string).replace(/\/client\/v4$/, '');
+
+    const call = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
+    assert.equal(await keepAliveRequest(`${gateway}/v1/sepolia`, call), 200);
+    assert.equal(await keepAliveRequest(`${apiRoot}/metrics`), 200);
+    const raw = await Promise.all(
+      [gateway, apiRoot].flatMap((url) => [
+        rawConnection(url, ''),
+        rawConnection(url, 'POST /v1/sepolia HTTP/1.1\r\nHost: x\r\n'),
+      ]),
+    );
+
+    const signalled = performance.now();
+    proc.kill('SIGTERM');
+    const exit = await proc.waitForExit(30_000);
+    const took = performance.now() - signalled;
+    assert.equal(exit.code, 0, proc.stderr());
+    assert.ok(took < EXIT_BOUND_MS, `serve took ${Math.round(took)} ms to exit after SIGTERM`);
+    assert.ok(proc.logs.some((line) => line.msg === 'switchyard stopped'));
+    await Promise.all(raw.map((connection) => connection.closed));
+    assert.deepEqual(await waitForPidsGone(anvils, 5_000), [], 'no anvil node is left');
+  });
+});
