@@ -118,7 +118,8 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
       } catch {
         return undefined;
       }
-      if (value === '') return undefined;
+      // Empty, or holding NUL (no id contains it, and PostgreSQL text cannot): names nothing.
+      if (value === '' || value.includes('\0')) return undefined;
       params[segment.slice(1)] = value;
     } else if (segment !== part) {
       return undefined;

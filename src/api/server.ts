@@ -111,6 +111,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     onRoute(route.path);
     const caller = route.auth === 'none' ? null : await authenticate(req.headers, store, clock);
     if (caller !== null) authorize(caller, route.auth, params);
+    // PostgreSQL text cannot hold NUL: refused here for every route, so both backends answer alike.
+    for (const [name, value] of url.searchParams) {
+      if (name.includes('\0') || value.includes('\0')) {
+        throw new SwitchyardError('API_VALIDATION', 'query: parameters may not contain the NUL character (%00)');
+      }
+    }
     let body: unknown;
     if (route.body !== undefined) {
       body = validateBody(route.body, await readJsonBody(req, config.api.max_body_bytes));
