@@ -160,14 +160,26 @@ function toLegacyPool(row: {
   notification_email: string;
   settings: string;
 }): LegacyEmailPool {
-  const settings = JSON.parse(row.settings) as { notification_filter?: NotificationFilter | null };
   return {
     id: row.id,
     account_id: row.account_id,
     name: row.name,
     notification_email: row.notification_email,
-    notification_filter: settings.notification_filter ?? null,
+    notification_filter: legacyFilter(row.settings),
   };
+}
+
+/**
+ * The pool's `notification_filter`. Settings that cannot be read (a hand-edited row, see store/pools.ts)
+ * count as no filter: the legacy address then gets every alert, rather than none and no deprecation notice.
+ */
+function legacyFilter(settings: string): NotificationFilter | null {
+  try {
+    const parsed = JSON.parse(settings) as { notification_filter?: NotificationFilter | null } | null;
+    return parsed?.notification_filter ?? null;
+  } catch {
+    return null;
+  }
 }
 
 export async function poolLegacySettings(db: Db, poolId: string): Promise<LegacyEmailPool | undefined> {

@@ -101,6 +101,14 @@ describe('undecodable pool and monitor rows', () => {
     assert.equal(monitors.body.result_info?.total_count, 1);
   });
 
+  test('the migration status still reads them (their legacy address counts)', async () => {
+    const status = await f.call('GET', `/accounts/${f.accountId}/load_balancers/notification_migration`);
+    assert.equal(status.status, 200, JSON.stringify(status.body));
+    const result = status.body.result as { complete: boolean; addresses: string[] };
+    assert.equal(result.complete, false);
+    assert.deepEqual(result.addresses, ['legacy@example.com']);
+  });
+
   test('bulk PATCH clears them too (it decides on the email column) and answers for the rest', async () => {
     const res = await f.call('PATCH', base, { body: { notification_email: '' } });
     assert.equal(res.status, 200);
