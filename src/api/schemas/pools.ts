@@ -15,9 +15,9 @@ import { isMasked, maskAddress } from '../../balancing/origin-address.js';
 import { isOriginAddress } from '../../balancing/origin-url.js';
 import { originWithDefaults, POOL_DEFAULTS } from '../../balancing/pool-defaults.js';
 import {
-  headerMap,
   notificationEmail,
   notificationFilter,
+  originInput,
   originSteering,
   poolName,
   STEERING_POLICIES,
@@ -45,8 +45,9 @@ export const CHECK_REGIONS = [
   'ALL_REGIONS',
 ] as const;
 
-const originBody = z.strictObject({
-  name: z.string().min(1).max(100).describe('Unique within the pool.'),
+/** The config's origin rules (pool-schema.ts), plus masked addresses and the read-only fields. */
+const originBody = originInput.extend({
+  name: originInput.shape.name.describe('Unique within the pool.'),
   address: z
     .string()
     .min(1)
@@ -55,11 +56,11 @@ const originBody = z.strictObject({
       message: 'must be a node URL http(s)://host[:port][/path] or a bare host[:port]',
     })
     .describe('Node URL, or host[:port] meaning http://host:port/. Secret parts are returned as ***.'),
-  enabled: z.boolean().optional().describe('Default true.'),
-  weight: z.number().min(0).max(1).optional().describe('0..1, default 1; 0 = never chosen.'),
-  header: headerMap
-    .optional()
-    .describe('Request headers, e.g. {"Host": ["…"]}. Values of credential headers are returned as ***.'),
+  enabled: originInput.shape.enabled.describe('Default true.'),
+  weight: originInput.shape.weight.describe('0..1, default 1; 0 = never chosen.'),
+  header: originInput.shape.header.describe(
+    'Request headers, e.g. {"Host": ["…"]}. Values of credential headers are returned as ***.',
+  ),
   disabled_at: readOnly,
   healthy: readOnly,
 });
