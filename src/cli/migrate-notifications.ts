@@ -174,9 +174,11 @@ export async function migrateNotifications(argv: string[], io: CommandIo = proce
   const shownUrl = withoutCredentials(apiUrl);
   const client = new V4Client({ baseUrl: apiUrl, token: args.token, fetch: io.fetch, sleep: io.sleep });
   const println = (line: string): void => io.stdout(`${line}\n`);
+  let firstPlan: Plan | undefined;
   const ui: MigrationUi = {
     print: println,
     showPlan: (plan) => {
+      firstPlan = plan;
       println('');
       for (const line of formatPlan(plan, { accountId, apiUrl: shownUrl, perPage })) println(line);
       println('');
@@ -191,13 +193,13 @@ export async function migrateNotifications(argv: string[], io: CommandIo = proce
     if (!(err instanceof V4ApiError)) throw err;
     io.stderr(`switchyard migrate-notifications: ${err.message}\n${hint(err, accountId)}`);
     println('');
-    for (const line of formatSummary(result)) println(line);
+    for (const line of formatSummary(result, firstPlan)) println(line);
     println('  Stopped by the error above. Pools are only cleared once a verified policy covers them,');
     println('  so nothing unsafe happened; fix the cause and re-run the same command to finish.');
     return EXIT.apiError;
   }
   println('');
-  for (const line of formatSummary(result)) println(line);
+  for (const line of formatSummary(result, firstPlan)) println(line);
   switch (result.status) {
     case 'cancelled':
       return EXIT.cancelled;

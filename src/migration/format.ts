@@ -8,8 +8,8 @@ export function table(rows: string[][], indent = '  '): string[] {
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
   }
-  return rows.map(
-    (row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+  return rows.map((row) =>
+    (indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).trimEnd(),
   );
 }
 
@@ -19,6 +19,9 @@ export function formatPlan(plan: Plan, context: { accountId: string; apiUrl: str
   lines.push(
     `  Pools: ${plan.poolCount} listed, ${plan.legacy.length} with a legacy notification_email, ${empty} already empty.`,
   );
+  if (plan.marked > 0) {
+    lines.push(`  Policies from earlier runs of this command (marked switchyard-migration): ${plan.marked}.`);
+  }
   if (plan.legacy.length === 0) {
     lines.push('  Nothing to migrate: every pool already has an empty notification_email.');
     return lines;
@@ -28,7 +31,7 @@ export function formatPlan(plan: Plan, context: { accountId: string; apiUrl: str
     '',
     `  Policies (${plan.policies.length}): ${count('create')} to create, ${count('update')} to update, ${count('keep')} already in place`,
   );
-  const policyRows = [['#', 'action', 'recipients', 'alerts on', 'pools', 'note']];
+  const policyRows = [['#', 'action', 'recipients', 'alerts on (source → new health)', 'pools', 'note']];
   for (const [i, p] of plan.policies.entries()) {
     const note =
       p.existing === undefined ? '' : `${p.existing.id}${p.reasons.length > 0 ? `: ${p.reasons.join('; ')}` : ''}`;
@@ -65,12 +68,21 @@ export function formatPlan(plan: Plan, context: { accountId: string; apiUrl: str
   return lines;
 }
 
-export function formatSummary(result: MigrationResult): string[] {
+export function formatSummary(result: MigrationResult, plan?: Plan): string[] {
   const lines = ['Summary'];
-  lines.push(
-    `  policies: ${result.created} created, ${result.updated} updated, ${result.kept} already in place; ${result.verified} verified by reading back`,
-  );
-  lines.push(`  pools: ${result.cleared} cleared with ${result.patches} bulk PATCH request(s)`);
+  const acted = result.created + result.updated + result.kept + result.verified + result.patches > 0;
+  if (result.status === 'dry-run' && plan !== undefined) {
+    const count = (action: string): number => plan.policies.filter((p) => p.action === action).length;
+    lines.push(
+      `  would create ${count('create')} and update ${count('update')} policies (${count('keep')} already in place), ` +
+        `then clear notification_email on ${plan.legacy.length} pool(s)`,
+    );
+  } else if (acted || result.status === 'complete' || result.status === 'incomplete') {
+    lines.push(
+      `  policies: ${result.created} created, ${result.updated} updated, ${result.kept} already in place; ${result.verified} verified by reading back`,
+    );
+    lines.push(`  pools: ${result.cleared} cleared with ${result.patches} bulk PATCH request(s)`);
+  }
   // Problems of earlier rounds that a later round resolved are still worth knowing about.
   for (const problem of result.problems)
     lines.push(`  ${result.status === 'complete' ? 'note' : 'problem'}: ${problem}`);

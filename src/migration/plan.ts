@@ -59,6 +59,8 @@ export interface Plan {
   policies: PlannedPolicy[];
   /** Extra marked policies with a key already taken (left alone; reported). */
   duplicates: ApiPolicy[];
+  /** How many policies of the account carry a migration marker (earlier runs). */
+  marked: number;
 }
 
 export interface PlanOptions {
@@ -97,7 +99,13 @@ export function buildPlan(
     .sort(
       (a, b) => a.addresses.join().localeCompare(b.addresses.join()) || specKey(a.spec).localeCompare(specKey(b.spec)),
     );
-  return { poolCount: pools.length, legacy, policies, duplicates: [...marked.duplicates] };
+  return {
+    poolCount: pools.length,
+    legacy,
+    policies,
+    duplicates: [...marked.duplicates],
+    marked: marked.byKey.size + marked.duplicates.length,
+  };
 }
 
 function planGroup(

@@ -73,6 +73,9 @@ describe('migrate-notifications against a stub API', () => {
     assert.equal(api.writes().length, before, 're-run writes nothing');
     assert.equal(api.policies.size, 5);
     assert.match(again.stdout, /nothing to do/);
+    assert.match(again.stdout, /Policies from earlier runs of this command \(marked switchyard-migration\): 5\./);
+    assert.doesNotMatch(again.stdout, /policies: 0 created/, 'no counters of work that was not done');
+    assert.doesNotMatch(again.stdout, / +$/m, 'no trailing spaces');
   });
 
   test('--dry-run prints the plan and changes nothing', async () => {
@@ -84,6 +87,11 @@ describe('migrate-notifications against a stub API', () => {
     assert.match(run.stdout, /Pools: 64 listed, 56 with a legacy notification_email, 8 already empty/);
     assert.match(run.stdout, /1 +create +a@example\.com, b@example\.com +pool → Unhealthy +8/);
     assert.match(run.stdout, /dry run — nothing was changed; 56 pool\(s\) would be migrated/);
+    assert.match(
+      run.stdout,
+      /would create 5 and update 0 policies \(0 already in place\), then clear notification_email on 56 pool\(s\)/,
+    );
+    assert.doesNotMatch(run.stdout, /policies: 0 created/, 'a dry run shows what would happen, not zero counters');
   });
 
   test('a server that ignores pagination (every page is every pool): terminates and succeeds', async () => {
