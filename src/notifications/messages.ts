@@ -162,9 +162,15 @@ function humanInterval(ms: number): string {
   return `${Math.round(ms / 1000)} seconds`;
 }
 
+const MAX_LISTED = 50;
+
 export function deprecationNoticeEmail(input: DeprecationNoticeInput): EmailContent {
   const base = `${input.apiBase}/accounts/${input.accountId}`;
-  const poolList = input.pools.map((name) => `  - ${name}`);
+  // A long list would bury the instructions: name the first MAX_LISTED pools and count the rest.
+  const poolList = input.pools.slice(0, MAX_LISTED).map((name) => `  - ${name}`);
+  if (input.pools.length > MAX_LISTED) {
+    poolList.push(`  … and ${input.pools.length - MAX_LISTED} more (GET …/load_balancers/pools lists them all)`);
+  }
   return {
     subject: `[Switchyard] Action needed: per-pool notification email is deprecated (account ${input.accountId})`,
     text: [
