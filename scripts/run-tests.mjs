@@ -39,6 +39,7 @@ if (files.length === 0) {
 /** Test files (path prefixes) that run a second time on PostgreSQL. Add store-dependent suites here. */
 const POSTGRES_SUITES = [
   'test/api/',
+  'test/gateway/devnet-alert-seed.test.ts',
   'test/health/multi-process.test.ts',
   'test/health/store.test.ts',
   'test/notifications/api.test.ts',

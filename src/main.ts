@@ -1,8 +1,9 @@
 /**
  * The composition root: config → store → devnet → pool directory + health → gateway → API.
  * Nothing else wires parts together (the CLI only calls this). Start-up failures undo what was started;
- * `close()` stops in reverse order: listeners first (finish in-flight requests within
- * `shutdown_grace`), then background work, then child processes, then the store.
+ * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
+ * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
+ * processes, then the store.
  */
 
 import { coreRoutes } from './api/routes/index.js';
@@ -10,6 +11,7 @@ import { API_BASE_PATH, createApiServer } from './api/server.js';
 import type { HealthView, PoolDirectory } from './balancing/model.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
+import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { CachingForwarder } from './gateway/cache/forwarder.js';
 import type { Forwarder } from './gateway/forward.js';
@@ -44,16 +46,20 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.log_level });
-  // Undo stack: each started part pushes its stop; close() and start-up failures pop in reverse.
+  // Undo stack: each started part pushes its stop; close() and start-up failures pop in reverse, after
+  // closing the listeners together (one grace period for both, not one after the other).
+  const listeners: Array<() => Promise<void>> = [];
   const stops: Array<() => Promise<void>> = [];
-  const unwind = async (): Promise<void> => {
-    for (const stop of stops.reverse().splice(0)) {
-      try {
-        await stop();
-      } catch (err) {
-        logger.error('error while stopping', { err });
-      }
+  const guarded = async (stop: () => Promise<void>): Promise<void> => {
+    try {
+      await stop();
+    } catch (err) {
+      logger.error('error while stopping', { err });
     }
+  };
+  const unwind = async (): Promise<void> => {
+    await Promise.all(listeners.splice(0).map(guarded));
+    for (const stop of stops.reverse().splice(0)) await guarded(stop);
   };
 
   try {
@@ -78,6 +84,17 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       pools: poolConfigs,
       refreshOrigins: devnet ? [devnet.pool.name] : [],
     });
+    // The offline demo's alert: a policy emailing devnet.alert_email (data_dir/outbox/ without smtp_url).
+    if (devnet && config.devnet) {
+      await seedDevnetAlertPolicy({
+        store,
+        clock,
+        logger: logger.child({ part: 'devnet' }),
+        accountId: config.account_id,
+        email: config.devnet.alert_email,
+        pool: devnet.pool.name,
+      });
+    }
     const metrics = new MetricsRegistry();
     const storeDirectory = await StorePoolDirectory.start({
       store,
@@ -130,7 +147,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         },
       }),
     });
-    stops.push(() => gateway.close(config.shutdown_grace));
+    listeners.push(() => gateway.close(config.shutdown_grace));
     stops.push(async () => caching?.close());
 
     // ── Management API listener.
@@ -150,7 +167,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       }),
     });
     const apiUrl = `${await api.listen()}${API_BASE_PATH}`;
-    stops.push(() => api.close());
+    listeners.push(() => api.close());
 
     // ── Notifications: health events → policies' webhooks and email, legacy per-pool email, deprecation
     //    notices. Started after the API listener so emails name its real URL; stopped before it

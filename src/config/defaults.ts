@@ -35,6 +35,7 @@ export const DEFAULTS = {
     base_port: 9545, // anvil nodes listen on base_port, base_port+1, …
     nodes: 2,
     block_time: 0, // seconds; 0 = mine on each transaction
+    alert_email: 'operator@localhost', // the demo alert policy's address; "" = no policy
   },
 } as const;
 

@@ -140,6 +140,20 @@ describe('config pipeline', () => {
     rejects(() => loadConfig(path), 'CONFIG_INVALID', /cross\.yaml: gateway\.listen and api\.listen must differ/);
   });
 
+  it('devnet.alert_email: operator@localhost by default, "" allowed, anything else must be an address', () => {
+    assert.equal(
+      buildConfig({ devnet: { enabled: true }, networks: { sepolia: { chain_id: 1, pools: ['sepolia-devnet'] } } }, 'x')
+        .devnet?.alert_email,
+      'operator@localhost',
+    );
+    assert.equal(buildConfig({ devnet: { alert_email: '' } }, 'x').devnet?.alert_email, '');
+    rejects(
+      () => buildConfig({ devnet: { alert_email: 'nobody' } }, 'x'),
+      'CONFIG_INVALID',
+      /x: devnet\.alert_email: must be an email address/,
+    );
+  });
+
   it('the config is frozen', () => {
     const config = buildConfig({}, 'x');
     assert.ok(Object.isFrozen(config.gateway));

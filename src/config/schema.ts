@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  isEmailAddress,
   notificationEmail,
   notificationFilter,
   originInput,
@@ -79,6 +80,11 @@ const devnet = z.strictObject({
   base_port: z.number().int().min(0).max(65535).default(DEFAULTS.devnet.base_port),
   nodes: z.number().int().min(1).max(8).default(DEFAULTS.devnet.nodes),
   block_time: z.number().nonnegative().default(DEFAULTS.devnet.block_time),
+  /** The demo alert policy (devnet/alert-policy.ts) emails this address; "" creates no policy. */
+  alert_email: z
+    .string()
+    .refine((value) => value === '' || isEmailAddress(value), 'must be an email address, or "" for no alert policy')
+    .default(DEFAULTS.devnet.alert_email),
 });
 
 export const configSchema = z.strictObject({
