@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, mock, test } from 'node:test';
+import { JitteredScheduler } from './scheduler.js';
+
+// Timers are Node's mock timers: time moves only by tick(), so phases and spacing are exact.
+beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+afterEach(() => mock.timers.reset());
+
+/** Lets the tasks' promise chains (and the re-arming in their finally) run. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test('each key first fires at a random phase within its interval, then every interval ± jitter', async () => {
+  const draws = [0.25, 0.75, 1, 0]; // phase a, phase b, then a's spacing (+10 %), b's spacing (−10 %)
+  const scheduler = new JitteredScheduler({ random: () => draws.shift() ?? 0.5 });
+  const fired: string[] = [];
+  scheduler.set('a', 1000, async () => void fired.push('a'));
+  scheduler.set('b', 1000, async () => void fired.push('b'));
+  mock.timers.tick(249);
+  await settle();
+  assert.deepEqual(fired, [], 'nothing before the first phase');
+  mock.timers.tick(1);
+  await settle();
+  assert.deepEqual(fired, ['a'], 'a at 250 ms');
+  mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(fired, ['a', 'b'], 'b at 750 ms: the two do not fire together');
+  mock.timers.tick(599); // now 1349; a's next run: 250 + 1100 = 1350
+  await settle();
+  assert.deepEqual(fired, ['a', 'b'], 'b (750 + 900 = 1650) and a not yet');
+  mock.timers.tick(1);
+  await settle();
+  assert.deepEqual(fired, ['a', 'b', 'a'], 'a after interval × 1.1');
+  mock.timers.tick(300);
+  await settle();
+  assert.deepEqual(fired, ['a', 'b', 'a', 'b'], 'b after interval × 0.9');
+  await scheduler.stop();
+});
+
+test('a slow run delays only its own key, and runs of one key never overlap', async () => {
+  const scheduler = new JitteredScheduler({ random: () => 0.5 }); // phase half an interval, no jitter
+  let running = 0;
+  let overlaps = 0;
+  let release: (() => void) | undefined;
+  let runs = 0;
+  scheduler.set('slow', 100, async () => {
+    runs += 1;
+    running += 1;
+    if (running > 1) overlaps += 1;
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    running -= 1;
+  });
+  mock.timers.tick(50);
+  await settle();
+  assert.equal(runs, 1);
+  mock.timers.tick(1000); // the run is still going: no second run starts
+  await settle();
+  assert.equal(runs, 1);
+  release?.();
+  await settle();
+  mock.timers.tick(100); // next run one interval after the previous one finished
+  await settle();
+  assert.equal(runs, 2);
+  assert.equal(overlaps, 0);
+  release?.();
+  await scheduler.stop();
+});
