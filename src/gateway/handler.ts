@@ -14,6 +14,7 @@
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
  * the status of the first.
  */
+import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
@@ -152,6 +153,9 @@ export class RpcHandler {
     context: CallContext,
     headers: Readonly<Record<string, string>>,
   ): Promise<HttpAnswer> {
+    // Each forwarded call of the batch listens to the client's signal (up to gateway.max_batch): no leak.
+    const signal = context.signal();
+    if (signal !== undefined && elements.length > 10) setMaxListeners(elements.length, signal);
     const answers = await Promise.all(
       elements.map(async (element): Promise<{ body: Buffer; error?: SwitchyardError } | undefined> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };

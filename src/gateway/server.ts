@@ -6,7 +6,6 @@
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
  */
-import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView, PoolDirectory } from '../balancing/model.js';
@@ -136,8 +135,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const clientSignal = (): AbortSignal => {
       if (aborted === undefined) {
         aborted = new AbortController();
-        // Every call of a batch listens to it (up to gateway.max_batch): not a leak.
-        setMaxListeners(0, aborted.signal);
         if (gone) aborted.abort();
       }
       return aborted.signal;
