@@ -13,154 +13,28 @@
  * `disabled_at` (pool and origin) is kept here: set when `enabled` turns false, kept while it stays
  * false, dropped when it turns true again.
  *
- * Reading rows is defensive: `settings` is checked against the shape this module writes (missing
- * optional fields take their defaults). A row that still cannot be decoded — not JSON, or no `origins`
- * list, e.g. after a hand edit or a bad restore — never takes the process down: lists and the routing
- * snapshot skip it and report it through `onCorrupt` (callers log it), a read of that one pool throws
+ * Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
+ * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  */
 import { type Kysely, sql } from 'kysely';
-import { z } from 'zod';
 import type { Pool, PoolFields } from '../balancing/model.js';
-import { notificationFilter, STEERING_POLICIES } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Dialect } from './database.js';
 import { isUniqueViolation, newId, timestamp } from './ids.js';
 import type { PageWindow } from './monitors.js';
+import { fieldsToColumns, type OnCorruptPool, type PoolRow, rowsToPools, rowToPool } from './pool-rows.js';
 import type { Database } from './schema.js';
-import type { PoolSettings, PoolsTable } from './tables/core.js';
 import { inTransaction } from './transaction.js';
 
+export { CorruptPoolError, type OnCorruptPool } from './pool-rows.js';
 export type { PoolFields };
 
 /** The client-controlled fields of a pool (what PUT would send back). */
 export function poolFields(pool: Pool): PoolFields {
   const { id: _id, account_id: _account, created_on: _created, modified_on: _modified, ...fields } = pool;
   return fields;
-}
-
-type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };
-
-/** Told about each row that cannot be decoded; the row is skipped. */
-export type OnCorruptPool = (corrupt: { pool_id: string; reason: string }) => void;
-
-/** A read of one pool whose stored settings cannot be decoded (see header). */
-export class CorruptPoolError extends Error {
-  constructor(
-    readonly poolId: string,
-    reason: string,
-  ) {
-    super(`pool ${poolId}: stored settings cannot be read (${reason})`);
-    this.name = 'CorruptPoolError';
-  }
-}
-
-/** The shape of `pools.settings` as written by `fieldsToColumns`; fields added later get defaults. */
-const storedOrigin = z.object({
-  name: z.string(),
-  address: z.string(),
-  enabled: z.boolean().default(true),
-  weight: z.number().default(1),
-  header: z.record(z.string(), z.array(z.string())).default({}),
-  disabled_at: z.string().optional(),
-});
-const storedSettings = z.object({
-  description: z.string().default(''),
-  disabled_at: z.string().optional(),
-  minimum_origins: z.number().default(1),
-  notification_filter: notificationFilter.default(null),
-  origins: z.array(storedOrigin),
-  origin_steering: z.object({ policy: z.enum(STEERING_POLICIES) }).default({ policy: 'random' }),
-  check_regions: z.array(z.string()).nullable().default(null),
-  latitude: z.number().optional(),
-  longitude: z.number().optional(),
-  load_shedding: z.record(z.string(), z.unknown()).optional(),
-});
-
-function decodeSettings(text: string): { settings: PoolSettings } | { reason: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { reason: 'not JSON' };
-  }
-  const parsed = storedSettings.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { reason: `${issue?.path.join('.') || 'settings'}: ${issue?.message ?? 'invalid'}` };
-  }
-  return { settings: parsed.data as PoolSettings };
-}
-
-/** The row as a Pool, or why it cannot be one. */
-function decodeRow(row: PoolRow): { pool: Pool } | { reason: string } {
-  const decoded = decodeSettings(row.settings);
-  if (!('settings' in decoded)) return decoded;
-  const { settings } = decoded;
-  const pool: Pool = {
-    id: row.id,
-    account_id: row.account_id,
-    name: row.name,
-    description: settings.description,
-    enabled: Number(row.enabled) === 1,
-    minimum_origins: settings.minimum_origins,
-    monitor: row.monitor_id,
-    notification_email: row.notification_email,
-    notification_filter: settings.notification_filter,
-    origins: settings.origins,
-    origin_steering: settings.origin_steering,
-    check_regions: settings.check_regions,
-    created_on: row.created_on,
-    modified_on: row.modified_on,
-  };
-  copyOptional(settings, pool);
-  return { pool };
-}
-
-/** One pool; throws CorruptPoolError when its row cannot be decoded. */
-function rowToPool(row: PoolRow): Pool {
-  const decoded = decodeRow(row);
-  if ('pool' in decoded) return decoded.pool;
-  throw new CorruptPoolError(row.id, decoded.reason);
-}
-
-/** Many pools; undecodable rows are skipped and reported. */
-function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
-  const pools: Pool[] = [];
-  for (const row of rows) {
-    const decoded = decodeRow(row);
-    if ('pool' in decoded) pools.push(decoded.pool);
-    else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
-  }
-  return pools;
-}
-
-/** The fields stored only when present (both directions use it, so they cannot drift). */
-function copyOptional(from: Partial<PoolSettings | PoolFields>, to: Partial<PoolSettings | Pool>): void {
-  if (from.disabled_at !== undefined) to.disabled_at = from.disabled_at;
-  if (from.latitude !== undefined) to.latitude = from.latitude;
-  if (from.longitude !== undefined) to.longitude = from.longitude;
-  if (from.load_shedding !== undefined) to.load_shedding = from.load_shedding;
-}
-
-function fieldsToColumns(fields: PoolFields) {
-  const settings: PoolSettings = {
-    description: fields.description,
-    minimum_origins: fields.minimum_origins,
-    notification_filter: fields.notification_filter,
-    origins: fields.origins,
-    origin_steering: fields.origin_steering,
-    check_regions: fields.check_regions,
-  };
-  copyOptional(fields, settings);
-  return {
-    name: fields.name,
-    notification_email: fields.notification_email,
-    monitor_id: fields.monitor,
-    enabled: fields.enabled ? 1 : 0,
-    settings: JSON.stringify(settings),
-  };
 }
 
 /** `name` in bytewise order on both backends (see header). */
