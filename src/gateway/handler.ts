@@ -1,8 +1,9 @@
 /**
  * JSON-RPC handling of one HTTP request body for one network (after server.ts's HTTP checks):
- *   parse (400 -32700; empty batch 400 -32600; batch over max_batch 413 -32005) → network known (404)
- *   → lifecycle (410, or Deprecation/Sunset/Link headers) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602), forwarding (forward.ts).
+ *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
+ *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
+ *   (-32600), method policy (-32601), params (-32602), forwarding (forward.ts). The body is parsed
+ *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -26,7 +27,7 @@ import type { GatewayMetrics } from './metrics.js';
 import { checkParams } from './params.js';
 import { MethodPolicy } from './policy.js';
 import type { RateLimiter } from './rate-limit.js';
-import { type Element, parseBody, type RpcCall } from './request.js';
+import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { asSwitchyardError, errorResponse } from './respond.js';
 
 export interface HttpAnswer {
@@ -97,9 +98,17 @@ export class RpcHandler {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
     try {
-      const parsed = parseBody(body, this.#options.maxBatch);
-      this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
-      if (!parsed.batch) wholeId = parsed.element.ok ? parsed.element.call.idBytes : parsed.element.idBytes;
+      // An unreadable body is reported only after the network checks, so every request to a retired
+      // network gets its 410 (SPEC §2) and to an unknown network its 404, whatever the body.
+      let parsed: ParsedBody | undefined;
+      let unreadable: unknown;
+      try {
+        parsed = parseBody(body, this.#options.maxBatch);
+        this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
+        if (!parsed.batch) wholeId = parsed.element.ok ? parsed.element.call.idBytes : parsed.element.idBytes;
+      } catch (err) {
+        unreadable = err;
+      }
       const route = this.#routes.get(network);
       if (route === undefined) {
         const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
@@ -110,6 +119,7 @@ export class RpcHandler {
         );
       }
       headers = route.lifecycle.check();
+      if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
       const context: CallContext = { network, route, signal: typeof signal === 'function' ? signal : () => signal };
       if (!parsed.batch) return await this.#single(parsed.element, context, headers);

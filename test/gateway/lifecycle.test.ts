@@ -79,6 +79,10 @@ describe('network lifecycle (injected clock)', () => {
     );
     const batch = await post(dated.rpcUrl('rinkeby'), `[${req('eth_chainId')}]`);
     await expectError(batch, 410, -32001);
+    // Every request, whatever its body: unreadable, empty batch, invalid request.
+    for (const body of ['{"jsonrpc":', '[]', '{"jsonrpc":"1.0","method":"eth_chainId","id":1}']) {
+      await expectError(await post(dated.rpcUrl('rinkeby'), body), 410, -32001);
+    }
   });
 
   it('the migration changes only the last path segment', async () => {

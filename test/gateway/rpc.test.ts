@@ -172,6 +172,7 @@ describe('error table', () => {
   it('unknown network → 404 / -32001', async () => {
     const error = await expectError(await post(app.rpcUrl('goerli'), req('eth_chainId', [], 5)), 404, -32001);
     assert.match(error.message, /goerli/);
+    await expectError(await post(app.rpcUrl('goerli'), '{"jsonrpc":'), 404, -32001);
   });
 
   it('retired network → 410 / -32001 with data {retired_on, replacement}', async () => {
