@@ -35,20 +35,47 @@ export interface PaginationOptions {
   defaultPerPage?: number;
 }
 
-/** Documentation of the query parameters, for the OpenAPI document (validation is `parsePagination`). */
+/** Allowed range of each parameter. */
+const RANGES = {
+  page: [1, MAX_POSITION],
+  per_page: [1, MAX_PER_PAGE],
+  limit: [1, MAX_PER_PAGE],
+  offset: [0, MAX_POSITION],
+} as const;
+type PaginationParam = keyof typeof RANGES;
+
+function rule(name: PaginationParam): string {
+  return `must be an integer from ${RANGES[name][0]} to ${RANGES[name][1]}`;
+}
+
+/** A decimal integer in its parameter's range, as a query string value (no sign, exponent or hex). */
+function integerQuery(name: PaginationParam, description: string) {
+  const [min, max] = RANGES[name];
+  return z
+    .string()
+    .regex(/^\d{1,10}$/, rule(name))
+    .refine((raw) => Number(raw) >= min && Number(raw) <= max, rule(name))
+    .optional()
+    .describe(`${description} (${min}..${max})`);
+}
+
+/**
+ * The query parameters: what `parsePagination` validates each value with, and what the OpenAPI document
+ * shows (so the two cannot drift). Mixing the pairs and repeats are checked in `parsePagination`.
+ */
 export const paginationQuery = z.object({
-  page: z.string().optional().describe('Page number, from 1. Not with limit/offset.'),
-  per_page: z.string().optional().describe(`Items per page, 1..${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`),
-  limit: z.string().optional().describe(`Items to return, 1..${MAX_PER_PAGE}. Not with page/per_page.`),
-  offset: z.string().optional().describe('Items to skip, from 0. Not with page/per_page.'),
+  page: integerQuery('page', 'Page number, default 1. Not with limit/offset'),
+  per_page: integerQuery('per_page', `Items per page, default ${DEFAULT_PER_PAGE}. Not with limit/offset`),
+  limit: integerQuery('limit', `Items to return, default ${DEFAULT_PER_PAGE}. Not with page/per_page`),
+  offset: integerQuery('offset', 'Items to skip, default 0. Not with page/per_page'),
 });
 
 export function parsePagination(query: URLSearchParams, options: PaginationOptions = {}): PageRequest {
   const defaultPerPage = options.defaultPerPage ?? DEFAULT_PER_PAGE;
-  const page = integerParam(query, 'page', 1, MAX_POSITION);
-  const perPage = integerParam(query, 'per_page', 1, MAX_PER_PAGE);
-  const limit = integerParam(query, 'limit', 1, MAX_PER_PAGE);
-  const offset = integerParam(query, 'offset', 0, MAX_POSITION);
+  const page = integerParam(query, 'page');
+  const perPage = integerParam(query, 'per_page');
+  const limit = integerParam(query, 'limit');
+  const offset = integerParam(query, 'offset');
   const pageForm = page !== undefined || perPage !== undefined;
   const offsetForm = limit !== undefined || offset !== undefined;
   if (pageForm && offsetForm) {
@@ -78,17 +105,13 @@ export function resultInfo(request: PageRequest, count: number, totalCount: numb
   };
 }
 
-function integerParam(query: URLSearchParams, name: string, min: number, max: number): number | undefined {
+function integerParam(query: URLSearchParams, name: PaginationParam): number | undefined {
   const values = query.getAll(name);
   if (values.length === 0) return undefined;
-  const range = `an integer from ${min} to ${max}`;
-  if (values.length > 1) {
-    throw new SwitchyardError('API_VALIDATION', `${name}: give it once; it must be ${range}`);
-  }
+  if (values.length > 1) throw new SwitchyardError('API_VALIDATION', `${name}: give it once; it ${rule(name)}`);
   const raw = values[0] as string;
-  const value = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new SwitchyardError('API_VALIDATION', `${name}: "${raw.slice(0, 40)}" is out of range; it must be ${range}`);
+  if (!paginationQuery.shape[name].safeParse(raw).success) {
+    throw new SwitchyardError('API_VALIDATION', `${name}: "${raw.slice(0, 40)}" is out of range; it ${rule(name)}`);
   }
-  return value;
+  return Number(raw);
 }
