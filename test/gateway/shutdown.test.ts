@@ -3,7 +3,8 @@
  * listeners: an idle keep-alive connection after a request, a connection that never sent a request,
  * and one that sent half a request header. Before src/connections.ts, the last two held each listener's
  * close for the whole `shutdown_grace` (10 s each, one after the other). The devnet runs too (two anvil
- * nodes, stopped by PID), as in the offline default.
+ * nodes, stopped by PID), as in the offline default. And a request in flight when SIGTERM arrives is
+ * finished (its origin answers after the signal) while new connections are refused.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,17 +15,22 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { startHttpServer, type TestServer } from '../helpers/http.js';
 
 const EXIT_BOUND_MS = 3_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
 let proc: CliProcess | undefined;
+let slowServe: CliProcess | undefined;
+let origin: TestServer | undefined;
 let anvils: number[] = [];
 const sockets: net.Socket[] = [];
 const agent = new http.Agent({ keepAlive: true });
 
-after(() => {
+after(async () => {
   proc?.kill('SIGKILL');
+  slowServe?.kill('SIGKILL');
+  await origin?.close();
   for (const pid of anvils) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
   for (const socket of sockets) socket.destroy();
   agent.destroy();
@@ -102,5 +108,55 @@ describe('serve exits promptly after SIGTERM', () => {
     assert.ok(proc.logs.some((line) => line.msg === 'switchyard stopped'));
     await Promise.all(raw.map((connection) => connection.closed));
     assert.deepEqual(await waitForPidsGone(anvils, 5_000), [], 'no anvil node is left');
+  });
+});
+
+describe('serve finishes a request in flight on SIGTERM', () => {
+  it('answers it after the signal, refuses new connections, then exits 0', async () => {
+    let release: (() => void) | undefined;
+    origin = await startHttpServer(async (_req, res, body) => {
+      const { id } = JSON.parse(body) as { id: unknown };
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: '0xslow' }));
+    });
+    const config = join(dir, 'slow.yaml');
+    writeFileSync(
+      config,
+      [
+        `data_dir: ${join(dir, 'slow-data')}`,
+        'gateway: { listen: "127.0.0.1:0", cache_max_bytes: 0 }',
+        'api: { listen: "127.0.0.1:0" }',
+        'networks: { sepolia: { chain_id: 11155111, pools: [slow] } }',
+        `pools: [{ name: slow, origins: [{ name: o, address: "${origin.url}" }] }]`,
+        '',
+      ].join('\n'),
+    );
+    slowServe = spawnCli(['serve', '--config', config]);
+    const started = await slowServe.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+    const url = `${started.gateway as string}/v1/sepolia`;
+    const inFlight = keepAliveRequest(url, '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}');
+    const deadline = Date.now() + 10_000;
+    while (release === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(release, 'the request reached the origin');
+
+    slowServe.kill('SIGTERM');
+    await slowServe.waitForLog((line) => line.msg === 'shutting down', 10_000);
+    const { hostname, port } = new URL(url);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = net.connect(Number(port), hostname);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    });
+    assert.equal(refused, 'ECONNREFUSED', 'no new connections once shutting down');
+    release();
+    assert.equal(await inFlight, 200);
+    const exit = await slowServe.waitForExit(EXIT_BOUND_MS);
+    assert.equal(exit.code, 0, slowServe.stderr());
   });
 });
