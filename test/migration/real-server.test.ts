@@ -4,7 +4,8 @@
  * One app, five acts: a dry run changes nothing; a run interrupted after its first bulk PATCH (the
  * connection dies under it) leaves every uncovered pool alone; the re-run finishes the job with the right
  * policies and no duplicates, proven through the API; a further re-run writes nothing; a pool added
- * later with a known address extends its group's policy with PUT.
+ * later with a known address extends its group's policy with PUT. Before that, a bad token, another
+ * account and a read-only token each stop the command with the server's v4 error and change nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -65,6 +66,26 @@ before(async () => {
 after(async () => {
   await app?.close();
   cleanup();
+});
+
+test('bad token, wrong account or a read-only token: non-zero exit, the v4 error shown, nothing changed', async () => {
+  const args = ['--account', accountId, '--api-url', app.apiUrl, '--yes'];
+  const before = await pools();
+  const bad = await runCommand(args, { env: { CLOUDFLARE_API_TOKEN: 'not-a-token' } });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /API error 10000: .*\(HTTP 401\)/);
+  assert.match(bad.stderr, /Check the token/);
+  const other = await runCommand(['--account', 'f'.repeat(32), '--api-url', app.apiUrl, '--yes'], {
+    env: { CLOUDFLARE_API_TOKEN: token },
+  });
+  assert.equal(other.code, 1);
+  assert.match(other.stderr, /API error 10000: .*\(HTTP 403\)/);
+  const readOnly = (await createToken(app.store.db, systemClock, { accountId, readOnly: true })).token;
+  const denied = await runCommand(args, { env: { CLOUDFLARE_API_TOKEN: readOnly } });
+  assert.equal(denied.code, 1, denied.stdout);
+  assert.match(denied.stderr, /API error 10000: .*\(HTTP 403\) on POST .*\/alerting\/v3\/policies/);
+  assert.deepEqual(await pools(), before, 'no pool changed');
+  assert.deepEqual(await policies(), [], 'no policy created');
 });
 
 test('dry run, interrupted run, completing re-run and idle re-run against the real API', async () => {
