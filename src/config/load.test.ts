@@ -76,6 +76,8 @@ describe('config pipeline', () => {
     const config = loadConfig(path, { env: { PORT: '9999' } });
     assert.equal(config.gateway.listen, '127.0.0.1:9999');
     assert.equal(config.data_dir, './elsewhere');
+    const escaped = file('escaped.yaml', `mail_from: "Ops $\${NOT_EXPANDED} <ops@example.com>"\n`);
+    assert.equal(loadConfig(escaped, { env: {} }).mail_from, `Ops \${NOT_EXPANDED} <ops@example.com>`);
   });
 
   it('cross-field checks: replacement must be a configured network', () => {
