@@ -11,6 +11,17 @@ test('whsec_ secrets are base64-decoded into the key, as the Standard Webhooks l
   assert.equal(signWebhook('msg_1', 1_700_000_000, '{"a":1}', secret), `v1,${expected}`);
 });
 
+test("reproduces the published Standard Webhooks test vector, so receivers' libraries accept it", () => {
+  // The vector used by the reference libraries' own tests (secret, id, timestamp, body → signature).
+  const signature = signWebhook(
+    'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    1_614_265_330,
+    '{"test": 2432232314}',
+    'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  );
+  assert.equal(signature, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+});
+
 test('other secrets are used as their UTF-8 bytes', () => {
   const expected = createHmac('sha256', 'plain secret').update('msg_2.5.body').digest('base64');
   assert.equal(signWebhook('msg_2', 5, 'body', 'plain secret'), `v1,${expected}`);
