@@ -4,6 +4,11 @@
  * anvil nodes, close the store). Signal handlers are installed before start-up, so a signal that arrives
  * while starting still shuts down cleanly once start-up is done. A second signal exits at once; the
  * devnet's exit handler and watchdog still stop the anvil nodes.
+ *
+ * Started by npm (`npx switchyard serve`, `npm start`: npm_command is set), serve runs as npm → `sh -c`
+ * → node, and a SIGTERM sent to npm's PID ends npm and the shell without reaching serve, which would
+ * keep running (with its devnet) as an orphan. So under npm, serve also shuts down gracefully when its
+ * parent process goes away (checked every PARENT_CHECK_MS, 500 ms).
  */
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../log.js';
@@ -27,6 +32,11 @@ export async function serve(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  const stopWatching = watchParentUnderNpm(() => {
+    if (signal !== undefined) return;
+    logger.warn('the npm process that started serve is gone; shutting down');
+    onSignal('SIGTERM');
+  });
   try {
     const app = await startSwitchyard({ config, logger });
     if (signal === undefined) {
@@ -38,7 +48,23 @@ export async function serve(argv: string[]): Promise<number> {
     await app.close();
     return 0;
   } finally {
+    stopWatching();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
+}
+
+const PARENT_CHECK_MS = 500;
+
+/** Calls `onGone` once the parent process has exited, when npm started this process; else nothing. */
+function watchParentUnderNpm(onGone: () => void): () => void {
+  if (process.env.npm_command === undefined) return () => undefined;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, PARENT_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -4,17 +4,20 @@
  * and one that sent half a request header. Before src/connections.ts, the last two held each listener's
  * close for the whole `shutdown_grace` (10 s each, one after the other). The devnet runs too (two anvil
  * nodes, stopped by PID), as in the offline default. And a request in flight when SIGTERM arrives is
- * finished (its origin answers after the signal) while new connections are refused.
+ * finished (its origin answers after the signal) while new connections are refused. Under npm
+ * (`npx switchyard serve`: npm → sh -c → node), a SIGTERM to the wrapper that never reaches serve still
+ * stops it, because serve follows its parent.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
-import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, REPO_ROOT, spawnCli } from '../helpers/cli.js';
 import { startHttpServer, type TestServer } from '../helpers/http.js';
 
 const EXIT_BOUND_MS = 3_000;
@@ -22,6 +25,7 @@ const EXIT_BOUND_MS = 3_000;
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
 let proc: CliProcess | undefined;
 let slowServe: CliProcess | undefined;
+let orphan: number | undefined;
 let origin: TestServer | undefined;
 let anvils: number[] = [];
 const sockets: net.Socket[] = [];
@@ -30,6 +34,7 @@ const agent = new http.Agent({ keepAlive: true });
 after(async () => {
   proc?.kill('SIGKILL');
   slowServe?.kill('SIGKILL');
+  if (orphan !== undefined && isPidAlive(orphan)) process.kill(orphan, 'SIGKILL');
   await origin?.close();
   for (const pid of anvils) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
   for (const socket of sockets) socket.destroy();
@@ -158,5 +163,55 @@ describe('serve finishes a request in flight on SIGTERM', () => {
     assert.equal(await inFlight, 200);
     const exit = await slowServe.waitForExit(EXIT_BOUND_MS);
     assert.equal(exit.code, 0, slowServe.stderr());
+  });
+});
+
+describe('serve started by npm follows its parent', () => {
+  it('shuts down when the npm/sh wrapper is killed and the signal does not reach it', async () => {
+    const config = join(dir, 'npm.yaml');
+    writeFileSync(
+      config,
+      [
+        `data_dir: ${join(dir, 'npm-data')}`,
+        'gateway: { listen: "127.0.0.1:0" }',
+        'api: { listen: "127.0.0.1:0" }',
+        '',
+      ].join('\n'),
+    );
+    // Like npm's `sh -c` wrapper: the trailing `:` keeps the shell from exec-ing node, so node is its child.
+    const command = `"${process.execPath}" --import tsx src/cli/run.ts serve --config "${config}"; :`;
+    const wrapper = spawn('/bin/sh', ['-c', command], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, npm_command: 'exec' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const seen = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${text}" within 60 s\n${stderr}`)), 60_000);
+        const check = () => {
+          if (!stderr.includes(text)) return;
+          clearTimeout(timer);
+          wrapper.stderr.off('data', check);
+          resolve();
+        };
+        wrapper.stderr.on('data', check);
+        check();
+      });
+    wrapper.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await seen('"switchyard started"');
+    const children = readFileSync(`/proc/${wrapper.pid}/task/${wrapper.pid}/children`, 'utf8').trim();
+    orphan = Number(children.split(' ')[0]);
+    assert.ok(orphan > 0 && isPidAlive(orphan), `serve runs as the wrapper's child (${children})`);
+
+    wrapper.kill('SIGTERM'); // the shell dies; serve gets no signal and is re-parented
+    assert.deepEqual(
+      await waitForPidsGone([orphan], 10_000),
+      [],
+      `serve stopped after its parent went away\n${stderr}`,
+    );
+    assert.match(stderr, /the npm process that started serve is gone; shutting down/);
   });
 });
