@@ -20,6 +20,8 @@ export interface OriginBehaviour {
   rpcStatus?: number;
   /** Delays every answer by this many ms (a slow origin). */
   delayMs?: number;
+  /** JSON-RPC methods that are accepted and never answered (a call too slow for the gateway). */
+  hangMethods?: string[];
 }
 
 export class TestOrigin {
@@ -81,6 +83,7 @@ export class TestOrigin {
     if (!('location' in change)) delete this.behaviour.location;
     if (!('rpcStatus' in change)) delete this.behaviour.rpcStatus;
     if (!('delayMs' in change)) delete this.behaviour.delayMs;
+    if (!('hangMethods' in change)) delete this.behaviour.hangMethods;
   }
 
   #create(): Server {
@@ -108,6 +111,7 @@ export class TestOrigin {
         ...(rpc?.method ? { rpc: rpc.method } : {}),
       });
       if (b.hang) return; // never answer: the monitor's timeout fires
+      if (rpc?.method !== undefined && b.hangMethods?.includes(rpc.method)) return;
       if (b.delayMs !== undefined) {
         setTimeout(() => this.#answer(req, res, rpc), b.delayMs);
         return;
