@@ -156,6 +156,18 @@ describe('config pipeline', () => {
     );
   });
 
+  it('an unreadable TLS file is an error naming the key and the file', () => {
+    const path = file(
+      'tls.yaml',
+      'api: { tls: { cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem } }\n',
+    );
+    rejects(
+      () => loadConfig(path),
+      'CONFIG_INVALID',
+      /tls\.yaml: api\.tls\.cert_file: cannot read "\/nonexistent\/cert\.pem" \(ENOENT\)/,
+    );
+  });
+
   it('the config is frozen', () => {
     const config = buildConfig({}, 'x');
     assert.ok(Object.isFrozen(config.gateway));

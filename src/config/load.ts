@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { SwitchyardError } from '../errors/base.js';
@@ -69,6 +69,19 @@ function crossCheck(config: Config, source: string): void {
   // Port 0 (pick a free port, used by tests) gives each listener its own port, so equal strings are fine.
   if (config.gateway.listen === config.api.listen && !config.gateway.listen.endsWith(':0')) {
     fail('gateway.listen and api.listen must differ, so the management API is never on the RPC port');
+  }
+  // TLS files are read when the listeners start; a wrong path is a config error naming the key, not a
+  // bare ENOENT from deep inside start-up.
+  for (const listener of ['gateway', 'api'] as const) {
+    const tls = config[listener].tls;
+    for (const key of ['cert_file', 'key_file'] as const) {
+      if (tls === undefined) continue;
+      try {
+        accessSync(tls[key], constants.R_OK);
+      } catch (err) {
+        fail(`${listener}.tls.${key}: cannot read "${tls[key]}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
   }
   const poolNames = new Set<string>();
   for (const [i, pool] of config.pools.entries()) {
