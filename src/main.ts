@@ -127,26 +127,30 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // Response cache for immutable reads (gateway/cache/forwarder.ts), wrapped around the origin forwarder.
     let caching: CachingForwarder | undefined;
-    const gateway = await startGateway({
-      config,
-      directory,
-      health,
-      clock,
-      logger: logger.child({ part: 'gateway' }),
-      metrics,
-      ...(config.gateway.cache_max_bytes > 0 && {
-        wrapForwarder: (inner: Forwarder) => {
-          caching = new CachingForwarder(inner, {
-            maxBytes: config.gateway.cache_max_bytes,
-            networks: config.networks,
-            clock,
-            logger: logger.child({ part: 'cache' }),
-            metrics,
-          });
-          return caching;
-        },
+    const gateway = await named(
+      'gateway.listen',
+      config.gateway.listen,
+      startGateway({
+        config,
+        directory,
+        health,
+        clock,
+        logger: logger.child({ part: 'gateway' }),
+        metrics,
+        ...(config.gateway.cache_max_bytes > 0 && {
+          wrapForwarder: (inner: Forwarder) => {
+            caching = new CachingForwarder(inner, {
+              maxBytes: config.gateway.cache_max_bytes,
+              networks: config.networks,
+              clock,
+              logger: logger.child({ part: 'cache' }),
+              metrics,
+            });
+            return caching;
+          },
+        }),
       }),
-    });
+    );
     listeners.push(() => gateway.close(config.shutdown_grace));
     stops.push(async () => caching?.close());
 
@@ -166,7 +170,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         poolsChanged: () => storeDirectory.refresh(),
       }),
     });
-    const apiUrl = `${await api.listen()}${API_BASE_PATH}`;
+    const apiUrl = `${await named('api.listen', config.api.listen, api.listen())}${API_BASE_PATH}`;
     listeners.push(() => api.close());
 
     // ── Notifications: health events → policies' webhooks and email, legacy per-pool email, deprecation
@@ -199,5 +203,26 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   } catch (err) {
     await unwind();
     throw err;
+  }
+}
+
+/** A listener that cannot bind fails start-up with a message naming its config key and what to do. */
+async function named<T>(key: string, address: string, starting: Promise<T>): Promise<T> {
+  try {
+    return await starting;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'is already in use by another process (an Ethereum node on 8545?)'
+        : code === 'EACCES'
+          ? 'needs privileges to bind (ports below 1024)'
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? 'is not an address of this machine'
+            : undefined;
+    if (why === undefined) throw err;
+    throw new Error(`${key}: ${address} ${why}; stop that process or set ${key} in a config file (--config)`, {
+      cause: err,
+    });
   }
 }

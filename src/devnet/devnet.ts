@@ -42,7 +42,12 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
   const failure = started.find((result) => result.status === 'rejected');
   if (failure !== undefined) {
     await Promise.all(nodes.map((node) => node.stop()));
-    throw new Error(`devnet: ${(failure.reason as Error).message}`, { cause: failure.reason });
+    const message = (failure.reason as Error).message;
+    const hint = /address already in use/i.test(message)
+      ? `; devnet.base_port ${config.base_port}…${config.base_port + config.nodes - 1} is taken (another anvil or node?): ` +
+        'stop it, or set devnet.base_port in a config file (0 picks free ports)'
+      : '';
+    throw new Error(`devnet: ${message}${hint}`, { cause: failure.reason });
   }
 
   const killAll = (): void => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -112,6 +113,42 @@ describe('serve refuses a bad config', () => {
     running.push(proc);
     assert.equal((await proc.waitForExit(30_000)).code, 2);
     assert.match(proc.stderr(), /data_dir refers to environment variable SWITCHYARD_DEVNET_TEST_UNSET/);
+  });
+
+  it('exits 1 naming gateway.listen, or devnet.base_port, when the port is taken', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const gatewayPath = join(dir, 'busy-gateway.yaml');
+      writeFileSync(
+        gatewayPath,
+        `data_dir: ${join(dir, 'busy-gateway')}\ngateway: { listen: "127.0.0.1:${port}" }\napi: { listen: "127.0.0.1:0" }\n`,
+      );
+      const gateway = spawnCli(['serve', '--config', gatewayPath]);
+      running.push(gateway);
+      assert.equal((await gateway.waitForExit(30_000)).code, 1);
+      assert.match(gateway.stderr(), new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} is already in use`));
+
+      const devnetPath = join(dir, 'busy-devnet.yaml');
+      writeFileSync(
+        devnetPath,
+        [
+          `data_dir: ${join(dir, 'busy-devnet')}`,
+          'gateway: { listen: "127.0.0.1:0" }',
+          'api: { listen: "127.0.0.1:0" }',
+          `devnet: { enabled: true, base_port: ${port}, nodes: 1 }`,
+          'networks: { sepolia: { chain_id: 11155111, pools: [sepolia-devnet] } }',
+          '',
+        ].join('\n'),
+      );
+      const devnet = spawnCli(['serve', '--config', devnetPath]);
+      running.push(devnet);
+      assert.equal((await devnet.waitForExit(30_000)).code, 1);
+      assert.match(devnet.stderr(), new RegExp(`devnet\\.base_port ${port}…${port} is taken`));
+    } finally {
+      busy.close();
+    }
   });
 
   it('exits 2 on an unknown option', async () => {
