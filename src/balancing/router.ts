@@ -81,6 +81,23 @@ export class Router {
     return [...preferred, ...ejected];
   }
 
+  /**
+   * Throws NO_HEALTHY_ORIGIN (as plan() would) unless some pool of the network has an origin plan()
+   * could pick. Cheap (no ordering, no allocation on success): the response cache asks it before every
+   * hit, so a network whose pools are all disabled or unhealthy answers 503 even from cache (SPEC §2).
+   */
+  assertRoutable(network: string, poolNames: readonly string[]): void {
+    const { directory, health } = this.#deps;
+    for (const name of poolNames) {
+      const pool = directory.poolByName(name);
+      if (pool === undefined || !pool.enabled || !health.poolHealthy(pool.id)) continue;
+      for (const origin of pool.origins) {
+        if (origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name)) return;
+      }
+    }
+    this.plan(network, poolNames);
+  }
+
   #order(pool: Pool, origins: Origin[]): Origin[] {
     const policy = pool.origin_steering.policy;
     if (policy === 'least_outstanding_requests' || policy === 'least_connections') {

@@ -68,6 +68,8 @@ const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
 export interface Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply>;
+  /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
+  assertRoutable?(network: string, pools: readonly string[]): void;
 }
 
 export interface OriginForwarderDeps {
@@ -117,6 +119,10 @@ export class OriginForwarder implements Forwarder {
 
   constructor(deps: OriginForwarderDeps) {
     this.#deps = deps;
+  }
+
+  assertRoutable(network: string, pools: readonly string[]): void {
+    this.#deps.router.assertRoutable(network, pools);
   }
 
   async forward(request: UpstreamRequest): Promise<UpstreamReply> {

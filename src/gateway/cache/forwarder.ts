@@ -2,7 +2,9 @@
  * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (server.ts's
  * `wrapForwarder`). For each call with an id:
  *   not cacheable (policy.ts) → the inner forwarder, untouched (same signal, same retries);
- *   cached                    → the stored UpstreamReply (body + id span), no upstream call;
+ *   cached                    → the stored UpstreamReply (body + id span), no upstream call — but only
+ *                               while the network has a routable pool: with every pool disabled or
+ *                               unhealthy a hit answers 503 NO_HEALTHY_ORIGIN like any call (SPEC §2);
  *   otherwise                 → one shared upstream call per key (coalescing), stored when admitted.
  * The handler splices each client's own id into whichever reply it gets, so cached and coalesced
  * answers carry the right id without any JSON work. A shared call is not tied to the client that
@@ -61,6 +63,11 @@ export class CachingForwarder implements Forwarder {
     if (call.id === undefined) return this.#inner.forward(request);
     const plan = this.cache.plan(request.network, call.method, call.params);
     if (plan === undefined) return this.#inner.forward(request);
+    try {
+      this.#inner.assertRoutable?.(request.network, request.pools);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const hit = this.cache.lookup(plan);
     if (hit !== undefined) return Promise.resolve(hit);
     const shared = { network: request.network, pools: request.pools, call };
