@@ -273,6 +273,26 @@ export async function claimDueDeliveries(
   );
 }
 
+/**
+ * Applies `changes` to a claimed pending row and drops the lease, only while `owner` still holds it: a
+ * process whose lease expired (and was re-claimed elsewhere) changes nothing. True when the row changed.
+ */
+async function settleLeased(
+  db: Db,
+  row: DeliveryRow,
+  owner: string,
+  changes: Partial<Omit<DeliveryRow, 'id' | 'locked_by' | 'locked_until'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('notification_deliveries')
+    .set({ ...changes, locked_by: null, locked_until: null })
+    .where('id', '=', row.id)
+    .where('locked_by', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Marks a claimed delivery sent and records it in history, atomically. False if the lease was lost. */
 export async function markDeliverySent(
   db: Db,
@@ -282,14 +302,8 @@ export async function markDeliverySent(
   history: Omit<NotificationHistoryTable, 'sent'>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('notification_deliveries')
-      .set({ status: 'sent', sent_at: now, attempts: row.attempts + 1, locked_by: null, locked_until: null })
-      .where('id', '=', row.id)
-      .where('locked_by', '=', owner)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    const updated = await settleLeased(trx, row, owner, { status: 'sent', sent_at: now, attempts: row.attempts + 1 });
+    if (!updated) return false;
     await trx
       .insertInto('notification_history')
       .values({ ...history, sent: now })
@@ -306,19 +320,7 @@ export async function scheduleRetry(
   nextAttemptAt: string,
   error: string,
 ): Promise<void> {
-  await db
-    .updateTable('notification_deliveries')
-    .set({
-      attempts: row.attempts + 1,
-      next_attempt_at: nextAttemptAt,
-      last_error: error,
-      locked_by: null,
-      locked_until: null,
-    })
-    .where('id', '=', row.id)
-    .where('locked_by', '=', owner)
-    .where('status', '=', 'pending')
-    .execute();
+  await settleLeased(db, row, owner, { attempts: row.attempts + 1, next_attempt_at: nextAttemptAt, last_error: error });
 }
 
 /** Ends a delivery without sending it: `dead` (retry window over) or `cancelled` (no longer deliverable). */
@@ -330,19 +332,11 @@ export async function finishDelivery(
   error: string,
   attempted: boolean,
 ): Promise<void> {
-  await db
-    .updateTable('notification_deliveries')
-    .set({
-      status,
-      attempts: attempted ? row.attempts + 1 : row.attempts,
-      last_error: error,
-      locked_by: null,
-      locked_until: null,
-    })
-    .where('id', '=', row.id)
-    .where('locked_by', '=', owner)
-    .where('status', '=', 'pending')
-    .execute();
+  await settleLeased(db, row, owner, {
+    status,
+    attempts: attempted ? row.attempts + 1 : row.attempts,
+    last_error: error,
+  });
 }
 
 /**

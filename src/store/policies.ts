@@ -97,6 +97,19 @@ export async function enabledPolicies(db: Db, accountId: string, alertType: stri
   return rows.map(toPolicy);
 }
 
+/** The columns a create or an update writes from the API input (booleans 0/1, JSON as text). */
+function writableColumns(input: PolicyInput) {
+  return {
+    name: input.name,
+    description: input.description,
+    enabled: input.enabled ? 1 : 0,
+    alert_type: input.alert_type,
+    mechanisms: JSON.stringify(input.mechanisms),
+    filters: JSON.stringify(input.filters),
+    alert_interval: input.alert_interval,
+  };
+}
+
 export async function insertPolicy(
   db: Db,
   accountId: string,
@@ -106,19 +119,7 @@ export async function insertPolicy(
 ): Promise<void> {
   await db
     .insertInto('notification_policies')
-    .values({
-      id,
-      account_id: accountId,
-      name: input.name,
-      description: input.description,
-      enabled: input.enabled ? 1 : 0,
-      alert_type: input.alert_type,
-      mechanisms: JSON.stringify(input.mechanisms),
-      filters: JSON.stringify(input.filters),
-      alert_interval: input.alert_interval,
-      created: now,
-      modified: now,
-    })
+    .values({ id, account_id: accountId, ...writableColumns(input), created: now, modified: now })
     .execute();
 }
 
@@ -132,16 +133,7 @@ export async function updatePolicy(
 ): Promise<boolean> {
   const result = await db
     .updateTable('notification_policies')
-    .set({
-      name: input.name,
-      description: input.description,
-      enabled: input.enabled ? 1 : 0,
-      alert_type: input.alert_type,
-      mechanisms: JSON.stringify(input.mechanisms),
-      filters: JSON.stringify(input.filters),
-      alert_interval: input.alert_interval,
-      modified: now,
-    })
+    .set({ ...writableColumns(input), modified: now })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
