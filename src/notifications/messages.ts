@@ -114,34 +114,25 @@ export function policyAlertEmail(
   policy: Pick<Policy, 'id' | 'name'>,
   apiBase: string,
 ): EmailContent {
-  const account = ctx.event.account_id;
-  return {
-    subject: alertSubject(ctx.event),
-    text: [
-      ...alertFacts(ctx),
-      '',
-      `You receive this because the notification policy "${policy.name}" (${policy.id}) sends load balancing`,
-      'health alerts to this address. To change or stop it, edit or delete the policy:',
-      `  ${apiBase}/accounts/${account}/alerting/v3/policies/${policy.id}`,
-      '',
-    ].join('\n'),
-  };
+  return alertEmail(ctx, [
+    `You receive this because the notification policy "${policy.name}" (${policy.id}) sends load balancing`,
+    'health alerts to this address. To change or stop it, edit or delete the policy:',
+    `  ${apiBase}/accounts/${ctx.event.account_id}/alerting/v3/policies/${policy.id}`,
+  ]);
 }
 
 export function legacyAlertEmail(ctx: AlertContext, apiBase: string): EmailContent {
-  const account = ctx.event.account_id;
-  return {
-    subject: alertSubject(ctx.event),
-    text: [
-      ...alertFacts(ctx),
-      '',
-      `You receive this because pool "${ctx.event.pool_name}" lists this address in its notification_email.`,
-      'Per-pool notification_email is deprecated: create an account-level notification policy',
-      `(POST ${apiBase}/accounts/${account}/alerting/v3/policies) and then set notification_email to ""`,
-      'on every pool. A separate deprecation notice explains the steps.',
-      '',
-    ].join('\n'),
-  };
+  return alertEmail(ctx, [
+    `You receive this because pool "${ctx.event.pool_name}" lists this address in its notification_email.`,
+    'Per-pool notification_email is deprecated: create an account-level notification policy',
+    `(POST ${apiBase}/accounts/${ctx.event.account_id}/alerting/v3/policies) and then set notification_email to ""`,
+    'on every pool. A separate deprecation notice explains the steps.',
+  ]);
+}
+
+/** An alert email: the facts, a blank line, then why the recipient gets it (`reason`). */
+function alertEmail(ctx: AlertContext, reason: readonly string[]): EmailContent {
+  return { subject: alertSubject(ctx.event), text: [...alertFacts(ctx), '', ...reason, ''].join('\n') };
 }
 
 export interface DeprecationNoticeInput {
