@@ -7,17 +7,14 @@
  * a lease, FOR UPDATE SKIP LOCKED on PostgreSQL) — no webhook-id reaches the receiver twice.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { buildConfig } from '../../src/config/load.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { openStore } from '../../src/store/database.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { insertDestination } from '../../src/store/destinations.js';
 import { listHistory } from '../../src/store/notification-history.js';
-import { insertPolicy } from '../../src/store/policies.js';
 import { storeOptions, testStoreLocation } from '../helpers/store.js';
-import { insertAccount, insertEvent, insertPool, startReceiver } from './helpers.js';
+import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 
 const EVENTS = 30;
 
@@ -32,24 +29,7 @@ test('two services never dispatch an event twice nor send a delivery twice', asy
   try {
     const account = await insertAccount(storeA);
     const pool = await insertPool(storeA, account, { name: 'shared' });
-    const destination = randomUUID();
-    const now = new Date().toISOString();
-    await insertDestination(storeA.db, account, destination, { name: 'r', url: receiver.url, secret: null }, now);
-    await insertPolicy(
-      storeA.db,
-      account,
-      randomUUID(),
-      {
-        name: 'shared',
-        description: '',
-        enabled: true,
-        alert_type: 'load_balancing_health_alert',
-        mechanisms: { webhooks: [{ id: destination }] },
-        filters: {},
-        alert_interval: null,
-      },
-      now,
-    );
+    await insertWebhookPolicy(storeA, account, { name: 'shared', url: receiver.url });
     for (let i = 0; i < EVENTS; i++) {
       await insertEvent(storeA, {
         account_id: account,

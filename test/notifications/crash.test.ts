@@ -5,17 +5,14 @@
  * and is then marked sent — at-least-once, nothing lost.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStore } from '../../src/store/database.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { insertDestination } from '../../src/store/destinations.js';
-import { insertPolicy } from '../../src/store/policies.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
-import { insertAccount, insertEvent, insertPool, startReceiver, waitFor } from './helpers.js';
+import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver, waitFor } from './helpers.js';
 
 test('kill -9 with a delivery in flight → delivered after restart with the same webhook-id', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-crash-'));
@@ -25,24 +22,7 @@ test('kill -9 with a delivery in flight → delivered after restart with the sam
   try {
     const account = await insertAccount(store);
     const pool = await insertPool(store, account, { name: 'crash' });
-    const destination = randomUUID();
-    const now = new Date().toISOString();
-    await insertDestination(store.db, account, destination, { name: 'r', url: receiver.url, secret: 's3cret' }, now);
-    await insertPolicy(
-      store.db,
-      account,
-      randomUUID(),
-      {
-        name: 'crash',
-        description: '',
-        enabled: true,
-        alert_type: 'load_balancing_health_alert',
-        mechanisms: { webhooks: [{ id: destination }] },
-        filters: {},
-        alert_interval: null,
-      },
-      now,
-    );
+    await insertWebhookPolicy(store, account, { name: 'crash', url: receiver.url, secret: 's3cret' });
     const config = join(dataDir, 'switchyard.yaml');
     writeFileSync(
       config,

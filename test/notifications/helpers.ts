@@ -11,6 +11,8 @@ import { SMTPServer } from 'smtp-server';
 import type { NotificationFilter } from '../../src/balancing/pool-schema.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { Store } from '../../src/store/database.js';
+import { insertDestination } from '../../src/store/destinations.js';
+import { insertPolicy } from '../../src/store/policies.js';
 import type { HealthStatus } from '../../src/store/tables/health.js';
 
 export interface ReceivedRequest {
@@ -191,6 +193,46 @@ export async function insertPool(store: Store, accountId: string, fixture: PoolF
     })
     .execute();
   return id;
+}
+
+export interface WebhookPolicyFixture {
+  /** The policy's name. */
+  name: string;
+  url: string;
+  secret?: string | null;
+  /** `created`/`modified` of both rows (default: the wall clock). */
+  at?: string;
+}
+
+/**
+ * Inserts a webhook destination and an enabled health-alert policy with no filters that sends every
+ * event of the account to it; returns the destination id.
+ */
+export async function insertWebhookPolicy(
+  store: Store,
+  accountId: string,
+  fixture: WebhookPolicyFixture,
+): Promise<string> {
+  const destination = randomUUID();
+  const at = fixture.at ?? new Date().toISOString();
+  const target = { name: 'r', url: fixture.url, secret: fixture.secret ?? null };
+  await insertDestination(store.db, accountId, destination, target, at);
+  await insertPolicy(
+    store.db,
+    accountId,
+    randomUUID(),
+    {
+      name: fixture.name,
+      description: '',
+      enabled: true,
+      alert_type: 'load_balancing_health_alert',
+      mechanisms: { webhooks: [{ id: destination }] },
+      filters: {},
+      alert_interval: null,
+    },
+    at,
+  );
+  return destination;
 }
 
 export async function setNotificationEmail(store: Store, poolId: string, value: string): Promise<void> {

@@ -10,10 +10,8 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { NotificationService } from '../../src/notifications/service.js';
-import { insertDestination } from '../../src/store/destinations.js';
-import { insertPolicy } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
-import { insertAccount, insertPool, startReceiver } from './helpers.js';
+import { insertAccount, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 
 test('an event committed late with a lower seq is still dispatched once', async (t) => {
   const opened = await openTestStore();
@@ -33,23 +31,7 @@ test('an event committed late with a lower seq is still dispatched once', async 
     const { store } = opened;
     const account = await insertAccount(store);
     const pool = await insertPool(store, account, { name: 'late' });
-    const destination = randomUUID();
-    await insertDestination(store.db, account, destination, { name: 'r', url: receiver.url, secret: null }, '');
-    await insertPolicy(
-      store.db,
-      account,
-      randomUUID(),
-      {
-        name: 'late',
-        description: '',
-        enabled: true,
-        alert_type: 'load_balancing_health_alert',
-        mechanisms: { webhooks: [{ id: destination }] },
-        filters: {},
-        alert_interval: null,
-      },
-      '',
-    );
+    await insertWebhookPolicy(store, account, { name: 'late', url: receiver.url, at: '' });
     const event = (seq: number, reason: string) =>
       store.db
         .insertInto('health_events')

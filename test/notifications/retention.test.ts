@@ -4,19 +4,16 @@
  * age; an event the dispatcher has not reached yet is never pruned. A ManualClock drives the ages.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { insertDestination } from '../../src/store/destinations.js';
 import { readHealthEvents } from '../../src/store/health.js';
 import { listHistory } from '../../src/store/notification-history.js';
-import { insertPolicy } from '../../src/store/policies.js';
 import { pruneNotificationData } from '../../src/store/retention.js';
 import { openTestStore } from '../helpers/store.js';
-import { insertAccount, insertEvent, insertPool, startReceiver } from './helpers.js';
+import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 
 const DAY = 86_400_000;
 
@@ -30,24 +27,8 @@ test('old sent alerts, history and dispatched events are pruned; pending alerts 
   try {
     const account = await insertAccount(store);
     const pool = await insertPool(store, account, { name: 'kept' });
-    const destination = randomUUID();
     const at = () => new Date(clock.now()).toISOString();
-    await insertDestination(store.db, account, destination, { name: 'r', url: receiver.url, secret: null }, at());
-    await insertPolicy(
-      store.db,
-      account,
-      randomUUID(),
-      {
-        name: 'all',
-        description: '',
-        enabled: true,
-        alert_type: 'load_balancing_health_alert',
-        mechanisms: { webhooks: [{ id: destination }] },
-        filters: {},
-        alert_interval: null,
-      },
-      at(),
-    );
+    await insertWebhookPolicy(store, account, { name: 'all', url: receiver.url, at: at() });
     const event = (new_health: 'Healthy' | 'Unhealthy') =>
       insertEvent(store, { account_id: account, pool_id: pool, pool_name: 'kept', new_health, occurred_at: at() });
 
