@@ -105,6 +105,21 @@ export function resultInfo(request: PageRequest, count: number, totalCount: numb
   };
 }
 
+/**
+ * One page of a list endpoint: counts, reads the page's rows and maps them for the wire. Count and rows
+ * come from two queries, so `count` may lag a concurrent write by one row; clients only use it to page.
+ */
+export async function listPage<Row, View>(
+  page: PageRequest,
+  count: () => Promise<number>,
+  rows: (limit: number, offset: number) => Promise<Row[]>,
+  view: (row: Row) => View,
+): Promise<{ result: View[]; result_info: ResultInfo }> {
+  const total = await count();
+  const found = await rows(page.limit, page.offset);
+  return { result: found.map(view), result_info: resultInfo(page, found.length, total) };
+}
+
 function integerParam(query: URLSearchParams, name: PaginationParam): number | undefined {
   const values = query.getAll(name);
   if (values.length === 0) return undefined;

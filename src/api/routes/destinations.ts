@@ -31,7 +31,8 @@ import {
 } from '../../store/destinations.js';
 import { policiesUsingDestination } from '../../store/policies.js';
 import type { ApiDeps } from '../deps.js';
-import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { accountParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 import { fieldError } from '../validate.js';
 
@@ -79,7 +80,7 @@ function view(destination: WebhookDestination): z.infer<typeof destinationResult
 }
 
 function notFound(id: string): SwitchyardError {
-  return new SwitchyardError('API_NOT_FOUND', `webhook destination ${id} not found`);
+  return objectNotFound('webhook destination', id);
 }
 
 /** URL checks and the test message; throws a 400 that says what to fix. Never echoes the URL. */
@@ -127,7 +128,7 @@ async function sendTestMessage(
 export function destinationRoutes(deps: ApiDeps): Route[] {
   const { store, clock, config } = deps;
   const db = store.db;
-  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
+  const account = accountParam;
   const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
   const now = () => new Date(clock.now()).toISOString();
 
@@ -142,10 +143,12 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
       result: z.array(destinationResult),
       paginated: true,
       async handler({ params, query }) {
-        const page = parsePagination(query);
-        const total = await countDestinations(db, account(params));
-        const rows = await listDestinations(db, account(params), page.limit, page.offset);
-        return { result: rows.map(view), result_info: resultInfo(page, rows.length, total) };
+        return listPage(
+          parsePagination(query),
+          () => countDestinations(db, account(params)),
+          (limit, offset) => listDestinations(db, account(params), limit, offset),
+          view,
+        );
       },
     }),
     defineRoute({

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { countHistory, type HistoryRange, listHistory } from '../../store/notification-history.js';
 import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
-import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { accountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 import { fieldError } from '../validate.js';
 
@@ -76,10 +77,13 @@ export function historyRoutes(deps: ApiDeps): Route[] {
           throw fieldError(name, `${page.limit} is out of range; it must be an integer from ${MIN_PER_PAGE} to 1000`);
         }
         const range: HistoryRange = { since: dateParam(query, 'since'), before: dateParam(query, 'before') };
-        const accountId = params.account_id as string;
-        const total = await countHistory(db, accountId, range);
-        const rows = await listHistory(db, accountId, range, page.limit, page.offset);
-        return { result: rows.map(view), result_info: resultInfo(page, rows.length, total) };
+        const accountId = accountParam(params);
+        return listPage(
+          page,
+          () => countHistory(db, accountId, range),
+          (limit, offset) => listHistory(db, accountId, range, limit, offset),
+          view,
+        );
       },
     }),
   ];

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parseNotificationEmail } from '../../balancing/pool-schema.js';
 import { poolsWithLegacyEmail } from '../../store/deliveries.js';
 import type { ApiDeps } from '../deps.js';
+import { accountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 
 const statusResult = z.object({
@@ -28,7 +29,7 @@ export function notificationMigrationRoutes(deps: ApiDeps): Route[] {
       tag: 'notifications',
       result: statusResult,
       async handler({ params }) {
-        const pools = await poolsWithLegacyEmail(db, params.account_id as string);
+        const pools = await poolsWithLegacyEmail(db, accountParam(params));
         const addresses = new Set(
           pools.flatMap((pool) => parseNotificationEmail(pool.notification_email).map((a) => a.toLowerCase())),
         );

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { isEmailAddress } from '../../balancing/pool-schema.js';
-import { SwitchyardError } from '../../errors/base.js';
+import type { SwitchyardError } from '../../errors/base.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
 import { existingDestinationIds } from '../../store/destinations.js';
 import {
@@ -31,7 +31,8 @@ import {
 } from '../../store/policies.js';
 import type { Database } from '../../store/schema.js';
 import type { ApiDeps } from '../deps.js';
-import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
+import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { accountParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
 import { fieldError } from '../validate.js';
 
@@ -193,13 +194,13 @@ async function validatePolicy(
 }
 
 function notFound(id: string): SwitchyardError {
-  return new SwitchyardError('API_NOT_FOUND', `notification policy ${id} not found`);
+  return objectNotFound('notification policy', id);
 }
 
 export function policyRoutes(deps: ApiDeps): Route[] {
   const { store, clock } = deps;
   const db = store.db;
-  const account = (params: Readonly<Record<string, string>>) => params.account_id as string;
+  const account = accountParam;
   const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
   const now = () => new Date(clock.now()).toISOString();
 
@@ -214,10 +215,12 @@ export function policyRoutes(deps: ApiDeps): Route[] {
       result: z.array(policyResult),
       paginated: true,
       async handler({ params, query }) {
-        const page = parsePagination(query);
-        const total = await countPolicies(db, account(params));
-        const policies = await listPolicies(db, account(params), page.limit, page.offset);
-        return { result: policies.map(view), result_info: resultInfo(page, policies.length, total) };
+        return listPage(
+          parsePagination(query),
+          () => countPolicies(db, account(params)),
+          (limit, offset) => listPolicies(db, account(params), limit, offset),
+          view,
+        );
       },
     }),
     defineRoute({
