@@ -121,7 +121,6 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.output<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];
 export type PoolConfig = Config['pools'][number];
 export type DevnetConfig = NonNullable<Config['devnet']>;

@@ -17,7 +17,6 @@ import type { NotificationFilter } from '../balancing/pool-schema.js';
 export type EventSource = 'origin' | 'pool';
 export type Health = 'Healthy' | 'Unhealthy';
 
-export const SOURCES: readonly EventSource[] = ['origin', 'pool'];
 export const HEALTHS: readonly Health[] = ['Healthy', 'Unhealthy'];
 
 export interface FilterSpec {
