@@ -17,7 +17,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
-import { isSwitchyardError } from '../errors/base.js';
+import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
 import { V4ApiError, V4Client } from '../migration/client.js';
 import { emptyResult, type MigrationUi, runMigration } from '../migration/execute.js';
 import { formatPlan, formatSummary } from '../migration/format.js';
@@ -78,7 +78,10 @@ interface Args {
   yes: boolean;
 }
 
-class UsageError extends Error {}
+/** A wrong invocation: exit 2 with the usage text. The catalog's CLI_USAGE, as the other commands use. */
+function usageError(message: string): SwitchyardError {
+  return new SwitchyardError('CLI_USAGE', message);
+}
 
 function parse(argv: string[], env: NodeJS.ProcessEnv): Args | 'help' {
   let values: Record<string, string | boolean | undefined>;
@@ -100,26 +103,26 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Args | 'help' {
       },
     }));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageError((err as Error).message);
   }
   if (values.help === true) return 'help';
   const accountId = values.account;
-  if (typeof accountId !== 'string') throw new UsageError('--account ID is required');
+  if (typeof accountId !== 'string') throw usageError('--account ID is required');
   if (!/^[0-9a-f]{32}$/.test(accountId))
-    throw new UsageError(`--account: "${accountId}" is not an account id (32 lowercase hex characters)`);
+    throw usageError(`--account: "${accountId}" is not an account id (32 lowercase hex characters)`);
   const token = typeof values.token === 'string' ? values.token : env.CLOUDFLARE_API_TOKEN;
   if (token === undefined || token === '') {
-    throw new UsageError('no API token: set CLOUDFLARE_API_TOKEN (preferred) or pass --token');
+    throw usageError('no API token: set CLOUDFLARE_API_TOKEN (preferred) or pass --token');
   }
   let perPage = 25;
   if (values['per-page'] !== undefined) {
     perPage = Number(values['per-page']);
     if (!Number.isInteger(perPage) || perPage < 1 || perPage > 1000) {
-      throw new UsageError(`--per-page: "${values['per-page']}" must be a whole number from 1 to 1000`);
+      throw usageError(`--per-page: "${values['per-page']}" must be a whole number from 1 to 1000`);
     }
   }
   const webhookId = values['webhook-id'];
-  if (webhookId === '') throw new UsageError('--webhook-id must not be empty');
+  if (webhookId === '') throw usageError('--webhook-id must not be empty');
   return {
     accountId,
     apiUrl: apiUrlFrom(values['api-url'] as string | undefined, values.config as string | undefined, env),
@@ -137,9 +140,9 @@ function apiUrlFrom(flag: string | undefined, configFile: string | undefined, en
     try {
       url = new URL(flag);
     } catch {
-      throw new UsageError(`--api-url: "${flag}" is not a URL`);
+      throw usageError(`--api-url: "${flag}" is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--api-url must be http(s)://');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError('--api-url must be http(s)://');
     return flag.replace(/\/+$/, '');
   }
   const config = loadConfig(configFile, { env });
@@ -153,8 +156,8 @@ export async function migrateNotifications(argv: string[], io: CommandIo = proce
   try {
     args = parse(argv, io.env);
   } catch (err) {
-    if (err instanceof UsageError || isSwitchyardError(err)) {
-      io.stderr(`switchyard migrate-notifications: ${err.message}\n${err instanceof UsageError ? USAGE : ''}`);
+    if (isSwitchyardError(err)) {
+      io.stderr(`switchyard migrate-notifications: ${err.message}\n${err.code === 'CLI_USAGE' ? USAGE : ''}`);
       return EXIT.usage;
     }
     throw err;
