@@ -5,7 +5,7 @@
  * SDK reads only one page); page/per_page or limit/offset work as for pools.
  */
 import { z } from 'zod';
-import { withMonitorDefaults } from '../../health/monitor-schema.js';
+import { type MonitorSettings, withMonitorDefaults } from '../../health/monitor-schema.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import {
   createMonitor,
@@ -32,6 +32,20 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
   const monitorId = (params: Readonly<Record<string, string>>) =>
     objectIdParam(params, 'monitor_id', 'monitor', ID_PATTERN);
   const notFound = (id: string) => objectNotFound('monitor', id);
+  /** PUT and PATCH: read, compute the new settings from the stored ones and save, in one transaction. */
+  const change = async (
+    params: Readonly<Record<string, string>>,
+    next: (current: MonitorSettings) => MonitorSettings,
+  ) => {
+    const monitor = await inTransaction(db, async (trx) => {
+      const current = await getMonitor(trx, account(params), monitorId(params));
+      if (current === undefined) return undefined;
+      return saveMonitor(trx, clock, account(params), monitorId(params), next(settingsOf(current)));
+    });
+    if (monitor === undefined) throw notFound(monitorId(params));
+    await deps.poolsChanged();
+    return { result: monitorView(monitor) };
+  };
 
   return [
     defineRoute({
@@ -88,15 +102,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       body: monitorBody,
       result: monitorResult,
       async handler({ params, body }) {
-        const monitor = await inTransaction(db, async (trx) => {
-          const current = await getMonitor(trx, account(params), monitorId(params));
-          if (current === undefined) return undefined;
-          const settings = applyMonitorBody(withMonitorDefaults({}), body, settingsOf(current));
-          return saveMonitor(trx, clock, account(params), monitorId(params), settings);
-        });
-        if (monitor === undefined) throw notFound(monitorId(params));
-        await deps.poolsChanged();
-        return { result: monitorView(monitor) };
+        return change(params, (current) => applyMonitorBody(withMonitorDefaults({}), body, current));
       },
     }),
     defineRoute({
@@ -108,20 +114,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       body: monitorBody,
       result: monitorResult,
       async handler({ params, body }) {
-        const monitor = await inTransaction(db, async (trx) => {
-          const current = await getMonitor(trx, account(params), monitorId(params));
-          if (current === undefined) return undefined;
-          return saveMonitor(
-            trx,
-            clock,
-            account(params),
-            monitorId(params),
-            applyMonitorBody(settingsOf(current), body, settingsOf(current)),
-          );
-        });
-        if (monitor === undefined) throw notFound(monitorId(params));
-        await deps.poolsChanged();
-        return { result: monitorView(monitor) };
+        return change(params, (current) => applyMonitorBody(current, body, current));
       },
     }),
     defineRoute({
