@@ -128,7 +128,8 @@ export class OriginForwarder implements Forwarder {
   async forward(request: UpstreamRequest): Promise<UpstreamReply> {
     const { maxAttempts } = this.#deps;
     const { call } = request;
-    const plan = this.#plan(request).slice(0, maxAttempts);
+    const planned = this.#plan(request);
+    const plan = planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
     const write = STANDARD_METHODS[call.method]?.write === true;
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;

@@ -146,6 +146,7 @@ export class RpcHandler {
     try {
       const answer = await this.#call(call, context, true);
       if (answer === undefined) return { status: 204, body: undefined, headers };
+      if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
       return { status: 200, headers, ...answer };
     } catch (err) {
       const error = asSwitchyardError(err);

@@ -36,11 +36,14 @@ export function sendBody(
   status: number,
   body: Buffer | undefined,
   headers: Readonly<Record<string, string>> = {},
+  more?: Readonly<Record<string, string>>,
 ): void {
   if (res.headersSent || res.destroyed) return;
   // All headers go to writeHead as one flat list: no per-header setHeader bookkeeping on the hot path.
+  // `more` follows `headers` (callers keep their names apart), so nobody merges objects per request.
   const flat: Array<string | number> = [];
   for (const name in headers) flat.push(name, headers[name] as string);
+  if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
   if (body === undefined || status === 204) {
     res.writeHead(status, flat);
     res.end();
@@ -72,6 +75,7 @@ export function sendStream(
   rest: Readable,
   length: number | undefined,
   headers: Readonly<Record<string, string>> = {},
+  more?: Readonly<Record<string, string>>,
 ): void {
   if (res.headersSent || res.destroyed) {
     rest.destroy();
@@ -79,6 +83,7 @@ export function sendStream(
   }
   const flat: Array<string | number> = [];
   for (const name in headers) flat.push(name, headers[name] as string);
+  if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
   flat.push('content-type', 'application/json');
   if (length !== undefined) flat.push('content-length', length);
   res.writeHead(status, flat);

@@ -92,8 +92,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clients.prune(options.directory.allPools().flatMap((pool) => pool.origins)),
   );
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const match = PATH.exec(req.url ?? '/');
+  const handle = async (req: IncomingMessage, res: ServerResponse, match: RegExpExecArray | null): Promise<void> => {
     if (!match) {
       throw new SwitchyardError(
         'NOT_FOUND',
@@ -127,7 +126,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // request is a measurable share of a cache hit's cost, and hits never need one.
     let aborted: AbortController | undefined;
     let gone = false;
-    res.once('close', () => {
+    res.on('close', () => {
       if (res.writableFinished) return;
       gone = true;
       aborted?.abort();
@@ -141,20 +140,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     const client = key ?? req.socket.remoteAddress ?? 'unknown';
     const answer = await handler.handle(network, body, client, clientSignal);
+    // CORS then the answer's own headers, as two lists: no merged object per request.
     if (answer.rest !== undefined && answer.body !== undefined) {
-      sendStream(res, answer.status, answer.body, answer.rest, answer.length, { ...CORS, ...answer.headers });
+      sendStream(res, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
     } else {
-      sendBody(res, answer.status, answer.body, { ...CORS, ...answer.headers });
+      sendBody(res, answer.status, answer.body, CORS, answer.headers);
     }
   };
 
   const listener = await startListener({ listen: settings.listen, tls: settings.tls }, (req, res) => {
     const started = performance.now();
-    res.once('finish', () => {
-      const network = PATH.exec(req.url ?? '/')?.[1] ?? '';
-      metrics.request(network, res.statusCode, (performance.now() - started) / 1000);
+    // The path is matched once per request; the metric is taken when the answer was sent in full
+    // ('close' follows 'finish'; one plain listener instead of two once-wrapped ones).
+    const match = PATH.exec(req.url ?? '/');
+    res.on('close', () => {
+      if (res.writableFinished) metrics.request(match?.[1] ?? '', res.statusCode, (performance.now() - started) / 1000);
     });
-    handle(req, res).catch((err: unknown) => {
+    handle(req, res, match).catch((err: unknown) => {
       const error = asSwitchyardError(err);
       if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
       sendError(res, error, undefined, CORS);
