@@ -17,12 +17,8 @@ import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
-import {
-  insertDeliveries,
-  type LegacyEmailPool,
-  poolsWithLegacyEmail,
-  takeDeprecationSlot,
-} from '../store/deliveries.js';
+import { insertDeliveries, takeDeprecationSlot } from '../store/deliveries.js';
+import { type LegacyEmailPool, poolsWithLegacyEmail } from '../store/legacy-email.js';
 import { DEPRECATION_ALERT_TYPE, deprecationNoticeEmail } from './messages.js';
 
 export interface DeprecationOptions {

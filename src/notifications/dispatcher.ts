@@ -33,11 +33,11 @@ import {
   insertDeliveries,
   type NewDelivery,
   openCorrelation,
-  poolLegacySettings,
   readCursor,
   readEventsAfter,
   readEventsBySeq,
 } from '../store/deliveries.js';
+import { poolLegacySettings } from '../store/legacy-email.js';
 import { enabledPolicies, type Policy } from '../store/policies.js';
 import type { Database } from '../store/schema.js';
 import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';

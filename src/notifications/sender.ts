@@ -29,10 +29,10 @@ import {
   type DeliveryRow,
   finishDelivery,
   markDeliverySent,
-  poolsWithLegacyEmail,
   scheduleRetry,
 } from '../store/deliveries.js';
 import { getDestinationTarget, recordDestinationOutcome } from '../store/destinations.js';
+import { poolsWithLegacyEmail } from '../store/legacy-email.js';
 import { retryDelayMs, retryWindowOver } from './backoff.js';
 import type { Mailer } from './mailer.js';
 import type { WebhookClient } from './webhook.js';

@@ -1,7 +1,8 @@
 /**
  * Queries behind durable notification delivery: the dispatcher cursor over `health_events.seq`, alert
  * correlations, the delivery outbox (claim with a lease, mark sent / retry / final), history and the
- * deprecation-notice bookkeeping (history reads are in notification-history.ts). Rules the queries enforce:
+ * deprecation-notice bookkeeping (history reads are in notification-history.ts, the pools' legacy
+ * `notification_email` in legacy-email.ts). Rules the queries enforce:
  *
  * - A delivery is inserted with `ON CONFLICT (dedupe_key) DO NOTHING`: repeating a pass never duplicates.
  * - The cursor only moves by compare-and-set (`WHERE seq = <old>`), inside the transaction that inserts
@@ -10,7 +11,6 @@
  *   LOCKED`, so several processes never claim one row at once. Every later write checks `locked_by`.
  */
 import type { Kysely } from 'kysely';
-import type { NotificationFilter } from '../balancing/pool-schema.js';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 import type { HealthEventsTable } from './tables/health.js';
@@ -141,68 +141,6 @@ export async function closeCorrelation(db: Db, accountId: string, objectKey: str
     .where('object_key', '=', objectKey)
     .execute();
   return row.correlation_id;
-}
-
-// ── Pools (legacy email) ───────────────────────────────────────────────────────────────────────
-
-export interface LegacyEmailPool {
-  id: string;
-  account_id: string;
-  name: string;
-  notification_email: string;
-  notification_filter: NotificationFilter | null;
-}
-
-function toLegacyPool(row: {
-  id: string;
-  account_id: string;
-  name: string;
-  notification_email: string;
-  settings: string;
-}): LegacyEmailPool {
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    name: row.name,
-    notification_email: row.notification_email,
-    notification_filter: legacyFilter(row.settings),
-  };
-}
-
-/**
- * The pool's `notification_filter`. Settings that cannot be read (a hand-edited row, see store/pools.ts)
- * count as no filter: the legacy address then gets every alert, rather than none and no deprecation notice.
- */
-function legacyFilter(settings: string): NotificationFilter | null {
-  try {
-    const parsed = JSON.parse(settings) as { notification_filter?: NotificationFilter | null } | null;
-    return parsed?.notification_filter ?? null;
-  } catch {
-    return null;
-  }
-}
-
-export async function poolLegacySettings(db: Db, poolId: string): Promise<LegacyEmailPool | undefined> {
-  const row = await db
-    .selectFrom('pools')
-    .select(['id', 'account_id', 'name', 'notification_email', 'settings'])
-    .where('id', '=', poolId)
-    .executeTakeFirst();
-  return row === undefined ? undefined : toLegacyPool(row);
-}
-
-/** Pools with a non-empty `notification_email`, of one account or of all, ordered like the pool list. */
-export async function poolsWithLegacyEmail(db: Db, accountId?: string): Promise<LegacyEmailPool[]> {
-  const rows = await db
-    .selectFrom('pools')
-    .select(['id', 'account_id', 'name', 'notification_email', 'settings'])
-    .where('notification_email', '!=', '')
-    .$if(accountId !== undefined, (qb) => qb.where('account_id', '=', accountId as string))
-    .orderBy('account_id')
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
-  return rows.map(toLegacyPool);
 }
 
 // ── Deliveries ─────────────────────────────────────────────────────────────────────────────────

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { parseNotificationEmail } from '../../balancing/pool-schema.js';
-import { poolsWithLegacyEmail } from '../../store/deliveries.js';
+import { poolsWithLegacyEmail } from '../../store/legacy-email.js';
 import type { ApiDeps } from '../deps.js';
 import { accountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
