@@ -1,6 +1,5 @@
 // The API framework on its own: envelope, routing errors, auth order, body limits, OpenAPI, metrics.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import { SwitchyardError } from '../../src/errors/base.js';
 import { createAccount } from '../../src/store/accounts.js';
 import { createToken } from '../../src/store/tokens.js';
 import { openTestStore } from '../helpers/store.js';
+import { makeSelfSignedCert } from '../helpers/tls.js';
 
 const ACCOUNT = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 
@@ -208,29 +208,7 @@ test('api.tls serves HTTPS with the configured certificate', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-tls-'));
   const opened = await openTestStore();
   try {
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = makeSelfSignedCert(dir, '/CN=localhost', '127.0.0.1');
     const config = buildConfig({ api: { listen: '127.0.0.1:0', tls: { cert_file: cert, key_file: key } } }, 'test');
     const api = createApiServer({ config, store: opened.store, routes: userTokenRoutes() });
     const url = await api.listen();

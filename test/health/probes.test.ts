@@ -4,7 +4,6 @@
  * and `expected_codes` patterns.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +14,7 @@ import { withMonitorDefaults } from '../../src/health/monitor-schema.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { matchesExpectedCodes } from '../../src/health/probes/expected-codes.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
+import { makeSelfSignedCert } from '../helpers/tls.js';
 import { TestOrigin } from './test-origin.js';
 
 const origin = (address: string, header: Record<string, string[]> = {}) => ({
@@ -75,28 +75,9 @@ describe('probes', () => {
     let port: number;
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'switchyard-tls-'));
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ],
-        { stdio: 'ignore' },
-      );
-      server = createServer(
-        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-        (_req, res) => res.end('secure ok'),
+      const pem = makeSelfSignedCert(dir, '/CN=127.0.0.1');
+      server = createServer({ key: readFileSync(pem.key), cert: readFileSync(pem.cert) }, (_req, res) =>
+        res.end('secure ok'),
       );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
