@@ -5,7 +5,6 @@
  * SMTP password never reaching the logs.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -15,12 +14,12 @@ import { NotificationService } from '../../src/notifications/service.js';
 import type { Store } from '../../src/store/database.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { listHistory } from '../../src/store/notification-history.js';
-import { insertPolicy } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,
   insertAccount,
   insertEvent,
+  insertHealthPolicy,
   insertPool,
   parseMail,
   setNotificationEmail,
@@ -76,22 +75,11 @@ describe('email over SMTP', () => {
         name: 'mainnet-a',
         notification_email: 'legacy@example.com, Ops@example.com',
       });
-      const policyId = randomUUID();
-      await insertPolicy(
-        f.store.db,
-        f.account,
-        policyId,
-        {
-          name: 'paging',
-          description: '',
-          enabled: true,
-          alert_type: 'load_balancing_health_alert',
-          mechanisms: { email: [{ id: 'ops@example.com' }] },
-          filters: {},
-          alert_interval: null,
-        },
-        new Date(f.clock.now()).toISOString(),
-      );
+      const policyId = await insertHealthPolicy(f.store, f.account, {
+        name: 'paging',
+        mechanisms: { email: [{ id: 'ops@example.com' }] },
+        at: new Date(f.clock.now()).toISOString(),
+      });
       await insertEvent(f.store, {
         account_id: f.account,
         pool_id: pool,
@@ -146,21 +134,11 @@ describe('email over SMTP', () => {
     const f = await setup(smtp.url);
     try {
       const pool = await insertPool(f.store, f.account, { name: 'bounce' });
-      await insertPolicy(
-        f.store.db,
-        f.account,
-        randomUUID(),
-        {
-          name: 'bounce',
-          description: '',
-          enabled: true,
-          alert_type: 'load_balancing_health_alert',
-          mechanisms: { email: [{ id: 'gone@example.com' }, { id: 'ok@example.com' }] },
-          filters: {},
-          alert_interval: null,
-        },
-        new Date(f.clock.now()).toISOString(),
-      );
+      await insertHealthPolicy(f.store, f.account, {
+        name: 'bounce',
+        mechanisms: { email: [{ id: 'gone@example.com' }, { id: 'ok@example.com' }] },
+        at: new Date(f.clock.now()).toISOString(),
+      });
       await insertEvent(f.store, {
         account_id: f.account,
         pool_id: pool,

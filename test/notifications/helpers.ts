@@ -12,7 +12,7 @@ import type { NotificationFilter } from '../../src/balancing/pool-schema.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { Store } from '../../src/store/database.js';
 import { insertDestination } from '../../src/store/destinations.js';
-import { insertPolicy } from '../../src/store/policies.js';
+import { insertPolicy, type PolicyMechanisms } from '../../src/store/policies.js';
 import type { HealthStatus } from '../../src/store/tables/health.js';
 
 export interface ReceivedRequest {
@@ -195,6 +195,36 @@ export async function insertPool(store: Store, accountId: string, fixture: PoolF
   return id;
 }
 
+export interface HealthPolicyFixture {
+  /** The policy's name. */
+  name: string;
+  mechanisms: PolicyMechanisms;
+  /** Default: a random UUID. */
+  id?: string;
+  /** `created`/`modified` (default: the wall clock). */
+  at?: string;
+}
+
+/** Inserts an enabled health-alert policy with no filters (every event of the account); returns its id. */
+export async function insertHealthPolicy(
+  store: Store,
+  accountId: string,
+  fixture: HealthPolicyFixture,
+): Promise<string> {
+  const id = fixture.id ?? randomUUID();
+  const input = {
+    name: fixture.name,
+    description: '',
+    enabled: true,
+    alert_type: 'load_balancing_health_alert',
+    mechanisms: fixture.mechanisms,
+    filters: {},
+    alert_interval: null,
+  };
+  await insertPolicy(store.db, accountId, id, input, fixture.at ?? new Date().toISOString());
+  return id;
+}
+
 export interface WebhookPolicyFixture {
   /** The policy's name. */
   name: string;
@@ -204,10 +234,7 @@ export interface WebhookPolicyFixture {
   at?: string;
 }
 
-/**
- * Inserts a webhook destination and an enabled health-alert policy with no filters that sends every
- * event of the account to it; returns the destination id.
- */
+/** Inserts a webhook destination and a health policy (insertHealthPolicy) sending to it; returns the destination id. */
 export async function insertWebhookPolicy(
   store: Store,
   accountId: string,
@@ -217,21 +244,11 @@ export async function insertWebhookPolicy(
   const at = fixture.at ?? new Date().toISOString();
   const target = { name: 'r', url: fixture.url, secret: fixture.secret ?? null };
   await insertDestination(store.db, accountId, destination, target, at);
-  await insertPolicy(
-    store.db,
-    accountId,
-    randomUUID(),
-    {
-      name: fixture.name,
-      description: '',
-      enabled: true,
-      alert_type: 'load_balancing_health_alert',
-      mechanisms: { webhooks: [{ id: destination }] },
-      filters: {},
-      alert_interval: null,
-    },
+  await insertHealthPolicy(store, accountId, {
+    name: fixture.name,
+    mechanisms: { webhooks: [{ id: destination }] },
     at,
-  );
+  });
   return destination;
 }
 
