@@ -131,6 +131,9 @@ describe('two whole apps (serve processes) on one database', () => {
     };
     const apps: TestApp[] = [];
     try {
+      // Down before either app starts: the first state both can establish is Unhealthy. Taken down
+      // later, a slow start lets a first round establish Healthy and the expected first event differs.
+      await a.down();
       apps.push(await startApp(raw), await startApp(raw));
       const db = apps[0]!.store.db;
       const changes = async () =>
@@ -155,7 +158,6 @@ describe('two whole apps (serve processes) on one database', () => {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       };
-      await a.down();
       await settle('origin a Unknown->Unhealthy');
       await a.up();
       await settle('origin a Unhealthy->Healthy');
