@@ -24,13 +24,14 @@ import { type Logger, silentLogger } from '../log.js';
 import { MetricsRegistry } from '../metrics.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
+import { API_BASE_PATH } from './base-url.js';
 import { readJsonBody } from './body.js';
 import { errorResponse, sendJson, successEnvelope } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, Router } from './router.js';
 import { validateBody } from './validate.js';
 
-export const API_BASE_PATH = '/client/v4';
+export { API_BASE_PATH } from './base-url.js';
 
 export interface ApiServerOptions {
   config: Readonly<Config>;

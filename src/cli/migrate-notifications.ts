@@ -16,6 +16,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { apiBaseUrl } from '../api/base-url.js';
 import { loadConfig } from '../config/load.js';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
 import { V4ApiError, V4Client } from '../migration/client.js';
@@ -148,7 +149,7 @@ function apiUrlFrom(flag: string | undefined, configFile: string | undefined, en
   const config = loadConfig(configFile, { env });
   // A wildcard listen address is reachable on loopback.
   const listen = config.api.listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
-  return `${config.api.tls === undefined ? 'http' : 'https'}://${listen}/client/v4`;
+  return apiBaseUrl({ ...config.api, listen });
 }
 
 export async function migrateNotifications(argv: string[], io: CommandIo = processIo()): Promise<number> {

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { apiBaseUrl } from '../api/base-url.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
@@ -65,10 +66,6 @@ export interface PassResult {
   attempts: number;
 }
 
-export function apiBaseFromConfig(config: Pick<Config, 'api'>): string {
-  return `${config.api.tls === undefined ? 'http' : 'https'}://${config.api.listen}/client/v4`;
-}
-
 export class NotificationService {
   readonly #store: Store;
   readonly #logger: Logger;
@@ -92,7 +89,7 @@ export class NotificationService {
     const { store, config } = options;
     const clock = options.clock ?? systemClock;
     const logger = (options.logger ?? silentLogger).child({ component: 'notifications' });
-    const apiBase = options.apiBase ?? apiBaseFromConfig(config);
+    const apiBase = options.apiBase ?? apiBaseUrl(config.api);
     this.#store = store;
     this.#logger = logger;
     this.#pollMs = options.pollMs ?? POLL_MS;
