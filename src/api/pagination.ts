@@ -107,7 +107,8 @@ export function resultInfo(request: PageRequest, count: number, totalCount: numb
 
 /**
  * One page of a list endpoint: counts, reads the page's rows and maps them for the wire. Count and rows
- * come from two queries, so `count` may lag a concurrent write by one row; clients only use it to page.
+ * are two queries outside a transaction, so a concurrent write may make them disagree for that one answer;
+ * clients only use the totals to page.
  */
 export async function listPage<Row, View>(
   page: PageRequest,
