@@ -38,8 +38,9 @@ interface Running {
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
- * name, and the upstream path that network's origin points at. They differ for the batch: nginx passes
- * the batch up whole (the upstream answers it from a file), Switchyard forwards each call on its own.
+ * name, and the upstream path that network's origin points at. For the batch all three send the batch
+ * up whole and the upstream answers it from a file: Switchyard numbers the calls of an upstream batch
+ * 1..n, which are the ids the file answers.
  */
 const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string; origin: string }> = {
   single: { path: '/single', network: 'single', origin: '/single' },
@@ -47,7 +48,7 @@ const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string;
   // gateway's routing state (e.g. a passive ejection) carries over to the next.
   light: { path: '/single', network: 'light', origin: '/single' },
   cached: { path: '/cached', network: 'cached', origin: '/cached' },
-  batch100: { path: '/batch.json', network: 'batch', origin: '/balance' },
+  batch100: { path: '/batch.json', network: 'batch', origin: '/batch.json' },
   large10mb: { path: '/large', network: 'large', origin: '/large' },
 };
 

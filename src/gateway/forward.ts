@@ -32,6 +32,7 @@ import type { Candidate, Router } from '../balancing/router.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { FilterAffinity } from './filters.js';
+import { batchWire, matchBatch } from './forward-batch.js';
 import { scanJson, scanObjectHead } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -66,8 +67,25 @@ export interface UpstreamReply {
 export const STREAM_AFTER_BYTES = 1_048_576;
 const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
+/** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
+export interface BatchRequest {
+  readonly network: string;
+  readonly pools: readonly string[];
+  readonly calls: readonly RpcCall[];
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Per call of a BatchRequest: the answer, the error the whole upstream batch failed with, `sent` (a
+ * notification inside a batch an origin took), or undefined — not answered (missing from the origin's
+ * array, or no origin took the batch): forward it on its own.
+ */
+export type BatchOutcome = { reply: UpstreamReply } | { error: unknown } | { sent: true } | undefined;
+
 export interface Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply>;
+  /** When present, the handler sends a batch's read-only calls through it as one upstream batch. */
+  forwardBatch?(request: BatchRequest): Promise<BatchOutcome[]>;
   /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
   assertRoutable?(network: string, pools: readonly string[]): void;
 }
@@ -173,7 +191,7 @@ export class OriginForwarder implements Forwarder {
           reason: failure.message,
           kind: failure.kind,
         });
-        this.#noteFailure(candidate, failure, request);
+        this.#noteFailure(candidate, failure, request.network, call.method);
         if (write && failure.kind !== 'connect') break;
       }
     }
@@ -198,6 +216,141 @@ export class OriginForwarder implements Forwarder {
     );
   }
 
+  /**
+   * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
+   * one upstream batch, origin after origin of the plan until one answers as a whole (forward-batch.ts).
+   * Per call: the origin's answer element, or undefined when its array had none for that call (the
+   * handler then forwards that call on its own) or the call is a notification. When every origin
+   * answered but none with a usable batch (HTTP error status, garbled, not an array, no answer of
+   * ours), every call is forwarded on its own; when attempts failed otherwise (connection, timeout) or
+   * no origin is healthy, every call gets the error forward() would have thrown.
+   */
+  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+    try {
+      const replies = await this.#batch(request);
+      if (replies === undefined) return request.calls.map(() => undefined);
+      return replies.map((reply, i) =>
+        reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
+      );
+    } catch (error) {
+      return request.calls.map(() => ({ error }));
+    }
+  }
+
+  /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
+  async #batch(request: BatchRequest): Promise<Array<UpstreamReply | undefined> | undefined> {
+    const { maxAttempts } = this.#deps;
+    const planned = this.#deps.router.plan(request.network, request.pools);
+    const plan = planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
+    // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
+    let next = 0;
+    const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
+    const wire = batchWire(request.calls, ids);
+    const attempts: Array<{ pool: string; origin: string; reason: string; kind: FailureKind }> = [];
+    for (const candidate of plan) {
+      if (request.signal?.aborted) break;
+      try {
+        const res = await this.#whole(candidate, wire, request.signal);
+        const answers = matchBatch(res.body, ids);
+        if (answers === undefined) {
+          throw new AttemptFailure(
+            res.status >= 300 ? 'status' : 'garbled',
+            res.status >= 300
+              ? `HTTP ${res.status}`
+              : res.body.length === 0
+                ? 'empty body'
+                : 'body is not a JSON-RPC batch answer to this request',
+          );
+        }
+        this.#deps.metrics?.attempt(request.network, 'ok');
+        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        if (attempts.length > 0) {
+          this.#deps.logger.info('batch succeeded after failover', {
+            network: request.network,
+            origin: candidate.origin.name,
+            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+          });
+        }
+        const pool = candidate.pool.name;
+        const origin = candidate.origin.name;
+        return answers.map((answer) => (answer === undefined ? undefined : { ...answer, pool, origin }));
+      } catch (err) {
+        if (request.signal?.aborted) break;
+        const failure =
+          err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
+        attempts.push({
+          pool: candidate.pool.name,
+          origin: candidate.origin.name,
+          reason: failure.message,
+          kind: failure.kind,
+        });
+        this.#noteFailure(candidate, failure, request.network, 'batch');
+      }
+    }
+    const tried = attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
+    // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
+    // the calls go out one by one instead, with the usual per-call rules.
+    if (
+      !request.signal?.aborted &&
+      attempts.length > 0 &&
+      attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
+    ) {
+      this.#deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+        network: request.network,
+        failed: tried,
+      });
+      return undefined;
+    }
+    const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
+    if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
+      throw new SwitchyardError(
+        'UPSTREAM_TIMEOUT',
+        `Every origin tried for ${request.network} timed out (${tried}); retry later.`,
+        { details },
+      );
+    }
+    throw new SwitchyardError(
+      'UPSTREAM_FAILED',
+      `Every origin tried for ${request.network} failed (${tried || 'request aborted'}). Retry later.`,
+      { details },
+    );
+  }
+
+  /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
+  async #whole(candidate: Candidate, wire: Buffer, clientSignal: AbortSignal | undefined): Promise<OriginResponse> {
+    const { clients, requestTimeoutMs, outstanding } = this.#deps;
+    let target: ReturnType<OriginClients['target']>;
+    try {
+      target = clients.target(candidate.origin);
+    } catch (err) {
+      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
+    }
+    const pending = exchange(target, wire, requestTimeoutMs);
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      pending.abort(new DOMException('The origin did not answer in time', 'TimeoutError'));
+    }, requestTimeoutMs);
+    const onClientAbort = (): void => pending.abort(abortReason(clientSignal));
+    if (clientSignal?.aborted) onClientAbort();
+    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
+    try {
+      let res: OriginResponse;
+      try {
+        res = await pending.response;
+      } catch (err) {
+        throw classify(err, timedOut, requestTimeoutMs);
+      }
+      if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
+      return res;
+    } finally {
+      clearTimeout(timeout);
+      clientSignal?.removeEventListener('abort', onClientAbort);
+      done();
+    }
+  }
+
   /** The router's plan, with the home origin of the call's filter (filters.ts) moved to the front. */
   #plan(request: UpstreamRequest): Candidate[] {
     const plan = this.#deps.router.plan(request.network, request.pools);
@@ -208,16 +361,16 @@ export class OriginForwarder implements Forwarder {
     return plan;
   }
 
-  #noteFailure(candidate: Candidate, failure: AttemptFailure, request: UpstreamRequest): void {
+  #noteFailure(candidate: Candidate, failure: AttemptFailure, network: string, method: string): void {
     const { pool, origin } = candidate;
-    this.#deps.metrics?.attempt(request.network, failure.kind);
+    this.#deps.metrics?.attempt(network, failure.kind);
     if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
     if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
       this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
     }
     this.#deps.logger.warn('origin attempt failed', {
-      network: request.network,
-      method: request.call.method,
+      network,
+      method,
       pool: pool.name,
       origin: origin.name,
       kind: failure.kind,

@@ -9,8 +9,10 @@
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
  * not reply), even when it is refused or fails; such drops are logged.
  *
- * Batch: every call is forwarded on its own, concurrently (per-call failover and retry rules; origins'
- * batch limits do not matter), and the answers are returned in request order. An invalid element gets
+ * Batch: its read-only calls (valid, allowed, no filter calls, not answered by the cache) go to one
+ * origin as one upstream batch (forward.ts `forwardBatch`); an answer missing from the origin's array,
+ * and every call of a batch with a write or with fewer than two such calls, is forwarded on its own
+ * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
  * the status of the first.
@@ -21,8 +23,9 @@ import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
-import type { Forwarder } from './forward.js';
+import type { BatchOutcome, Forwarder, UpstreamReply } from './forward.js';
 import { NetworkLifecycle } from './lifecycle.js';
+import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
 import { checkParams } from './params.js';
 import { MethodPolicy } from './policy.js';
@@ -71,6 +74,15 @@ interface CallContext {
   signal: () => AbortSignal | undefined;
 }
 
+/** Filter calls follow their filter's origin (filters.ts), so they never join an upstream batch. */
+const FILTER_METHODS: ReadonlySet<string> = new Set([
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
+]);
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
 
@@ -167,16 +179,29 @@ export class RpcHandler {
     // Each forwarded call of the batch listens to the client's signal (up to gateway.max_batch): no leak.
     const signal = context.signal();
     if (signal !== undefined && elements.length > 10) setMaxListeners(elements.length, signal);
+    const grouped = this.#upstreamBatch(elements, context, signal);
     const answers = await Promise.all(
-      elements.map(async (element): Promise<{ body: Buffer; error?: SwitchyardError } | undefined> => {
+      elements.map(async (element, index): Promise<{ body: Buffer; error?: SwitchyardError } | undefined> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
+        const call = element.call;
         try {
-          const answer = await this.#call(element.call, context, false);
+          const outcome = grouped === undefined ? undefined : (await grouped)[index];
+          if (outcome !== undefined && 'error' in outcome) throw outcome.error;
+          if (outcome !== undefined && 'sent' in outcome) return undefined;
+          if (outcome !== undefined) return call.id === undefined ? undefined : { body: splice(outcome.reply, call) };
+          const answer = await this.#call(call, context, false);
           return answer === undefined ? undefined : { body: answer.body };
         } catch (err) {
-          if (element.call.id === undefined) return undefined;
+          if (call.id === undefined) {
+            this.#options.logger.info('notification not delivered', {
+              network: context.network,
+              method: call.method,
+              reason: (err as Error).message,
+            });
+            return undefined;
+          }
           const error = asSwitchyardError(err);
-          return { body: errorResponse(error, element.call.idBytes), error };
+          return { body: errorResponse(error, call.idBytes), error };
         }
       }),
     );
@@ -191,6 +216,51 @@ export class RpcHandler {
     const first = present[0]?.error;
     const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
     return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+  }
+
+  /**
+   * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
+   * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
+   * (those follow their filter's origin, filters.ts).
+   */
+  #batchable(call: RpcCall, context: CallContext): boolean {
+    return (
+      !FILTER_METHODS.has(call.method) &&
+      context.route.policy.check(call.method) === undefined &&
+      checkParams(call.method, call.params) === undefined
+    );
+  }
+
+  /**
+   * Sends the batch's batchable calls to one origin as one upstream batch (forward.ts `forwardBatch`),
+   * when the forwarder can and the batch has no write and at least two such calls. Resolves to one
+   * outcome per element (undefined: not in the upstream batch, or missing from the origin's array —
+   * forwarded on its own), or undefined when the batch is forwarded call by call.
+   */
+  #upstreamBatch(
+    elements: readonly Element[],
+    context: CallContext,
+    signal: AbortSignal | undefined,
+  ): Promise<BatchOutcome[]> | undefined {
+    const forwardBatch = this.#options.forwarder.forwardBatch;
+    if (forwardBatch === undefined) return undefined;
+    const indexes: number[] = [];
+    for (let i = 0; i < elements.length; i += 1) {
+      const element = elements[i] as Element;
+      if (!element.ok) continue;
+      if (STANDARD_METHODS[element.call.method]?.write === true) return undefined;
+      if (this.#batchable(element.call, context)) indexes.push(i);
+    }
+    if (indexes.length < 2) return undefined;
+    const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
+    const request = { network: context.network, pools: context.route.pools, calls, signal };
+    return forwardBatch.call(this.#options.forwarder, request).then((outcomes) => {
+      const all: BatchOutcome[] = elements.map(() => undefined);
+      indexes.forEach((index, k) => {
+        all[index] = outcomes[k];
+      });
+      return all;
+    });
   }
 
   /**
@@ -226,11 +296,7 @@ export class RpcHandler {
         reply.rest?.destroy();
         return undefined;
       }
-      const body = Buffer.concat([
-        reply.body.subarray(0, reply.id.start),
-        call.idBytes,
-        reply.body.subarray(reply.id.end),
-      ]);
+      const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
       if (reply.rest === undefined) return { body };
       if (reply.length === undefined) return { body, rest: reply.rest };
       const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
@@ -247,4 +313,11 @@ export class RpcHandler {
       throw err;
     }
   }
+}
+
+/** The origin's answer with the client's raw id in place of ours. */
+function splice(reply: UpstreamReply, call: RpcCall): Buffer {
+  const id = reply.id;
+  if (id === undefined) return reply.body;
+  return Buffer.concat([reply.body.subarray(0, id.start), call.idBytes, reply.body.subarray(id.end)]);
 }

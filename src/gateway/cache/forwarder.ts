@@ -17,8 +17,8 @@ import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { MetricsRegistry } from '../../metrics.js';
-import type { Forwarder, UpstreamReply, UpstreamRequest } from '../forward.js';
-import { parseBody } from '../request.js';
+import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../forward.js';
+import { parseBody, type RpcCall } from '../request.js';
 import { blockSource } from './block-source.js';
 import { FinalityTracker } from './finality.js';
 import { ResponseCache } from './response-cache.js';
@@ -72,6 +72,27 @@ export class CachingForwarder implements Forwarder {
     if (hit !== undefined) return Promise.resolve(hit);
     const shared = { network: request.network, pools: request.pools, call };
     return this.cache.read(plan, () => this.#inner.forward(shared)).then((result) => result.answer);
+  }
+
+  /**
+   * A batch's read-only calls: the cacheable ones are left to the handler's per-call path (undefined:
+   * hits, coalescing and storing as for single calls); the rest go to the origins as one batch.
+   */
+  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+    const inner = this.#inner.forwardBatch?.bind(this.#inner);
+    const outcomes: BatchOutcome[] = request.calls.map(() => undefined);
+    if (inner === undefined) return outcomes;
+    const rest: number[] = [];
+    request.calls.forEach((call, i) => {
+      if (call.id === undefined || this.cache.plan(request.network, call.method, call.params) === undefined)
+        rest.push(i);
+    });
+    if (rest.length === 0) return outcomes;
+    const answered = await inner({ ...request, calls: rest.map((i) => request.calls[i] as RpcCall) });
+    rest.forEach((index, k) => {
+      outcomes[index] = answered[k];
+    });
+    return outcomes;
   }
 
   close(): void {
