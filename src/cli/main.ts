@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   'migrate-notifications': {
     summary:
-      'migrate-notifications --account ID [--api-url URL] [--webhook-id ID] [--dry-run] [--yes]   move pool emails to policies',
+      'migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID] [--per-page N] [--dry-run] [--yes] [--config FILE]   move pool emails to policies',
     load: async () => (await import('./migrate-notifications.js')).migrateNotifications,
   },
 };
