@@ -98,15 +98,14 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Cli
     }
     for (const wake of waiters) wake();
   });
+  let exited = false;
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
+      // Set before waking the waiters, so a waiter whose line never came fails now, not at its timeout.
+      exited = true;
       resolve({ code, signal });
       for (const wake of waiters) wake();
     });
-  });
-  let exited = false;
-  void exit.then(() => {
-    exited = true;
   });
   return {
     child,
