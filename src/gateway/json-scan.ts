@@ -154,12 +154,35 @@ function scalarEnd(buf: Uint8Array, i: number, end: number): number {
   return -1;
 }
 
+/** The member names of JSON-RPC requests and answers: returned as constants, no string made per key. */
+const KNOWN_KEYS: ReadonlyArray<{ key: string; bytes: Uint8Array }> = [
+  'id',
+  'jsonrpc',
+  'method',
+  'params',
+  'result',
+  'error',
+].map((key) => ({ key, bytes: Buffer.from(key) }));
+
+function knownKey(buf: Uint8Array, from: number, length: number): string | undefined {
+  for (const known of KNOWN_KEYS) {
+    if (known.bytes.length !== length) continue;
+    let j = 0;
+    while (j < length && buf[from + j] === known.bytes[j]) j += 1;
+    if (j === length) return known.key;
+  }
+  return undefined;
+}
+
 function decodeKey(buf: Uint8Array, start: number, end: number): string {
   for (let i = start + 1; i < end - 1; i += 1) {
     if (buf[i] === BACKSLASH)
       return JSON.parse(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString());
   }
-  return Buffer.from(buf.buffer, buf.byteOffset + start + 1, end - start - 2).toString();
+  return (
+    knownKey(buf, start + 1, end - start - 2) ??
+    Buffer.from(buf.buffer, buf.byteOffset + start + 1, end - start - 2).toString()
+  );
 }
 
 /**
