@@ -114,6 +114,37 @@ class AttemptFailure extends Error {
   }
 }
 
+interface Attempt {
+  pool: string;
+  origin: string;
+  reason: string;
+  kind: FailureKind;
+}
+
+function describeAttempts(attempts: readonly Attempt[]): string {
+  return attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
+}
+
+/** The client's error once every planned origin failed: 504 when all of them timed out, else 502. */
+function exhausted(network: string, attempts: readonly Attempt[], writeNote = ''): SwitchyardError {
+  const tried = describeAttempts(attempts);
+  const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
+  if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
+    return new SwitchyardError(
+      'UPSTREAM_TIMEOUT',
+      `Every origin tried for ${network} timed out (${tried}); retry later.`,
+      {
+        details,
+      },
+    );
+  }
+  return new SwitchyardError(
+    'UPSTREAM_FAILED',
+    `Every origin tried for ${network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
+    { details },
+  );
+}
+
 /** Error codes that mean the connection was never established, so no request byte reached the origin. */
 const NEVER_CONNECTED = new Set([
   'ECONNREFUSED',
@@ -157,7 +188,7 @@ export class OriginForwarder implements Forwarder {
         ? call.raw
         : Buffer.concat([call.raw.subarray(0, call.id.start), Buffer.from(idText), call.raw.subarray(call.id.end)]);
 
-    const attempts: Array<{ pool: string; origin: string; reason: string; kind: FailureKind }> = [];
+    const attempts: Attempt[] = [];
     for (const candidate of plan) {
       if (request.signal?.aborted) break;
       try {
@@ -183,37 +214,15 @@ export class OriginForwarder implements Forwarder {
       } catch (err) {
         // The client went away: not the origin's fault, and nobody is waiting for a retry.
         if (request.signal?.aborted) break;
-        const failure =
-          err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
-        attempts.push({
-          pool: candidate.pool.name,
-          origin: candidate.origin.name,
-          reason: failure.message,
-          kind: failure.kind,
-        });
-        this.#noteFailure(candidate, failure, request.network, call.method);
+        const failure = this.#noteFailure(candidate, err, request.network, call.method, attempts);
         if (write && failure.kind !== 'connect') break;
       }
-    }
-    const allTimedOut = attempts.length > 0 && attempts.every((a) => a.kind === 'timeout');
-    const tried = attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
-    const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
-    if (allTimedOut) {
-      throw new SwitchyardError(
-        'UPSTREAM_TIMEOUT',
-        `Every origin tried for ${request.network} timed out (${tried}); retry later.`,
-        { details },
-      );
     }
     const writeNote =
       write && attempts.length < plan.length
         ? ' The transaction may have reached the origin, so it was not resent; check its hash before sending again.'
         : '';
-    throw new SwitchyardError(
-      'UPSTREAM_FAILED',
-      `Every origin tried for ${request.network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
-      { details },
-    );
+    throw exhausted(request.network, attempts, writeNote);
   }
 
   /**
@@ -246,7 +255,7 @@ export class OriginForwarder implements Forwarder {
     let next = 0;
     const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
     const wire = batchWire(request.calls, ids);
-    const attempts: Array<{ pool: string; origin: string; reason: string; kind: FailureKind }> = [];
+    const attempts: Attempt[] = [];
     for (const candidate of plan) {
       if (request.signal?.aborted) break;
       try {
@@ -276,18 +285,9 @@ export class OriginForwarder implements Forwarder {
         return answers.map((answer) => (answer === undefined ? undefined : { ...answer, pool, origin }));
       } catch (err) {
         if (request.signal?.aborted) break;
-        const failure =
-          err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
-        attempts.push({
-          pool: candidate.pool.name,
-          origin: candidate.origin.name,
-          reason: failure.message,
-          kind: failure.kind,
-        });
-        this.#noteFailure(candidate, failure, request.network, 'batch');
+        this.#noteFailure(candidate, err, request.network, 'batch', attempts);
       }
     }
-    const tried = attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
     // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
     // the calls go out one by one instead, with the usual per-call rules.
     if (
@@ -297,23 +297,11 @@ export class OriginForwarder implements Forwarder {
     ) {
       this.#deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
         network: request.network,
-        failed: tried,
+        failed: describeAttempts(attempts),
       });
       return undefined;
     }
-    const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
-    if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
-      throw new SwitchyardError(
-        'UPSTREAM_TIMEOUT',
-        `Every origin tried for ${request.network} timed out (${tried}); retry later.`,
-        { details },
-      );
-    }
-    throw new SwitchyardError(
-      'UPSTREAM_FAILED',
-      `Every origin tried for ${request.network} failed (${tried || 'request aborted'}). Retry later.`,
-      { details },
-    );
+    throw exhausted(request.network, attempts);
   }
 
   /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
@@ -361,8 +349,18 @@ export class OriginForwarder implements Forwarder {
     return plan;
   }
 
-  #noteFailure(candidate: Candidate, failure: AttemptFailure, network: string, method: string): void {
+  /** Records a failed attempt: in `attempts`, metrics, ejection, the HealthView and the log. */
+  #noteFailure(
+    candidate: Candidate,
+    err: unknown,
+    network: string,
+    method: string,
+    attempts: Attempt[],
+  ): AttemptFailure {
+    const failure =
+      err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
     const { pool, origin } = candidate;
+    attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
     this.#deps.metrics?.attempt(network, failure.kind);
     if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
     if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
@@ -376,6 +374,7 @@ export class OriginForwarder implements Forwarder {
       kind: failure.kind,
       reason: failure.message,
     });
+    return failure;
   }
 
   async #attempt(

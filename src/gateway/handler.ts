@@ -192,14 +192,7 @@ export class RpcHandler {
           const answer = await this.#call(call, context, false);
           return answer === undefined ? undefined : { body: answer.body };
         } catch (err) {
-          if (call.id === undefined) {
-            this.#options.logger.info('notification not delivered', {
-              network: context.network,
-              method: call.method,
-              reason: (err as Error).message,
-            });
-            return undefined;
-          }
+          if (call.id === undefined) return this.#undelivered(call, context, err);
           const error = asSwitchyardError(err);
           return { body: errorResponse(error, call.idBytes), error };
         }
@@ -302,16 +295,19 @@ export class RpcHandler {
       const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
       return { body, rest: reply.rest, length };
     } catch (err) {
-      if (call.id === undefined) {
-        this.#options.logger.info('notification not delivered', {
-          network: context.network,
-          method: call.method,
-          reason: (err as Error).message,
-        });
-        return undefined;
-      }
+      if (call.id === undefined) return this.#undelivered(call, context, err);
       throw err;
     }
+  }
+
+  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
+  #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
+    this.#options.logger.info('notification not delivered', {
+      network: context.network,
+      method: call.method,
+      reason: (err as Error).message,
+    });
+    return undefined;
   }
 }
 
