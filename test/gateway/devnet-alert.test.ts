@@ -7,15 +7,16 @@
  * file in data_dir/outbox/ naming the origin and Unhealthy. Then SIGTERM: exit 0, no anvil left.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import { DEVNET_ALERT_POLICY_NAME } from '../../src/devnet/alert-policy.js';
 import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
-import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, runCli } from '../helpers/cli.js';
 import { post, type RpcAnswer, send } from '../helpers/http.js';
+import { spawnDevnetServe } from '../helpers/serve.js';
 
 const ACCOUNT = DEFAULTS.account_id;
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-devnet-alert-'));
@@ -59,24 +60,11 @@ function outboxMails(): string[] {
 
 describe('offline demo: kill an origin, see failover and an alert', () => {
   it('emails operator@localhost through the outbox while requests keep succeeding', async () => {
-    writeFileSync(
-      config,
-      [
-        `data_dir: ${dataDir}`,
-        'gateway: { listen: "127.0.0.1:0" }',
-        'api: { listen: "127.0.0.1:0" }',
-        'devnet: { enabled: true, network: sepolia, pool: sepolia-devnet, base_port: 0 }',
-        'networks:',
-        '  sepolia: { chain_id: 11155111, pools: [sepolia-devnet] }',
-        '',
-      ].join('\n'),
-    );
-    proc = spawnCli(['serve', '--config', config]);
-    const devnet = await proc.waitForLog((line) => line.msg === 'devnet started', 60_000);
-    anvils = devnet.pids as number[];
-    const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
-    const rpcUrl = `${started.gateway as string}/v1/sepolia`;
-    const api = `${started.api as string}/accounts/${ACCOUNT}`;
+    const serve = await spawnDevnetServe(config, dataDir);
+    proc = serve.proc;
+    anvils = serve.anvils;
+    const rpcUrl = `${serve.gateway}/v1/sepolia`;
+    const api = `${serve.api}/accounts/${ACCOUNT}`;
 
     const tokenRun = await runCli(['token', 'create', '--account', ACCOUNT, '--config', config]);
     assert.equal(tokenRun.code, 0, tokenRun.stderr);
