@@ -19,6 +19,7 @@ import { after, describe, it } from 'node:test';
 import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
 import { type CliProcess, REPO_ROOT, spawnCli } from '../helpers/cli.js';
 import { startHttpServer, type TestServer } from '../helpers/http.js';
+import { spawnDevnetServe } from '../helpers/serve.js';
 
 const EXIT_BOUND_MS = 3_000;
 
@@ -74,25 +75,11 @@ function rawConnection(url: string, text: string): Promise<{ closed: Promise<voi
 
 describe('serve exits promptly after SIGTERM', () => {
   it(`within ${EXIT_BOUND_MS} ms, with idle and half-open client connections on both listeners`, async () => {
-    const config = join(dir, 'serve.yaml');
-    writeFileSync(
-      config,
-      [
-        `data_dir: ${join(dir, 'data')}`,
-        'gateway: { listen: "127.0.0.1:0" }',
-        'api: { listen: "127.0.0.1:0" }',
-        'devnet: { enabled: true, network: sepolia, pool: sepolia-devnet, base_port: 0 }',
-        'networks:',
-        '  sepolia: { chain_id: 11155111, pools: [sepolia-devnet] }',
-        '',
-      ].join('\n'),
-    );
-    proc = spawnCli(['serve', '--config', config]);
-    const devnet = await proc.waitForLog((line) => line.msg === 'devnet started', 60_000);
-    anvils = devnet.pids as number[];
-    const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
-    const gateway = started.gateway as string;
-    const apiRoot = (started.api as string).replace(/\/client\/v4$/, '');
+    const serve = await spawnDevnetServe(join(dir, 'serve.yaml'), join(dir, 'data'));
+    proc = serve.proc;
+    anvils = serve.anvils;
+    const gateway = serve.gateway;
+    const apiRoot = serve.api.replace(/\/client\/v4$/, '');
 
     const call = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
     assert.equal(await keepAliveRequest(`${gateway}/v1/sepolia`, call), 200);
@@ -150,14 +137,23 @@ describe('serve finishes a request in flight on SIGTERM', () => {
     slowServe.kill('SIGTERM');
     await slowServe.waitForLog((line) => line.msg === 'shutting down', 10_000);
     const { hostname, port } = new URL(url);
-    const refused = await new Promise<string>((resolve) => {
-      const socket = net.connect(Number(port), hostname);
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve('connected');
+    const connect = () =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(Number(port), hostname);
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('connected');
+        });
+        socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
       });
-      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-    });
+    // The log line comes just before the listeners close, so wait (bounded) for the refusal, while the
+    // request in flight is still held open by the origin.
+    const refusedBy = Date.now() + 5_000;
+    let refused = await connect();
+    while (refused === 'connected' && Date.now() < refusedBy) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      refused = await connect();
+    }
     assert.equal(refused, 'ECONNREFUSED', 'no new connections once shutting down');
     release();
     assert.equal(await inFlight, 200);
