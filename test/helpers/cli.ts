@@ -1,7 +1,8 @@
 /**
  * Runs the CLI from source as a child process (`node --import tsx src/cli/run.ts …`), so no build is
  * needed. `runCli` waits for the exit (bounded); `spawnCli` returns a handle for long-running commands
- * such as `serve`, with bounded waits on its JSON log lines.
+ * such as `serve`, with bounded waits on its JSON log lines. A child counts as exited on 'close' (after
+ * its stdout and stderr ended), not 'exit', so its last output and log lines are never missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -48,7 +49,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
       child.kill('SIGKILL');
       reject(new Error(`switchyard ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stderr}`));
     }, timeoutMs);
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
@@ -100,7 +101,7 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Cli
   });
   let exited = false;
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       // Set before waking the waiters, so a waiter whose line never came fails now, not at its timeout.
       exited = true;
       resolve({ code, signal });

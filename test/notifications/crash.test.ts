@@ -62,7 +62,8 @@ test('kill -9 with a delivery in flight → delivered after restart with the sam
       return row?.status === 'sent' ? row : undefined;
     }, 'the delivery to be marked sent');
     assert.equal(sent.attempts, 1, 'the killed attempt never recorded an outcome');
-    assert.ok(serve.logs.some((line) => line.msg === 'notification sent'));
+    // The row is marked sent before the log line crosses the pipe: wait for the line, bounded.
+    await serve.waitForLog((line) => line.msg === 'notification sent', 10_000);
     assert.ok(!serve.stderr().includes('s3cret'));
   } finally {
     serve?.kill('SIGTERM');
