@@ -306,13 +306,8 @@ export class OriginForwarder implements Forwarder {
 
   /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
   async #whole(candidate: Candidate, wire: Buffer, clientSignal: AbortSignal | undefined): Promise<OriginResponse> {
-    const { clients, requestTimeoutMs, outstanding } = this.#deps;
-    let target: ReturnType<OriginClients['target']>;
-    try {
-      target = clients.target(candidate.origin);
-    } catch (err) {
-      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
-    }
+    const { requestTimeoutMs, outstanding } = this.#deps;
+    const target = this.#target(candidate);
     const pending = exchange(target, wire, requestTimeoutMs);
     let timedOut = false;
     const timeout = setTimeout(() => {
@@ -336,6 +331,15 @@ export class OriginForwarder implements Forwarder {
       clearTimeout(timeout);
       clientSignal?.removeEventListener('abort', onClientAbort);
       done();
+    }
+  }
+
+  /** The origin's connection pool; an address that cannot be used fails like a refused connection. */
+  #target(candidate: Candidate): ReturnType<OriginClients['target']> {
+    try {
+      return this.#deps.clients.target(candidate.origin);
+    } catch (err) {
+      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
     }
   }
 
@@ -384,13 +388,8 @@ export class OriginForwarder implements Forwarder {
     clientSignal: AbortSignal | undefined,
     stream: boolean,
   ): Promise<UpstreamReply> {
-    const { clients, requestTimeoutMs, outstanding } = this.#deps;
-    let target: ReturnType<OriginClients['target']>;
-    try {
-      target = clients.target(candidate.origin);
-    } catch (err) {
-      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
-    }
+    const { requestTimeoutMs, outstanding } = this.#deps;
+    const target = this.#target(candidate);
     const pending = exchange(
       target,
       wire,
