@@ -33,10 +33,19 @@ abstract class Metric {
   ) {}
 
   protected add(labels: Labels, delta: number, replace: boolean): void {
+    const sample = this.sample(labels);
+    sample.value = replace ? delta : sample.value + delta;
+  }
+
+  /** The sample of these labels, created at 0 on first use (a bound series keeps it). */
+  protected sample(labels: Labels): Sample {
     const key = labelKey(this.labelNames, labels);
-    const sample = this.#values.get(key);
-    if (sample === undefined) this.#values.set(key, { labels: pick(this.labelNames, labels), value: delta });
-    else sample.value = replace ? delta : sample.value + delta;
+    let sample = this.#values.get(key);
+    if (sample === undefined) {
+      sample = { labels: pick(this.labelNames, labels), value: 0 };
+      this.#values.set(key, sample);
+    }
+    return sample;
   }
 
   samples(): readonly Sample[] {
@@ -58,6 +67,21 @@ export class Counter extends Metric {
   inc(labels: Labels = {}, value = 1): void {
     if (value < 0) throw new Error(`counter ${this.name} cannot decrease`);
     this.add(labels, value, false);
+  }
+
+  /**
+   * One series bound to its labels, for hot paths: `inc` then skips building the label key. The series
+   * is created (and rendered) on its first increment, as with `inc(labels)`.
+   */
+  series(labels: Labels): { inc(value?: number): void } {
+    let sample: Sample | undefined;
+    return {
+      inc: (value = 1) => {
+        if (value < 0) throw new Error(`counter ${this.name} cannot decrease`);
+        sample ??= this.sample(labels);
+        sample.value += value;
+      },
+    };
   }
 }
 
@@ -88,10 +112,25 @@ export class Gauge extends Metric {
   }
 }
 
+interface HistogramSeries {
+  labels: Labels;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+function record(buckets: readonly number[], series: HistogramSeries, value: number): void {
+  const counts = series.counts;
+  for (let i = 0; i < buckets.length; i += 1)
+    if (value <= (buckets[i] as number)) counts[i] = (counts[i] as number) + 1;
+  series.sum += value;
+  series.count += 1;
+}
+
 /** Cumulative buckets; observe values in seconds (Prometheus convention). */
 export class Histogram extends Metric {
   readonly #buckets: readonly number[];
-  readonly #series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  readonly #series = new Map<string, HistogramSeries>();
 
   constructor(name: string, help: string, labelNames: readonly string[], buckets: readonly number[]) {
     super(name, help, 'histogram', labelNames);
@@ -99,16 +138,28 @@ export class Histogram extends Metric {
   }
 
   observe(labels: Labels, value: number): void {
+    record(this.#buckets, this.#seriesOf(labels), value);
+  }
+
+  /** One series bound to its labels, for hot paths (created on its first observation). */
+  series(labels: Labels): { observe(value: number): void } {
+    let series: HistogramSeries | undefined;
+    return {
+      observe: (value) => {
+        series ??= this.#seriesOf(labels);
+        record(this.#buckets, series, value);
+      },
+    };
+  }
+
+  #seriesOf(labels: Labels): HistogramSeries {
     const key = labelKey(this.labelNames, labels);
     let series = this.#series.get(key);
     if (series === undefined) {
       series = { labels: pick(this.labelNames, labels), counts: this.#buckets.map(() => 0), sum: 0, count: 0 };
       this.#series.set(key, series);
     }
-    for (const [i, bound] of this.#buckets.entries())
-      if (value <= bound) series.counts[i] = (series.counts[i] ?? 0) + 1;
-    series.sum += value;
-    series.count += 1;
+    return series;
   }
 
   override render(): string {

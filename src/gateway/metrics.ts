@@ -11,15 +11,26 @@
  */
 import type { Counter, Histogram, MetricsRegistry } from '../metrics.js';
 
+interface NetworkSeries {
+  /** The `network` label: a configured network, or "unknown". */
+  readonly label: string;
+  readonly duration: { observe(value: number): void } | undefined;
+  readonly calls: { inc(value?: number): void } | undefined;
+  /** status → series, filled as statuses occur */
+  readonly requests: Map<number, { inc(value?: number): void }>;
+  /** result → series */
+  readonly attempts: Map<string, { inc(value?: number): void }>;
+}
+
+/** Each (network, label) series is bound once and kept: the hot path never builds a label key. */
 export class GatewayMetrics {
-  readonly #networks: ReadonlySet<string>;
+  readonly #series = new Map<string, NetworkSeries>();
   readonly #requests: Counter | undefined;
   readonly #duration: Histogram | undefined;
   readonly #calls: Counter | undefined;
   readonly #attempts: Counter | undefined;
 
   constructor(registry: MetricsRegistry | undefined, networks: Iterable<string>) {
-    this.#networks = new Set(networks);
     this.#requests = registry?.counter(
       'switchyard_gateway_requests_total',
       'Gateway HTTP requests by network and status',
@@ -36,23 +47,52 @@ export class GatewayMetrics {
       'Attempts on origins by result (ok, connect, timeout, network, status, garbled)',
       ['network', 'result'],
     );
+    for (const network of networks) this.#bind(network);
+    if (!this.#series.has('unknown')) this.#bind('unknown');
   }
 
-  #label(network: string): string {
-    return this.#networks.has(network) ? network : 'unknown';
+  #bind(network: string): NetworkSeries {
+    const series: NetworkSeries = {
+      label: network,
+      duration: this.#duration?.series({ network }),
+      calls: this.#calls?.series({ network }),
+      requests: new Map(),
+      attempts: new Map(),
+    };
+    this.#series.set(network, series);
+    return series;
+  }
+
+  /** A configured network's series; every other name shares the "unknown" ones (bounded labels). */
+  #of(network: string): NetworkSeries {
+    return this.#series.get(network) ?? (this.#series.get('unknown') as NetworkSeries);
   }
 
   request(network: string, status: number, seconds: number): void {
-    const label = this.#label(network);
-    this.#requests?.inc({ network: label, status: String(status) });
-    this.#duration?.observe({ network: label }, seconds);
+    const series = this.#of(network);
+    if (this.#requests !== undefined) {
+      let counter = series.requests.get(status);
+      if (counter === undefined) {
+        counter = this.#requests.series({ network: series.label, status: String(status) });
+        series.requests.set(status, counter);
+      }
+      counter.inc();
+    }
+    series.duration?.observe(seconds);
   }
 
   calls(network: string, count: number): void {
-    this.#calls?.inc({ network: this.#label(network) }, count);
+    this.#of(network).calls?.inc(count);
   }
 
   attempt(network: string, result: string): void {
-    this.#attempts?.inc({ network: this.#label(network), result });
+    if (this.#attempts === undefined) return;
+    const series = this.#of(network);
+    let counter = series.attempts.get(result);
+    if (counter === undefined) {
+      counter = this.#attempts.series({ network: series.label, result });
+      series.attempts.set(result, counter);
+    }
+    counter.inc();
   }
 }

@@ -83,7 +83,16 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
     if (registry !== undefined) {
       const counter = (name: string, help: string) => {
         const metric = registry.counter(name, help, ['network']);
-        return (network: string) => metric.inc({ network });
+        // Networks come from plans of configured networks only: one bound series each, made once.
+        const series = new Map<string, { inc(): void }>();
+        return (network: string) => {
+          let bound = series.get(network);
+          if (bound === undefined) {
+            bound = metric.series({ network });
+            series.set(network, bound);
+          }
+          bound.inc();
+        };
       };
       this.#metrics = {
         hits: counter('switchyard_gateway_cache_hits_total', 'Reads answered from the response cache'),
