@@ -52,3 +52,47 @@ test('replacing a key accounts its bytes once', () => {
   lru.delete('a');
   assert.equal(lru.bytes, 0);
 });
+
+test('approximate recency: an entry is evicted only after a quarter of the entries were used after it', () => {
+  // Seeded pseudo-random gets and sets over a key space larger than the cache, checked against a log of
+  // uses: when a key is evicted, count the distinct keys used after its last use.
+  let seed = 42;
+  const random = (n: number): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const cost = ByteLru.cost('k00', value(10));
+  const uses: string[] = [];
+  let checked = 0;
+  const lru = new ByteLru<{ bytes: number }>({
+    maxBytes: cost * 40,
+    onEvict: (key) => {
+      const last = uses.lastIndexOf(key);
+      const after = new Set(uses.slice(last + 1));
+      after.delete(key);
+      assert.ok(after.size >= Math.floor(40 / 4), `${key} evicted after only ${after.size} other keys were used`);
+      checked += 1;
+    },
+  });
+  for (let i = 0; i < 5_000; i++) {
+    const key = `k${String(random(60)).padStart(2, '0')}`;
+    if (lru.get(key) === undefined) lru.set(key, value(10));
+    uses.push(key);
+  }
+  assert.ok(checked > 100, `only ${checked} evictions were checked`);
+});
+
+test('a hit in the recent half is not moved, one in the cold half is', () => {
+  const cost = ByteLru.cost('a', value(1));
+  const lru = new ByteLru<{ bytes: number }>({ maxBytes: cost * 4 });
+  for (const key of ['a', 'b', 'c', 'd']) lru.set(key, value(1));
+  lru.get('d'); // newest: stays where it is (it is already the most recent)
+  lru.get('a'); // oldest: moved to the recent end, so b is now the coldest
+  lru.set('e', value(1));
+  assert.deepEqual(
+    ['a', 'b', 'c', 'd', 'e'].map((k) => lru.has(k)),
+    [true, false, true, true, true],
+  );
+});

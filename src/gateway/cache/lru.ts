@@ -5,6 +5,14 @@
  * length plus its key's length plus a fixed overhead (`ENTRY_OVERHEAD_BYTES`) for the bookkeeping
  * objects; an entry larger than `maxEntryBytes` is not stored at all, so one huge answer cannot flush
  * the whole cache.
+ *
+ * Moving a key costs a Map delete and insert, a visible share of a cache hit. So recency is tracked
+ * approximately: each insert or move stamps the entry with a rising tick, and a hit is moved only when
+ * at least half the map's size in stamps happened since its own (fewer mean fewer than half the keys
+ * are ahead of it: it is still in the recent half). Consequence, checked by lru.test.ts: an entry is
+ * evicted only after at least a quarter of the entries were used after its last use — a hot entry
+ * (a chain id read thousands of times a second) is never moved more than once per size/2 stamps, and
+ * never evicted.
  */
 
 export const ENTRY_OVERHEAD_BYTES = 160;
@@ -13,10 +21,17 @@ export interface Sized {
   readonly bytes: number;
 }
 
+interface Slot<V> {
+  readonly value: V;
+  /** `#tick` when the entry was inserted or last moved to the recent end. */
+  tick: number;
+}
+
 export class ByteLru<V extends Sized> {
   readonly maxBytes: number;
   readonly maxEntryBytes: number;
-  readonly #map = new Map<string, V>();
+  readonly #map = new Map<string, Slot<V>>();
+  #tick = 0;
   #bytes = 0;
   #evictions = 0;
   readonly #onEvict: ((key: string, value: V) => void) | undefined;
@@ -45,17 +60,19 @@ export class ByteLru<V extends Sized> {
   }
 
   get(key: string): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
+    const slot = this.#map.get(key);
+    if (slot === undefined) return undefined;
+    if (this.#tick - slot.tick > this.#map.size >> 1) {
       this.#map.delete(key);
-      this.#map.set(key, value);
+      slot.tick = ++this.#tick;
+      this.#map.set(key, slot);
     }
-    return value;
+    return slot.value;
   }
 
   /** Reads without touching recency (for bookkeeping scans). */
   peek(key: string): V | undefined {
-    return this.#map.get(key);
+    return this.#map.get(key)?.value;
   }
 
   has(key: string): boolean {
@@ -67,21 +84,21 @@ export class ByteLru<V extends Sized> {
     const cost = ByteLru.cost(key, value);
     this.delete(key);
     if (cost > this.maxEntryBytes) return false;
-    this.#map.set(key, value);
+    this.#map.set(key, { value, tick: ++this.#tick });
     this.#bytes += cost;
-    for (const [oldKey, oldValue] of this.#map) {
+    for (const [oldKey, old] of this.#map) {
       if (this.#bytes <= this.maxBytes) break;
-      this.#remove(oldKey, oldValue);
+      this.#remove(oldKey, old.value);
       this.#evictions += 1;
-      this.#onEvict?.(oldKey, oldValue);
+      this.#onEvict?.(oldKey, old.value);
     }
     return true;
   }
 
   delete(key: string): boolean {
-    const value = this.#map.get(key);
-    if (value === undefined) return false;
-    this.#remove(key, value);
+    const slot = this.#map.get(key);
+    if (slot === undefined) return false;
+    this.#remove(key, slot.value);
     return true;
   }
 
