@@ -31,6 +31,7 @@ export type Element = { ok: true; call: RpcCall } | { ok: false; error: Switchya
 export type ParsedBody = { batch: false; element: Element } | { batch: true; elements: Element[] };
 
 const NULL = Buffer.from('null');
+const BACKSLASH = 0x5c;
 
 export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
   const scanned = isUtf8(body) ? scanJson(body) : undefined;
@@ -63,46 +64,79 @@ export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
   };
 }
 
-function parseElement(
-  raw: Buffer,
-  scanned: ReturnType<typeof scanJson> | ValueSpan | undefined,
-  inBatch: boolean,
-): Element {
-  const invalid = (reason: string, idBytes: Buffer = NULL): Element => ({
+function invalid(reason: string, inBatch: boolean, idBytes: Buffer = NULL): Element {
+  return {
     ok: false,
     idBytes,
     error: new SwitchyardError(
       inBatch ? 'RPC_INVALID_BATCH_ELEMENT' : 'RPC_INVALID_REQUEST',
       `Invalid request: ${reason}. A request is {"jsonrpc":"2.0","method":"…","params":[…],"id":1}.`,
     ),
-  });
+  };
+}
+
+/** A JSON string value's text: its bytes between the quotes when it has no escapes, else JSON.parse. */
+function stringValue(raw: Buffer, span: ValueSpan): string {
+  const inner = raw.subarray(span.start + 1, span.end - 1);
+  return inner.includes(BACKSLASH)
+    ? (JSON.parse(raw.toString('utf8', span.start, span.end)) as string)
+    : inner.toString();
+}
+
+function parseElement(
+  raw: Buffer,
+  scanned: ReturnType<typeof scanJson> | ValueSpan | undefined,
+  inBatch: boolean,
+): Element {
   if (scanned === undefined || scanned.kind !== 'object' || !('members' in scanned)) {
-    return invalid('the request must be a JSON object');
+    return invalid('the request must be a JSON object', inBatch);
   }
-  const seen = new Map<string, ValueSpan>();
+  // One pass over the members, no per-call map: the four known members by name, any other name kept
+  // only to find duplicates (rare: most requests have exactly the four).
+  let version: ValueSpan | undefined;
+  let method: ValueSpan | undefined;
+  let params: ValueSpan | undefined;
+  let id: ValueSpan | undefined;
+  let others: string[] | undefined;
   let duplicate: string | undefined;
   for (const member of scanned.members) {
-    if (seen.has(member.key)) duplicate ??= member.key;
-    seen.set(member.key, member.value);
+    const value = member.value;
+    switch (member.key) {
+      case 'jsonrpc':
+        if (version !== undefined) duplicate ??= 'jsonrpc';
+        version = value;
+        break;
+      case 'method':
+        if (method !== undefined) duplicate ??= 'method';
+        method = value;
+        break;
+      case 'params':
+        if (params !== undefined) duplicate ??= 'params';
+        params = value;
+        break;
+      case 'id':
+        if (id !== undefined) duplicate ??= 'id';
+        id = value;
+        break;
+      default:
+        others ??= [];
+        if (others.includes(member.key)) duplicate ??= member.key;
+        else others.push(member.key);
+    }
   }
-  const id = seen.get('id');
   const idValid = id === undefined || id.kind === 'string' || id.kind === 'number' || id.kind === 'null';
   const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL;
-  const text = (span: ValueSpan): string => raw.toString('utf8', span.start, span.end);
 
-  if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, idBytes);
-  const version = seen.get('jsonrpc');
-  if (version === undefined || version.kind !== 'string' || JSON.parse(text(version)) !== '2.0') {
-    return invalid('"jsonrpc" must be the string "2.0"', idBytes);
+  if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
+  if (version === undefined || version.kind !== 'string' || stringValue(raw, version) !== '2.0') {
+    return invalid('"jsonrpc" must be the string "2.0"', inBatch, idBytes);
   }
-  const method = seen.get('method');
-  const methodName = method?.kind === 'string' ? (JSON.parse(text(method)) as string) : '';
-  if (methodName === '') return invalid('"method" must be a non-empty string', idBytes);
-  const params = seen.get('params');
+  const methodName = method?.kind === 'string' ? stringValue(raw, method) : '';
+  if (methodName === '') return invalid('"method" must be a non-empty string', inBatch, idBytes);
   if (params !== undefined && params.kind !== 'array' && params.kind !== 'object') {
-    return invalid('"params" must be an array or an object when present', idBytes);
+    return invalid('"params" must be an array or an object when present', inBatch, idBytes);
   }
-  if (!idValid) return invalid('"id" must be a string, a number or null when present');
+  if (!idValid) return invalid('"id" must be a string, a number or null when present', inBatch);
   return {
     ok: true,
     call: {
@@ -111,7 +145,13 @@ function parseElement(
       idBytes: id === undefined ? NULL : idBytes,
       method: methodName,
       paramsSpan: params,
-      params: params === undefined ? undefined : JSON.parse(text(params)),
+      params: params === undefined ? undefined : parseParams(raw, params),
     },
   };
+}
+
+/** Parsed params; the common empty list is answered without JSON.parse. */
+function parseParams(raw: Buffer, span: ValueSpan): unknown {
+  if (span.end - span.start === 2) return span.kind === 'array' ? [] : {};
+  return JSON.parse(raw.toString('utf8', span.start, span.end));
 }
