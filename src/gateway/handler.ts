@@ -51,6 +51,9 @@ interface CallAnswer {
   length?: number;
 }
 
+/** One element's answer in a batch response (undefined: a notification, which gets no element). */
+type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
+
 interface NetworkRoute {
   readonly pools: readonly string[];
   readonly lifecycle: NetworkLifecycle;
@@ -179,23 +182,19 @@ export class RpcHandler {
     // Each forwarded call of the batch listens to the client's signal (up to gateway.max_batch): no leak.
     const signal = context.signal();
     if (signal !== undefined && elements.length > 10) setMaxListeners(elements.length, signal);
+    // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
+    // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const grouped = this.#upstreamBatch(elements, context, signal);
+    const outcomes = grouped === undefined ? undefined : await grouped;
     const answers = await Promise.all(
-      elements.map(async (element, index): Promise<{ body: Buffer; error?: SwitchyardError } | undefined> => {
+      elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
         const call = element.call;
-        try {
-          const outcome = grouped === undefined ? undefined : (await grouped)[index];
-          if (outcome !== undefined && 'error' in outcome) throw outcome.error;
-          if (outcome !== undefined && 'sent' in outcome) return undefined;
-          if (outcome !== undefined) return call.id === undefined ? undefined : { body: splice(outcome.reply, call) };
-          const answer = await this.#call(call, context, false);
-          return answer === undefined ? undefined : { body: answer.body };
-        } catch (err) {
-          if (call.id === undefined) return this.#undelivered(call, context, err);
-          const error = asSwitchyardError(err);
-          return { body: errorResponse(error, call.idBytes), error };
-        }
+        const outcome = outcomes?.[index];
+        if (outcome === undefined) return this.#batchCall(call, context);
+        if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
+        if ('sent' in outcome || call.id === undefined) return undefined;
+        return { body: splice(outcome.reply, call) };
       }),
     );
     const present = answers.filter((answer) => answer !== undefined);
@@ -209,6 +208,23 @@ export class RpcHandler {
     const first = present[0]?.error;
     const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
     return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+  }
+
+  /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
+  async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
+    try {
+      const answer = await this.#call(call, context, false);
+      return answer === undefined ? undefined : { body: answer.body };
+    } catch (err) {
+      return this.#batchFailure(call, context, err);
+    }
+  }
+
+  /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
+  #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
+    if (call.id === undefined) return this.#undelivered(call, context, err);
+    const error = asSwitchyardError(err);
+    return { body: errorResponse(error, call.idBytes), error };
   }
 
   /**
