@@ -54,6 +54,28 @@ export const CATALOG = {
     summary: 'The gateway requires an API key (gateway.api_keys) and none or an unknown one was sent.',
   },
   NOT_FOUND: { http: 404, rpc: -32600, summary: 'No such path; JSON-RPC is served at POST /v1/{network}.' },
+  // ── Gateway: HTTP framing (the listener, gateway/wire) ─────────────────────────────────────────
+  HTTP_BAD_REQUEST: {
+    http: 400,
+    rpc: -32600,
+    summary:
+      'The HTTP request is malformed (bare LF, obs-fold, bad Content-Length, CL with TE…); the connection closes.',
+  },
+  HTTP_HEADERS_TOO_LARGE: {
+    http: 431,
+    rpc: -32600,
+    summary: 'The request head is over 16 KiB or has over 100 header lines; the connection closes.',
+  },
+  HTTP_NOT_IMPLEMENTED: {
+    http: 501,
+    rpc: -32600,
+    summary: 'A Transfer-Encoding other than chunked alone; the connection closes.',
+  },
+  HTTP_REQUEST_TIMEOUT: {
+    http: 408,
+    rpc: -32600,
+    summary: 'The request (head and body) did not arrive within the request timeout; the connection closes.',
+  },
   // ── Gateway: networks ─────────────────────────────────────────────────────────────────────────
   NETWORK_UNKNOWN: { http: 404, rpc: -32001, summary: 'The network in the path is not configured.' },
   NETWORK_RETIRED: {
