@@ -5,7 +5,6 @@
  * keys the gateway is open (seed §5: gateway calls carry no credential).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { SwitchyardError } from '../errors/base.js';
 
 export class ApiKeys {
@@ -15,9 +14,12 @@ export class ApiKeys {
     this.#digests = keys.map(digest);
   }
 
-  /** The key the request presents (validated), or throws GATEWAY_UNAUTHORIZED. */
-  authenticate(req: IncomingMessage): string {
-    const presented = presentedKey(req);
+  /**
+   * The key a request presents (validated), from its Authorization header or its request-target's
+   * `?key=`, or throws GATEWAY_UNAUTHORIZED.
+   */
+  authenticate(authorization: string | undefined, target: string): string {
+    const presented = presentedKey(authorization, target);
     if (presented === undefined) {
       throw new SwitchyardError(
         'GATEWAY_UNAUTHORIZED',
@@ -32,13 +34,12 @@ export class ApiKeys {
   }
 }
 
-function presentedKey(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
+function presentedKey(header: string | undefined, target: string): string | undefined {
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match?.[1];
   }
-  const query = (req.url ?? '').split('?')[1];
+  const query = target.split('?')[1];
   if (query === undefined) return undefined;
   return new URLSearchParams(query).get('key') ?? undefined;
 }

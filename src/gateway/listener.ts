@@ -1,25 +1,30 @@
 /**
- * The gateway's HTTP(S) listener, with a prompt graceful close.
+ * The gateway's HTTP(S) listener: the lean HTTP/1.1 server of ./wire (not node:http; why, and what
+ * it accepts and refuses: docs/gateway.md "The listener's HTTP/1.1"), with a prompt graceful close.
  *
  * - `listen` is "host:port"; port 0 picks a free port, and `url` reports the port really bound.
  *   A wildcard host (0.0.0.0, ::) is reported as 127.0.0.1 in `url` so tests and logs get a usable URL.
  * - `tls: {cert_file, key_file}` serves HTTPS with those PEM files; without it the listener is plain HTTP.
+ * - Timeouts: a request's head and body within `requestTimeoutMs` (60 s), idle keep-alive connections
+ *   closed after `idleTimeoutMs` (30 s). Bodies over `maxBodyBytes` (1 MiB) are refused (413).
  * - `close(graceMs)` stops accepting at once, closes connections with no request in flight (idle
- *   keep-alive sockets, sockets that never sent a whole request) at once, lets requests in flight
- *   finish and closes their connections as soon as they end, and after `graceMs` cuts whatever is still
- *   open (src/connections.ts).
+ *   keep-alive sockets, sockets that never sent a whole request, unfinished TLS handshakes) at once,
+ *   lets requests in flight finish and closes their connections as soon as they end, and after
+ *   `graceMs` cuts whatever is still open (wire/server.ts).
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { ConnectionTracker } from '../connections.js';
+import type { WireApp } from './wire/connection.js';
+import { WireServer } from './wire/server.js';
 
 export interface ListenerOptions {
   listen: string;
   tls?: { cert_file: string; key_file: string } | undefined;
-  /** Longest time a client may take to send its headers and body (ms). */
+  /** Largest request body (bytes); default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Longest time a client may take to send a request's head and body (ms); default 60 s. */
   requestTimeoutMs?: number;
+  /** Longest time a connection may stay open with no request (ms); default 30 s. */
+  idleTimeoutMs?: number;
 }
 
 export interface Listener {
@@ -38,30 +43,20 @@ export function splitHostPort(listen: string): { host: string; port: number } {
   return { host, port: Number(listen.slice(index + 1)) };
 }
 
-export async function startListener(options: ListenerOptions, handler: http.RequestListener): Promise<Listener> {
-  const serverOptions: http.ServerOptions = {
-    requestTimeout: options.requestTimeoutMs ?? 60_000,
-    keepAliveTimeout: 30_000,
-  };
-  const server: http.Server = options.tls
-    ? https.createServer({
-        ...serverOptions,
-        cert: readFileSync(options.tls.cert_file),
-        key: readFileSync(options.tls.key_file),
-      })
-    : http.createServer(serverOptions);
-  // The tracker's 'request' listener goes first, so it sees each request before the handler answers it.
-  const connections = new ConnectionTracker(server);
-  server.on('request', handler);
+export async function startListener(options: ListenerOptions, app: WireApp): Promise<Listener> {
+  const server = new WireServer(
+    {
+      tls: options.tls
+        ? { cert: readFileSync(options.tls.cert_file), key: readFileSync(options.tls.key_file) }
+        : undefined,
+      maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+    },
+    app,
+  );
   const { host, port } = splitHostPort(options.listen);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = (server.address() as AddressInfo).port;
+  const bound = (await server.listen(port, host)).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `${options.tls ? 'https' : 'http'}://${shownHost}:${bound}`;
 
@@ -69,8 +64,8 @@ export async function startListener(options: ListenerOptions, handler: http.Requ
     url,
     port: bound,
     get inFlight() {
-      return connections.inFlight;
+      return server.inFlight;
     },
-    close: (graceMs: number) => connections.close(graceMs),
+    close: (graceMs: number) => server.close(graceMs),
   };
 }

@@ -2,20 +2,59 @@
  * The one place where gateway errors become JSON-RPC 2.0 wire bytes. A SwitchyardError carries its HTTP
  * status and JSON-RPC code (errors/catalog.ts); `details` becomes `error.data`; `headers` are added to
  * the HTTP response. Ids are raw JSON bytes exactly as the client sent them (`null` when unknown).
+ * HTTP-level refusals of the listener (wire/errors.ts: malformed request, head too large, body too
+ * large, unsupported Transfer-Encoding, request timeout) become their catalog errors here too.
  */
-import type { ServerResponse } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
+import type { ErrorCode } from '../errors/catalog.js';
+import { WireError, type WireErrorKind } from './wire/errors.js';
+import type { Exchange } from './wire/exchange.js';
 
 const NULL_ID = Buffer.from('null');
+
+const WIRE_CODES: Record<WireErrorKind, ErrorCode> = {
+  malformed: 'HTTP_BAD_REQUEST',
+  'head-too-large': 'HTTP_HEADERS_TOO_LARGE',
+  'body-too-large': 'BODY_TOO_LARGE',
+  'unsupported-encoding': 'HTTP_NOT_IMPLEMENTED',
+  timeout: 'HTTP_REQUEST_TIMEOUT',
+  // Never answered (the client is gone); a 400 if it ever were.
+  aborted: 'HTTP_BAD_REQUEST',
+};
+
+const CLOSE = { connection: 'close' };
+
+/** The BODY_TOO_LARGE error for a `limit` (gateway.max_body_bytes). */
+export function bodyTooLarge(limit: number): SwitchyardError {
+  return new SwitchyardError(
+    'BODY_TOO_LARGE',
+    `The request body is larger than ${limit} bytes (gateway.max_body_bytes); send smaller requests or split the batch.`,
+    { details: { max_body_bytes: limit }, headers: CLOSE },
+  );
+}
 
 /** Any thrown value as a SwitchyardError; unexpected ones become GATEWAY_INTERNAL (details stay in the log). */
 export function asSwitchyardError(err: unknown): SwitchyardError {
   if (isSwitchyardError(err)) return err;
+  if (err instanceof WireError) {
+    // The connection closes after each of these: the rest of the request cannot be read reliably.
+    if (err.kind === 'body-too-large') return bodyTooLarge(err.limit ?? 0);
+    return new SwitchyardError(WIRE_CODES[err.kind], `${err.message} ${ADVICE[err.kind]}`, { headers: CLOSE });
+  }
   return new SwitchyardError('GATEWAY_INTERNAL', 'Internal gateway error; retry, and report it if it persists.', {
     cause: err,
   });
 }
+
+const ADVICE: Record<WireErrorKind, string> = {
+  malformed: 'Send a well-formed HTTP/1.1 request (CRLF line endings, one Content-Length or chunked).',
+  'head-too-large': 'Send at most 16 KiB of request line and headers, in at most 100 header lines.',
+  'body-too-large': '',
+  'unsupported-encoding': 'Send the body with Content-Length or Transfer-Encoding: chunked.',
+  timeout: 'Send the whole request (headers and body) promptly.',
+  aborted: '',
+};
 
 /** `{"jsonrpc":"2.0","id":<raw>,"error":{code,message,data?}}` as bytes. */
 export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID): Buffer {
@@ -32,44 +71,42 @@ export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID): Bu
 }
 
 export function sendBody(
-  res: ServerResponse,
+  ex: Exchange,
   status: number,
   body: Buffer | undefined,
   headers: Readonly<Record<string, string>> = {},
   more?: Readonly<Record<string, string>>,
 ): void {
-  if (res.headersSent || res.destroyed) return;
-  // All headers go to writeHead as one flat list: no per-header setHeader bookkeeping on the hot path.
-  // `more` follows `headers` (callers keep their names apart), so nobody merges objects per request.
+  if (ex.answered) return;
+  // All headers go out as one flat list; `more` follows `headers` (callers keep their names apart),
+  // so nobody merges objects per request. The wire layer adds content-length and connection.
   const flat: Array<string | number> = [];
   for (const name in headers) flat.push(name, headers[name] as string);
   if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
   if (body === undefined || status === 204) {
-    res.writeHead(status, flat);
-    res.end();
+    ex.send(status, flat);
     return;
   }
-  flat.push('content-type', 'application/json', 'content-length', body.length);
-  res.writeHead(status, flat);
-  res.end(body);
+  flat.push('content-type', 'application/json');
+  ex.send(status, flat, body);
 }
 
 export function sendError(
-  res: ServerResponse,
+  ex: Exchange,
   err: SwitchyardError,
   rawId?: Buffer,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendBody(res, err.httpStatus, errorResponse(err, rawId), { ...headers, ...err.headers });
+  sendBody(ex, err.httpStatus, errorResponse(err, rawId), headers, err.headers);
 }
 
 /**
- * Sends a large answer while it arrives: `head` (the client's id already spliced in), then `rest` piped
- * with backpressure. If the origin fails midway the connection is cut (the client sees a truncated
- * answer, never a wrong one); if the client leaves, `rest` is destroyed, which stops the origin request.
+ * Sends a large answer while it arrives: `head` (the client's id already spliced in), then `rest` with
+ * backpressure. If the origin fails midway the connection is cut (the client sees a truncated answer,
+ * never a wrong one); if the client leaves, `rest` is destroyed, which stops the origin request.
  */
 export function sendStream(
-  res: ServerResponse,
+  ex: Exchange,
   status: number,
   head: Buffer,
   rest: Readable,
@@ -77,7 +114,7 @@ export function sendStream(
   headers: Readonly<Record<string, string>> = {},
   more?: Readonly<Record<string, string>>,
 ): void {
-  if (res.headersSent || res.destroyed) {
+  if (ex.answered) {
     rest.destroy();
     return;
   }
@@ -85,10 +122,5 @@ export function sendStream(
   for (const name in headers) flat.push(name, headers[name] as string);
   if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
   flat.push('content-type', 'application/json');
-  if (length !== undefined) flat.push('content-length', length);
-  res.writeHead(status, flat);
-  res.write(head);
-  pipeline(rest, res, () => {
-    // pipeline already destroyed both sides on failure; nothing else to undo.
-  });
+  ex.stream(status, flat, head, rest, length);
 }

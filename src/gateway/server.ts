@@ -6,7 +6,6 @@
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView, PoolDirectory } from '../balancing/model.js';
 import { OutstandingRequests } from '../balancing/outstanding.js';
@@ -17,7 +16,6 @@ import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ApiKeys } from './access.js';
-import { readBody } from './body.js';
 import { FilterAffinity } from './filters.js';
 import { type Forwarder, OriginForwarder } from './forward.js';
 import { RpcHandler } from './handler.js';
@@ -26,6 +24,8 @@ import { GatewayMetrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
 import { asSwitchyardError, sendBody, sendError, sendStream } from './respond.js';
 import { OriginClients } from './upstream.js';
+import type { WireError } from './wire/errors.js';
+import type { Exchange } from './wire/exchange.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -92,76 +92,73 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clients.prune(options.directory.allPools().flatMap((pool) => pool.origins)),
   );
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, match: RegExpExecArray | null): Promise<void> => {
+  const handle = async (ex: Exchange, match: RegExpExecArray | null): Promise<void> => {
     if (!match) {
       throw new SwitchyardError(
         'NOT_FOUND',
-        `No such path ${JSON.stringify(req.url)}; send JSON-RPC to POST /v1/{network}.`,
+        `No such path ${JSON.stringify(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
       );
     }
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
-      sendBody(res, 204, undefined, PREFLIGHT);
+    if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {
+      sendBody(ex, 204, undefined, PREFLIGHT);
       return;
     }
-    if (req.method !== 'POST') {
+    if (ex.method !== 'POST') {
       throw new SwitchyardError(
         'HTTP_METHOD_NOT_ALLOWED',
-        `HTTP ${req.method} is not supported here; send JSON-RPC with POST.`,
+        `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
         {
           headers: { allow: 'POST' },
         },
       );
     }
-    const key = apiKeys?.authenticate(req);
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const key = apiKeys?.authenticate(ex.header('authorization'), ex.target);
+    const type = (ex.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!JSON_TYPES.has(type)) {
       throw new SwitchyardError(
         'UNSUPPORTED_MEDIA_TYPE',
         `Content-Type ${type === '' ? '(none)' : JSON.stringify(type)} is not supported; send Content-Type: application/json.`,
       );
     }
-    const body = await readBody(req, settings.max_body_bytes);
+    // The listener enforces max_body_bytes while reading (a WireError → BODY_TOO_LARGE, 413).
+    const body = await ex.readBody();
     const network = decodeNetwork(match[1] as string);
-    // The client's abort signal is made only when forwarding asks for it: an AbortController per
-    // request is a measurable share of a cache hit's cost, and hits never need one.
-    let aborted: AbortController | undefined;
-    let gone = false;
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      gone = true;
-      aborted?.abort();
-    });
-    const clientSignal = (): AbortSignal => {
-      if (aborted === undefined) {
-        aborted = new AbortController();
-        if (gone) aborted.abort();
-      }
-      return aborted.signal;
-    };
-    const client = key ?? req.socket.remoteAddress ?? 'unknown';
-    const answer = await handler.handle(network, body, client, clientSignal);
+    // The client's abort signal is made only when forwarding asks for it (Exchange.signal is lazy):
+    // an AbortController per request is a measurable share of a cache hit's cost, and hits never need one.
+    const client = key ?? ex.remoteAddress ?? 'unknown';
+    const answer = await handler.handle(network, body, client, () => ex.signal());
     // CORS then the answer's own headers, as two lists: no merged object per request.
     if (answer.rest !== undefined && answer.body !== undefined) {
-      sendStream(res, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
+      sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
     } else {
-      sendBody(res, answer.status, answer.body, CORS, answer.headers);
+      sendBody(ex, answer.status, answer.body, CORS, answer.headers);
     }
   };
 
-  const listener = await startListener({ listen: settings.listen, tls: settings.tls }, (req, res) => {
-    const started = performance.now();
-    // The path is matched once per request; the metric is taken when the answer was sent in full
-    // ('close' follows 'finish'; one plain listener instead of two once-wrapped ones).
-    const match = PATH.exec(req.url ?? '/');
-    res.on('close', () => {
-      if (res.writableFinished) metrics.request(match?.[1] ?? '', res.statusCode, (performance.now() - started) / 1000);
-    });
-    handle(req, res, match).catch((err: unknown) => {
-      const error = asSwitchyardError(err);
-      if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
-      sendError(res, error, undefined, CORS);
-    });
-  });
+  const fail = (ex: Exchange, err: unknown): void => {
+    const error = asSwitchyardError(err);
+    if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
+    sendError(ex, error, undefined, CORS);
+  };
+
+  const listener = await startListener(
+    {
+      listen: settings.listen,
+      tls: settings.tls,
+      maxBodyBytes: settings.max_body_bytes,
+    },
+    {
+      request: (ex) => {
+        // The path is matched once per request; its network labels the request's metric.
+        const match = PATH.exec(ex.target);
+        ex.tag = match?.[1] ?? '';
+        handle(ex, match).catch((err: unknown) => fail(ex, err));
+      },
+      refused: (ex: Exchange, err: WireError) => fail(ex, err),
+      // Taken when the answer was handed to the socket in full.
+      answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+    },
+  );
   logger.info('gateway listening', { url: listener.url });
   return {
     url: listener.url,

@@ -100,7 +100,10 @@ export const INVALID: Record<string, [string, WireError['kind']]> = {
   ],
   teGzip: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n', 'malformed'],
   teChunkedNotLast: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n', 'malformed'],
-  teGzipChunked: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n', 'unsupported-encoding'],
+  teGzipChunked: [
+    'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+    'unsupported-encoding',
+  ],
   teTwice: [
     'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     'unsupported-encoding',
@@ -118,9 +121,18 @@ export const INVALID: Record<string, [string, WireError['kind']]> = {
   badMethod: ['G@T / HTTP/1.1\r\nHost: x\r\n\r\n', 'malformed'],
   chunkSizeNotHex: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 'malformed'],
   chunkSizeBareLf: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n', 'malformed'],
-  chunkSizeNegative: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-3\r\nabc\r\n0\r\n\r\n', 'malformed'],
-  chunkSizeSpaceOnly: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n', 'malformed'],
-  chunkDataNoCrlf: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n', 'malformed'],
+  chunkSizeNegative: [
+    'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-3\r\nabc\r\n0\r\n\r\n',
+    'malformed',
+  ],
+  chunkSizeSpaceOnly: [
+    'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n',
+    'malformed',
+  ],
+  chunkDataNoCrlf: [
+    'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n',
+    'malformed',
+  ],
   chunkSizeHuge: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1000000000\r\n', 'malformed'],
   trailerBareLf: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\n\r\n', 'malformed'],
   trailerFold: ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n 2\r\n\r\n', 'malformed'],
