@@ -1,0 +1,35 @@
+/**
+ * Errors of the origin HTTP client. Socket failures keep Node's own codes (ECONNREFUSED, ECONNRESET,
+ * TLS verification codes, …); the client's own failures carry these codes, which forward.ts classifies:
+ *   - ORIGIN_CONNECT_TIMEOUT: no TCP (and TLS) connection within the connect timeout; no byte was sent.
+ *   - ORIGIN_CONNECT_FAILED: the socket closed, without an error of its own, before it was connected.
+ *   - ORIGIN_HEADERS_TIMEOUT / ORIGIN_BODY_TIMEOUT: the request was sent, then no answer head, or no
+ *     body bytes for a while (`timeoutMs` of the exchange).
+ *   - ORIGIN_MALFORMED_RESPONSE: the answer broke HTTP/1.1 framing or the parser's limits (parser.ts).
+ *   - ORIGIN_CLOSED: the origin closed the connection before the answer was complete.
+ *   - ORIGIN_POOL_CLOSED: the client was closed (shutdown, or the origin left the configuration).
+ */
+export type OriginHttpErrorCode =
+  | 'ORIGIN_CONNECT_TIMEOUT'
+  | 'ORIGIN_CONNECT_FAILED'
+  | 'ORIGIN_HEADERS_TIMEOUT'
+  | 'ORIGIN_BODY_TIMEOUT'
+  | 'ORIGIN_MALFORMED_RESPONSE'
+  | 'ORIGIN_CLOSED'
+  | 'ORIGIN_POOL_CLOSED';
+
+export class OriginHttpError extends Error {
+  override readonly name = 'OriginHttpError';
+
+  constructor(
+    readonly code: OriginHttpErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A malformed answer (the connection it came on is destroyed, never reused). */
+export function malformed(what: string): OriginHttpError {
+  return new OriginHttpError('ORIGIN_MALFORMED_RESPONSE', `malformed HTTP answer: ${what}`);
+}
