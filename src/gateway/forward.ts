@@ -153,7 +153,8 @@ const NEVER_CONNECTED = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'ORIGIN_CONNECT_TIMEOUT',
+  'ORIGIN_CONNECT_FAILED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -502,9 +503,10 @@ function classify(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFa
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
     return new AttemptFailure('connect', `cannot connect (${code})`);
-  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (timedOut || code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {
     return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
   }
+  if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');
   if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
   return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
 }

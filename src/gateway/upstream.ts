@@ -1,30 +1,39 @@
 /**
- * HTTP clients for origins: one undici Pool per origin (scheme://host:port), keeping up to
- * `gateway.connections_per_origin` keep-alive sockets (idle sockets close after 30 s). An origin's
+ * HTTP clients for origins: one connection pool per origin (scheme://host:port) of the project's own
+ * HTTP/1.1 client (origin-http/), keeping up to `gateway.connections_per_origin` keep-alive sockets
+ * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). An origin's
  * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
  * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
  */
-import { Readable } from 'node:stream';
-import { type Dispatcher, Pool } from 'undici';
+import { isIP } from 'node:net';
 import type { Origin } from '../balancing/model.js';
 import { originUrl } from '../balancing/origin-url.js';
+import { type Exchange, OriginExchange } from './origin-http/exchange.js';
+import { OriginPool } from './origin-http/pool.js';
+import { requestBytes, requestHead } from './origin-http/request-head.js';
+
+export type { Exchange, OriginResponse } from './origin-http/exchange.js';
 
 export interface OriginTarget {
-  readonly pool: Pool;
-  /** Path and query to POST to. */
-  readonly path: string;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly pool: OriginPool;
+  /** The request head for this origin address, up to `content-length: ` (request-head.ts). */
+  readonly head: Buffer;
 }
 
 export interface OriginClientsOptions {
   connectionsPerOrigin: number;
-  /** Connect timeout (ms). */
+  /** Connect timeout (ms), TLS handshake included. */
   connectTimeoutMs: number;
+  /**
+   * Extra CA certificates to trust for https origins, besides Node's defaults. For tests against a
+   * self-signed origin only: the configuration does not expose it.
+   */
+  ca?: string | Buffer;
 }
 
 export class OriginClients {
   readonly #options: OriginClientsOptions;
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, OriginPool>();
   readonly #targets = new Map<string, { target: OriginTarget; origin: Origin }>();
 
   constructor(options: OriginClientsOptions) {
@@ -36,24 +45,27 @@ export class OriginClients {
     const cached = this.#targets.get(origin.address);
     if (cached !== undefined && cached.origin.header === origin.header) return cached.target;
     const url = originUrl(origin.address);
+    const head = requestHead(url, origin.header);
     const key = `${url.protocol}//${url.host}`;
     let pool = this.#pools.get(key);
     if (pool === undefined) {
-      pool = new Pool(key, {
-        connections: this.#options.connectionsPerOrigin,
-        keepAliveTimeout: 30_000,
-        connect: { timeout: this.#options.connectTimeoutMs },
-      });
+      const tls = url.protocol === 'https:';
+      // URL keeps IPv6 literals in brackets; sockets and SNI want them bare (and SNI never an IP).
+      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      pool = new OriginPool(
+        {
+          tls,
+          host,
+          port: url.port === '' ? (tls ? 443 : 80) : Number(url.port),
+          servername: isIP(host) === 0 ? host : undefined,
+          ca: this.#options.ca,
+          session: undefined,
+        },
+        { connections: this.#options.connectionsPerOrigin, connectTimeoutMs: this.#options.connectTimeoutMs },
+      );
       this.#pools.set(key, pool);
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    for (const [name, values] of Object.entries(origin.header)) headers[name.toLowerCase()] = values.join(', ');
-    if (url.username !== '' || url.password !== '') {
-      const user = decodeURIComponent(url.username);
-      const password = decodeURIComponent(url.password);
-      headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-    }
-    const target: OriginTarget = { pool, path: `${url.pathname}${url.search}`, headers };
+    const target: OriginTarget = { pool, head };
     this.#targets.set(origin.address, { target, origin });
     return target;
   }
@@ -75,7 +87,7 @@ export class OriginClients {
     for (const [key, pool] of this.#pools) {
       if (!keep.has(key)) {
         this.#pools.delete(key);
-        void pool.close().catch(() => undefined);
+        pool.close();
       }
     }
   }
@@ -84,129 +96,42 @@ export class OriginClients {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     this.#targets.clear();
-    await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
+    for (const pool of pools) pool.destroy();
   }
 }
 
-export interface OriginResponse {
-  readonly status: number;
-  /** The whole body; or, when `rest` is set, the bytes received before the answer started streaming. */
-  readonly body: Buffer;
-  /** The rest of a large 2xx body, still arriving (see `streamAfter`). Reading it drives the origin. */
-  readonly rest?: Readable;
-  /** Content-Length the origin announced, when it did. */
-  readonly length?: number;
-}
-
-/** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
-const STREAM_HIGH_WATER = 256 * 1024;
-
-/** An exchange in flight: its answer, and a way to stop it (rejects `response` with `reason`). */
-export interface Exchange {
-  readonly response: Promise<OriginResponse>;
-  abort(reason: Error): void;
+export interface ExchangeOptions {
+  /**
+   * The request may be sent a second time: when it was written on a reused keep-alive socket that
+   * closed before any byte of the answer (the origin dropped the idle connection as it was sent), it
+   * is replayed once on a fresh connection. Only for reads: a write must never be sent twice.
+   */
+  readonly replayable?: boolean;
 }
 
 /**
- * POSTs `body` to the target and collects the answer. Uses undici's dispatch API directly: the
- * request() API wraps every answer in a Readable stream, which costs more per request than the bytes
- * themselves for typical JSON-RPC answers; and it is stopped through `abort` rather than an AbortSignal,
- * because a signal per attempt (plus its listeners) is a measurable share of a forwarded request.
- * `response` rejects with undici's own errors (their codes kept) or with the reason given to `abort`;
- * `timeoutMs` bounds the wait for headers and between body chunks.
+ * POSTs `body` to the target and collects the answer (origin-http/exchange.ts). `response` rejects
+ * with Node's socket errors (their codes kept), the client's own (origin-http/errors.ts), or the reason
+ * given to `abort`; `timeoutMs` bounds the wait for the answer's head and between body chunks.
  *
  * With `streamAfter`, a 2xx body that grows past that many bytes resolves early: `body` holds what
  * arrived so far and `rest` streams the remainder, so a large answer never sits whole in memory. The
  * stream pauses the origin while its reader lags, errors if the origin fails midway, and destroying it
  * aborts the request; `abort` no longer applies once the answer streams.
  */
-export function exchange(target: OriginTarget, body: Buffer, timeoutMs: number, streamAfter?: number): Exchange {
-  let settled = false;
-  let controller: Dispatcher.DispatchController | undefined;
-  let status = 0;
-  let length: number | undefined;
-  let size = 0;
-  let chunks: Buffer[] = [];
-  let rest: Readable | undefined;
-  let ended = false;
-  let abortReason: Error | undefined;
-  let resolve!: (value: OriginResponse) => void;
-  let reject!: (err: Error) => void;
-  const response = new Promise<OriginResponse>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  const finish = (err: Error | undefined): void => {
-    if (settled) return;
-    settled = true;
-    if (err !== undefined) reject(err);
-    else resolve({ status, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size), length });
-  };
-  const startStreaming = (c: Dispatcher.DispatchController): void => {
-    const head = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-    chunks = [];
-    const stream = new Readable({
-      highWaterMark: STREAM_HIGH_WATER,
-      read: () => c.resume(),
-      destroy: (err, callback) => {
-        // Destroyed before the origin finished (the client left, or a pipe failed): stop the origin.
-        if (!ended && !c.aborted) c.abort(err ?? new Error('the client stopped reading'));
-        callback(err);
-      },
-    });
-    rest = stream;
-    settled = true;
-    resolve({ status, body: head, rest: stream, length });
-  };
-  target.pool.dispatch(
-    {
-      method: 'POST',
-      path: target.path,
-      headers: target.headers,
-      body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    },
-    {
-      onRequestStart(c) {
-        controller = c;
-        // Aborted while it waited for a connection: never send it.
-        if (abortReason !== undefined) c.abort(abortReason);
-      },
-      onResponseStart(_c, statusCode, headers) {
-        status = statusCode;
-        const announced = Number(headers['content-length']);
-        if (Number.isSafeInteger(announced) && announced >= 0) length = announced;
-      },
-      onResponseData(c, chunk) {
-        if (rest !== undefined) {
-          if (!rest.push(chunk)) c.pause();
-          return;
-        }
-        if (settled) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (streamAfter !== undefined && size > streamAfter && status >= 200 && status < 300) startStreaming(c);
-      },
-      onResponseEnd() {
-        ended = true;
-        if (rest !== undefined) rest.push(null);
-        else finish(undefined);
-      },
-      onResponseError(_c, err) {
-        ended = true;
-        if (rest !== undefined) rest.destroy(err);
-        else finish(err);
-      },
-    },
+export function exchange(
+  target: OriginTarget,
+  body: Buffer,
+  timeoutMs: number,
+  streamAfter?: number,
+  options?: ExchangeOptions,
+): Exchange {
+  const pending = new OriginExchange(
+    requestBytes(target.head, body),
+    timeoutMs,
+    streamAfter,
+    options?.replayable === true,
   );
-  return {
-    response,
-    abort(reason) {
-      if (settled) return;
-      abortReason = reason;
-      controller?.abort(reason);
-      finish(reason);
-    },
-  };
+  target.pool.dispatch(pending);
+  return pending;
 }
