@@ -23,7 +23,7 @@ import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
-import type { BatchOutcome, Forwarder, UpstreamReply } from './forward.js';
+import type { BatchOutcome, Forwarder, UpstreamReply, UpstreamRequest } from './forward.js';
 import { NetworkLifecycle } from './lifecycle.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -104,12 +104,16 @@ export class RpcHandler {
     }
   }
 
-  async handle(
+  /**
+   * The HTTP answer for one body. Returned directly when it needed no I/O (an error, a cache hit), else
+   * as a promise: a cache hit then costs no promise or microtask per layer. Never rejects or throws.
+   */
+  handle(
     network: string,
     body: Buffer,
     client: string,
     signal?: AbortSignal | (() => AbortSignal),
-  ): Promise<HttpAnswer> {
+  ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
     try {
@@ -137,41 +141,71 @@ export class RpcHandler {
       if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
       const context: CallContext = { network, route, signal: typeof signal === 'function' ? signal : () => signal };
-      if (!parsed.batch) return await this.#single(parsed.element, context, headers);
-      return await this.#batch(parsed.elements, context, headers);
+      if (!parsed.batch) return this.#single(parsed.element, context, headers);
+      const answerHeaders = headers;
+      return this.#batch(parsed.elements, context, headers).catch((err: unknown) =>
+        this.#failed(err, answerHeaders, undefined),
+      );
     } catch (err) {
-      const error = asSwitchyardError(err);
-      if (error.code === 'GATEWAY_INTERNAL') this.#options.logger.error('gateway request failed', { err });
-      return {
-        status: error.httpStatus,
-        body: errorResponse(error, wholeId),
-        headers: { ...headers, ...error.headers },
-      };
+      return this.#failed(err, headers, wholeId);
     }
   }
 
-  async #single(
+  /** The whole request's error answer. */
+  #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
+    const error = asSwitchyardError(err);
+    if (error.code === 'GATEWAY_INTERNAL') this.#options.logger.error('gateway request failed', { err });
+    return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
+  }
+
+  /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
+  #single(
     element: Element,
     context: CallContext,
     headers: Readonly<Record<string, string>>,
-  ): Promise<HttpAnswer> {
+  ): HttpAnswer | Promise<HttpAnswer> {
     if (!element.ok)
       return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
     const call = element.call;
+    const forwarder = this.#options.forwarder;
+    if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
     try {
-      const answer = await this.#call(call, context, true);
+      const refusal = this.#refusal(call, context);
+      if (refusal !== undefined) throw refusal;
+      const request = this.#request(call, context, true);
+      const reply = forwarder.cached(request);
+      if (reply !== undefined) return { status: 200, headers, body: splice(reply, call) };
+      return this.#forwardSingle(call, context, headers, request);
+    } catch (err) {
+      return this.#callFailed(call, err, headers);
+    }
+  }
+
+  async #forwardSingle(
+    call: RpcCall,
+    context: CallContext,
+    headers: Readonly<Record<string, string>>,
+    checked?: UpstreamRequest,
+  ): Promise<HttpAnswer> {
+    try {
+      const answer = await this.#call(call, context, true, checked);
       if (answer === undefined) return { status: 204, body: undefined, headers };
       if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
       return { status: 200, headers, ...answer };
     } catch (err) {
-      const error = asSwitchyardError(err);
-      if (call.id === undefined) return { status: 204, body: undefined, headers };
-      return {
-        status: error.httpStatus,
-        body: errorResponse(error, call.idBytes),
-        headers: { ...headers, ...error.headers },
-      };
+      return this.#callFailed(call, err, headers);
     }
+  }
+
+  /** A single call's error answer (204 for a notification: nobody may be answered). */
+  #callFailed(call: RpcCall, err: unknown, headers: Readonly<Record<string, string>>): HttpAnswer {
+    if (call.id === undefined) return { status: 204, body: undefined, headers };
+    const error = asSwitchyardError(err);
+    return {
+      status: error.httpStatus,
+      body: errorResponse(error, call.idBytes),
+      headers: { ...headers, ...error.headers },
+    };
   }
 
   async #batch(
@@ -272,13 +306,37 @@ export class RpcHandler {
     });
   }
 
+  /** Why the network refuses this call (method policy, then params), if it does. */
+  #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
+    return context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+  }
+
+  /** The forwarder's request for a call; the client's abort signal is made only if a forwarder reads it. */
+  #request(call: RpcCall, context: CallContext, stream: boolean): UpstreamRequest {
+    const lazySignal = context.signal;
+    return {
+      network: context.network,
+      pools: context.route.pools,
+      call,
+      stream,
+      get signal() {
+        return lazySignal();
+      },
+    };
+  }
+
   /**
-   * One call: policy, params, forward. Returns the client's answer bytes (for a single request a large
-   * answer may come as its first bytes plus a stream of the rest), or undefined for a notification.
-   * Throws a SwitchyardError for the call's error answer.
+   * One call: policy, params, forward (`checked`: the request of a call already checked). Returns the
+   * client's answer bytes (for a single request a large answer may come as its first bytes plus a
+   * stream of the rest), or undefined for a notification. Throws a SwitchyardError for the call's error.
    */
-  async #call(call: RpcCall, context: CallContext, stream: boolean): Promise<CallAnswer | undefined> {
-    const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+  async #call(
+    call: RpcCall,
+    context: CallContext,
+    stream: boolean,
+    checked?: UpstreamRequest,
+  ): Promise<CallAnswer | undefined> {
+    const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
     if (refusal !== undefined) {
       if (call.id === undefined) {
         this.#options.logger.debug('notification dropped', {
@@ -291,16 +349,7 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      const lazySignal = context.signal;
-      const reply = await this.#options.forwarder.forward({
-        network: context.network,
-        pools: context.route.pools,
-        call,
-        stream,
-        get signal() {
-          return lazySignal();
-        },
-      });
+      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
       if (call.id === undefined || reply.id === undefined) {
         reply.rest?.destroy();
         return undefined;

@@ -18,7 +18,7 @@ import type { MetricsRegistry } from '../metrics.js';
 import { ApiKeys } from './access.js';
 import { FilterAffinity } from './filters.js';
 import { type Forwarder, OriginForwarder } from './forward.js';
-import { RpcHandler } from './handler.js';
+import { type HttpAnswer, RpcHandler } from './handler.js';
 import { startListener } from './listener.js';
 import { GatewayMetrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
@@ -92,7 +92,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clients.prune(options.directory.allPools().flatMap((pool) => pool.origins)),
   );
 
-  const handle = async (ex: Exchange, match: RegExpExecArray | null): Promise<void> => {
+  // Synchronous until something must wait (the body still arriving, an origin): a request whose body
+  // is in and whose answer is cached is answered without a promise or microtask on the way.
+  const handle = (ex: Exchange, match: RegExpExecArray | null): Promise<void> | undefined => {
     if (!match) {
       throw new SwitchyardError(
         'NOT_FOUND',
@@ -101,7 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {
       sendBody(ex, 204, undefined, PREFLIGHT);
-      return;
+      return undefined;
     }
     if (ex.method !== 'POST') {
       throw new SwitchyardError(
@@ -121,12 +123,28 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       );
     }
     // The listener enforces max_body_bytes while reading (a WireError → BODY_TOO_LARGE, 413).
-    const body = await ex.readBody();
+    const body = ex.bodyIfComplete();
+    if (body === undefined) return ex.readBody().then((late) => respond(ex, match, late, key));
+    return respond(ex, match, body, key);
+  };
+
+  const respond = (
+    ex: Exchange,
+    match: RegExpExecArray,
+    body: Buffer,
+    key: string | undefined,
+  ): Promise<void> | undefined => {
     const network = decodeNetwork(match[1] as string);
     // The client's abort signal is made only when forwarding asks for it (Exchange.signal is lazy):
     // an AbortController per request is a measurable share of a cache hit's cost, and hits never need one.
     const client = key ?? ex.remoteAddress ?? 'unknown';
-    const answer = await handler.handle(network, body, client, () => ex.signal());
+    const answer = handler.handle(network, body, client, () => ex.signal());
+    if (answer instanceof Promise) return answer.then((late) => send(ex, late));
+    send(ex, answer);
+    return undefined;
+  };
+
+  const send = (ex: Exchange, answer: HttpAnswer): void => {
     // CORS then the answer's own headers, as two lists: no merged object per request.
     if (answer.rest !== undefined && answer.body !== undefined) {
       sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
@@ -152,7 +170,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         // The path is matched once per request; its network labels the request's metric.
         const match = PATH.exec(ex.target);
         ex.tag = match?.[1] ?? '';
-        handle(ex, match).catch((err: unknown) => fail(ex, err));
+        try {
+          handle(ex, match)?.catch((err: unknown) => fail(ex, err));
+        } catch (err) {
+          fail(ex, err);
+        }
       },
       refused: (ex: Exchange, err: WireError) => fail(ex, err),
       // Taken when the answer was handed to the socket in full.
@@ -172,6 +194,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
 /** The network segment of the path, percent-decoded; a malformed escape is kept as written (then unknown). */
 function decodeNetwork(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -58,6 +58,15 @@ export class CachingForwarder implements Forwarder {
     });
   }
 
+  cached(request: UpstreamRequest): UpstreamReply | undefined {
+    const { call } = request;
+    if (call.id === undefined) return undefined;
+    const plan = this.cache.plan(request.network, call.method, call.params);
+    if (plan === undefined) return undefined;
+    this.#inner.assertRoutable?.(request.network, request.pools);
+    return this.cache.lookup(plan);
+  }
+
   forward(request: UpstreamRequest): Promise<UpstreamReply> {
     const { call } = request;
     if (call.id === undefined) return this.#inner.forward(request);

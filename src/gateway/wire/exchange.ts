@@ -101,6 +101,11 @@ export class Exchange {
     return undefined;
   }
 
+  /** The whole body if it has fully arrived (the usual case for small requests), else undefined. */
+  bodyIfComplete(): Buffer | undefined {
+    return this.#bodyState === BODY_DONE ? this.#body() : undefined;
+  }
+
   /** The whole body; rejects with a WireError (too large, malformed framing, timeout, client gone). */
   readBody(): Promise<Buffer> {
     if (this.#bodyState === BODY_DONE) return Promise.resolve(this.#body());
