@@ -101,6 +101,8 @@ function parseFieldLine(line: string): FieldLine {
 
 /** True when the comma-separated `list` holds `token` (case-insensitive). */
 function listHas(list: string, token: string): boolean {
+  // The usual case, one value (`keep-alive`, `close`), without splitting.
+  if (list.length === token.length) return list.toLowerCase() === token;
   for (const item of list.split(',')) if (item.trim().toLowerCase() === token) return true;
   return false;
 }
