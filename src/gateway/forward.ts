@@ -205,6 +205,7 @@ export class OriginForwarder implements Forwarder {
           call.id === undefined ? undefined : idText,
           request.signal,
           request.stream === true,
+          !write,
         );
         this.#deps.metrics?.attempt(request.network, 'ok');
         this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
@@ -317,7 +318,8 @@ export class OriginForwarder implements Forwarder {
   async #whole(candidate: Candidate, wire: Buffer, clientSignal: AbortSignal | undefined): Promise<OriginResponse> {
     const { requestTimeoutMs, outstanding } = this.#deps;
     const target = this.#target(candidate);
-    const pending = exchange(target, wire, requestTimeoutMs);
+    // Upstream batches hold only reads (the handler sends writes call by call): replayable.
+    const pending = exchange(target, wire, requestTimeoutMs, undefined, { replayable: true });
     let timedOut = false;
     const timeout = setTimeout(() => {
       timedOut = true;
@@ -396,14 +398,18 @@ export class OriginForwarder implements Forwarder {
     idText: string | undefined,
     clientSignal: AbortSignal | undefined,
     stream: boolean,
+    replayable: boolean,
   ): Promise<UpstreamReply> {
     const { requestTimeoutMs, outstanding } = this.#deps;
     const target = this.#target(candidate);
+    // A read may be sent once more on a fresh connection if the reused socket it went out on closed
+    // before any byte of the answer (upstream.ts); a write never is: it may have arrived.
     const pending = exchange(
       target,
       wire,
       requestTimeoutMs,
       stream && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
+      { replayable },
     );
     // The timer or the client going away stops the attempt (while a late id is being collected from a
     // stream, they stop that stream instead).
