@@ -31,6 +31,7 @@ import type { OutstandingRequests } from '../balancing/outstanding.js';
 import type { Candidate, Router } from '../balancing/router.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import type { ClientSignal } from './client-signal.js';
 import type { FilterAffinity } from './filters.js';
 import { batchWire, matchBatch } from './forward-batch.js';
 import { scanJson, scanObjectHead } from './json-scan.js';
@@ -45,7 +46,7 @@ export interface UpstreamRequest {
   readonly pools: readonly string[];
   readonly call: RpcCall;
   /** Aborts the attempts (the client went away). */
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: ClientSignal | undefined;
   /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
   readonly stream?: boolean;
 }
@@ -72,7 +73,7 @@ export interface BatchRequest {
   readonly network: string;
   readonly pools: readonly string[];
   readonly calls: readonly RpcCall[];
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: ClientSignal | undefined;
 }
 
 /**
@@ -315,7 +316,7 @@ export class OriginForwarder implements Forwarder {
   }
 
   /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
-  async #whole(candidate: Candidate, wire: Buffer, clientSignal: AbortSignal | undefined): Promise<OriginResponse> {
+  async #whole(candidate: Candidate, wire: Buffer, clientSignal: ClientSignal | undefined): Promise<OriginResponse> {
     const { requestTimeoutMs, outstanding } = this.#deps;
     const target = this.#target(candidate);
     // Upstream batches hold only reads (the handler sends writes call by call): replayable.
@@ -396,7 +397,7 @@ export class OriginForwarder implements Forwarder {
     candidate: Candidate,
     wire: Buffer,
     idText: string | undefined,
-    clientSignal: AbortSignal | undefined,
+    clientSignal: ClientSignal | undefined,
     stream: boolean,
     replayable: boolean,
   ): Promise<UpstreamReply> {
@@ -493,7 +494,7 @@ async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
 }
 
 /** Why the client's signal aborted, as an Error named AbortError (classify() reads the name). */
-function abortReason(signal: AbortSignal | undefined): Error {
+function abortReason(signal: ClientSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : new DOMException('The client went away', 'AbortError');
 }

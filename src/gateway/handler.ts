@@ -23,6 +23,7 @@ import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import type { ClientSignal } from './client-signal.js';
 import type { BatchOutcome, Forwarder, UpstreamReply, UpstreamRequest } from './forward.js';
 import { NetworkLifecycle } from './lifecycle.js';
 import { STANDARD_METHODS } from './methods.js';
@@ -74,7 +75,7 @@ interface CallContext {
   network: string;
   route: NetworkRoute;
   /** The client's abort signal, created only when something asks for it (cache hits never do). */
-  signal: () => AbortSignal | undefined;
+  signal: () => ClientSignal | undefined;
 }
 
 /** Filter calls follow their filter's origin (filters.ts), so they never join an upstream batch. */
@@ -112,7 +113,7 @@ export class RpcHandler {
     network: string,
     body: Buffer,
     client: string,
-    signal?: AbortSignal | (() => AbortSignal),
+    signal?: ClientSignal | (() => ClientSignal),
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
@@ -215,7 +216,7 @@ export class RpcHandler {
   ): Promise<HttpAnswer> {
     // Each forwarded call of the batch listens to the client's signal (up to gateway.max_batch): no leak.
     const signal = context.signal();
-    if (signal !== undefined && elements.length > 10) setMaxListeners(elements.length, signal);
+    if (signal instanceof EventTarget && elements.length > 10) setMaxListeners(elements.length, signal);
     // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const grouped = this.#upstreamBatch(elements, context, signal);
@@ -283,7 +284,7 @@ export class RpcHandler {
   #upstreamBatch(
     elements: readonly Element[],
     context: CallContext,
-    signal: AbortSignal | undefined,
+    signal: ClientSignal | undefined,
   ): Promise<BatchOutcome[]> | undefined {
     const forwardBatch = this.#options.forwarder.forwardBatch;
     if (forwardBatch === undefined) return undefined;

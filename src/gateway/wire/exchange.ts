@@ -5,9 +5,11 @@
  * answer back until every earlier request on the connection was answered.
  *
  * State per request is kept small: the body pieces, one pending body promise when the application
- * waits for the body, and an AbortController only when `signal()` is called (a cache hit never asks).
+ * waits for the body, and a ClientGone signal only when `signal()` is called (a cache hit never asks).
  */
+
 import type { Readable } from 'node:stream';
+import { ClientGone } from '../client-signal.js';
 import { WireError } from './errors.js';
 import type { HeaderList } from './head.js';
 import type { RequestHead } from './parser.js';
@@ -79,7 +81,7 @@ export class Exchange {
   #resolve: ((body: Buffer) => void) | undefined;
   #reject: ((err: WireError) => void) | undefined;
   #gone = false;
-  #abort: AbortController | undefined;
+  #abort: ClientGone | undefined;
 
   constructor(owner: ExchangeOwner, head: RequestHead | undefined, remoteAddress: string | undefined) {
     this.#owner = owner;
@@ -124,12 +126,12 @@ export class Exchange {
   }
 
   /** Aborted when the client goes away before the answer is sent; made on first use. */
-  signal(): AbortSignal {
+  signal(): ClientGone {
     if (this.#abort === undefined) {
-      this.#abort = new AbortController();
+      this.#abort = new ClientGone();
       if (this.#gone) this.#abort.abort();
     }
-    return this.#abort.signal;
+    return this.#abort;
   }
 
   /** Answers with a whole body (none for 204); `headers` is a flat name, value, … list. */

@@ -1,0 +1,43 @@
+/**
+ * The waiting client as forwarding sees it: whether it went away, and 'abort' listeners — the part of
+ * AbortSignal that forward.ts uses, so an AbortSignal still satisfies it (tests, embedders).
+ *
+ * The gateway's own `ClientGone` is a plain object with a listener list. An AbortController per
+ * forwarded request (an EventTarget, plus add/removeEventListener per origin attempt) measured 6–8 µs
+ * of CPU per request on the bench machine: about a fifth of a bare forward's whole cost.
+ */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Fires its listeners once, when the client leaves (`abort`); listeners added after that never run. */
+export class ClientGone implements ClientSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: Array<() => void> | undefined;
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    if (this.#listeners === undefined) this.#listeners = [listener];
+    else this.#listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    const index = listeners.indexOf(listener);
+    if (index >= 0) listeners.splice(index, 1);
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+}
