@@ -19,7 +19,8 @@ export class ClientGone implements ClientSignal {
   reason: unknown = undefined;
   #listeners: Array<() => void> | undefined;
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  /** Listeners run at most once either way (`once` needs no bookkeeping here). */
+  addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (this.aborted) return;
     if (this.#listeners === undefined) this.#listeners = [listener];
     else this.#listeners.push(listener);
