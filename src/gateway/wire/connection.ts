@@ -398,8 +398,17 @@ export class Connection implements ParserSink, ExchangeOwner {
     }
   }
 
-  /** The client finished sending (half-close): answer what is complete, then close. */
+  /**
+   * The client closed its side. With calls still being worked on, it is gone (as nginx and node:http
+   * read it): the connection is destroyed, so those calls' signals fire and their origin requests stop
+   * instead of holding an origin for an answer nobody reads. Otherwise (nothing in flight, or only a
+   * request cut off mid-way, which gets its 400) the answers are finished, then the connection closes.
+   */
   #ended(): void {
+    if (this.#queue.some((exchange) => !exchange.answered && exchange !== this.#current)) {
+      this.#socket.destroy();
+      return;
+    }
     this.#closing = true;
     const partial = !this.#parser.idle;
     this.#parser.stop();
