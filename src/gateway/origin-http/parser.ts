@@ -74,29 +74,47 @@ function isTextChar(c: number): boolean {
   return c === HTAB || (c >= SP && c !== 0x7f);
 }
 
-interface FieldLine {
-  name: string;
-  value: string;
-}
+/**
+ * Where the value of the header line `scanField` just checked starts and ends. Module variables, not a
+ * returned object: a head is parsed per forwarded call, and strings are made only for the few header
+ * names the client reads.
+ */
+let valueStart = 0;
+let valueEnd = 0;
 
-/** One `name: value` line (without its CRLF), validated; the name lower-cased, the value trimmed. */
-function parseFieldLine(line: string): FieldLine {
-  const first = line.charCodeAt(0);
+/**
+ * Checks the header line `text[from, to)` (without its CRLF): a token name, a colon, a value of text
+ * characters. Returns the colon's offset; the trimmed value's span is left in valueStart/valueEnd.
+ */
+function scanField(text: string, from: number, to: number): number {
+  const first = text.charCodeAt(from);
   if (first === SP || first === HTAB) throw malformed('obsolete line folding in a header');
-  const colon = line.indexOf(':');
-  if (colon <= 0) throw malformed('a header line without a name and colon');
-  for (let i = 0; i < colon; i += 1) {
-    const c = line.charCodeAt(i);
+  const colon = text.indexOf(':', from);
+  if (colon <= from || colon >= to) throw malformed('a header line without a name and colon');
+  for (let i = from; i < colon; i += 1) {
+    const c = text.charCodeAt(i);
     if (c >= 128 || TOKEN[c] !== 1) throw malformed('a header name that is not a token');
   }
   let start = colon + 1;
-  let end = line.length;
-  while (start < end && (line.charCodeAt(start) === SP || line.charCodeAt(start) === HTAB)) start += 1;
-  while (end > start && (line.charCodeAt(end - 1) === SP || line.charCodeAt(end - 1) === HTAB)) end -= 1;
+  let end = to;
+  while (start < end && (text.charCodeAt(start) === SP || text.charCodeAt(start) === HTAB)) start += 1;
+  while (end > start && (text.charCodeAt(end - 1) === SP || text.charCodeAt(end - 1) === HTAB)) end -= 1;
   for (let i = start; i < end; i += 1) {
-    if (!isTextChar(line.charCodeAt(i))) throw malformed('a control character in a header value');
+    if (!isTextChar(text.charCodeAt(i))) throw malformed('a control character in a header value');
   }
-  return { name: line.slice(0, colon).toLowerCase(), value: line.slice(start, end) };
+  valueStart = start;
+  valueEnd = end;
+  return colon;
+}
+
+/**
+ * Whether the token at `text[from, from + name.length)` is `name` (lower-case letters and '-'),
+ * ignoring case. OR-ing 0x20 lower-cases a letter and leaves '-' as it is; no other token character
+ * maps onto a lower-case letter or '-'.
+ */
+function nameIs(text: string, from: number, name: string): boolean {
+  for (let i = 0; i < name.length; i += 1) if ((text.charCodeAt(from + i) | 0x20) !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 /** True when the comma-separated `list` holds `token` (case-insensitive). */
@@ -263,22 +281,25 @@ export class ResponseParser {
     let lines = 0;
     let at = statusEnd;
     while (at < head.length) {
-      const next = head.indexOf('\r\n', at + 2);
+      const from = at + 2;
+      const next = head.indexOf('\r\n', from);
       const stop = next < 0 ? head.length : next;
       lines += 1;
       if (lines > MAX_HEADER_LINES) throw malformed(`more than ${MAX_HEADER_LINES} header lines`);
-      const { name, value } = parseFieldLine(head.slice(at + 2, stop));
+      const nameLength = scanField(head, from, stop) - from;
       at = stop;
-      if (name.length === 14 && name === 'content-length') {
-        const announced = parseLength(value);
+      if (nameLength === 14 && nameIs(head, from, 'content-length')) {
+        const announced = parseLength(head.slice(valueStart, valueEnd));
         if (length !== undefined && length !== announced) throw malformed('two different Content-Length values');
         length = announced;
-      } else if (name.length === 17 && name === 'transfer-encoding') {
+      } else if (nameLength === 17 && nameIs(head, from, 'transfer-encoding')) {
+        const value = head.slice(valueStart, valueEnd);
         transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
-      } else if (name.length === 10 && name === 'connection') {
+      } else if (nameLength === 10 && nameIs(head, from, 'connection')) {
+        const value = head.slice(valueStart, valueEnd);
         connection = connection === '' ? value : `${connection}, ${value}`;
-      } else if (name.length === 10 && name === 'keep-alive') {
-        keepAlive = value;
+      } else if (nameLength === 10 && nameIs(head, from, 'keep-alive')) {
+        keepAlive = head.slice(valueStart, valueEnd);
       }
     }
     if (status < 200) {
@@ -369,7 +390,7 @@ export class ResponseParser {
         if (line === '') return true;
         this.#trailerLines += 1;
         if (this.#trailerLines > MAX_HEADER_LINES) throw malformed(`more than ${MAX_HEADER_LINES} trailer lines`);
-        parseFieldLine(line);
+        scanField(line, 0, line.length);
         this.#state = TRAILER;
         return false;
       }

@@ -341,8 +341,11 @@ export class RequestParser {
         j += 1;
       }
       if (j === start || j === end) return this.#malformedHead('A header line has no name or no colon.');
-      let name = buf.toString('latin1', start, j);
-      if (upper) name = name.toLowerCase();
+      let name = knownName(buf, start, j);
+      if (name === undefined) {
+        name = buf.toString('latin1', start, j);
+        if (upper) name = name.toLowerCase();
+      }
       let valueStart = j + 1;
       while (valueStart < end && (buf[valueStart] === SP || buf[valueStart] === HTAB)) valueStart += 1;
       let valueEnd = end;
@@ -533,6 +536,35 @@ export class RequestParser {
 }
 
 /** 1–15 ASCII digits → the number; anything else → -1. */
+/** Header names most requests carry, as constants: matched without making (and hashing) a string. */
+const KNOWN_NAMES: ReadonlyArray<{ name: string; bytes: Uint8Array }> = [
+  'host',
+  'content-type',
+  'content-length',
+  'connection',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'authorization',
+  'transfer-encoding',
+  'expect',
+  'origin',
+].map((name) => ({ name, bytes: Buffer.from(name, 'latin1') }));
+
+/** The constant for the header name `buf[start, end)` (any case), if it is one of KNOWN_NAMES. */
+function knownName(buf: Buffer, start: number, end: number): string | undefined {
+  const length = end - start;
+  for (const known of KNOWN_NAMES) {
+    const bytes = known.bytes;
+    if (bytes.length !== length) continue;
+    let i = 0;
+    // OR 0x20 lower-cases a letter and keeps '-'; no other token byte maps onto a lower-case letter or '-'.
+    while (i < length && ((buf[start + i] as number) | 0x20) === bytes[i]) i += 1;
+    if (i === length) return known.name;
+  }
+  return undefined;
+}
+
 function parseContentLength(value: string): number {
   const length = value.length;
   if (length === 0 || length > CONTENT_LENGTH_MAX_DIGITS) return -1;
