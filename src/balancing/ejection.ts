@@ -23,6 +23,7 @@ export class PassiveEjection {
   }
 
   isEjected(poolId: string, originName: string): boolean {
+    if (this.#until.size === 0) return false; // the usual case: no key built on the hot path
     const k = key(poolId, originName);
     const until = this.#until.get(k);
     if (until === undefined) return false;

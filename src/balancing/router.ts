@@ -42,43 +42,46 @@ export class Router {
   plan(network: string, poolNames: readonly string[]): Candidate[] {
     const { directory, health, ejection } = this.#deps;
     const preferred: Candidate[] = [];
-    const ejected: Candidate[] = [];
-    const skipped: Array<{ pool: string; reason: string }> = [];
+    let ejected: Candidate[] | undefined;
     for (const name of poolNames) {
       const pool = directory.poolByName(name);
-      if (pool === undefined) {
-        skipped.push({ pool: name, reason: 'pool does not exist' });
-        continue;
-      }
-      if (!pool.enabled) {
-        skipped.push({ pool: name, reason: 'pool is disabled' });
-        continue;
-      }
-      if (!health.poolHealthy(pool.id)) {
-        skipped.push({ pool: name, reason: 'pool is unhealthy' });
-        continue;
-      }
+      if (pool === undefined || !pool.enabled || !health.poolHealthy(pool.id)) continue;
       const origins = pool.origins.filter(
         (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
       );
-      if (origins.length === 0) {
-        skipped.push({ pool: name, reason: 'no enabled, healthy origin with weight > 0' });
-        continue;
-      }
-      for (const origin of this.#order(pool, origins)) {
-        (ejection.isEjected(pool.id, origin.name) ? ejected : preferred).push({ pool, origin });
+      for (const origin of origins.length > 1 ? this.#order(pool, origins) : origins) {
+        if (ejection.isEjected(pool.id, origin.name)) (ejected ??= []).push({ pool, origin });
+        else preferred.push({ pool, origin });
       }
     }
-    if (preferred.length === 0 && ejected.length === 0) {
-      const why =
-        poolNames.length === 0 ? 'it has no pools configured' : skipped.map((s) => `${s.pool}: ${s.reason}`).join('; ');
-      throw new SwitchyardError(
-        'NO_HEALTHY_ORIGIN',
-        `No healthy origin for network ${network} (${why}); retry later or check the pools' health.`,
-        { details: { network, pools: skipped } },
-      );
+    if (ejected !== undefined) preferred.push(...ejected);
+    if (preferred.length === 0) throw this.#noHealthyOrigin(network, poolNames);
+    return preferred;
+  }
+
+  /** NO_HEALTHY_ORIGIN, saying why each pool was skipped (built only when no origin is left). */
+  #noHealthyOrigin(network: string, poolNames: readonly string[]): SwitchyardError {
+    const { directory, health } = this.#deps;
+    const skipped: Array<{ pool: string; reason: string }> = [];
+    for (const name of poolNames) {
+      const pool = directory.poolByName(name);
+      const reason =
+        pool === undefined
+          ? 'pool does not exist'
+          : !pool.enabled
+            ? 'pool is disabled'
+            : !health.poolHealthy(pool.id)
+              ? 'pool is unhealthy'
+              : 'no enabled, healthy origin with weight > 0';
+      skipped.push({ pool: name, reason });
     }
-    return [...preferred, ...ejected];
+    const why =
+      poolNames.length === 0 ? 'it has no pools configured' : skipped.map((s) => `${s.pool}: ${s.reason}`).join('; ');
+    return new SwitchyardError(
+      'NO_HEALTHY_ORIGIN',
+      `No healthy origin for network ${network} (${why}); retry later or check the pools' health.`,
+      { details: { network, pools: skipped } },
+    );
   }
 
   /**

@@ -147,6 +147,8 @@ export class MonitoredHealthView implements HealthView {
 
   #originUsable(pool: Pool, origin: Origin): boolean {
     if (!origin.enabled) return false;
+    // The usual case on the hot path (asked twice per forwarded call): no ejection anywhere, no monitor.
+    if (this.#ejections.size === 0 && pool.monitor === null) return true;
     const key = keyOf(pool.id, origin.name);
     const ejection = this.#ejections.get(key);
     const now = this.#clock.now();
