@@ -74,7 +74,7 @@ export interface RpcHandlerOptions {
 interface CallContext {
   network: string;
   route: NetworkRoute;
-  /** The client's abort signal, created only when something asks for it (cache hits never do). */
+  /** The client's signal (wire/exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
 }
 
@@ -312,18 +312,9 @@ export class RpcHandler {
     return context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
   }
 
-  /** The forwarder's request for a call; the client's abort signal is made only if a forwarder reads it. */
+  /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */
   #request(call: RpcCall, context: CallContext, stream: boolean): UpstreamRequest {
-    const lazySignal = context.signal;
-    return {
-      network: context.network,
-      pools: context.route.pools,
-      call,
-      stream,
-      get signal() {
-        return lazySignal();
-      },
-    };
+    return { network: context.network, pools: context.route.pools, call, stream, signal: context.signal() };
   }
 
   /**

@@ -135,8 +135,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     key: string | undefined,
   ): Promise<void> | undefined => {
     const network = decodeNetwork(match[1] as string);
-    // The client's abort signal is made only when forwarding asks for it (Exchange.signal is lazy):
-    // an AbortController per request is a measurable share of a cache hit's cost, and hits never need one.
+    // The client's signal (a ClientGone, made by the exchange on first use) tells forwarding when to stop.
     const client = key ?? ex.remoteAddress ?? 'unknown';
     const answer = handler.handle(network, body, client, () => ex.signal());
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
