@@ -191,10 +191,7 @@ export class OriginForwarder implements Forwarder {
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
     const idText = String(upstreamId);
-    const wire =
-      call.id === undefined
-        ? call.raw
-        : Buffer.concat([call.raw.subarray(0, call.id.start), Buffer.from(idText), call.raw.subarray(call.id.end)]);
+    const wire = call.id === undefined ? call.raw : withId(call.raw, call.id, idText);
 
     const attempts: Attempt[] = [];
     for (const candidate of plan) {
@@ -475,6 +472,15 @@ export class OriginForwarder implements Forwarder {
       if (!streaming) done();
     }
   }
+}
+
+/** `raw` with the span `id` replaced by the ASCII `idText`, in one allocation. */
+function withId(raw: Buffer, id: { start: number; end: number }, idText: string): Buffer {
+  const out = Buffer.allocUnsafe(raw.length - (id.end - id.start) + idText.length);
+  raw.copy(out, 0, 0, id.start);
+  out.write(idText, id.start, 'latin1');
+  raw.copy(out, id.start + idText.length, id.end);
+  return out;
 }
 
 /** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */

@@ -372,5 +372,11 @@ export class RpcHandler {
 function splice(reply: UpstreamReply, call: RpcCall): Buffer {
   const id = reply.id;
   if (id === undefined) return reply.body;
-  return Buffer.concat([reply.body.subarray(0, id.start), call.idBytes, reply.body.subarray(id.end)]);
+  const body = reply.body;
+  const clientId = call.idBytes;
+  const out = Buffer.allocUnsafe(body.length - (id.end - id.start) + clientId.length);
+  body.copy(out, 0, 0, id.start);
+  clientId.copy(out, id.start);
+  body.copy(out, id.start + clientId.length, id.end);
+  return out;
 }
