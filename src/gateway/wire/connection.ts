@@ -23,10 +23,9 @@
  *   gone (aborting its signal, if one was made) and destroys a streaming answer's source.
  */
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import { WireError } from './errors.js';
-import { Exchange, type ExchangeOwner } from './exchange.js';
-import { asksClose, CHUNKED, CLOSE_DELIMITED, CONTINUE, type HeaderList, NO_BODY, responseHead } from './head.js';
+import { type Answer, Exchange, type ExchangeOwner } from './exchange.js';
+import { asksClose, CHUNKED, CLOSE_DELIMITED, CONTINUE, NO_BODY, responseHead } from './head.js';
 import { type ParserSink, type RequestHead, RequestParser } from './parser.js';
 import { StreamPump } from './pump.js';
 
@@ -203,25 +202,18 @@ export class Connection implements ParserSink, ExchangeOwner {
 
   // ── ExchangeOwner ───────────────────────────────────────────────────────────────────────────
 
-  answer(
-    exchange: Exchange,
-    status: number,
-    headers: HeaderList,
-    body: Buffer | undefined,
-    rest: Readable | undefined,
-    length: number | undefined,
-  ): void {
+  answer(exchange: Exchange, answer: Answer): void {
     if (exchange.answered || this.#dead || exchange.gone) {
-      rest?.destroy();
+      answer.rest?.destroy();
       return;
     }
     exchange.answered = true;
-    exchange.status = status;
+    exchange.status = answer.status;
     if (this.#queue[0] !== exchange || this.#pump !== undefined) {
-      exchange.parked = { status, headers, body, rest, length };
+      exchange.parked = answer;
       return;
     }
-    this.#write(exchange, status, headers, body, rest, length);
+    this.#write(exchange, answer);
   }
 
   continueWanted(exchange: Exchange): void {
@@ -271,14 +263,8 @@ export class Connection implements ParserSink, ExchangeOwner {
     }
   }
 
-  #write(
-    exchange: Exchange,
-    status: number,
-    headers: HeaderList,
-    body: Buffer | undefined,
-    rest: Readable | undefined,
-    length: number | undefined,
-  ): void {
+  #write(exchange: Exchange, answer: Answer): void {
+    const { status, headers, body, rest, length } = answer;
     const socket = this.#socket;
     let close =
       exchange.closeAfter ||
@@ -355,7 +341,7 @@ export class Connection implements ParserSink, ExchangeOwner {
       const parked = next.parked;
       if (parked !== undefined) {
         next.parked = undefined;
-        this.#write(next, parked.status, parked.headers, parked.body, parked.rest, parked.length);
+        this.#write(next, parked);
         return;
       }
       if (next.continuePending && !next.continued) {

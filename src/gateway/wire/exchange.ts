@@ -14,8 +14,8 @@ import { WireError } from './errors.js';
 import type { HeaderList } from './head.js';
 import type { RequestHead } from './parser.js';
 
-/** An answer held back until every earlier request on the connection was answered. */
-export interface ParkedAnswer {
+/** An answer for the connection to write: now, or (parked) once every earlier request was answered. */
+export interface Answer {
   readonly status: number;
   readonly headers: HeaderList;
   readonly body: Buffer | undefined;
@@ -25,14 +25,7 @@ export interface ParkedAnswer {
 
 /** What an exchange asks of its connection. */
 export interface ExchangeOwner {
-  answer(
-    exchange: Exchange,
-    status: number,
-    headers: HeaderList,
-    body: Buffer | undefined,
-    rest: Readable | undefined,
-    length: number | undefined,
-  ): void;
+  answer(exchange: Exchange, answer: Answer): void;
   /** The application waits for the body of a request that sent `Expect: 100-continue`. */
   continueWanted(exchange: Exchange): void;
 }
@@ -69,7 +62,7 @@ export class Exchange {
   /** The application waits for the body, and `100 Continue` goes out when this answer is next. */
   continuePending = false;
   /** The answer, when it came before earlier requests' answers were sent. */
-  parked: ParkedAnswer | undefined;
+  parked: Answer | undefined;
   /** The answer was handed to the socket in full. */
   finished = false;
   readonly #owner: ExchangeOwner;
@@ -136,7 +129,7 @@ export class Exchange {
 
   /** Answers with a whole body (none for 204); `headers` is a flat name, value, … list. */
   send(status: number, headers: HeaderList, body?: Buffer): void {
-    this.#owner.answer(this, status, headers, body, undefined, undefined);
+    this.#owner.answer(this, { status, headers, body, rest: undefined, length: undefined });
   }
 
   /**
@@ -145,7 +138,7 @@ export class Exchange {
    * fails, or ends short of `length`, the connection is cut; if the client leaves, `rest` is destroyed.
    */
   stream(status: number, headers: HeaderList, head: Buffer, rest: Readable, length?: number): void {
-    this.#owner.answer(this, status, headers, head, rest, length);
+    this.#owner.answer(this, { status, headers, body: head, rest, length });
   }
 
   // ── Used by the connection ──────────────────────────────────────────────────────────────────
