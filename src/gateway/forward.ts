@@ -29,14 +29,22 @@ import type { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView } from '../balancing/model.js';
 import type { OutstandingRequests } from '../balancing/outstanding.js';
 import type { Candidate, Router } from '../balancing/router.js';
-import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
+import {
+  type Attempt,
+  AttemptFailure,
+  abortReason,
+  classify,
+  describeAttempts,
+  exhausted,
+  FAILING_STATUS,
+} from './attempt-failure.js';
 import type { ClientSignal } from './client-signal.js';
 import type { FilterAffinity } from './filters.js';
 import { batchWire, matchBatch } from './forward-batch.js';
-import { scanJson, scanObjectHead } from './json-scan.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
+import { collect, headId, responseId, withId } from './origin-answer.js';
 import type { RpcCall } from './request.js';
 import { exchange, type OriginClients, type OriginResponse } from './upstream.js';
 
@@ -66,7 +74,6 @@ export interface UpstreamReply {
 
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
 export const STREAM_AFTER_BYTES = 1_048_576;
-const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
 /** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
 export interface BatchRequest {
@@ -109,66 +116,6 @@ export interface OriginForwarderDeps {
   requestTimeoutMs: number;
   maxAttempts: number;
 }
-
-type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled';
-
-class AttemptFailure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Attempt {
-  pool: string;
-  origin: string;
-  reason: string;
-  kind: FailureKind;
-}
-
-function describeAttempts(attempts: readonly Attempt[]): string {
-  return attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
-}
-
-/** The client's error once every planned origin failed: 504 when all of them timed out, else 502. */
-function exhausted(network: string, attempts: readonly Attempt[], writeNote = ''): SwitchyardError {
-  const tried = describeAttempts(attempts);
-  const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
-  if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
-    return new SwitchyardError(
-      'UPSTREAM_TIMEOUT',
-      `Every origin tried for ${network} timed out (${tried}); retry later.`,
-      {
-        details,
-      },
-    );
-  }
-  return new SwitchyardError(
-    'UPSTREAM_FAILED',
-    `Every origin tried for ${network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
-    { details },
-  );
-}
-
-/** Error codes that mean the connection was never established, so no request byte reached the origin. */
-const NEVER_CONNECTED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'ORIGIN_CONNECT_TIMEOUT',
-  'ORIGIN_CONNECT_FAILED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
-const FAILING_STATUS = new Set([401, 403, 407, 408, 429]);
 
 export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
@@ -472,62 +419,4 @@ export class OriginForwarder implements Forwarder {
       if (!streaming) done();
     }
   }
-}
-
-/** `raw` with the span `id` replaced by the ASCII `idText`, in one allocation. */
-function withId(raw: Buffer, id: { start: number; end: number }, idText: string): Buffer {
-  const out = Buffer.allocUnsafe(raw.length - (id.end - id.start) + idText.length);
-  raw.copy(out, 0, 0, id.start);
-  out.write(idText, id.start, 'latin1');
-  raw.copy(out, id.start + idText.length, id.end);
-  return out;
-}
-
-/** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */
-function headId(head: Buffer, idText: string): { start: number; end: number } | undefined {
-  const members = scanObjectHead(head, OUTCOME_KEYS);
-  if (members === undefined) return undefined;
-  const id = members.find((member) => member.key === 'id')?.value;
-  if (id === undefined || head.toString('latin1', id.start, id.end) !== idText) return undefined;
-  return id;
-}
-
-/** The rest of a body that started streaming, read whole (the attempt stops it by destroying `rest`). */
-async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [head];
-  for await (const chunk of rest) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** Why the client's signal aborted, as an Error named AbortError (classify() reads the name). */
-function abortReason(signal: ClientSignal | undefined): Error {
-  const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new DOMException('The client went away', 'AbortError');
-}
-
-/** The span of the id in a JSON-RPC response carrying `result` or `error` and exactly our id; else undefined. */
-function responseId(body: Buffer, idText: string): { start: number; end: number } | undefined {
-  const scanned = scanJson(body);
-  if (scanned === undefined || scanned.kind !== 'object') return undefined;
-  let id: { start: number; end: number } | undefined;
-  let outcome = false;
-  for (const member of scanned.members) {
-    if (member.key === 'id') id = member.value;
-    else if (member.key === 'result' || member.key === 'error') outcome = true;
-  }
-  if (id === undefined || !outcome) return undefined;
-  if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
-  return id;
-}
-
-function classify(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFailure {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && NEVER_CONNECTED.has(code))
-    return new AttemptFailure('connect', `cannot connect (${code})`);
-  if (timedOut || code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {
-    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
-  }
-  if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');
-  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
-  return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
 }

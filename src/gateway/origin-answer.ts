@@ -1,0 +1,48 @@
+/**
+ * Checks of an origin's answer to one forwarded call (forward.ts), on raw bytes: the span of our id in
+ * a whole answer or in the first bytes of a streaming one, and the id splice on the way up.
+ */
+import type { Readable } from 'node:stream';
+import { scanJson, scanObjectHead } from './json-scan.js';
+
+const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
+
+/** `raw` with the span `id` replaced by the ASCII `idText`, in one allocation. */
+export function withId(raw: Buffer, id: { start: number; end: number }, idText: string): Buffer {
+  const out = Buffer.allocUnsafe(raw.length - (id.end - id.start) + idText.length);
+  raw.copy(out, 0, 0, id.start);
+  out.write(idText, id.start, 'latin1');
+  raw.copy(out, id.start + idText.length, id.end);
+  return out;
+}
+
+/** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */
+export function headId(head: Buffer, idText: string): { start: number; end: number } | undefined {
+  const members = scanObjectHead(head, OUTCOME_KEYS);
+  if (members === undefined) return undefined;
+  const id = members.find((member) => member.key === 'id')?.value;
+  if (id === undefined || head.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}
+
+/** The rest of a body that started streaming, read whole (the attempt stops it by destroying `rest`). */
+export async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [head];
+  for await (const chunk of rest) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The span of the id in a JSON-RPC response carrying `result` or `error` and exactly our id; else undefined. */
+export function responseId(body: Buffer, idText: string): { start: number; end: number } | undefined {
+  const scanned = scanJson(body);
+  if (scanned === undefined || scanned.kind !== 'object') return undefined;
+  let id: { start: number; end: number } | undefined;
+  let outcome = false;
+  for (const member of scanned.members) {
+    if (member.key === 'id') id = member.value;
+    else if (member.key === 'result' || member.key === 'error') outcome = true;
+  }
+  if (id === undefined || !outcome) return undefined;
+  if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}
