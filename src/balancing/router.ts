@@ -50,8 +50,9 @@ export class Router {
         (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
       );
       for (const origin of origins.length > 1 ? this.#order(pool, origins) : origins) {
-        if (ejection.isEjected(pool.id, origin.name)) (ejected ??= []).push({ pool, origin });
-        else preferred.push({ pool, origin });
+        if (!ejection.isEjected(pool.id, origin.name)) preferred.push({ pool, origin });
+        else if (ejected === undefined) ejected = [{ pool, origin }];
+        else ejected.push({ pool, origin });
       }
     }
     if (ejected !== undefined) preferred.push(...ejected);
