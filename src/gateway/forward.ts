@@ -20,8 +20,11 @@
  * bytes after that point are passed on unparsed, and if the origin fails midway the client's
  * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
  * Answers whose id comes after the result cannot stream and are collected whole.
+ * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
+ * fresh connection to the same origin (`replayable`, upstream.ts); a write never is.
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
- * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys).
+ * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys). How
+ * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
  */
 
 import { finished, type Readable } from 'node:stream';
