@@ -2,6 +2,7 @@
  * A strict, incremental HTTP/1.1 request parser; one per connection, fed the socket's chunks as they
  * come (a request may be split at any byte, and several may arrive back to back). It reports to a
  * `ParserSink`: `head`, then `body` pieces (slices of the fed chunks, no copies), then `complete`.
+ * This file finds the head's lines and frames the body; request-head.ts turns the lines into a head.
  *
  * Accepted: `METHOD SP request-target SP HTTP/1.0|HTTP/1.1 CRLF`, header lines `name: value CRLF`
  * (names lowercased, values decoded as latin1 and trimmed of spaces/tabs), an empty line; empty lines
@@ -23,30 +24,16 @@
  *     `head`, before any body byte is read), or chunked data growing past it (before the chunk's data).
  */
 import { WireError } from './errors.js';
+import { parseRequestHead, type RequestHead, TCHAR } from './request-head.js';
+
+export type { RequestHead } from './request-head.js';
 
 export const HEAD_MAX_BYTES = 16 * 1024;
 export const HEAD_MAX_LINES = 100;
 const CHUNK_LINE_MAX = 1024;
 const TRAILERS_MAX_BYTES = HEAD_MAX_BYTES;
-/** 15 decimal digits stay exact in a JS number. */
-const CONTENT_LENGTH_MAX_DIGITS = 15;
 /** 8 hex digits: 4 GiB, beyond any body limit. */
 const CHUNK_SIZE_MAX_DIGITS = 8;
-
-export interface RequestHead {
-  readonly method: string;
-  readonly target: string;
-  /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
-  readonly minor: number;
-  /** name, value, name, value… in arrival order; names lowercase. */
-  readonly headers: string[];
-  /** HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`. */
-  readonly keepAlive: boolean;
-  /** HTTP/1.1 with `Expect: 100-continue`. */
-  readonly expectContinue: boolean;
-  /** Declared length; 0 without a body; -1 when chunked. */
-  readonly contentLength: number;
-}
 
 export interface ParserSink {
   /** The first byte of a request arrived (starts its timer). */
@@ -81,13 +68,6 @@ const SP = 32;
 const HTAB = 9;
 const COLON = 58;
 const SEMICOLON = 59;
-
-/** RFC 9110 tchar. */
-const TCHAR = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~") TCHAR[c.charCodeAt(0)] = 1;
-for (let c = 48; c <= 57; c += 1) TCHAR[c] = 1;
-for (let c = 65; c <= 90; c += 1) TCHAR[c] = 1;
-for (let c = 97; c <= 122; c += 1) TCHAR[c] = 1;
 
 /** Hex digit values, -1 for other bytes. */
 const HEX = new Int8Array(256).fill(-1);
@@ -275,146 +255,17 @@ export class RequestParser {
 
   /** Parses the scanned head and reports it; false when it was refused. */
   #parseHead(buf: Buffer, base: number): boolean {
-    const spans = this.#spans;
     this.#scanned = 0;
     this.#lineStart = 0;
     this.#requestLine = false;
-    const lineEnd = base + (spans[1] as number);
-    let i = base + (spans[0] as number);
-    // Request line: METHOD SP target SP HTTP/1.x
-    const methodStart = i;
-    while (i < lineEnd && TCHAR[buf[i] as number] === 1) i += 1;
-    if (i === methodStart || i >= lineEnd || buf[i] !== SP)
-      return this.#malformedHead('The request line is malformed.');
-    const method =
-      i - methodStart === 4 && buf[methodStart] === 80 && buf[methodStart + 1] === 79 && buf[methodStart + 2] === 83
-        ? buf[methodStart + 3] === 84
-          ? 'POST'
-          : buf.toString('latin1', methodStart, i)
-        : buf.toString('latin1', methodStart, i);
-    i += 1;
-    const targetStart = i;
-    while (i < lineEnd) {
-      const c = buf[i] as number;
-      if (c === SP) break;
-      if (c < 0x21 || c > 0x7e) return this.#malformedHead('The request target has a byte outside 0x21–0x7E.');
-      i += 1;
-    }
-    if (i === targetStart || i >= lineEnd) return this.#malformedHead('The request line is malformed.');
-    const target = buf.toString('latin1', targetStart, i);
-    i += 1;
-    if (
-      lineEnd - i !== 8 ||
-      buf[i] !== 72 || // H
-      buf[i + 1] !== 84 || // T
-      buf[i + 2] !== 84 || // T
-      buf[i + 3] !== 80 || // P
-      buf[i + 4] !== 47 || // /
-      buf[i + 5] !== 49 || // 1
-      buf[i + 6] !== 46 || // .
-      (buf[i + 7] !== 48 && buf[i + 7] !== 49)
-    ) {
-      return this.#malformedHead('Only HTTP/1.1 and HTTP/1.0 requests are served.');
-    }
-    const minor = (buf[i + 7] as number) - 48;
-
-    const headers: string[] = [];
-    let contentLength = -1;
-    let transferEncoding: string | undefined;
-    let hosts = 0;
-    let close = false;
-    let keepAliveAsked = false;
-    let expectContinue = false;
-    for (let s = 2; s < spans.length; s += 2) {
-      const start = base + (spans[s] as number);
-      const end = base + (spans[s + 1] as number);
-      const first = buf[start];
-      if (first === SP || first === HTAB) return this.#malformedHead('Folded header lines (obs-fold) are refused.');
-      let j = start;
-      let upper = false;
-      while (j < end) {
-        const c = buf[j] as number;
-        if (c === COLON) break;
-        if (TCHAR[c] !== 1)
-          return this.#malformedHead('A header name has an invalid character (or space before the colon).');
-        if (c >= 65 && c <= 90) upper = true;
-        j += 1;
-      }
-      if (j === start || j === end) return this.#malformedHead('A header line has no name or no colon.');
-      let name = knownName(buf, start, j);
-      if (name === undefined) {
-        name = buf.toString('latin1', start, j);
-        if (upper) name = name.toLowerCase();
-      }
-      let valueStart = j + 1;
-      while (valueStart < end && (buf[valueStart] === SP || buf[valueStart] === HTAB)) valueStart += 1;
-      let valueEnd = end;
-      while (valueEnd > valueStart && (buf[valueEnd - 1] === SP || buf[valueEnd - 1] === HTAB)) valueEnd -= 1;
-      for (let k = valueStart; k < valueEnd; k += 1) {
-        const c = buf[k] as number;
-        if ((c < 0x20 && c !== HTAB) || c === 0x7f) return this.#malformedHead('A header value has a control byte.');
-      }
-      const value = buf.toString('latin1', valueStart, valueEnd);
-      headers.push(name, value);
-      switch (name) {
-        case 'content-length': {
-          const parsed = parseContentLength(value);
-          if (parsed < 0) return this.#malformedHead('Content-Length must be 1 to 15 digits.');
-          if (contentLength !== -1 && parsed !== contentLength) {
-            return this.#malformedHead('The request has differing Content-Length values.');
-          }
-          contentLength = parsed;
-          break;
-        }
-        case 'transfer-encoding':
-          transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
-          break;
-        case 'host':
-          hosts += 1;
-          break;
-        case 'connection':
-          for (const token of value.toLowerCase().split(',')) {
-            const t = token.trim();
-            if (t === 'close') close = true;
-            else if (t === 'keep-alive') keepAliveAsked = true;
-          }
-          break;
-        case 'expect':
-          if (minor === 1 && value.toLowerCase() === '100-continue') expectContinue = true;
-          break;
-      }
-    }
-    if (hosts > 1) return this.#malformedHead('The request has more than one Host header.');
-    if (hosts === 0 && minor === 1) return this.#malformedHead('An HTTP/1.1 request must carry a Host header.');
-    let chunked = false;
-    if (transferEncoding !== undefined) {
-      if (contentLength !== -1)
-        return this.#malformedHead('Content-Length and Transfer-Encoding together are refused.');
-      if (minor === 0) return this.#malformedHead('Transfer-Encoding is not allowed in an HTTP/1.0 request.');
-      const codings = transferEncoding.split(',');
-      if ((codings[codings.length - 1] as string).trim().toLowerCase() !== 'chunked') {
-        return this.#malformedHead('Transfer-Encoding must end with chunked.');
-      }
-      if (codings.length > 1) {
-        spans.length = 0;
-        return this.#fail('unsupported-encoding', 'Only Transfer-Encoding: chunked (alone) is supported.');
-      }
-      chunked = true;
-    }
-    spans.length = 0;
-    const declared = chunked ? -1 : contentLength === -1 ? 0 : contentLength;
-    this.#sink.head({
-      method,
-      target,
-      minor,
-      headers,
-      keepAlive: minor === 1 ? !close : keepAliveAsked && !close,
-      expectContinue,
-      contentLength: declared,
-    });
+    const head = parseRequestHead(buf, base, this.#spans);
+    this.#spans.length = 0;
+    if ('refused' in head) return this.#fail(head.refused, head.message);
+    this.#sink.head(head);
     if (this.#state === DEAD) return false;
     this.#bodyBytes = 0;
-    if (chunked) {
+    const declared = head.contentLength;
+    if (declared === -1) {
       this.#startChunk();
     } else if (declared > this.#maxBodyBytes) {
       this.#fail('body-too-large', `The declared body is larger than ${this.#maxBodyBytes} bytes.`);
@@ -425,11 +276,6 @@ export class RequestParser {
       this.#complete();
     }
     return true;
-  }
-
-  #malformedHead(message: string): false {
-    this.#spans.length = 0;
-    return this.#fail('malformed', message);
   }
 
   #startChunk(): void {
@@ -536,43 +382,3 @@ export class RequestParser {
 }
 
 /** 1–15 ASCII digits → the number; anything else → -1. */
-/** Header names most requests carry, as constants: matched without making (and hashing) a string. */
-const KNOWN_NAMES: ReadonlyArray<{ name: string; bytes: Uint8Array }> = [
-  'host',
-  'content-type',
-  'content-length',
-  'connection',
-  'user-agent',
-  'accept',
-  'accept-encoding',
-  'authorization',
-  'transfer-encoding',
-  'expect',
-  'origin',
-].map((name) => ({ name, bytes: Buffer.from(name, 'latin1') }));
-
-/** The constant for the header name `buf[start, end)` (any case), if it is one of KNOWN_NAMES. */
-function knownName(buf: Buffer, start: number, end: number): string | undefined {
-  const length = end - start;
-  for (const known of KNOWN_NAMES) {
-    const bytes = known.bytes;
-    if (bytes.length !== length) continue;
-    let i = 0;
-    // OR 0x20 lower-cases a letter and keeps '-'; no other token byte maps onto a lower-case letter or '-'.
-    while (i < length && ((buf[start + i] as number) | 0x20) === bytes[i]) i += 1;
-    if (i === length) return known.name;
-  }
-  return undefined;
-}
-
-function parseContentLength(value: string): number {
-  const length = value.length;
-  if (length === 0 || length > CONTENT_LENGTH_MAX_DIGITS) return -1;
-  let n = 0;
-  for (let i = 0; i < length; i += 1) {
-    const c = value.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
-}
