@@ -15,6 +15,7 @@ import {
   type OriginHealthRow,
   type PoolHealthRow,
 } from '../store/health.js';
+import { timestamp } from '../store/ids.js';
 import { displayAddress } from './address.js';
 import type { LiveState } from './live-state.js';
 import type { MonitorSettings } from './monitor-schema.js';
@@ -97,7 +98,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     const written = await ctx.store.db.transaction().execute(async (trx) => {
       const stored = new Map((await loadOriginHealth(trx, [pool.id])).map((row) => [row.origin_name, row]));
       const poolRow = (await loadPoolHealth(trx, [pool.id]))[0];
-      const now = new Date(ctx.clock.now()).toISOString();
+      const now = timestamp(ctx.clock);
       const events: HealthEventInput[] = [];
       const base = { account_id: pool.account_id, pool_id: pool.id, pool_name: pool.name };
 

@@ -37,6 +37,7 @@ import {
   readEventsAfter,
   readEventsBySeq,
 } from '../store/deliveries.js';
+import { timestamp } from '../store/ids.js';
 import { poolLegacySettings } from '../store/legacy-email.js';
 import { enabledPolicies, type Policy } from '../store/policies.js';
 import type { Database } from '../store/schema.js';
@@ -145,7 +146,7 @@ export class Dispatcher {
   async #deliveriesFor(db: Db, events: HealthEventRow[]): Promise<NewDelivery[]> {
     const policiesByAccount = new Map<string, Policy[]>();
     const out: NewDelivery[] = [];
-    const now = new Date(this.#clock.now()).toISOString();
+    const now = timestamp(this.#clock);
     for (const event of events) {
       const ctx = await this.#correlate(db, event, now);
       let policies = policiesByAccount.get(event.account_id);

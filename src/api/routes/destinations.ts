@@ -29,6 +29,7 @@ import {
   updateDestination,
   type WebhookDestination,
 } from '../../store/destinations.js';
+import { timestamp } from '../../store/ids.js';
 import { policiesUsingDestination } from '../../store/policies.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
@@ -130,7 +131,7 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
   const db = store.db;
   const account = accountParam;
   const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
-  const now = () => new Date(clock.now()).toISOString();
+  const now = () => timestamp(clock);
 
   return [
     defineRoute({

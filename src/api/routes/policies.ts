@@ -18,6 +18,7 @@ import { isEmailAddress } from '../../balancing/pool-schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
 import { existingDestinationIds } from '../../store/destinations.js';
+import { timestamp } from '../../store/ids.js';
 import {
   countPolicies,
   deletePolicy,
@@ -202,7 +203,7 @@ export function policyRoutes(deps: ApiDeps): Route[] {
   const db = store.db;
   const account = accountParam;
   const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
-  const now = () => new Date(clock.now()).toISOString();
+  const now = () => timestamp(clock);
 
   return [
     defineRoute({
