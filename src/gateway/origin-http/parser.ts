@@ -22,6 +22,8 @@
  * `finish()` at end of input ends a close-delimited body, and throws ORIGIN_CLOSED when a response
  * was cut short (part of a head, or a length/chunked body not complete).
  */
+
+import { CR, HEX, HTAB, isTextChar, LF, SP, TCHAR } from '../http-bytes.js';
 import { malformed, OriginHttpError } from './errors.js';
 
 export interface ResponseSink {
@@ -51,29 +53,6 @@ const TRAILER_LF = 10;
 const HALTED = 11;
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
-const CR = 13;
-const LF = 10;
-const SP = 32;
-const HTAB = 9;
-
-/** tchar of RFC 9110 §5.6.2. */
-const TOKEN = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-  TOKEN[c.charCodeAt(0)] = 1;
-}
-
-/** Hex digit values; -1 for anything else. */
-const HEX = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i += 1) {
-  HEX['0123456789abcdef'.charCodeAt(i)] = i;
-  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
-}
-
-/** A field value or reason phrase character: HTAB, SP, VCHAR, obs-text (no other control, no DEL). */
-function isTextChar(c: number): boolean {
-  return c === HTAB || (c >= SP && c !== 0x7f);
-}
-
 /**
  * Where the value of the header line `scanField` just checked starts and ends. Module variables, not a
  * returned object: a head is parsed per forwarded call, and strings are made only for the few header
@@ -93,7 +72,7 @@ function scanField(text: string, from: number, to: number): number {
   if (colon <= from || colon >= to) throw malformed('a header line without a name and colon');
   for (let i = from; i < colon; i += 1) {
     const c = text.charCodeAt(i);
-    if (c >= 128 || TOKEN[c] !== 1) throw malformed('a header name that is not a token');
+    if (TCHAR[c] !== 1) throw malformed('a header name that is not a token');
   }
   let start = colon + 1;
   let end = to;

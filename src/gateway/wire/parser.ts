@@ -23,8 +23,10 @@
  *   - 'body-too-large' (413): a declared Content-Length over `maxBodyBytes` (reported right after
  *     `head`, before any body byte is read), or chunked data growing past it (before the chunk's data).
  */
+
+import { CR, HEX, HTAB, isTextChar, LF, SP, TCHAR } from '../http-bytes.js';
 import { WireError } from './errors.js';
-import { parseRequestHead, type RequestHead, TCHAR } from './request-head.js';
+import { parseRequestHead, type RequestHead } from './request-head.js';
 
 export type { RequestHead } from './request-head.js';
 
@@ -62,20 +64,8 @@ const TRAILER_LF = 12;
 const TRAILER_END_LF = 13;
 const DEAD = 14;
 
-const CR = 13;
-const LF = 10;
-const SP = 32;
-const HTAB = 9;
 const COLON = 58;
 const SEMICOLON = 59;
-
-/** Hex digit values, -1 for other bytes. */
-const HEX = new Int8Array(256).fill(-1);
-for (let c = 0; c < 10; c += 1) HEX[48 + c] = c;
-for (let c = 0; c < 6; c += 1) {
-  HEX[65 + c] = 10 + c;
-  HEX[97 + c] = 10 + c;
-}
 
 export class RequestParser {
   readonly #sink: ParserSink;
@@ -319,8 +309,7 @@ export class RequestParser {
       case CHUNK_EXT:
         this.#lineBytes += 1;
         if (c === CR) this.#state = CHUNK_SIZE_LF;
-        else if ((c < 0x20 && c !== HTAB) || c === 0x7f)
-          this.#fail('malformed', 'A chunk extension has a control byte.');
+        else if (!isTextChar(c)) this.#fail('malformed', 'A chunk extension has a control byte.');
         else if (this.#lineBytes > CHUNK_LINE_MAX) this.#fail('malformed', 'A chunk size line is longer than 1 KiB.');
         return;
       case CHUNK_SIZE_LF:
@@ -367,7 +356,7 @@ export class RequestParser {
         return;
       case TRAILER_VALUE:
         if (c === CR) this.#state = TRAILER_LF;
-        else if ((c < 0x20 && c !== HTAB) || c === 0x7f) this.#fail('malformed', 'A trailer value has a control byte.');
+        else if (!isTextChar(c)) this.#fail('malformed', 'A trailer value has a control byte.');
         return;
       case TRAILER_LF:
         if (c === LF) this.#state = TRAILER_START;

@@ -4,17 +4,10 @@
  * Header names most requests carry come from a table of constants, so no string is made for them.
  */
 
-/** RFC 9110 tchar. */
-export const TCHAR = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~") TCHAR[c.charCodeAt(0)] = 1;
-for (let c = 48; c <= 57; c += 1) TCHAR[c] = 1;
-for (let c = 65; c <= 90; c += 1) TCHAR[c] = 1;
-for (let c = 97; c <= 122; c += 1) TCHAR[c] = 1;
+import { HTAB, isTextChar, SP, TCHAR } from '../http-bytes.js';
 
 /** 15 decimal digits stay exact in a JS number. */
 const CONTENT_LENGTH_MAX_DIGITS = 15;
-const SP = 32;
-const HTAB = 9;
 const COLON = 58;
 
 export interface RequestHead {
@@ -116,7 +109,7 @@ export function parseRequestHead(buf: Buffer, base: number, spans: readonly numb
     while (valueEnd > valueStart && (buf[valueEnd - 1] === SP || buf[valueEnd - 1] === HTAB)) valueEnd -= 1;
     for (let k = valueStart; k < valueEnd; k += 1) {
       const c = buf[k] as number;
-      if ((c < 0x20 && c !== HTAB) || c === 0x7f) return refuse('malformed', 'A header value has a control byte.');
+      if (!isTextChar(c)) return refuse('malformed', 'A header value has a control byte.');
     }
     const value = buf.toString('latin1', valueStart, valueEnd);
     headers.push(name, value);
