@@ -28,6 +28,7 @@ import type { BatchOutcome, Forwarder, UpstreamReply, UpstreamRequest } from './
 import { NetworkLifecycle } from './lifecycle.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
+import { withId } from './origin-answer.js';
 import { checkParams } from './params.js';
 import { MethodPolicy } from './policy.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -372,11 +373,5 @@ export class RpcHandler {
 function splice(reply: UpstreamReply, call: RpcCall): Buffer {
   const id = reply.id;
   if (id === undefined) return reply.body;
-  const body = reply.body;
-  const clientId = call.idBytes;
-  const out = Buffer.allocUnsafe(body.length - (id.end - id.start) + clientId.length);
-  body.copy(out, 0, 0, id.start);
-  clientId.copy(out, id.start);
-  body.copy(out, id.start + clientId.length, id.end);
-  return out;
+  return withId(reply.body, id, call.idBytes);
 }
