@@ -47,6 +47,13 @@ export interface ConnectionOwner {
   replay(exchange: OriginExchange): void;
 }
 
+/**
+ * Where every plain-TCP origin socket reads into. One is enough: the process is single-threaded and each
+ * read is parsed before the next one lands; nothing may keep a view of it (the parser copies a split
+ * head, the connection copies body bytes). Same size as Node's own per-read allocation.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 const CONNECTING = 0;
 const IDLE = 1;
 const BUSY = 2;
@@ -64,6 +71,8 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   #received = 0;
   #headSeen = false;
   #paused = false;
+  /** Reads land in READ_BUFFER (plain TCP), not in a fresh Buffer per read (TLS). */
+  #sharedInput = false;
   #connectTimer: NodeJS.Timeout | undefined;
   /** Armed for the current exchange and refreshed on every byte; fires harmlessly when nothing runs. */
   #timer: NodeJS.Timeout | undefined;
@@ -86,12 +95,20 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
       socket.on('session', (session: Buffer) => {
         endpoint.session = session;
       });
+      socket.on('data', this.#onData);
     } else {
-      socket = net.connect({ host: endpoint.host, port: endpoint.port });
+      // Plain TCP reads land in one shared buffer and reach the parser directly: no Buffer and no
+      // Readable-stream pass per read (measured: about a tenth of a forwarded call's CPU). Body bytes
+      // are copied out before they are kept (onResponseData).
+      socket = net.connect({
+        host: endpoint.host,
+        port: endpoint.port,
+        onread: { buffer: READ_BUFFER, callback: this.#onRead },
+      });
       socket.once('connect', this.#onConnect);
+      this.#sharedInput = true;
     }
     socket.setNoDelay(true);
-    socket.on('data', this.#onData);
     socket.on('end', this.#onEnd);
     socket.on('error', this.#onError);
     socket.on('close', this.#onClose);
@@ -171,7 +188,8 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   }
 
   onResponseData(chunk: Buffer): void {
-    this.#current?.data(chunk);
+    // The shared read buffer is overwritten by the next read of any connection: keep a copy.
+    this.#current?.data(this.#sharedInput ? Buffer.from(chunk) : chunk);
   }
 
   onResponseEnd(): void {
@@ -198,6 +216,12 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     if (this.#state !== CONNECTING) return;
     this.#state = IDLE;
     this.#owner.connected(this);
+  };
+
+  /** Returns true: reading goes on (a lagging stream reader pauses the socket itself). */
+  readonly #onRead = (length: number, buffer: Buffer): boolean => {
+    this.#onData(buffer.subarray(0, length));
+    return true;
   };
 
   readonly #onData = (data: Buffer): void => {

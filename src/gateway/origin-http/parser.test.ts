@@ -1,7 +1,7 @@
 /**
  * The response parser against a corpus of answers, each fed whole, split in two at every byte
  * boundary, and one byte at a time: every way of splitting must give the same outcome (status, length,
- * body bytes, reuse verdict, error code).
+ * body bytes, reuse verdict, error code), through an input buffer the caller reuses.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,8 +19,13 @@ interface Outcome {
   keepAliveMs?: number | undefined;
 }
 
-/** Feeds `pieces` (then end of input when `eof`); bytes after the answer's end are counted, not parsed. */
+/**
+ * Feeds `pieces` (then end of input when `eof`); bytes after the answer's end are counted, not parsed.
+ * Every piece goes through one input buffer that is overwritten after each call, as the connection's
+ * shared read buffer is: a parser that kept a view of its input would see garbage.
+ */
 function feed(pieces: Buffer[], eof: boolean): Outcome {
+  const input = Buffer.alloc(Math.max(0, ...pieces.map((piece) => piece.length)));
   const outcome: Outcome = { body: '', ended: false, extra: 0 };
   const parser = new ResponseParser({
     onResponseHead(status, length) {
@@ -40,7 +45,10 @@ function feed(pieces: Buffer[], eof: boolean): Outcome {
         outcome.extra += piece.length;
         continue;
       }
-      const used = parser.execute(piece);
+      const view = input.subarray(0, piece.length);
+      piece.copy(view);
+      const used = parser.execute(view);
+      view.fill('~');
       outcome.extra += piece.length - used;
     }
     if (eof && !outcome.ended) parser.finish();

@@ -1,8 +1,9 @@
 /**
  * Strict incremental HTTP/1.1 response parser for the origin client. It is fed the socket's bytes as
  * they arrive (split anywhere) and reports each response to its sink: the head (status and announced
- * Content-Length), body bytes (subarrays of the input, never copied), the end. Interim 1xx responses
- * are skipped. Only the headers that frame the message or decide reuse are read (Content-Length,
+ * Content-Length), body bytes (subarrays of the input, never copied: a sink that keeps them past the
+ * call copies them if the input buffer is reused), the end. Nothing else of the input is kept.
+ * Interim 1xx responses are skipped. Only the headers that frame the message or decide reuse are read (Content-Length,
  * Transfer-Encoding, Connection, Keep-Alive); the others are validated and dropped.
  *
  * Framing (RFC 9112 §6.3): 204 and 304 have no body; else `Transfer-Encoding: chunked`; else
@@ -239,7 +240,8 @@ export class ResponseParser {
     const end = buf.indexOf(CRLFCRLF, from);
     if (end < 0) {
       if (buf.length - start > MAX_HEAD_BYTES) throw malformed(`a head over ${MAX_HEAD_BYTES} bytes`);
-      this.#pending = start === 0 ? buf : buf.subarray(start);
+      // A copy: the input may be a read buffer the caller reuses.
+      this.#pending = Buffer.from(buf.subarray(start));
       return -1;
     }
     if (end + 4 - start > MAX_HEAD_BYTES) throw malformed(`a head over ${MAX_HEAD_BYTES} bytes`);

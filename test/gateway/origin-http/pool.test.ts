@@ -2,7 +2,8 @@
  * The gateway's origin HTTP client (src/gateway/origin-http/ through upstream.ts) against real origins
  * on free ports: keep-alive reuse, the connection cap and its FIFO queue, aborts of waiting requests,
  * sockets the origin closed or that said `Connection: close`, refused connections, connect / headers /
- * body timeouts, malformed and unsolicited answers, and the stale keep-alive socket rule.
+ * body timeouts, malformed and unsolicited answers, answers split across reads of several sockets, and
+ * the stale keep-alive socket rule.
  */
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
@@ -205,6 +206,45 @@ describe('origin HTTP client: failures', () => {
     await waitFor(() => target.pool.size === 0, 'the socket with unsolicited bytes to be dropped');
     assert.equal((await exchange(target, body('y'), 5_000).response).body.toString(), 'ok');
     assert.equal(unsolicited.sockets.length, 2);
+  });
+});
+
+describe('origin HTTP client: reads', () => {
+  it('answers arriving in pieces on several sockets at once come out whole (plain TCP reads share one buffer)', async () => {
+    // Each connection's answer (head split mid-line, body in four pieces of its own letter) is written
+    // piece by piece, round-robin across the connections, paced so they arrive as separate reads that
+    // overwrite the shared read buffer in turn. A kept view of that buffer would show another's bytes.
+    const connections = 4;
+    const waiting: net.Socket[] = [];
+    const letters = 'abcd';
+    const server = await track(
+      rawServer((socket) => {
+        waiting.push(socket);
+        if (waiting.length < connections) return;
+        const rounds = waiting.map((s, i) => {
+          const piece = letters[i]?.repeat(3000) ?? '';
+          return ['HTTP/1.1 200 OK\r\nContent-Le', `ngth: ${piece.length * 4}\r\n\r\n`, piece, piece, piece, piece].map(
+            (bytes) => () => s.write(bytes),
+          );
+        });
+        const send = async () => {
+          for (let k = 0; k < 6; k += 1) {
+            for (const round of rounds) round[k]?.();
+            await new Promise((resolve) => setTimeout(resolve, 5)); // pacing only: any split must work
+          }
+        };
+        void send();
+      }),
+    );
+    const target = client({ connectionsPerOrigin: connections }).target(originOf(server.url));
+    const answers = await Promise.all(
+      Array.from({ length: connections }, (_, i) => exchange(target, body(`${i}`), 5_000).response),
+    );
+    const bodies = answers.map((res) => res.body.toString()).sort();
+    assert.deepEqual(
+      bodies,
+      [...letters].map((letter) => letter.repeat(12_000)),
+    );
   });
 });
 
