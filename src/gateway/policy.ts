@@ -14,15 +14,27 @@ export class MethodPolicy {
   readonly #network: string;
   readonly #allow: (method: string) => boolean;
   readonly #deny: (method: string) => boolean;
+  /**
+   * The standard methods and exact allow_methods entries this network forwards, worked out once: the
+   * usual call is answered by one set lookup. Other names take the rules in order (and are not added:
+   * clients choose them, so the set stays bounded by the configuration).
+   */
+  readonly #allowed: ReadonlySet<string>;
 
   constructor(network: string, allow: readonly string[] = [], deny: readonly string[] = []) {
     this.#network = network;
     this.#allow = matcher(allow);
     this.#deny = matcher(deny);
+    const names = [...Object.keys(STANDARD_METHODS), ...allow.filter((pattern) => !pattern.endsWith('*'))];
+    this.#allowed = new Set(names.filter((name) => this.#refusal(name) === undefined));
   }
 
   /** The refusal for `method`, or undefined when it may be forwarded. */
   check(method: string): SwitchyardError | undefined {
+    return this.#allowed.has(method) ? undefined : this.#refusal(method);
+  }
+
+  #refusal(method: string): SwitchyardError | undefined {
     const net = this.#network;
     if (this.#deny(method)) {
       return new SwitchyardError('RPC_METHOD_NOT_ALLOWED', `Method ${method} is disabled on network ${net}.`, {

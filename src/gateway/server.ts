@@ -115,7 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       );
     }
     const key = apiKeys?.authenticate(ex.header('authorization'), ex.target);
-    const type = (ex.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const type = mediaType(ex.header('content-type'));
     if (!JSON_TYPES.has(type)) {
       throw new SwitchyardError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -189,6 +189,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await clients.close();
     },
   };
+}
+
+/** The media type of a Content-Type value, lower-cased, without parameters ('' when absent). */
+function mediaType(value: string | undefined): string {
+  if (value === undefined) return '';
+  // The usual value as clients send it, without splitting or new strings.
+  if (value === 'application/json') return value;
+  return value.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 /** The network segment of the path, percent-decoded; a malformed escape is kept as written (then unknown). */

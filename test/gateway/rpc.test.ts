@@ -197,6 +197,8 @@ describe('error table', () => {
     await expectError(await send(app.rpcUrl(), { body: req('eth_chainId') }), 415, -32600);
     const ok = await post(app.rpcUrl(), req('eth_chainId'), { 'content-type': 'application/json; charset=utf-8' });
     assert.equal(ok.status, 200);
+    const anyCase = await post(app.rpcUrl(), req('eth_chainId'), { 'content-type': 'Application/JSON' });
+    assert.equal(anyCase.status, 200);
   });
 
   it('body over max_body_bytes → 413 / -32005', async () => {

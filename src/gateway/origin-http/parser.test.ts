@@ -142,6 +142,16 @@ describe('response parser: well-formed answers, split anywhere', () => {
     assert.equal(kept.reusable, true);
     const hinted = parseEverySplit('HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: 0\r\n\r\n');
     assert.deepEqual([hinted.reusable, hinted.keepAliveMs], [true, 5000]);
+    // Connection is a list of tokens in any case; one token is matched whole, not as a prefix.
+    const reuse = (connection: string, version = '1.1') =>
+      parseEverySplit(`HTTP/${version} 200 OK\r\nConnection: ${connection}\r\nContent-Length: 0\r\n\r\n`).reusable;
+    assert.equal(reuse('keep-alive, close'), false);
+    assert.equal(reuse('CLOSE'), false);
+    assert.equal(reuse('closed'), true);
+    assert.equal(reuse('clos'), true);
+    assert.equal(reuse('KEEP-ALIVE', '1.0'), true);
+    assert.equal(reuse('upgrade, Keep-Alive', '1.0'), true);
+    assert.equal(reuse('keep-alives', '1.0'), false);
   });
 
   it('bytes after the end of an answer are reported, not parsed', () => {
@@ -187,6 +197,8 @@ const BAD: Array<[string, string, boolean?]> = [
   ['two different Content-Length values', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nokk'],
   ['Content-Length not a number', 'HTTP/1.1 200 OK\r\nContent-Length: 2a\r\n\r\nok'],
   ['negative Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n'],
+  ['Content-Length of 16 digits', 'HTTP/1.1 200 OK\r\nContent-Length: 1234567890123456\r\n\r\n'],
+  ['Content-Length with a sign', 'HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok'],
   ['chunk size not hex', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n'],
   ['chunk line without a size', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n;ext\r\nok\r\n0\r\n\r\n'],
   ['chunk size beyond 2^53', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n'],

@@ -97,10 +97,10 @@ function nameIs(text: string, from: number, name: string): boolean {
   return true;
 }
 
-/** True when the comma-separated `list` holds `token` (case-insensitive). */
+/** True when the comma-separated `list` holds `token` (lower-case letters and '-'; matched in any case). */
 function listHas(list: string, token: string): boolean {
-  // The usual case, one value (`keep-alive`, `close`), without splitting.
-  if (list.length === token.length) return list.toLowerCase() === token;
+  // The usual case, one value (`keep-alive`, `close`), without splitting or new strings.
+  if (!list.includes(',')) return list.length === token.length && nameIs(list, 0, token);
   for (const item of list.split(',')) if (item.trim().toLowerCase() === token) return true;
   return false;
 }
@@ -406,6 +406,17 @@ function parseStatusLine(head: string, end: number): { minor: number; status: nu
 
 /** A Content-Length value: digits, or a list of the same digits (`5, 5`, RFC 9110 §8.6). */
 function parseLength(value: string): number {
+  // The usual case, 1 to 15 digits alone, without splitting or a regular expression.
+  if (value.length > 0 && value.length <= 15) {
+    let n = 0;
+    let i = 0;
+    for (; i < value.length; i += 1) {
+      const d = value.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      n = n * 10 + d;
+    }
+    if (i === value.length) return n;
+  }
   let length: number | undefined;
   for (const item of value.split(',')) {
     const digits = item.trim();
