@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { largeLogs } from '../../bench/payloads.js';
+import { STREAM_CHUNKS } from '../../src/gateway/stream-chunks.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
 import { waitFor } from './origin.js';
@@ -9,13 +10,14 @@ import { waitFor } from './origin.js';
 /**
  * Large answers (over forward.ts's STREAM_AFTER_BYTES) stream from the origin to the client: byte for
  * byte with the client's id, with or without Content-Length, also when the id comes after the result
- * (then they are collected whole); an origin failing midway cuts the client's connection instead of
- * sending a wrong answer; a client leaving midway stops the origin request.
+ * (then they are collected whole); answers streaming side by side keep their own bytes while their
+ * buffers are recycled; an origin failing midway cuts the client's connection instead of sending a
+ * wrong answer; a client leaving midway stops the origin request.
  */
 
 const LARGE = largeLogs(4 * 1_048_576);
 
-type Mode = 'length' | 'chunked' | 'id-last' | 'fail-midway' | 'slow';
+type Mode = 'length' | 'chunked' | 'id-last' | 'fail-midway' | 'slow' | 'distinct';
 interface Origin {
   url: string;
   closedEarly: number;
@@ -32,11 +34,13 @@ async function startOrigin(mode: Mode): Promise<Origin> {
       const body =
         mode === 'id-last'
           ? Buffer.from(`{"jsonrpc":"2.0","result":${LARGE.result},"id":${id}}`)
-          : Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":${LARGE.result}}`);
+          : mode === 'distinct'
+            ? Buffer.from(distinct(id, /"fromBlock":"0x(\w+)"/.exec(Buffer.concat(chunks).toString())?.[1] ?? ''))
+            : Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":${LARGE.result}}`);
       res.on('close', () => {
         if (!res.writableFinished) state.closedEarly += 1;
       });
-      if (mode === 'length' || mode === 'id-last') {
+      if (mode === 'length' || mode === 'id-last' || mode === 'distinct') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
         return;
@@ -74,7 +78,18 @@ async function startOrigin(mode: Mode): Promise<Origin> {
   });
 }
 
-const MODES: Mode[] = ['length', 'chunked', 'id-last', 'fail-midway', 'slow'];
+const MODES: Mode[] = ['length', 'chunked', 'id-last', 'fail-midway', 'slow', 'distinct'];
+
+/**
+ * A 12 MiB answer whose every byte after the id depends on `mark` (the request's fromBlock, which the
+ * origin sees as the client sent it; the id it sees is the gateway's own). Larger than the kernel's
+ * socket buffers, so the gateway's writes to a slow reader must wait; a 5-byte unit, so even a chunk
+ * overwritten by the same answer's next bytes would show.
+ */
+function distinct(id: string, mark: string): string {
+  const unit = mark.padStart(5, '0').repeat(13);
+  return `{"jsonrpc":"2.0","id":${id},"result":"0x${unit.repeat(Math.ceil(12_582_912 / unit.length))}"}`;
+}
 const origins = new Map<Mode, Origin>();
 let app: TestApp;
 
@@ -100,6 +115,23 @@ test('a large answer streams byte for byte with the client id; Content-Length is
     assert.equal(res.headers['content-length'], String(Buffer.byteLength(expected(id))));
     assert.ok(res.text === expected(id), `bytes differ for id ${id}`);
   }
+});
+
+test('large answers streaming at once and one after another never share bytes (their buffers are recycled)', async () => {
+  for (const round of [0, 1]) {
+    const ids = [1, 2, 3, 4].map((n) => String(n + round * 4));
+    const request = (id: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id: Number(id), method: 'eth_getLogs', params: [{ fromBlock: `0x${id}` }] });
+    // Slow readers: each client holds its answer a moment before reading, so the gateway's writes
+    // queue up and complete later (a buffer recycled before its write completed would show).
+    const answers = await Promise.all(ids.map((id) => slowPost(app.rpcUrl('distinct'), request(id))));
+    answers.forEach((text, i) => {
+      const id = ids[i] as string;
+      assert.ok(text === distinct(id, id), `answer ${id} is not byte for byte its own`);
+    });
+  }
+  // The streamed bytes went through recycled buffers (stream-chunks.ts), now back on the free list.
+  assert.ok(STREAM_CHUNKS.free > 0, 'no stream buffer was given back');
 });
 
 test('a chunked large answer streams byte for byte', async () => {
@@ -158,6 +190,22 @@ test('a client leaving midway stops the origin request', async () => {
   });
   await waitFor(() => origin.closedEarly > 0, 'the origin to see its request cancelled');
 });
+
+/** POSTs `body` and reads the answer only after holding it unread for a moment (pacing, not waiting). */
+function slowPost(url: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.pause();
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      res.on('error', reject);
+      setTimeout(() => res.resume(), 100);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 function isJson(text: string): boolean {
   try {

@@ -50,7 +50,7 @@ export interface ConnectionOwner {
 /**
  * Where every plain-TCP origin socket reads into. One is enough: the process is single-threaded and each
  * read is parsed before the next one lands; nothing may keep a view of it (the parser copies a split
- * head, the connection copies body bytes). Same size as Node's own per-read allocation.
+ * head, the exchange copies body bytes). Same size as Node's own per-read allocation.
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
@@ -98,8 +98,8 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
       socket.on('data', this.#onData);
     } else {
       // Plain TCP reads land in one shared buffer and reach the parser directly: no Buffer and no
-      // Readable-stream pass per read (measured: about a tenth of a forwarded call's CPU). Body bytes
-      // are copied out before they are kept (onResponseData).
+      // Readable-stream pass per read (measured: about a tenth of a forwarded call's CPU). The
+      // exchange copies body bytes out before it keeps them (exchange.ts `data`).
       socket = net.connect({
         host: endpoint.host,
         port: endpoint.port,
@@ -188,8 +188,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   }
 
   onResponseData(chunk: Buffer): void {
-    // The shared read buffer is overwritten by the next read of any connection: keep a copy.
-    this.#current?.data(this.#sharedInput ? Buffer.from(chunk) : chunk);
+    this.#current?.data(chunk, this.#sharedInput);
   }
 
   onResponseEnd(): void {

@@ -12,6 +12,7 @@
  * the answer streams, `abort` no longer applies (destroy `rest` instead).
  */
 import { Readable } from 'node:stream';
+import { STREAM_CHUNKS } from '../stream-chunks.js';
 
 export interface OriginResponse {
   readonly status: number;
@@ -101,14 +102,18 @@ export class OriginExchange implements Exchange {
     this.#length = length;
   }
 
-  data(chunk: Buffer): void {
+  /**
+   * Body bytes. `borrowed`: a view of a read buffer the connection reuses, so kept bytes are copied —
+   * once streaming, into recyclable buffers (stream-chunks.ts) that the client-side pump gives back.
+   */
+  data(chunk: Buffer, borrowed: boolean): void {
     const rest = this.#rest;
     if (rest !== undefined) {
-      if (!rest.push(chunk)) this.host?.pauseFor(this);
+      if (!rest.push(borrowed ? STREAM_CHUNKS.copy(chunk) : chunk)) this.host?.pauseFor(this);
       return;
     }
     if (this.#settled) return;
-    this.#chunks.push(chunk);
+    this.#chunks.push(borrowed ? Buffer.from(chunk) : chunk);
     this.#size += chunk.length;
     if (
       this.#streamAfter !== undefined &&
