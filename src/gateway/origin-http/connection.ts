@@ -47,12 +47,14 @@ export interface ConnectionOwner {
   replay(exchange: OriginExchange): void;
 }
 
+/** Bytes per socket read: the size Node itself allocates for each read. */
+const READ_BYTES = 64 * 1024;
 /**
- * Where every plain-TCP origin socket reads into. One is enough: the process is single-threaded and each
- * read is parsed before the next one lands; nothing may keep a view of it (the parser copies a split
- * head, the exchange copies body bytes). Same size as Node's own per-read allocation.
+ * Where plain-TCP origin sockets read into while their answer is small. One is enough: the process is
+ * single-threaded and each read is parsed before the next one lands; nothing may keep a view of it
+ * (the parser copies a split head, the exchange copies the body bytes it keeps).
  */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+const READ_BUFFER = Buffer.allocUnsafe(READ_BYTES);
 
 const CONNECTING = 0;
 const IDLE = 1;
@@ -71,8 +73,8 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   #received = 0;
   #headSeen = false;
   #paused = false;
-  /** Reads land in READ_BUFFER (plain TCP), not in a fresh Buffer per read (TLS). */
-  #sharedInput = false;
+  /** The bytes being parsed are in READ_BUFFER (plain TCP): whatever is kept of them must be copied. */
+  #borrowed = false;
   #connectTimer: NodeJS.Timeout | undefined;
   /** Armed for the current exchange and refreshed on every byte; fires harmlessly when nothing runs. */
   #timer: NodeJS.Timeout | undefined;
@@ -97,16 +99,16 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
       });
       socket.on('data', this.#onData);
     } else {
-      // Plain TCP reads land in one shared buffer and reach the parser directly: no Buffer and no
-      // Readable-stream pass per read (measured: about a tenth of a forwarded call's CPU). The
-      // exchange copies body bytes out before it keeps them (exchange.ts `data`).
+      // Plain TCP reads reach the parser directly (no Readable-stream pass per read), into the shared
+      // buffer while the answer is small (no Buffer per read either: measured together, about a
+      // tenth of a forwarded call's CPU; the exchange copies the few bytes it keeps), and into a
+      // buffer of their own once it is large (`bulky`), which the exchange keeps without a copy.
       socket = net.connect({
         host: endpoint.host,
         port: endpoint.port,
-        onread: { buffer: READ_BUFFER, callback: this.#onRead },
+        onread: { buffer: this.#nextReadBuffer, callback: this.#onRead },
       });
       socket.once('connect', this.#onConnect);
-      this.#sharedInput = true;
     }
     socket.setNoDelay(true);
     socket.on('end', this.#onEnd);
@@ -188,7 +190,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   }
 
   onResponseData(chunk: Buffer): void {
-    this.#current?.data(chunk, this.#sharedInput);
+    this.#current?.data(chunk, this.#borrowed);
   }
 
   onResponseEnd(): void {
@@ -217,8 +219,13 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     this.#owner.connected(this);
   };
 
+  /** Where the next read lands (Node asks after every read). */
+  readonly #nextReadBuffer = (): Buffer =>
+    this.#current?.bulky === true ? Buffer.allocUnsafe(READ_BYTES) : READ_BUFFER;
+
   /** Returns true: reading goes on (a lagging stream reader pauses the socket itself). */
   readonly #onRead = (length: number, buffer: Buffer): boolean => {
+    this.#borrowed = buffer === READ_BUFFER;
     this.#onData(buffer.subarray(0, length));
     return true;
   };

@@ -12,7 +12,6 @@
  * the answer streams, `abort` no longer applies (destroy `rest` instead).
  */
 import { Readable } from 'node:stream';
-import { STREAM_CHUNKS } from '../stream-chunks.js';
 
 export interface OriginResponse {
   readonly status: number;
@@ -29,6 +28,9 @@ export interface Exchange {
   readonly response: Promise<OriginResponse>;
   abort(reason: Error): void;
 }
+
+/** Past this many body bytes an answer is read into buffers of its own (`bulky`). */
+export const BULKY_AFTER = 64 * 1024;
 
 /** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
 export const STREAM_HIGH_WATER = 256 * 1024;
@@ -103,13 +105,18 @@ export class OriginExchange implements Exchange {
   }
 
   /**
-   * Body bytes. `borrowed`: a view of a read buffer the connection reuses, so kept bytes are copied —
-   * once streaming, into recyclable buffers (stream-chunks.ts) that the client-side pump gives back.
+   * The answer is past BULKY_AFTER bytes (or streaming): the connection reads it into buffers of their
+   * own, kept without a copy, rather than into its shared read buffer.
    */
+  get bulky(): boolean {
+    return this.#size >= BULKY_AFTER || this.#rest !== undefined;
+  }
+
+  /** Body bytes. `borrowed`: a view of a read buffer the connection reuses, so kept bytes are copied. */
   data(chunk: Buffer, borrowed: boolean): void {
     const rest = this.#rest;
     if (rest !== undefined) {
-      if (!rest.push(borrowed ? STREAM_CHUNKS.copy(chunk) : chunk)) this.host?.pauseFor(this);
+      if (!rest.push(borrowed ? Buffer.from(chunk) : chunk)) this.host?.pauseFor(this);
       return;
     }
     if (this.#settled) return;

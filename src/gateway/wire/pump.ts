@@ -8,11 +8,9 @@
  * `done(true)` when the whole answer was handed to the socket; `done(false)` when `rest` failed
  * midway — the connection is then cut, so the client sees a truncated answer, never a wrong one.
  * `abort()` (the client left) destroys `rest`, which stops the origin's request.
- * Each piece the socket has written is offered back to stream-chunks.ts (which takes only its own).
  */
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { STREAM_CHUNKS } from '../stream-chunks.js';
 import { CHUNKED } from './head.js';
 
 const CRLF = Buffer.from('\r\n');
@@ -64,19 +62,15 @@ export class StreamPump {
       this.#finish(false);
       return;
     }
-    // Once the socket has taken the bytes, a recyclable chunk goes back to its pool (others are ignored).
-    const written = (err?: Error | null): void => {
-      if (!err) STREAM_CHUNKS.recycle(piece);
-    };
     let ok: boolean;
     if (this.#length === CHUNKED) {
       this.#socket.cork();
       this.#socket.write(piece.length.toString(16) + '\r\n', 'latin1');
-      this.#socket.write(piece, written);
+      this.#socket.write(piece);
       ok = this.#socket.write(CRLF);
       this.#socket.uncork();
     } else {
-      ok = this.#socket.write(piece, written);
+      ok = this.#socket.write(piece);
     }
     if (!ok) this.#rest.pause();
   }
