@@ -35,18 +35,23 @@ const BODY_PENDING = 0;
 const BODY_DONE = 1;
 const BODY_FAILED = 2;
 
+/** The head of a stand-in exchange, made to carry the refusal of a request whose head did not parse. */
+const UNPARSED: RequestHead = {
+  method: '',
+  target: '',
+  minor: 1,
+  headers: [],
+  keepAlive: false,
+  expectContinue: false,
+  contentLength: 0,
+};
+
 export class Exchange {
-  readonly method: string;
-  /** The request-target as sent (path and query). */
-  readonly target: string;
-  /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
-  readonly minor: number;
-  /** name, value, … with lowercase names, in arrival order. */
-  readonly headers: readonly string[];
+  /** The parsed request head (request-head.ts says what each field holds). */
+  readonly head: RequestHead;
   readonly remoteAddress: string | undefined;
   /** performance.now() when the head was parsed. */
   readonly startedAt: number;
-  readonly expectContinue: boolean;
   /** The application's label for this request (e.g. the network, for metrics). */
   tag = '';
   /** The answer's status, once answered. */
@@ -78,20 +83,34 @@ export class Exchange {
 
   constructor(owner: ExchangeOwner, head: RequestHead | undefined, remoteAddress: string | undefined) {
     this.#owner = owner;
-    this.method = head?.method ?? '';
-    this.target = head?.target ?? '';
-    this.minor = head?.minor ?? 1;
-    this.headers = head?.headers ?? [];
-    this.expectContinue = head?.expectContinue ?? false;
-    this.closeAfter = head === undefined || !head.keepAlive;
+    this.head = head ?? UNPARSED;
+    this.closeAfter = !this.head.keepAlive;
     this.remoteAddress = remoteAddress;
     this.startedAt = performance.now();
     if (head !== undefined && head.contentLength === 0) this.#bodyState = BODY_DONE;
   }
 
+  get method(): string {
+    return this.head.method;
+  }
+
+  /** The request-target as sent (path and query). */
+  get target(): string {
+    return this.head.target;
+  }
+
+  /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
+  get minor(): number {
+    return this.head.minor;
+  }
+
+  get expectContinue(): boolean {
+    return this.head.expectContinue;
+  }
+
   /** The first value of header `name` (lowercase), if sent. */
   header(name: string): string | undefined {
-    const headers = this.headers;
+    const headers = this.head.headers;
     for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return headers[i + 1];
     return undefined;
   }
