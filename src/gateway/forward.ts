@@ -14,12 +14,12 @@
  * (ejection.ts) and is reported to the HealthView.
  * Filter calls go first to the origin that created the filter (filters.ts).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
- * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with the bytes so far (which must already
+ * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
  * 10 MiB eth_getLogs answer never sits whole in memory. Everything up to the id is checked as above;
  * bytes after that point are passed on unparsed, and if the origin fails midway the client's
  * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
- * Answers whose id comes after the result cannot stream and are collected whole.
+ * Answers whose id comes after the result (or past their first bytes) cannot stream and are collected whole.
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
  * fresh connection to the same origin (`replayable`, upstream.ts); a write never is.
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { largeLogs } from '../../bench/payloads.js';
+import { readBuffers } from '../../src/gateway/read-buffers.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
 import { waitFor } from './origin.js';
@@ -10,8 +11,10 @@ import { waitFor } from './origin.js';
  * Large answers (over forward.ts's STREAM_AFTER_BYTES) stream from the origin to the client: byte for
  * byte with the client's id, with or without Content-Length, also when the id comes after the result
  * (then they are collected whole); answers streaming side by side keep their own bytes (origin
- * sockets read into a shared buffer until an answer is large); an origin failing midway cuts the client's connection instead of sending a
- * wrong answer; a client leaving midway stops the origin request.
+ * sockets read into a shared buffer until an answer is large, then into recycled buffers); passing
+ * answers through reuses those buffers rather than allocating per read; an origin failing midway cuts
+ * the client's connection instead of sending a wrong answer; a client leaving midway stops the origin
+ * request.
  */
 
 const LARGE = largeLogs(4 * 1_048_576);
@@ -116,7 +119,7 @@ test('a large answer streams byte for byte with the client id; Content-Length is
   }
 });
 
-test('large answers streaming side by side to slow readers each keep their own bytes (origin reads share a buffer)', async () => {
+test('large answers streaming side by side to slow readers each keep their own bytes (origin read buffers are shared and recycled)', async () => {
   for (const round of [0, 1]) {
     const ids = [1, 2, 3, 4].map((n) => String(n + round * 4));
     const request = (id: string) =>
@@ -129,6 +132,20 @@ test('large answers streaming side by side to slow readers each keep their own b
       assert.ok(text === distinct(id, id), `answer ${id} is not byte for byte its own`);
     });
   }
+});
+
+test('large answers one after another reuse the read buffers of the first instead of allocating per read', async () => {
+  const pass = async (): Promise<void> => {
+    const res = await post(app.rpcUrl('length'), LARGE.request);
+    assert.ok(res.text === expected('1'));
+  };
+  await pass();
+  const afterFirst = readBuffers.stats;
+  for (let i = 0; i < 7; i += 1) await pass();
+  const { created, reused } = readBuffers.stats;
+  // Seven more 4 MiB answers read ~450 buffers' worth; recycled, they need next to no new ones.
+  assert.ok(created - afterFirst.created < 16, `${created - afterFirst.created} buffers allocated for 7 more answers`);
+  assert.ok(reused - afterFirst.reused > 7 * 32, `only ${reused - afterFirst.reused} reuses for 7 more answers`);
 });
 
 test('a chunked large answer streams byte for byte', async () => {

@@ -19,6 +19,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { READ_BYTES, readBuffers } from '../read-buffers.js';
 import { OriginHttpError } from './errors.js';
 import type { ExchangeHost, OriginExchange } from './exchange.js';
 import { ResponseParser, type ResponseSink } from './parser.js';
@@ -47,8 +48,6 @@ export interface ConnectionOwner {
   replay(exchange: OriginExchange): void;
 }
 
-/** Bytes per socket read: the size Node itself allocates for each read. */
-const READ_BYTES = 64 * 1024;
 /**
  * Where plain-TCP origin sockets read into while their answer is small. One is enough: the process is
  * single-threaded and each read is parsed before the next one lands; nothing may keep a view of it
@@ -102,7 +101,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
       // Plain TCP reads reach the parser directly (no Readable-stream pass per read), into the shared
       // buffer while the answer is small (no Buffer per read either: measured together, about a
       // tenth of a forwarded call's CPU; the exchange copies the few bytes it keeps), and into a
-      // buffer of their own once it is large (`bulky`), which the exchange keeps without a copy.
+      // recycled buffer once it is large (`bulky`), whose bytes the exchange keeps without a copy.
       socket = net.connect({
         host: endpoint.host,
         port: endpoint.port,
@@ -219,14 +218,15 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     this.#owner.connected(this);
   };
 
-  /** Where the next read lands (Node asks after every read). */
-  readonly #nextReadBuffer = (): Buffer =>
-    this.#current?.bulky === true ? Buffer.allocUnsafe(READ_BYTES) : READ_BUFFER;
+  /** Where the next read lands (Node asks after every read): a recycled buffer once the answer is large. */
+  readonly #nextReadBuffer = (): Buffer => (this.#current?.bulky === true ? readBuffers.take() : READ_BUFFER);
 
   /** Returns true: reading goes on (a lagging stream reader pauses the socket itself). */
   readonly #onRead = (length: number, buffer: Buffer): boolean => {
     this.#borrowed = buffer === READ_BUFFER;
     this.#onData(buffer.subarray(0, length));
+    // The read is parsed: whoever kept bytes of it holds them (read-buffers.ts); drop the reader's hold.
+    if (!this.#borrowed) readBuffers.release(buffer);
     return true;
   };
 

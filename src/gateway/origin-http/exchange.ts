@@ -4,14 +4,17 @@
  * response (head, data, end) or an error.
  *
  * `response` resolves with the status and the whole body; with `streamAfter`, a 2xx body that grows
- * past that many bytes resolves early with the bytes so far and `rest`, a Readable of the remainder:
- * it holds at most STREAM_HIGH_WATER bytes before the connection's socket is paused, resumes it when
- * read, errors if the connection fails midway, and destroying it before the end destroys the
- * connection. `abort(reason)` rejects `response` with `reason`: a queued exchange is never written; a
+ * past that many bytes resolves early with its first bytes (STREAM_HEAD_BYTES or a little more) and
+ * `rest`, a Readable of the remainder, led by the other bytes received so far: the connection's socket
+ * is paused while `rest` holds STREAM_HIGH_WATER bytes or more and resumed when it is read; `rest`
+ * errors if the connection fails midway, and destroying it before the end destroys the connection.
+ * Bytes of a large answer are views of recycled read buffers (read-buffers.ts), held while kept here:
+ * `rest`'s reader releases each once written; a whole body releases them once copied together. `abort(reason)` rejects `response` with `reason`: a queued exchange is never written; a
  * written one takes its connection down (the answer would arrive on a socket we cannot reuse). Once
  * the answer streams, `abort` no longer applies (destroy `rest` instead).
  */
 import { Readable } from 'node:stream';
+import { readBuffers } from '../read-buffers.js';
 
 export interface OriginResponse {
   readonly status: number;
@@ -29,8 +32,14 @@ export interface Exchange {
   abort(reason: Error): void;
 }
 
-/** Past this many body bytes an answer is read into buffers of its own (`bulky`). */
+/** An answer announced or grown past this many body bytes is read into recycled buffers (`bulky`). */
 export const BULKY_AFTER = 64 * 1024;
+
+/**
+ * A streaming answer's `body` is its first chunks up to at least this many bytes (ample to show the id
+ * before `result`, forward.ts); the chunks collected past them lead `rest` as they are, not copied.
+ */
+export const STREAM_HEAD_BYTES = 16 * 1024;
 
 /** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
 export const STREAM_HIGH_WATER = 256 * 1024;
@@ -105,22 +114,27 @@ export class OriginExchange implements Exchange {
   }
 
   /**
-   * The answer is past BULKY_AFTER bytes (or streaming): the connection reads it into buffers of their
-   * own, kept without a copy, rather than into its shared read buffer.
+   * The answer is large: announced or grown past BULKY_AFTER bytes, or streaming. The connection then
+   * reads it into recycled buffers (read-buffers.ts), whose bytes are kept without a copy, rather than
+   * into its shared read buffer.
    */
   get bulky(): boolean {
-    return this.#size >= BULKY_AFTER || this.#rest !== undefined;
+    return this.#size >= BULKY_AFTER || (this.#length ?? 0) >= BULKY_AFTER || this.#rest !== undefined;
   }
 
-  /** Body bytes. `borrowed`: a view of a read buffer the connection reuses, so kept bytes are copied. */
+  /**
+   * Body bytes. `borrowed`: a view of the read buffer the connection reuses, so kept bytes are copied;
+   * otherwise a view of a recycled read buffer (read-buffers.ts), held while kept: `rest`'s reader
+   * releases it once written, and `#body` once copied into a whole body.
+   */
   data(chunk: Buffer, borrowed: boolean): void {
     const rest = this.#rest;
     if (rest !== undefined) {
-      if (!rest.push(borrowed ? Buffer.from(chunk) : chunk)) this.host?.pauseFor(this);
+      if (!rest.push(this.#keep(chunk, borrowed))) this.host?.pauseFor(this);
       return;
     }
     if (this.#settled) return;
-    this.#chunks.push(borrowed ? Buffer.from(chunk) : chunk);
+    this.#chunks.push(this.#keep(chunk, borrowed));
     this.#size += chunk.length;
     if (
       this.#streamAfter !== undefined &&
@@ -159,14 +173,29 @@ export class OriginExchange implements Exchange {
     this.#reject(err);
   }
 
+  #keep(chunk: Buffer, borrowed: boolean): Buffer {
+    if (borrowed) return Buffer.from(chunk);
+    readBuffers.hold(chunk);
+    return chunk;
+  }
+
   #body(): Buffer {
     const chunks = this.#chunks;
     this.#chunks = [];
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#size);
+    return joined(chunks, this.#size);
   }
 
   #startStreaming(): void {
-    const head = this.#body();
+    // The head is the first chunks up to STREAM_HEAD_BYTES; the later ones lead the stream.
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    let count = 0;
+    let headBytes = 0;
+    while (count < chunks.length && headBytes < STREAM_HEAD_BYTES) {
+      headBytes += (chunks[count] as Buffer).length;
+      count += 1;
+    }
+    const head = joined(chunks.slice(0, count), headBytes);
     const rest = new Readable({
       highWaterMark: STREAM_HIGH_WATER,
       read: () => this.host?.resumeFor(this),
@@ -180,6 +209,9 @@ export class OriginExchange implements Exchange {
       },
     });
     this.#rest = rest;
+    let room = true;
+    for (let i = count; i < chunks.length; i += 1) room = rest.push(chunks[i]);
+    if (!room) this.host?.pauseFor(this);
     this.#settled = true;
     const length = this.#length;
     this.#resolve(
@@ -188,4 +220,12 @@ export class OriginExchange implements Exchange {
         : { status: this.#status, body: head, rest, length },
     );
   }
+}
+
+/** `chunks` as one Buffer of `size` bytes; copied chunks go back to the read buffers they came from. */
+function joined(chunks: Buffer[], size: number): Buffer {
+  if (chunks.length === 1) return chunks[0] as Buffer;
+  const whole = Buffer.concat(chunks, size);
+  for (const chunk of chunks) readBuffers.release(chunk);
+  return whole;
 }

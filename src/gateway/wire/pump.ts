@@ -8,9 +8,13 @@
  * `done(true)` when the whole answer was handed to the socket; `done(false)` when `rest` failed
  * midway — the connection is then cut, so the client sees a truncated answer, never a wrong one.
  * `abort()` (the client left) destroys `rest`, which stops the origin's request.
+ *
+ * Pieces may be views of recycled read buffers (../read-buffers.ts): each is released once the socket
+ * wrote it (its write callback, called on success and on failure alike), never before.
  */
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { readBuffers } from '../read-buffers.js';
 import { CHUNKED } from './head.js';
 
 const CRLF = Buffer.from('\r\n');
@@ -66,11 +70,11 @@ export class StreamPump {
     if (this.#length === CHUNKED) {
       this.#socket.cork();
       this.#socket.write(piece.length.toString(16) + '\r\n', 'latin1');
-      this.#socket.write(piece);
+      this.#socket.write(piece, () => readBuffers.release(piece));
       ok = this.#socket.write(CRLF);
       this.#socket.uncork();
     } else {
-      ok = this.#socket.write(piece);
+      ok = this.#socket.write(piece, () => readBuffers.release(piece));
     }
     if (!ok) this.#rest.pause();
   }

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
-import { STREAM_HIGH_WATER } from '../../../src/gateway/origin-http/exchange.js';
+import { STREAM_HEAD_BYTES, STREAM_HIGH_WATER } from '../../../src/gateway/origin-http/exchange.js';
+import { READ_BYTES } from '../../../src/gateway/read-buffers.js';
 import { exchange, OriginClients } from '../../../src/gateway/upstream.js';
 import { makeSelfSignedCert } from '../../helpers/tls.js';
 import { originOf, waitFor } from './servers.js';
@@ -100,11 +101,18 @@ describe('origin HTTP client: large answers stream', () => {
     assert.equal(res.length, payload.length);
     const rest = res.rest;
     assert.ok(rest, 'a body over streamAfter resolves with rest');
-    assert.ok(res.body.length > MiB && res.body.length < 2 * MiB, `head of ${res.body.length} bytes`);
+    // The head is the first reads up to STREAM_HEAD_BYTES; what else came before streaming leads `rest`.
+    assert.ok(
+      res.body.length >= STREAM_HEAD_BYTES && res.body.length < STREAM_HEAD_BYTES + READ_BYTES,
+      `head of ${res.body.length} bytes`,
+    );
+    assert.ok(res.body.length + rest.readableLength > MiB, 'streaming started past streamAfter');
     // Nobody reads `rest`: the client's buffer fills, its socket pauses, and the origin gets stuck.
     await waitFor(() => sender.blocked && rest.readableLength >= STREAM_HIGH_WATER, 'the origin to be held back');
     assert.ok(sender.written < payload.length, 'the origin could not send everything');
-    assert.ok(rest.readableLength < STREAM_HIGH_WATER + 256 * 1024, `client buffered ${rest.readableLength} bytes`);
+    // Held at most: what came before streaming (streamAfter and one read) and one read past the high water.
+    const held = res.body.length + rest.readableLength;
+    assert.ok(held < MiB + STREAM_HIGH_WATER + 2 * READ_BYTES, `client buffered ${held} bytes`);
     const whole = Buffer.concat([res.body, await readAll(rest)]);
     assert.ok(whole.equals(payload), 'streamed bytes differ');
     assert.equal(sender.closedEarly, false);

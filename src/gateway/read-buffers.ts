@@ -1,0 +1,79 @@
+/**
+ * Recycled 64 KiB read buffers for large origin answers. Once an answer is large (`bulky`,
+ * origin-http/exchange.ts), its origin socket reads into buffers from here; the bytes travel as views
+ * of them to the client socket (wire/pump.ts), which gives each one back once it was written. So a
+ * large answer passing through allocates no memory per read and leaves none for the garbage
+ * collector: memory stays flat however many answers stream, instead of growing by tens of MiB between
+ * collections.
+ *
+ * Ownership is counted per buffer, by the views that hold it. `take` hands out a buffer whose one hold
+ * is the returned view (the reader's, for the read in progress). Whoever keeps a view past that read
+ * calls `hold(view)` first; whoever is done with a held view calls `release(view)`. A buffer returns
+ * to the free list only when its last hold is released, so bytes still in use are never overwritten.
+ *   - A held view that is never released (a reader collecting a stream, a stream destroyed midway, a
+ *     view copied into a whole body) leaves its buffer to the garbage collector: forgetting a release
+ *     costs memory, never correctness.
+ *   - `hold` and `release` of anything else (ordinary Buffers, views of Node's shared pool, views made
+ *     from a held one) do nothing; a view is held at most once and released at most once.
+ * At most MAX_FREE buffers (4 MiB) wait in the free list; beyond that, released ones are let go.
+ */
+
+/** Bytes per buffer: the size Node itself reads into. */
+export const READ_BYTES = 64 * 1024;
+
+/** Free buffers kept for reuse, at most. */
+const MAX_FREE = 64;
+
+export class ReadBuffers {
+  readonly #free: ArrayBuffer[] = [];
+  /** Holds per buffer handed out (and not yet back in the free list). */
+  readonly #holds = new WeakMap<ArrayBuffer, number>();
+  /** The views that carry a hold. */
+  readonly #held = new WeakSet<Buffer>();
+  #created = 0;
+  #reused = 0;
+
+  /** A buffer of READ_BYTES to read into; the returned view holds it until released. */
+  take(): Buffer {
+    let memory = this.#free.pop();
+    if (memory === undefined) {
+      memory = new ArrayBuffer(READ_BYTES);
+      this.#created += 1;
+    } else {
+      this.#reused += 1;
+    }
+    const view = Buffer.from(memory);
+    this.#holds.set(memory, 1);
+    this.#held.add(view);
+    return view;
+  }
+
+  /** `view` (of a buffer from `take`) is kept past the current read: its buffer stays in use until released. */
+  hold(view: Buffer): void {
+    const holds = this.#holds.get(view.buffer as ArrayBuffer);
+    if (holds === undefined || this.#held.has(view)) return;
+    this.#holds.set(view.buffer as ArrayBuffer, holds + 1);
+    this.#held.add(view);
+  }
+
+  /** The holder of `view` is done with its bytes; the last release frees the buffer for reuse. */
+  release(view: Buffer): void {
+    if (!this.#held.delete(view)) return;
+    const memory = view.buffer as ArrayBuffer;
+    const holds = (this.#holds.get(memory) ?? 1) - 1;
+    if (holds > 0) {
+      this.#holds.set(memory, holds);
+      return;
+    }
+    this.#holds.delete(memory);
+    if (this.#free.length < MAX_FREE) this.#free.push(memory);
+  }
+
+  /** Buffers allocated, and buffers handed out again from the free list, since start. */
+  get stats(): { created: number; reused: number; free: number } {
+    return { created: this.#created, reused: this.#reused, free: this.#free.length };
+  }
+}
+
+/** The process's read buffers, shared by every origin connection (the process is single-threaded). */
+export const readBuffers = new ReadBuffers();
