@@ -71,3 +71,12 @@ test('at most 64 free buffers are kept; the others are left to the garbage colle
   for (const view of taken) buffers.release(view);
   assert.equal(buffers.stats.free, 64);
 });
+
+test('copyOf copies bytes into a recycled buffer, held by the returned view', () => {
+  const buffers = new ReadBuffers();
+  const copy = buffers.copyOf(Buffer.from('origin bytes'));
+  assert.equal(copy.toString(), 'origin bytes');
+  assert.equal(buffers.take().buffer === copy.buffer, false, 'the copy was handed out while held');
+  buffers.release(copy);
+  assert.equal(buffers.take().buffer, copy.buffer);
+});

@@ -48,6 +48,15 @@ export class ReadBuffers {
     return view;
   }
 
+  /** A held view of a recycled buffer holding a copy of `bytes` (at most READ_BYTES). */
+  copyOf(bytes: Buffer): Buffer {
+    const buffer = this.take();
+    const view = buffer.subarray(0, bytes.copy(buffer));
+    this.hold(view);
+    this.release(buffer);
+    return view;
+  }
+
   /** `view` (of a buffer from `take`) is kept past the current read: its buffer stays in use until released. */
   hold(view: Buffer): void {
     const holds = this.#holds.get(view.buffer as ArrayBuffer);

@@ -4,7 +4,7 @@
  * response (head, data, end) or an error.
  *
  * `response` resolves with the status and the whole body; with `streamAfter`, a 2xx body that grows
- * past that many bytes resolves early with its first bytes (STREAM_HEAD_BYTES or a little more) and
+ * past that many bytes resolves early with its first STREAM_HEAD_BYTES bytes and
  * `rest`, a Readable of the remainder, led by the other bytes received so far: the connection's socket
  * is paused while `rest` holds STREAM_HIGH_WATER bytes or more and resumed when it is read; `rest`
  * errors if the connection fails midway, and destroying it before the end destroys the connection.
@@ -36,10 +36,10 @@ export interface Exchange {
 export const BULKY_AFTER = 64 * 1024;
 
 /**
- * A streaming answer's `body` is its first chunks up to at least this many bytes (ample to show the id
- * before `result`, forward.ts); the chunks collected past them lead `rest` as they are, not copied.
+ * A streaming answer's `body` is a copy of its first this many bytes (ample to show the origin's id,
+ * which is ours, before `result`: forward.ts); the bytes collected past them lead `rest` uncopied.
  */
-export const STREAM_HEAD_BYTES = 16 * 1024;
+export const STREAM_HEAD_BYTES = 4 * 1024;
 
 /** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
 export const STREAM_HIGH_WATER = 256 * 1024;
@@ -174,9 +174,12 @@ export class OriginExchange implements Exchange {
   }
 
   #keep(chunk: Buffer, borrowed: boolean): Buffer {
-    if (borrowed) return Buffer.from(chunk);
-    readBuffers.hold(chunk);
-    return chunk;
+    if (!borrowed) {
+      readBuffers.hold(chunk);
+      return chunk;
+    }
+    // A large answer's first bytes are copied into a recycled buffer too, so it leaves no garbage.
+    return this.bulky ? readBuffers.copyOf(chunk) : Buffer.from(chunk);
   }
 
   #body(): Buffer {
@@ -186,16 +189,25 @@ export class OriginExchange implements Exchange {
   }
 
   #startStreaming(): void {
-    // The head is the first chunks up to STREAM_HEAD_BYTES; the later ones lead the stream.
+    // The head is a copy of the first STREAM_HEAD_BYTES; the rest of the bytes so far lead the stream.
     const chunks = this.#chunks;
     this.#chunks = [];
-    let count = 0;
-    let headBytes = 0;
-    while (count < chunks.length && headBytes < STREAM_HEAD_BYTES) {
-      headBytes += (chunks[count] as Buffer).length;
-      count += 1;
+    const head = Buffer.allocUnsafe(Math.min(STREAM_HEAD_BYTES, this.#size));
+    let filled = 0;
+    let next = 0;
+    while (filled < head.length) {
+      const chunk = chunks[next] as Buffer;
+      const copied = chunk.copy(head, filled);
+      filled += copied;
+      if (copied < chunk.length) {
+        const tail = chunk.subarray(copied);
+        readBuffers.hold(tail);
+        chunks[next] = tail;
+      } else {
+        next += 1;
+      }
+      readBuffers.release(chunk);
     }
-    const head = joined(chunks.slice(0, count), headBytes);
     const rest = new Readable({
       highWaterMark: STREAM_HIGH_WATER,
       read: () => this.host?.resumeFor(this),
@@ -210,7 +222,7 @@ export class OriginExchange implements Exchange {
     });
     this.#rest = rest;
     let room = true;
-    for (let i = count; i < chunks.length; i += 1) room = rest.push(chunks[i]);
+    for (let i = next; i < chunks.length; i += 1) room = rest.push(chunks[i]);
     if (!room) this.host?.pauseFor(this);
     this.#settled = true;
     const length = this.#length;
