@@ -4,14 +4,16 @@
  * response (head, data, end) or an error.
  *
  * `response` resolves with the status and the whole body; with `streamAfter`, a 2xx body that grows
- * past that many bytes resolves early with its first STREAM_HEAD_BYTES bytes and
- * `rest`, a Readable of the remainder, led by the other bytes received so far: the connection's socket
- * is paused while `rest` holds STREAM_HIGH_WATER bytes or more and resumed when it is read; `rest`
- * errors if the connection fails midway, and destroying it before the end destroys the connection.
+ * past that many bytes resolves early with its first STREAM_HEAD_BYTES bytes and `rest`, a Readable
+ * of the remainder, led by the other bytes received so far: the connection's socket is paused while
+ * `rest` holds STREAM_HIGH_WATER bytes or more and resumed when it is read; `rest` errors if the
+ * connection fails midway, and destroying it before the end destroys the connection.
+ * `abort(reason)` rejects `response` with `reason`: a queued exchange is never written; a written one
+ * takes its connection down (the answer would arrive on a socket we cannot reuse). Once the answer
+ * streams, `abort` no longer applies (destroy `rest` instead).
+ *
  * Bytes of a large answer are views of recycled read buffers (read-buffers.ts), held while kept here:
- * `rest`'s reader releases each once written; a whole body releases them once copied together. `abort(reason)` rejects `response` with `reason`: a queued exchange is never written; a
- * written one takes its connection down (the answer would arrive on a socket we cannot reuse). Once
- * the answer streams, `abort` no longer applies (destroy `rest` instead).
+ * `rest`'s reader releases each once written; a whole body releases them once copied together.
  */
 import { Readable } from 'node:stream';
 import { readBuffers } from '../read-buffers.js';
