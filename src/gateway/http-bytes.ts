@@ -25,3 +25,16 @@ for (let i = 0; i < 16; i += 1) {
 export function isTextChar(c: number): boolean {
   return c === HTAB || (c >= SP && c !== 0x7f);
 }
+
+/** `value` as a number when it is 1 to `maxDigits` decimal digits and nothing else (no sign, no space); else -1. */
+export function decimalDigits(value: string, maxDigits: number): number {
+  const length = value.length;
+  if (length === 0 || length > maxDigits) return -1;
+  let n = 0;
+  for (let i = 0; i < length; i += 1) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}

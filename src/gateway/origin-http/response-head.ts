@@ -5,7 +5,7 @@
  * Connection, Keep-Alive); the others are validated and dropped. Throws ORIGIN_MALFORMED_RESPONSE.
  */
 
-import { HTAB, isTextChar, SP, TCHAR } from '../http-bytes.js';
+import { decimalDigits, HTAB, isTextChar, SP, TCHAR } from '../http-bytes.js';
 import { malformed } from './errors.js';
 
 /** Most header lines in a head, and in a chunked body's trailers. */
@@ -144,16 +144,8 @@ function parseStatusLine(head: string, end: number): { minor: number; status: nu
 /** A Content-Length value: digits, or a list of the same digits (`5, 5`, RFC 9110 §8.6). */
 function parseLength(value: string): number {
   // The usual case, 1 to 15 digits alone, without splitting or a regular expression.
-  if (value.length > 0 && value.length <= 15) {
-    let n = 0;
-    let i = 0;
-    for (; i < value.length; i += 1) {
-      const d = value.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      n = n * 10 + d;
-    }
-    if (i === value.length) return n;
-  }
+  const alone = decimalDigits(value, 15);
+  if (alone >= 0) return alone;
   let length: number | undefined;
   for (const item of value.split(',')) {
     const digits = item.trim();

@@ -4,7 +4,7 @@
  * Header names most requests carry come from a table of constants, so no string is made for them.
  */
 
-import { HTAB, isTextChar, SP, TCHAR } from '../http-bytes.js';
+import { decimalDigits, HTAB, isTextChar, SP, TCHAR } from '../http-bytes.js';
 
 /** 15 decimal digits stay exact in a JS number. */
 const CONTENT_LENGTH_MAX_DIGITS = 15;
@@ -115,7 +115,7 @@ export function parseRequestHead(buf: Buffer, base: number, spans: readonly numb
     headers.push(name, value);
     switch (name) {
       case 'content-length': {
-        const parsed = parseContentLength(value);
+        const parsed = decimalDigits(value, CONTENT_LENGTH_MAX_DIGITS);
         if (parsed < 0) return refuse('malformed', 'Content-Length must be 1 to 15 digits.');
         if (contentLength !== -1 && parsed !== contentLength) {
           return refuse('malformed', 'The request has differing Content-Length values.');
@@ -194,16 +194,4 @@ function knownName(buf: Buffer, start: number, end: number): string | undefined 
     if (i === length) return known.name;
   }
   return undefined;
-}
-
-function parseContentLength(value: string): number {
-  const length = value.length;
-  if (length === 0 || length > CONTENT_LENGTH_MAX_DIGITS) return -1;
-  let n = 0;
-  for (let i = 0; i < length; i += 1) {
-    const c = value.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
 }
