@@ -4,7 +4,8 @@
  * - `token create --account ID [--name NAME] [--read-only] [--config FILE]` makes a new token and prints
  *   it as the last (only) line of stdout — the one time it is shown; the store keeps only its sha256.
  *   Details (token id, access) go to stderr. An unknown account is an error (exit 1), except the
- *   config's own `account_id`, which is created when missing, as `serve` would on start.
+ *   config's own `account_id`, which is created when missing, as `serve` would on start. The name
+ *   follows the API's rule (≤ 120 characters, no control characters).
  * - `token list --account ID [--config FILE]` prints one line per token of the account, expired and
  *   disabled ones included: id, access (read/write), status, issued, last used, name (JSON-quoted, so
  *   no name can forge a line). Never the value or its hash.
@@ -62,6 +63,10 @@ async function create(argv: string[]): Promise<number> {
     'token create',
   );
   const account = requireAccount('token create', flags.account);
+  // The API's rule for token names: a name is printed by `token list` and shown in API answers.
+  if (flags.name !== undefined && (flags.name.length > 120 || /\p{Cc}/u.test(flags.name))) {
+    throw new SwitchyardError('CLI_USAGE', 'token create: --name takes at most 120 characters, no control characters');
+  }
   return withStore(flags.config, async (store, config) => {
     if (account === config.account_id) {
       await ensureAccount(store.db, systemClock, account, 'default');
