@@ -267,11 +267,25 @@ function toInfo(row: Omit<ApiTokensTable, 'token_hash'>): TokenInfo {
     read_only: Number(row.read_only) === 1,
     // Fails closed: a status this version does not know counts as disabled.
     status: row.status === 'active' ? 'active' : 'disabled',
-    policies: JSON.parse(row.policies) as TokenPolicy[],
+    policies: decodePolicies(row),
     expires_on: row.expires_on,
     not_before: row.not_before,
     created_on: row.created_on,
     modified_on: row.modified_on,
     last_used_on: row.last_used_on,
   };
+}
+
+/**
+ * The stored policies; a value that is not a JSON list (a hand edit, a bad restore) reads as the one
+ * policy `read_only` stands for, as migration 004 writes it — `read_only` is what access is decided on.
+ */
+function decodePolicies(row: Pick<ApiTokensTable, 'id' | 'account_id' | 'read_only' | 'policies'>): TokenPolicy[] {
+  try {
+    const parsed: unknown = JSON.parse(row.policies);
+    if (Array.isArray(parsed) && parsed.length > 0) return parsed as TokenPolicy[];
+  } catch {
+    // fall through to the derived policy
+  }
+  return defaultPolicies(row.id, row.account_id, Number(row.read_only) === 1);
 }
