@@ -420,5 +420,9 @@ describe('account API tokens through the cloudflare SDK', () => {
     }
     assert.ok(doc.paths[base]?.post?.requestBody, 'create documents its body');
     assert.ok(doc.paths[`${base}/{token_id}`]?.put?.requestBody, 'update documents its body');
+    const roll = doc.paths[`${base}/{token_id}/value`]?.put?.requestBody as { required?: boolean } | undefined;
+    assert.equal(roll?.required, false, 'a roll takes no body');
+    const create = doc.paths[base]?.post?.requestBody as { required?: boolean } | undefined;
+    assert.equal(create?.required, true);
   });
 });
