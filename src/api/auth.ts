@@ -3,7 +3,9 @@
  *
  * - No `Authorization` header, or not `Bearer <token>` of a plausible shape → 401 / 10000 (plus a
  *   9106 item when the header is missing altogether, as Cloudflare does).
- * - A well-formed token that is unknown → 401 / 10000.
+ * - A well-formed token that is unknown (never made, deleted, or rolled away), disabled, expired or not
+ *   yet valid (`not_before`) → 401 / 10000. The token's row is read on every request (no cache), so a
+ *   revocation is seen by the next request in every process sharing the store.
  * - A path naming another account, or a read-only token on a write → 403 / 10000. This is decided from
  *   the path alone, before any lookup, so the answer is the same whether the other account's object
  *   exists or not.
@@ -13,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Store } from '../store/database.js';
-import { findTokenBySecret, TOKEN_SHAPE } from '../store/tokens.js';
+import { findTokenBySecret, TOKEN_SHAPE, tokenRefusal, touchToken } from '../store/tokens.js';
 import type { Access, Caller } from './router.js';
 
 export async function authenticate(headers: IncomingHttpHeaders, store: Store, clock: Clock): Promise<Caller> {
@@ -31,10 +33,13 @@ export async function authenticate(headers: IncomingHttpHeaders, store: Store, c
       'Authentication error: the Authorization header must be "Bearer <API token>"',
     );
   }
-  const token = await findTokenBySecret(store.db, clock, secret);
-  if (token === undefined) {
+  const found = await findTokenBySecret(store.db, secret);
+  if (found === undefined) {
     throw new SwitchyardError('API_AUTH_INVALID', 'Authentication error: the API token is unknown or revoked');
   }
+  const refusal = tokenRefusal(found, clock.now());
+  if (refusal !== undefined) throw new SwitchyardError('API_AUTH_INVALID', `Authentication error: ${refusal}`);
+  const token = await touchToken(store.db, clock, found);
   return { tokenId: token.id, accountId: token.account_id, readOnly: token.read_only };
 }
 

@@ -99,7 +99,8 @@ function operation(route: Route): JsonSchema {
       ? {}
       : {
           requestBody: {
-            required: true,
+            // Optional only where the schema accepts no body at all (e.g. a token roll).
+            required: !route.body.safeParse(undefined).success,
             content: { 'application/json': { schema: toSchema(route.body, 'input') } },
           },
         }),

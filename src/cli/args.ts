@@ -8,16 +8,32 @@ export interface FlagSpec {
   [name: string]: 'string' | 'boolean';
 }
 
-export function parseFlags<S extends FlagSpec>(
+export type Flags<S extends FlagSpec> = { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string };
+
+export function parseFlags<S extends FlagSpec>(argv: string[], spec: S, command: string): Flags<S> {
+  return parseArgs(argv, spec, command, []).flags;
+}
+
+/**
+ * Flags plus exactly one plain argument per name in `positionals` (in any position between the flags),
+ * e.g. `token revoke --account ID TOKEN_ID`. A missing argument is a usage error naming it; an extra one
+ * is a usage error quoting it.
+ */
+export function parseArgs<S extends FlagSpec>(
   argv: string[],
   spec: S,
   command: string,
-): { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string } {
+  positionals: readonly string[],
+): { flags: Flags<S>; args: string[] } {
   const out: Record<string, string | boolean> = {};
+  const args: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (!arg.startsWith('--')) {
-      throw new SwitchyardError('CLI_USAGE', `${command}: unexpected argument "${arg}"`);
+      if (args.length >= positionals.length)
+        throw new SwitchyardError('CLI_USAGE', `${command}: unexpected argument "${arg}"`);
+      args.push(arg);
+      continue;
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq === -1 ? undefined : eq);
@@ -37,5 +53,7 @@ export function parseFlags<S extends FlagSpec>(
     }
     out[name] = value;
   }
-  return out as { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string };
+  const missing = positionals[args.length];
+  if (missing !== undefined) throw new SwitchyardError('CLI_USAGE', `${command}: ${missing} is required`);
+  return { flags: out as Flags<S>, args };
 }

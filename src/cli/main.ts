@@ -17,7 +17,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./account.js')).account,
   },
   token: {
-    summary: 'token create --account ID [--name NAME] [--read-only] [--config FILE]   print a new API token',
+    summary: [
+      'token create --account ID [--name NAME] [--read-only] [--config FILE]   print a new API token',
+      "  switchyard token list --account ID [--config FILE]   list the account's tokens (never their values)",
+      '  switchyard token revoke --account ID TOKEN_ID [--config FILE]   delete a token; refused from its next request on',
+    ].join('\n'),
     load: async () => (await import('./token.js')).token,
   },
   'migrate-notifications': {

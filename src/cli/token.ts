@@ -1,54 +1,137 @@
 /**
- * `switchyard token create --account ID [--name NAME] [--read-only] [--config FILE]`: makes a new API
- * token for an existing account and prints it as the last (only) line of stdout — the one time it is
- * shown; the store keeps only its sha256. Details (token id, access) go to stderr. Uses the same store
- * as `serve` and works while it runs. An unknown account is an error (exit 1), except the config's own
- * `account_id`, which is created when missing, as `serve` would on start.
+ * API tokens from the command line, on the same store as `serve` (they work while it runs):
+ *
+ * - `token create --account ID [--name NAME] [--read-only] [--config FILE]` makes a new token and prints
+ *   it as the last (only) line of stdout — the one time it is shown; the store keeps only its sha256.
+ *   Details (token id, access) go to stderr. An unknown account is an error (exit 1), except the
+ *   config's own `account_id`, which is created when missing, as `serve` would on start. The name
+ *   follows the API's rule (≤ 120 characters, no control characters).
+ * - `token list --account ID [--config FILE]` prints one line per token of the account, expired and
+ *   disabled ones included: id, access (read/write), status, issued, last used, name (JSON-quoted, so
+ *   no name can forge a line). Never the value or its hash.
+ * - `token revoke --account ID TOKEN_ID [--config FILE]` deletes the token, like
+ *   `DELETE /accounts/{account_id}/tokens/{token_id}`: its next request is 401 in every process sharing
+ *   the store (authentication reads the token on every request). A token id not of that account is
+ *   exit 1.
  */
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import { ensureAccount, findAccount, isAccountId } from '../store/accounts.js';
-import { openStore } from '../store/database.js';
-import { createToken } from '../store/tokens.js';
-import { parseFlags } from './args.js';
+import { openStore, type Store } from '../store/database.js';
+import { ID_PATTERN } from '../store/ids.js';
+import { countTokens, createToken, deleteToken, listTokens, tokenStatus } from '../store/tokens.js';
+import { parseArgs, parseFlags } from './args.js';
 
-const USAGE = 'usage: switchyard token create --account ID [--name NAME] [--read-only] [--config FILE]';
+const USAGE = [
+  'usage: switchyard token create --account ID [--name NAME] [--read-only] [--config FILE]',
+  '       switchyard token list --account ID [--config FILE]',
+  '       switchyard token revoke --account ID TOKEN_ID [--config FILE]',
+].join('\n');
 
 export async function token(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create') throw new SwitchyardError('CLI_USAGE', `token: ${USAGE}`);
+  if (sub === 'create') return create(rest);
+  if (sub === 'list') return list(rest);
+  if (sub === 'revoke') return revoke(rest);
+  throw new SwitchyardError('CLI_USAGE', `token: ${USAGE}`);
+}
+
+function requireAccount(command: string, account: string | undefined): string {
+  if (account === undefined) throw new SwitchyardError('CLI_USAGE', `${command}: --account is required; ${USAGE}`);
+  if (!isAccountId(account)) {
+    throw new SwitchyardError('CLI_USAGE', `${command}: --account must be 32 lowercase hex characters`);
+  }
+  return account;
+}
+
+async function withStore(configFile: string | undefined, use: (store: Store, config: Config) => Promise<number>) {
+  const config = loadConfig(configFile);
+  const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
+  try {
+    return await use(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+async function create(argv: string[]): Promise<number> {
   const flags = parseFlags(
-    rest,
+    argv,
     { config: 'string', account: 'string', name: 'string', 'read-only': 'boolean' },
     'token create',
   );
-  if (flags.account === undefined)
-    throw new SwitchyardError('CLI_USAGE', `token create: --account is required; ${USAGE}`);
-  if (!isAccountId(flags.account)) {
-    throw new SwitchyardError('CLI_USAGE', `token create: --account must be 32 lowercase hex characters`);
+  const account = requireAccount('token create', flags.account);
+  // The API's rule for token names: a name is printed by `token list` and shown in API answers.
+  if (flags.name !== undefined && (flags.name.length > 120 || /\p{Cc}/u.test(flags.name))) {
+    throw new SwitchyardError('CLI_USAGE', 'token create: --name takes at most 120 characters, no control characters');
   }
-  const config = loadConfig(flags.config);
-  const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
-  try {
-    if (flags.account === config.account_id) {
-      await ensureAccount(store.db, systemClock, flags.account, 'default');
-    } else if ((await findAccount(store.db, flags.account)) === undefined) {
+  return withStore(flags.config, async (store, config) => {
+    if (account === config.account_id) {
+      await ensureAccount(store.db, systemClock, account, 'default');
+    } else if ((await findAccount(store.db, account)) === undefined) {
       process.stderr.write(
-        `switchyard token create: no account ${flags.account}; create it first with ` +
-          `switchyard account create --id ${flags.account}\n`,
+        `switchyard token create: no account ${account}; create it first with ` +
+          `switchyard account create --id ${account}\n`,
       );
       return 1;
     }
     const readOnly = flags['read-only'] === true;
-    const created = await createToken(store.db, systemClock, { accountId: flags.account, name: flags.name, readOnly });
+    const created = await createToken(store.db, systemClock, { accountId: account, name: flags.name, readOnly });
     process.stderr.write(
-      `created ${readOnly ? 'read-only' : 'read-write'} token ${created.id} for account ${flags.account}; ` +
+      `created ${readOnly ? 'read-only' : 'read-write'} token ${created.id} for account ${account}; ` +
         'it is shown once, below\n',
     );
     process.stdout.write(`${created.token}\n`);
     return 0;
-  } finally {
-    await store.close();
+  });
+}
+
+async function list(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, { config: 'string', account: 'string' }, 'token list');
+  const account = requireAccount('token list', flags.account);
+  return withStore(flags.config, async (store) => {
+    const now = systemClock.now();
+    const total = await countTokens(store.db, account);
+    const tokens = await listTokens(store.db, account, total, 0);
+    const rows = tokens.map((found) => [
+      found.id,
+      found.read_only ? 'read' : 'write',
+      tokenStatus(found, now),
+      found.created_on,
+      found.last_used_on ?? 'never',
+      JSON.stringify(found.name),
+    ]);
+    const header = ['ID', 'ACCESS', 'STATUS', 'ISSUED', 'LAST USED', 'NAME'];
+    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] as string).length)));
+    const line = (cells: string[]) =>
+      cells
+        .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number)))
+        .join('  ')
+        .trimEnd();
+    process.stdout.write(`${[header, ...rows].map(line).join('\n')}\n`);
+    process.stderr.write(`${tokens.length} token${tokens.length === 1 ? '' : 's'} in account ${account}\n`);
+    return 0;
+  });
+}
+
+async function revoke(argv: string[]): Promise<number> {
+  const { flags, args } = parseArgs(argv, { config: 'string', account: 'string' }, 'token revoke', ['TOKEN_ID']);
+  const account = requireAccount('token revoke', flags.account);
+  const id = args[0] as string;
+  if (!ID_PATTERN.test(id)) {
+    throw new SwitchyardError(
+      'CLI_USAGE',
+      'token revoke: TOKEN_ID must be 32 lowercase hex characters (see token list)',
+    );
   }
+  return withStore(flags.config, async (store) => {
+    if (!(await deleteToken(store.db, account, id))) {
+      process.stderr.write(`switchyard token revoke: account ${account} has no token ${id} (see token list)\n`);
+      return 1;
+    }
+    process.stderr.write(`revoked token ${id} of account ${account}; it is refused from its next request on\n`);
+    return 0;
+  });
 }

@@ -95,7 +95,11 @@ export const CATALOG = {
     v4: 10000,
     summary: 'Authentication error: missing or malformed Authorization header.',
   },
-  API_AUTH_INVALID: { http: 401, v4: 10000, summary: 'Authentication error: unknown or revoked token.' },
+  API_AUTH_INVALID: {
+    http: 401,
+    v4: 10000,
+    summary: 'Authentication error: unknown, deleted, rolled-away, disabled, expired or not-yet-valid token.',
+  },
   API_FORBIDDEN: {
     http: 403,
     v4: 10000,

@@ -63,7 +63,11 @@ describe('api framework', () => {
         throw new SwitchyardError('API_VALIDATION', 'unsendable', { headers: { 'x-bad': 'a\nb' } });
       },
     });
-    const api = createApiServer({ config, store: opened.store, routes: [...userTokenRoutes(), echo, list, broken] });
+    const api = createApiServer({
+      config,
+      store: opened.store,
+      routes: [...userTokenRoutes({ store: opened.store, clock: systemClock }), echo, list, broken],
+    });
     base = `${await api.listen()}/client/v4`;
     close = async () => {
       await api.close();
@@ -210,7 +214,11 @@ test('api.tls serves HTTPS with the configured certificate', async () => {
   try {
     const { cert, key } = makeSelfSignedCert(dir, '/CN=localhost', '127.0.0.1');
     const config = buildConfig({ api: { listen: '127.0.0.1:0', tls: { cert_file: cert, key_file: key } } }, 'test');
-    const api = createApiServer({ config, store: opened.store, routes: userTokenRoutes() });
+    const api = createApiServer({
+      config,
+      store: opened.store,
+      routes: userTokenRoutes({ store: opened.store, clock: systemClock }),
+    });
     const url = await api.listen();
     try {
       assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/);

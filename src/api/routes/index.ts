@@ -4,6 +4,7 @@
  */
 import type { ApiDeps } from '../deps.js';
 import type { Route } from '../router.js';
+import { accountTokenRoutes } from './account-tokens.js';
 import { destinationRoutes } from './destinations.js';
 import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
@@ -14,7 +15,8 @@ import { userTokenRoutes } from './user-tokens.js';
 
 export function coreRoutes(deps: ApiDeps): Route[] {
   return [
-    ...userTokenRoutes(),
+    ...userTokenRoutes(deps),
+    ...accountTokenRoutes(deps),
     ...poolRoutes(deps),
     ...monitorRoutes(deps),
     ...policyRoutes(deps),

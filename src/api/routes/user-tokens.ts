@@ -1,13 +1,16 @@
 /**
- * `GET /user/tokens/verify` — answers for any valid token (read-only or read-write) with Cloudflare's
- * shape `{id, status: "active"}`; a missing or unknown token gets the usual 401.
+ * `GET /user/tokens/verify` — answers for any usable token (read-only or read-write) with Cloudflare's
+ * shape `{id, status, expires_on?, not_before?}`; a missing, unknown, disabled, expired or not-yet-valid
+ * token gets the usual 401 (auth.ts), so `status` here is always "active".
  */
-import { z } from 'zod';
+import { SwitchyardError } from '../../errors/base.js';
+import { getToken } from '../../store/tokens.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type Route } from '../router.js';
+import { verifyResult, verifyView } from '../schemas/tokens.js';
 
-const verifyResult = z.object({ id: z.string(), status: z.literal('active') });
-
-export function userTokenRoutes(): Route[] {
+export function userTokenRoutes(deps: Pick<ApiDeps, 'store' | 'clock'>): Route[] {
+  const { store, clock } = deps;
   return [
     defineRoute({
       method: 'GET',
@@ -16,8 +19,13 @@ export function userTokenRoutes(): Route[] {
       summary: 'Verify the calling API token',
       tag: 'user',
       result: verifyResult,
-      async handler(request) {
-        return { result: { id: request.caller?.tokenId, status: 'active' } };
+      async handler({ caller }) {
+        const token = caller === null ? undefined : await getToken(store.db, caller.accountId, caller.tokenId);
+        // Authentication just read this token; gone now means it was deleted in between.
+        if (token === undefined) {
+          throw new SwitchyardError('API_AUTH_INVALID', 'Authentication error: the API token is unknown or revoked');
+        }
+        return { result: verifyView(token, clock.now()) };
       },
     }),
   ];

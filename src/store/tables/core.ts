@@ -17,8 +17,13 @@ export interface ApiTokensTable {
   name: string;
   token_hash: string; // sha256 hex of the secret; the secret itself is never stored
   read_only: number; // 0 | 1
-  created_on: string;
+  created_on: string; // shown as issued_on
   last_used_on: string | null;
+  status: string; // 'active' | 'disabled'; "expired" is derived from expires_on, never stored
+  expires_on: string | null; // RFC 3339 UTC; the token is refused from this instant on
+  not_before: string | null; // RFC 3339 UTC; the token is refused before this instant
+  modified_on: string;
+  policies: string; // JSON: TokenPolicy[] (store/token-permissions.ts); read_only is derived from it
 }
 
 export interface MonitorsTable {
