@@ -56,7 +56,7 @@ import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
 import { collect, headId, responseId, withId } from './origin-answer.js';
 import type { RpcCall } from './request.js';
-import type { StreamSlots } from './stream-slots.js';
+import { type StreamSlots, waitForSlot } from './stream-slots.js';
 import { exchange, type OriginClients, type OriginResponse } from './upstream.js';
 
 export interface UpstreamRequest {
@@ -436,7 +436,7 @@ export class OriginForwarder implements Forwarder {
           const slots = this.#deps.streamSlots;
           const client = streamFor as string;
           if (slots !== undefined && !slots.take(client)) {
-            await this.#waitForSlot(slots, client, rest, (cancel) => {
+            await waitForSlot(slots, client, rest, requestTimeoutMs, (cancel) => {
               stop = cancel;
             });
           }
@@ -480,51 +480,6 @@ export class OriginForwarder implements Forwarder {
       clearTimeout(timeout);
       clientSignal?.removeEventListener('abort', onClientAbort);
       if (!streaming) done();
-    }
-  }
-
-  /**
-   * Waits for one of `client`'s stream slots (stream-slots.ts) while `rest` holds the answer, paused.
-   * `onStop` gets how to stop the wait (the attempt's timer, the client leaving). Throws `busy` when
-   * the client already has as many answers waiting, or the wait was stopped by the timer; the kind of
-   * the origin's error when `rest` failed meanwhile. On a throw `rest` is destroyed (its origin
-   * connection is closed: it is mid-answer).
-   */
-  async #waitForSlot(
-    slots: StreamSlots,
-    client: string,
-    rest: Readable,
-    onStop: (cancel: (reason: Error) => void) => void,
-  ): Promise<void> {
-    const { requestTimeoutMs } = this.#deps;
-    const wait = slots.queue(client);
-    if (wait === undefined) {
-      rest.destroy();
-      throw new AttemptFailure(
-        'busy',
-        `this client already has ${slots.max} large answers streaming and ${slots.max} waiting (gateway.max_streams_per_client)`,
-      );
-    }
-    let timedOut = false;
-    onStop((reason) => {
-      timedOut = reason.name === 'TimeoutError';
-      wait.cancel(reason);
-    });
-    // The origin failing while we wait ends the wait (and `finished` keeps an 'error' from going unheard).
-    const unwatch = finished(rest, (err) => wait.cancel(err ?? new Error('the answer ended while waiting')));
-    try {
-      await wait.granted;
-    } catch (err) {
-      rest.destroy();
-      if (timedOut) {
-        throw new AttemptFailure(
-          'busy',
-          `no stream slot of this client came free within ${requestTimeoutMs} ms (gateway.max_streams_per_client: ${slots.max})`,
-        );
-      }
-      throw classify(err, false, requestTimeoutMs);
-    } finally {
-      unwatch();
     }
   }
 }

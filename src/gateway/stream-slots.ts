@@ -14,7 +14,10 @@
  * streams, each until its stream ends, is cut as stalled (wire/connection.ts) or stops waiting.
  *
  * Memory: an entry per client with a stream or a waiter, deleted when it has neither.
+ * `waitForSlot` is an attempt's wait (forward.ts), with the attempt-failure kinds it ends in.
  */
+import { finished, type Readable } from 'node:stream';
+import { AttemptFailure, classify } from './attempt-failure.js';
 
 /** A place in a client's queue for a stream slot. */
 export interface SlotWait {
@@ -103,5 +106,49 @@ export class StreamSlots {
 
   #forget(client: string, entry: ClientStreams): void {
     if (entry.active <= 0 && entry.waiting.length === 0) this.#clients.delete(client);
+  }
+}
+
+/**
+ * Waits for one of `client`'s stream slots while `rest` holds the answer, paused. `onStop` gets how to
+ * stop the wait (the attempt's timer, the client leaving). Throws `busy` when the client already has
+ * as many answers waiting, or the attempt's timer stopped the wait; the kind of the origin's error when
+ * `rest` failed meanwhile. On a throw `rest` is destroyed (its origin connection is closed: mid-answer).
+ */
+export async function waitForSlot(
+  slots: StreamSlots,
+  client: string,
+  rest: Readable,
+  requestTimeoutMs: number,
+  onStop: (cancel: (reason: Error) => void) => void,
+): Promise<void> {
+  const wait = slots.queue(client);
+  if (wait === undefined) {
+    rest.destroy();
+    throw new AttemptFailure(
+      'busy',
+      `this client already has ${slots.max} large answers streaming and ${slots.max} waiting (gateway.max_streams_per_client)`,
+    );
+  }
+  let timedOut = false;
+  onStop((reason) => {
+    timedOut = reason.name === 'TimeoutError';
+    wait.cancel(reason);
+  });
+  // The origin failing while we wait ends the wait (and `finished` keeps an 'error' from going unheard).
+  const unwatch = finished(rest, (err) => wait.cancel(err ?? new Error('the answer ended while waiting')));
+  try {
+    await wait.granted;
+  } catch (err) {
+    rest.destroy();
+    if (timedOut) {
+      throw new AttemptFailure(
+        'busy',
+        `no stream slot of this client came free within ${requestTimeoutMs} ms (gateway.max_streams_per_client: ${slots.max})`,
+      );
+    }
+    throw classify(err, false, requestTimeoutMs);
+  } finally {
+    unwatch();
   }
 }
