@@ -12,6 +12,10 @@ export const DEFAULTS = {
     max_attempts: 3, // origins tried per idempotent read before the client sees an error
     connections_per_origin: 64, // keep-alive sockets per origin
     cache_max_bytes: 64 * 1_048_576, // bytes of cached immutable answers (LRU); 0 disables the cache
+    stream_stall_timeout: 30_000, // ms a streamed answer may go without the client reading before it is cut
+    max_streams_per_client: 4, // streamed (large) answers per client at once; more wait for a slot
+    max_connections: 10_000, // client connections at once (lowered at start to fit RLIMIT_NOFILE)
+    max_connections_per_client: 256, // client connections per remote address at once
   },
   api: {
     listen: '127.0.0.1:8787',

@@ -35,6 +35,16 @@ const gateway = z.strictObject({
   max_attempts: z.number().int().min(1).max(10).default(DEFAULTS.gateway.max_attempts),
   connections_per_origin: z.number().int().min(1).default(DEFAULTS.gateway.connections_per_origin),
   cache_max_bytes: z.number().int().nonnegative().default(DEFAULTS.gateway.cache_max_bytes),
+  /** A streamed answer whose client wrote nothing for this long is cut (its origin connection freed). */
+  stream_stall_timeout: durationMs
+    .prefault(DEFAULTS.gateway.stream_stall_timeout / 1000)
+    .refine((ms) => ms >= 1, 'must be at least 1 ms'),
+  /** Streamed answers per client (API key, else remote address) at once; more wait (gateway.md). */
+  max_streams_per_client: z.number().int().min(1).default(DEFAULTS.gateway.max_streams_per_client),
+  /** Client connections the listener keeps open at once (lowered at start to fit the fd limit). */
+  max_connections: z.number().int().min(1).default(DEFAULTS.gateway.max_connections),
+  /** Client connections per remote address at once. */
+  max_connections_per_client: z.number().int().min(1).default(DEFAULTS.gateway.max_connections_per_client),
   /** When set, every gateway call needs `Authorization: Bearer <key>` or `?key=` with one of these. */
   api_keys: z.array(z.string().min(16)).optional(),
   /** Per-client (API key, else remote address) token bucket. */

@@ -87,6 +87,12 @@ export const CATALOG = {
   NO_HEALTHY_ORIGIN: { http: 503, rpc: -32002, summary: 'No pool of the network has a healthy origin.' },
   UPSTREAM_FAILED: { http: 502, rpc: -32002, summary: 'Every origin tried failed (connection error, 5xx, bad body).' },
   UPSTREAM_TIMEOUT: { http: 504, rpc: -32002, summary: 'Every origin tried timed out.' },
+  GATEWAY_BUSY: {
+    http: 503,
+    rpc: -32002,
+    summary:
+      'No origin connection (or, for a large answer, no stream slot of this client) came free within request_timeout; never counted against the origin.',
+  },
   GATEWAY_INTERNAL: { http: 500, rpc: -32603, summary: 'An unexpected internal error; the log has details.' },
 
   // ── Management API ────────────────────────────────────────────────────────────────────────────

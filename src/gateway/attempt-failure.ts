@@ -2,12 +2,14 @@
  * How an attempt on an origin failed, and what the client gets when every attempt did (forward.ts).
  * Kinds: `connect` (never connected: no byte reached the origin, so even a write may go elsewhere),
  * `timeout`, `network` (the connection broke, or the answer's HTTP framing was malformed), `status`
- * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request).
+ * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
+ * gateway's own capacity, not the origin: no origin connection came free within request_timeout, or a
+ * large answer found no stream slot of its client; never reported against the origin's health).
  */
 import { SwitchyardError } from '../errors/base.js';
 import type { ClientSignal } from './client-signal.js';
 
-export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled';
+export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'busy';
 
 export class AttemptFailure extends Error {
   constructor(
@@ -29,10 +31,17 @@ export function describeAttempts(attempts: readonly Attempt[]): string {
   return attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
 }
 
-/** The client's error once every planned origin failed: 504 when all of them timed out, else 502. */
+/**
+ * The client's error once the attempts ended: 503 GATEWAY_BUSY when the last one was `busy` (attempts
+ * stop there: forward.ts), else 504 when all of them timed out, else 502.
+ */
 export function exhausted(network: string, attempts: readonly Attempt[], writeNote = ''): SwitchyardError {
   const tried = describeAttempts(attempts);
   const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
+  const last = attempts[attempts.length - 1];
+  if (last?.kind === 'busy') {
+    return new SwitchyardError('GATEWAY_BUSY', `gateway busy: ${last.reason} (${network}); retry later.`, { details });
+  }
   if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
     return new SwitchyardError(
       'UPSTREAM_TIMEOUT',
@@ -73,8 +82,14 @@ export function abortReason(signal: ClientSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException('The client went away', 'AbortError');
 }
 
-/** An attempt's error (origin-http's codes, Node's socket codes, the timer, the client leaving) as its kind. */
-export function classify(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFailure {
+/**
+ * An attempt's error (origin-http's codes, Node's socket codes, the timer, the client leaving) as its
+ * kind. `busy`: the exchange was still waiting for a busy origin connection (upstream.ts `busy`).
+ */
+export function classify(err: unknown, timedOut: boolean, timeoutMs: number, busy = false): AttemptFailure {
+  if (timedOut && busy) {
+    return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
+  }
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
     return new AttemptFailure('connect', `cannot connect (${code})`);

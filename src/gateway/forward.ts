@@ -20,6 +20,13 @@
  * bytes after that point are passed on unparsed, and if the origin fails midway the client's
  * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
  * Answers whose id comes after the result (or past their first bytes) cannot stream and are collected whole.
+ * A streaming answer takes one of its client's stream slots (stream-slots.ts, `max_streams_per_client`);
+ * with none free it waits for one, paused, until the attempt's timer, then GATEWAY_BUSY.
+ * Busy, not failed (`busy`, never reported to the HealthView or ejected, no next origin: the wait
+ * already took request_timeout): an attempt whose request still waited for a free connection of the
+ * origin's pool when its timer fired, or whose answer found no stream slot. So a busy origin is not
+ * waited on needlessly, a plan whose first origin has no free connection (pool.ts `hasCapacity`) tries
+ * first the planned origins that have one (except a filter call, which must reach its filter's origin).
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
  * fresh connection to the same origin (`replayable`, upstream.ts); a write never is.
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
@@ -49,6 +56,7 @@ import { STANDARD_METHODS } from './methods.js';
 import type { GatewayMetrics } from './metrics.js';
 import { collect, headId, responseId, withId } from './origin-answer.js';
 import type { RpcCall } from './request.js';
+import { type StreamSlots, waitForSlot } from './stream-slots.js';
 import { exchange, type OriginClients, type OriginResponse } from './upstream.js';
 
 export interface UpstreamRequest {
@@ -60,6 +68,8 @@ export interface UpstreamRequest {
   readonly signal?: ClientSignal | undefined;
   /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
   readonly stream?: boolean;
+  /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
+  readonly client?: string | undefined;
 }
 
 export interface UpstreamReply {
@@ -116,6 +126,8 @@ export interface OriginForwarderDeps {
   logger: Logger;
   filters: FilterAffinity;
   metrics?: GatewayMetrics | undefined;
+  /** Per-client stream slots (gateway.max_streams_per_client); streams are unbounded without. */
+  streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
 }
@@ -135,8 +147,7 @@ export class OriginForwarder implements Forwarder {
   async forward(request: UpstreamRequest): Promise<UpstreamReply> {
     const { maxAttempts } = this.#deps;
     const { call } = request;
-    const planned = this.#plan(request);
-    const plan = planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
+    const plan = this.#plan(request, maxAttempts);
     const write = STANDARD_METHODS[call.method]?.write === true;
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
@@ -152,7 +163,7 @@ export class OriginForwarder implements Forwarder {
           wire,
           call.id === undefined ? undefined : idText,
           request.signal,
-          request.stream === true,
+          request.stream === true ? (request.client ?? '') : undefined,
           !write,
         );
         this.#deps.metrics?.attempt(request.network, 'ok');
@@ -171,7 +182,7 @@ export class OriginForwarder implements Forwarder {
         // The client went away: not the origin's fault, and nobody is waiting for a retry.
         if (request.signal?.aborted) break;
         const failure = this.#noteFailure(candidate, err, request.network, call.method, attempts);
-        if (write && failure.kind !== 'connect') break;
+        if (failure.kind === 'busy' || (write && failure.kind !== 'connect')) break;
       }
     }
     const writeNote =
@@ -206,7 +217,7 @@ export class OriginForwarder implements Forwarder {
   async #batch(request: BatchRequest): Promise<Array<UpstreamReply | undefined> | undefined> {
     const { maxAttempts } = this.#deps;
     const planned = this.#deps.router.plan(request.network, request.pools);
-    const plan = planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
+    const plan = this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
     // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
     let next = 0;
     const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
@@ -243,7 +254,7 @@ export class OriginForwarder implements Forwarder {
         );
       } catch (err) {
         if (request.signal?.aborted) break;
-        this.#noteFailure(candidate, err, request.network, 'batch', attempts);
+        if (this.#noteFailure(candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
       }
     }
     // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
@@ -282,7 +293,7 @@ export class OriginForwarder implements Forwarder {
       try {
         res = await pending.response;
       } catch (err) {
-        throw classify(err, timedOut, requestTimeoutMs);
+        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
       }
       if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
       return res;
@@ -302,14 +313,40 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
-  /** The router's plan, with the home origin of the call's filter (filters.ts) moved to the front. */
-  #plan(request: UpstreamRequest): Candidate[] {
-    const plan = this.#deps.router.plan(request.network, request.pools);
+  /**
+   * The router's plan cut to `maxAttempts`, with the home origin of the call's filter (filters.ts)
+   * moved to the front; else origins with a free connection first (#roomFirst).
+   */
+  #plan(request: UpstreamRequest, maxAttempts: number): Candidate[] {
+    const planned = this.#deps.router.plan(request.network, request.pools);
     const home = this.#deps.filters.homeOf(request.network, request.call);
-    if (home === undefined) return plan;
-    const index = plan.findIndex((c) => c.pool.name === home.pool && c.origin.name === home.origin);
-    if (index > 0) plan.unshift(...plan.splice(index, 1));
-    return plan;
+    if (home === undefined) {
+      return this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
+    }
+    const index = planned.findIndex((c) => c.pool.name === home.pool && c.origin.name === home.origin);
+    if (index > 0) planned.unshift(...planned.splice(index, 1));
+    return planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
+  }
+
+  /**
+   * `plan` unchanged when its first origin has a free connection (the usual case: one check); else
+   * the candidates that have one first, each group in plan order, so a call does not queue behind an
+   * origin's busy connections while another planned origin has room.
+   */
+  #roomFirst(plan: Candidate[]): Candidate[] {
+    if (plan.length < 2 || this.#hasRoom(plan[0] as Candidate)) return plan;
+    const room: Candidate[] = [];
+    const full: Candidate[] = [];
+    for (const candidate of plan) (this.#hasRoom(candidate) ? room : full).push(candidate);
+    return room.length === 0 ? plan : room.concat(full);
+  }
+
+  #hasRoom(candidate: Candidate): boolean {
+    try {
+      return this.#deps.clients.target(candidate.origin).pool.hasCapacity;
+    } catch {
+      return true; // an unusable address fails at once, without waiting
+    }
   }
 
   /** Records a failed attempt: in `attempts`, metrics, ejection, the HealthView and the log. */
@@ -325,6 +362,18 @@ export class OriginForwarder implements Forwarder {
     const { pool, origin } = candidate;
     attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
     this.#deps.metrics?.attempt(network, failure.kind);
+    if (failure.kind === 'busy') {
+      // The gateway's own capacity, not the origin's health: no ejection, no report, no warning per call
+      // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
+      this.#deps.logger.debug('gateway busy', {
+        network,
+        method,
+        pool: pool.name,
+        origin: origin.name,
+        reason: failure.message,
+      });
+      return failure;
+    }
     if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
     if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
       this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
@@ -345,7 +394,8 @@ export class OriginForwarder implements Forwarder {
     wire: Buffer,
     idText: string | undefined,
     clientSignal: ClientSignal | undefined,
-    stream: boolean,
+    /** The client whose stream slots a large answer takes; undefined: the answer is collected whole. */
+    streamFor: string | undefined,
     replayable: boolean,
   ): Promise<UpstreamReply> {
     const { requestTimeoutMs, outstanding } = this.#deps;
@@ -356,7 +406,7 @@ export class OriginForwarder implements Forwarder {
       target,
       wire,
       requestTimeoutMs,
-      stream && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
+      streamFor !== undefined && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
       { replayable },
     );
     // The timer or the client going away stops the attempt (while a late id is being collected from a
@@ -377,15 +427,25 @@ export class OriginForwarder implements Forwarder {
       try {
         res = await pending.response;
       } catch (err) {
-        throw classify(err, timedOut, requestTimeoutMs);
+        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
       }
       if (res.rest !== undefined) {
         const rest = res.rest;
         const id = headId(res.body, idText as string);
         if (id !== undefined) {
+          const slots = this.#deps.streamSlots;
+          const client = streamFor as string;
+          if (slots !== undefined && !slots.take(client)) {
+            await waitForSlot(slots, client, rest, requestTimeoutMs, (cancel) => {
+              stop = cancel;
+            });
+          }
           // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
           streaming = true;
-          finished(rest, () => done());
+          finished(rest, () => {
+            done();
+            slots?.release(client);
+          });
           const reply = { body: res.body, id, rest, pool: candidate.pool.name, origin: candidate.origin.name };
           return res.length === undefined ? reply : { ...reply, length: res.length };
         }

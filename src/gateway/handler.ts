@@ -75,6 +75,8 @@ export interface RpcHandlerOptions {
 interface CallContext {
   network: string;
   route: NetworkRoute;
+  /** Who asked (gateway API key, else remote address): rate limit and stream slots. */
+  client: string;
   /** The client's signal (wire/exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
 }
@@ -142,7 +144,12 @@ export class RpcHandler {
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
-      const context: CallContext = { network, route, signal: typeof signal === 'function' ? signal : () => signal };
+      const context: CallContext = {
+        network,
+        route,
+        client,
+        signal: typeof signal === 'function' ? signal : () => signal,
+      };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
       return this.#batch(parsed.elements, context, headers).catch((err: unknown) =>
@@ -315,7 +322,14 @@ export class RpcHandler {
 
   /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */
   #request(call: RpcCall, context: CallContext, stream: boolean): UpstreamRequest {
-    return { network: context.network, pools: context.route.pools, call, stream, signal: context.signal() };
+    return {
+      network: context.network,
+      pools: context.route.pools,
+      call,
+      stream,
+      client: context.client,
+      signal: context.signal(),
+    };
   }
 
   /**

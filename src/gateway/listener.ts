@@ -6,7 +6,10 @@
  *   A wildcard host (0.0.0.0, ::) is reported as 127.0.0.1 in `url` so tests and logs get a usable URL.
  * - `tls: {cert_file, key_file}` serves HTTPS with those PEM files; without it the listener is plain HTTP.
  * - Timeouts: a request's head and body within `requestTimeoutMs` (60 s), idle keep-alive connections
- *   closed after `idleTimeoutMs` (30 s). Bodies over `maxBodyBytes` (1 MiB) are refused (413).
+ *   closed after `idleTimeoutMs` (30 s), a streamed answer whose client takes nothing for
+ *   `streamStallMs` (30 s) cut. Bodies over `maxBodyBytes` (1 MiB) are refused (413).
+ * - Connections: at most `maxConnections` at once and `maxConnectionsPerClient` per remote address
+ *   (no limit when absent); one over a limit is closed as it is accepted (wire/server.ts).
  * - `close(graceMs)` stops accepting at once, closes connections with no request in flight (idle
  *   keep-alive sockets, sockets that never sent a whole request, unfinished TLS handshakes) at once,
  *   lets requests in flight finish and closes their connections as soon as they end, and after
@@ -25,6 +28,12 @@ export interface ListenerOptions {
   requestTimeoutMs?: number;
   /** Longest time a connection may stay open with no request (ms); default 30 s. */
   idleTimeoutMs?: number;
+  /** Longest time a streamed answer's client may take no bytes (ms); default 30 s. */
+  streamStallMs?: number;
+  maxConnections?: number;
+  maxConnectionsPerClient?: number;
+  /** A connection was closed as it was accepted, for being over a limit. */
+  refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
 }
 
 export interface Listener {
@@ -52,6 +61,12 @@ export async function startListener(options: ListenerOptions, app: WireApp): Pro
       maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+      streamStallMs: options.streamStallMs ?? 30_000,
+      ...(options.maxConnections !== undefined && { maxConnections: options.maxConnections }),
+      ...(options.maxConnectionsPerClient !== undefined && {
+        maxConnectionsPerClient: options.maxConnectionsPerClient,
+      }),
+      ...(options.refused !== undefined && { refused: options.refused }),
     },
     app,
   );

@@ -1,13 +1,16 @@
 /**
  * Gateway metrics for the API listener's `/metrics` (Prometheus). Labels are bounded and carry no
  * secrets: `network` is a configured network or "unknown", `status` an HTTP status, `result` one of
- * ok | connect | timeout | network | status | garbled. No origin addresses, no pool names (the endpoint
- * needs no token).
+ * ok | connect | timeout | network | status | garbled | busy. No origin addresses, no pool names (the
+ * endpoint needs no token).
  *
  *   switchyard_gateway_requests_total{network,status}           HTTP requests answered
  *   switchyard_gateway_request_duration_seconds{network}        time to answer
  *   switchyard_gateway_calls_total{network}                     JSON-RPC calls (batch elements count one each)
- *   switchyard_gateway_upstream_attempts_total{network,result}  attempts on origins
+ *   switchyard_gateway_upstream_attempts_total{network,result}  attempts on origins (busy: GATEWAY_BUSY)
+ *   switchyard_gateway_streams_cut_total                        streamed answers cut: client stalled
+ *   switchyard_gateway_connections_refused_total{limit}         connections closed on accept, by limit
+ *                                                               (max_connections | max_connections_per_client)
  */
 import type { Counter, Histogram, MetricsRegistry } from '../metrics.js';
 
@@ -29,6 +32,8 @@ export class GatewayMetrics {
   readonly #duration: Histogram | undefined;
   readonly #calls: Counter | undefined;
   readonly #attempts: Counter | undefined;
+  readonly #streamsCut: { inc(value?: number): void } | undefined;
+  readonly #refused: Counter | undefined;
 
   constructor(registry: MetricsRegistry | undefined, networks: Iterable<string>) {
     this.#requests = registry?.counter(
@@ -44,8 +49,20 @@ export class GatewayMetrics {
     ]);
     this.#attempts = registry?.counter(
       'switchyard_gateway_upstream_attempts_total',
-      'Attempts on origins by result (ok, connect, timeout, network, status, garbled)',
+      'Attempts on origins by result (ok, connect, timeout, network, status, garbled, busy)',
       ['network', 'result'],
+    );
+    this.#streamsCut = registry
+      ?.counter(
+        'switchyard_gateway_streams_cut_total',
+        'Streamed answers cut because the client took no bytes for gateway.stream_stall_timeout',
+        [],
+      )
+      .series({});
+    this.#refused = registry?.counter(
+      'switchyard_gateway_connections_refused_total',
+      'Client connections closed as accepted, by the limit they were over',
+      ['limit'],
     );
     for (const network of networks) this.#bind(network);
     if (!this.#series.has('unknown')) this.#bind('unknown');
@@ -83,6 +100,14 @@ export class GatewayMetrics {
 
   calls(network: string, count: number): void {
     this.#of(network).calls?.inc(count);
+  }
+
+  streamCut(): void {
+    this.#streamsCut?.inc();
+  }
+
+  connectionRefused(limit: string): void {
+    this.#refused?.series({ limit }).inc();
   }
 
   attempt(network: string, result: string): void {

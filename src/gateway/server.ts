@@ -5,6 +5,12 @@
  *   → Content-Type (415) → body size (413) → handler.ts (JSON-RPC).
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
+ *
+ * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
+ * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
+ * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); forward.ts bounds
+ * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
+ * blaming an origin for the gateway's own queue.
  */
 import { PassiveEjection } from '../balancing/ejection.js';
 import type { HealthView, PoolDirectory } from '../balancing/model.js';
@@ -16,6 +22,7 @@ import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ApiKeys } from './access.js';
+import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { FilterAffinity } from './filters.js';
 import { type Forwarder, OriginForwarder } from './forward.js';
 import { type HttpAnswer, RpcHandler } from './handler.js';
@@ -23,7 +30,8 @@ import { startListener } from './listener.js';
 import { GatewayMetrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
 import { asSwitchyardError, sendBody, sendError, sendStream } from './respond.js';
-import { OriginClients } from './upstream.js';
+import { StreamSlots } from './stream-slots.js';
+import { OriginClients, originEndpoints } from './upstream.js';
 import type { WireError } from './wire/errors.js';
 import type { Exchange } from './wire/exchange.js';
 
@@ -74,6 +82,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     filters: new FilterAffinity(clock),
     metrics,
     logger,
+    streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
   });
@@ -158,11 +167,36 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     sendError(ex, error, undefined, CORS);
   };
 
+  const fdLimit = openFilesLimit();
+  const budget = connectionBudget({
+    configured: settings.max_connections,
+    fdLimit,
+    originConnections:
+      settings.connections_per_origin * originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
+  });
+  if (budget.lowered) {
+    logger.warn(
+      `gateway.max_connections lowered to ${budget.maxConnections}: the process may open ${fdLimit} files ` +
+        `(RLIMIT_NOFILE) and keeps ${budget.reserve} for the API listener, the store and origin connections; ` +
+        'raise the limit (ulimit -n, LimitNOFILE=) to allow more',
+      {
+        max_connections: budget.maxConnections,
+        configured: settings.max_connections,
+        fd_limit: fdLimit,
+        reserve: budget.reserve,
+      },
+    );
+  }
+
   const listener = await startListener(
     {
       listen: settings.listen,
       tls: settings.tls,
       maxBodyBytes: settings.max_body_bytes,
+      streamStallMs: settings.stream_stall_timeout,
+      maxConnections: budget.maxConnections,
+      maxConnectionsPerClient: settings.max_connections_per_client,
+      refused: (limit) => metrics.connectionRefused(limit),
     },
     {
       request: (ex) => {
@@ -178,6 +212,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       refused: (ex: Exchange, err: WireError) => fail(ex, err),
       // Taken when the answer was handed to the socket in full.
       answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+      streamCut: () => {
+        metrics.streamCut();
+        logger.debug('streamed answer cut: the client took no bytes for gateway.stream_stall_timeout', {
+          stream_stall_timeout_ms: settings.stream_stall_timeout,
+        });
+      },
     },
   );
   logger.info('gateway listening', { url: listener.url });

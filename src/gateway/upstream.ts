@@ -72,17 +72,10 @@ export class OriginClients {
 
   /** Closes clients of origins no longer in use (e.g. after pools changed through the API). */
   prune(inUse: Iterable<Origin>): void {
-    const keep = new Set<string>();
+    const origins = [...inUse];
+    const keep = endpointKeys(origins);
     const addresses = new Set<string>();
-    for (const origin of inUse) {
-      addresses.add(origin.address);
-      try {
-        const url = originUrl(origin.address);
-        keep.add(`${url.protocol}//${url.host}`);
-      } catch {
-        // unusable addresses never got a pool
-      }
-    }
+    for (const origin of origins) addresses.add(origin.address);
     for (const address of this.#targets.keys()) if (!addresses.has(address)) this.#targets.delete(address);
     for (const [key, pool] of this.#pools) {
       if (!keep.has(key)) {
@@ -98,6 +91,24 @@ export class OriginClients {
     this.#targets.clear();
     for (const pool of pools) pool.destroy();
   }
+}
+
+/** The connection pools (scheme://host:port) these origins need: one per distinct endpoint. */
+export function originEndpoints(origins: Iterable<Origin>): number {
+  return endpointKeys(origins).size;
+}
+
+function endpointKeys(origins: Iterable<Origin>): Set<string> {
+  const keys = new Set<string>();
+  for (const origin of origins) {
+    try {
+      const url = originUrl(origin.address);
+      keys.add(`${url.protocol}//${url.host}`);
+    } catch {
+      // unusable addresses never get a pool
+    }
+  }
+  return keys;
 }
 
 export interface ExchangeOptions {

@@ -32,6 +32,11 @@ export interface OriginResponse {
 export interface Exchange {
   readonly response: Promise<OriginResponse>;
   abort(reason: Error): void;
+  /**
+   * It was aborted while still waiting in its pool behind busy connections (pool.ts): it was never
+   * written, and the wait says nothing about the origin's health.
+   */
+  readonly busy: boolean;
 }
 
 /** An answer announced or grown past this many body bytes is read into recycled buffers (`bulky`). */
@@ -56,8 +61,11 @@ export interface ExchangeHost {
 
 /** What an exchange needs of the pool that queued it. */
 export interface ExchangeQueue {
-  /** Takes a waiting exchange out of the queue (it was aborted before a connection took it). */
-  withdraw(exchange: OriginExchange): void;
+  /**
+   * Takes a waiting exchange out of the queue (it was aborted before a connection took it); true when
+   * it was waiting for a busy connection to come free rather than for one being opened for it.
+   */
+  withdraw(exchange: OriginExchange): boolean;
 }
 
 export class OriginExchange implements Exchange {
@@ -68,6 +76,7 @@ export class OriginExchange implements Exchange {
   /** May be sent once more on a fresh connection after a stale keep-alive socket failed (reads only). */
   readonly replayable: boolean;
   replayed = false;
+  busy = false;
   /** The pool it waits in, until a connection takes it. */
   queue: ExchangeQueue | undefined;
   /** The connection it was written to. */
@@ -107,7 +116,7 @@ export class OriginExchange implements Exchange {
     this.#over = true;
     this.#reject(reason);
     if (this.host !== undefined) this.host.cancel(this, reason);
-    else this.queue?.withdraw(this);
+    else if (this.queue !== undefined) this.busy = this.queue.withdraw(this);
   }
 
   head(status: number, length: number | undefined): void {

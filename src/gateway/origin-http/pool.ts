@@ -12,7 +12,12 @@
  *     queue's head with that error — and every waiting exchange when no connection to the origin is up,
  *     so calls fail over at once instead of each waiting for its own connect. A waiting exchange was never
  *     written, so these errors mean the request never reached the origin.
- *   - An aborted waiting exchange leaves the queue and is never written.
+ *   - An aborted waiting exchange leaves the queue and is never written. It waited for a *busy* pool
+ *     (`busy` on the exchange) when it was behind every connection being opened — every connection was
+ *     carrying another exchange and none could be added (the cap): the gateway answers GATEWAY_BUSY and
+ *     never blames the origin for that wait (forward.ts). One still waiting on its own connect was not.
+ *   - `hasCapacity`: an idle connection, or room under the cap to open one — a new exchange would not
+ *     wait behind busy connections (forward.ts prefers such an origin).
  *   - A replayable exchange that met a stale keep-alive socket (connection.ts) goes back to the front
  *     of the queue, once.
  *   - `close()` (the origin left the configuration) refuses new exchanges, closes idle connections and
@@ -72,10 +77,18 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
     this.#grow();
   }
 
-  withdraw(exchange: OriginExchange): void {
+  /** An idle connection, or room to open one: a new exchange would not wait for a busy connection. */
+  get hasCapacity(): boolean {
+    return this.#idle.length > 0 || this.#all.size < this.#options.connections;
+  }
+
+  withdraw(exchange: OriginExchange): boolean {
     const at = this.#queue.indexOf(exchange);
     if (at >= 0) this.#queue.splice(at, 1);
     exchange.queue = undefined;
+    // The first `#connecting` waiting exchanges each have a connection being opened for them (#grow);
+    // one behind them waited only for a busy connection to come free.
+    return at >= this.#connecting;
   }
 
   connected(connection: OriginConnection): void {

@@ -19,6 +19,14 @@
  *   nothing unanswered) `idleTimeoutMs` → closed silently; a request's head + body not received
  *   within `requestTimeoutMs` of its first byte → 408 (through the application), then closed; if
  *   even that answer does not go out within another `requestTimeoutMs`, the socket is cut.
+ * - Stalled streams: while a streamed answer is being written or waits (parked) behind earlier
+ *   answers, and the socket holds bytes the client has not taken, the connection is destroyed once no
+ *   write made progress for `streamStallMs` (`gateway.stream_stall_timeout`, 30 s; checked by the
+ *   sweep). Progress: a piece of the stream written to the socket, the socket draining, or a write to a
+ *   socket with nothing queued (the wait starts then). Destroying the connection destroys the stream's
+ *   source, which closes its origin connection (mid-answer, never reused), so the origin pool can open
+ *   a new one. A client that reads slower than one piece (≤ 64 KiB) per `streamStallMs` counts as
+ *   stalled. An origin that is slow is not the client's stall: nothing is queued then.
  * - The client leaving (socket closed before an answer was written) marks every unanswered exchange
  *   gone (aborting its signal, if one was made) and destroys a streaming answer's source.
  */
@@ -37,6 +45,8 @@ export interface WireApp {
   refused(exchange: Exchange, error: WireError): void;
   /** An answer was handed to the socket in full (not called for answers cut short). */
   answered?(exchange: Exchange): void;
+  /** A connection was destroyed because its client took no bytes of a streamed answer for streamStallMs. */
+  streamCut?(): void;
 }
 
 /** Settings and counters shared by a server's connections. */
@@ -45,6 +55,8 @@ export interface ConnectionContext {
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** A streamed answer whose client takes nothing for this long is cut (ms). */
+  readonly streamStallMs: number;
   readonly pipelineDepth: number;
   /** A coarse clock (ms, performance.now()), advanced by the server's sweep. */
   now: number;
@@ -85,6 +97,10 @@ export class Connection implements ParserSink, ExchangeOwner {
   #deadline: number;
   #deadlineKind = IDLE;
   #timedOut = false;
+  /** Answers with a stream (`rest`) parked or being written: the stall cut applies while > 0. */
+  #streams = 0;
+  /** ctx.now at the last write progress (see the header), while #streams > 0. */
+  #progressAt = 0;
 
   constructor(socket: Socket, ctx: ConnectionContext) {
     this.#socket = socket;
@@ -99,8 +115,18 @@ export class Connection implements ParserSink, ExchangeOwner {
     socket.on('close', () => this.#closed());
   }
 
-  /** Called by the server's sweep: acts on an expired deadline. */
+  /** Called by the server's sweep: acts on an expired deadline, or a stalled stream. */
   tick(now: number): void {
+    if (
+      this.#streams > 0 &&
+      now - this.#progressAt >= this.#ctx.streamStallMs &&
+      this.#socket.writableLength > 0 &&
+      !this.#dead
+    ) {
+      this.#socket.destroy();
+      this.#ctx.app.streamCut?.();
+      return;
+    }
     if (this.#deadlineKind === NO_DEADLINE || now < this.#deadline || this.#dead) return;
     // Idle, a second expiry, or a request already refused (its answer did not go out in time): cut.
     if (this.#deadlineKind === IDLE || this.#timedOut || this.#parser.stopped) {
@@ -209,6 +235,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     }
     exchange.answered = true;
     exchange.status = answer.status;
+    if (answer.rest !== undefined && this.#streams++ === 0) this.#progressAt = this.#ctx.now;
     if (this.#queue[0] !== exchange || this.#pump !== undefined) {
       exchange.parked = answer;
       return;
@@ -273,6 +300,8 @@ export class Connection implements ParserSink, ExchangeOwner {
       // It was answered without its body, and the client may be holding the body back for a 100.
       (exchange.expectContinue && !exchange.continued && !exchange.bodySettled);
     const headOnly = exchange.method === 'HEAD';
+    // A stream waits behind this answer, or is this one: the wait for the client starts with this write.
+    if (this.#streams > 0 && socket.writableLength === 0) this.#progressAt = this.#ctx.now;
     if (rest === undefined) {
       const size = body === undefined ? 0 : body.length;
       const framing = status === 204 || status === 304 || status < 200 ? NO_BODY : size;
@@ -300,6 +329,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     if (headOnly) {
       socket.write(head, 'latin1');
       rest.destroy();
+      this.#streams -= 1;
       this.#finished(exchange, close);
       return;
     }
@@ -315,11 +345,21 @@ export class Connection implements ParserSink, ExchangeOwner {
       }
     }
     socket.uncork();
-    this.#pump = new StreamPump(socket, rest, framing, first.length, (ok) => {
-      this.#pump = undefined;
-      if (ok) this.#finished(exchange, close);
-      else socket.destroy();
-    });
+    this.#pump = new StreamPump(
+      socket,
+      rest,
+      framing,
+      first.length,
+      (ok) => {
+        this.#pump = undefined;
+        this.#streams -= 1;
+        if (ok) this.#finished(exchange, close);
+        else socket.destroy();
+      },
+      () => {
+        this.#progressAt = this.#ctx.now;
+      },
+    );
   }
 
   /** `exchange` (the first unanswered) was written in full: on to the next, or close. */
@@ -377,6 +417,7 @@ export class Connection implements ParserSink, ExchangeOwner {
   }
 
   #drained(): void {
+    this.#progressAt = this.#ctx.now;
     this.#pump?.resume();
     if (this.#writeFull) {
       this.#writeFull = false;
@@ -422,6 +463,7 @@ export class Connection implements ParserSink, ExchangeOwner {
       exchange.parked = undefined;
     }
     this.#current?.markGone();
+    this.#streams = 0;
     this.#ctx.inFlight -= this.#queue.length;
     this.#queue.length = 0;
     this.#ctx.forget(this);

@@ -11,6 +11,10 @@
  *
  * Pieces may be views of recycled read buffers (../read-buffers.ts): each is released once the socket
  * wrote it (its write callback, called on success and on failure alike), never before.
+ *
+ * Write progress, for the connection's stall cut (connection.ts, `gateway.stream_stall_timeout`):
+ * `progressed()` is called when a piece was written to the socket, and when a piece is handed to a
+ * socket with nothing queued (the wait for the client starts then, not at the last write).
  */
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -26,6 +30,7 @@ export class StreamPump {
   /** Expected total bytes of the body (head included), or CHUNKED / CLOSE_DELIMITED. */
   readonly #length: number;
   readonly #done: (ok: boolean) => void;
+  readonly #progressed: () => void;
   #sent: number;
   #finished = false;
   readonly #onData = (piece: Buffer): void => this.#data(piece);
@@ -33,17 +38,27 @@ export class StreamPump {
   readonly #onError = (): void => this.#finish(false);
   readonly #onClose = (): void => this.#finish(false);
 
-  constructor(socket: Socket, rest: Readable, length: number, sentAlready: number, done: (ok: boolean) => void) {
+  constructor(
+    socket: Socket,
+    rest: Readable,
+    length: number,
+    sentAlready: number,
+    done: (ok: boolean) => void,
+    progressed: () => void,
+  ) {
     this.#socket = socket;
     this.#rest = rest;
     this.#length = length;
     this.#sent = sentAlready;
     this.#done = done;
+    this.#progressed = progressed;
     rest.on('data', this.#onData);
     rest.on('end', this.#onEnd);
     rest.on('error', this.#onError);
     // 'close' without 'end' first: the stream was destroyed midway.
     rest.on('close', this.#onClose);
+    // Destroyed before we listened (the origin failed, or the client left, as the answer was handed over).
+    if (rest.destroyed) queueMicrotask(this.#onClose);
   }
 
   /** The socket drained: read on. */
@@ -66,15 +81,20 @@ export class StreamPump {
       this.#finish(false);
       return;
     }
+    if (this.#socket.writableLength === 0) this.#progressed();
+    const written = (): void => {
+      readBuffers.release(piece);
+      this.#progressed();
+    };
     let ok: boolean;
     if (this.#length === CHUNKED) {
       this.#socket.cork();
       this.#socket.write(piece.length.toString(16) + '\r\n', 'latin1');
-      this.#socket.write(piece, () => readBuffers.release(piece));
+      this.#socket.write(piece, written);
       ok = this.#socket.write(CRLF);
       this.#socket.uncork();
     } else {
-      ok = this.#socket.write(piece, () => readBuffers.release(piece));
+      ok = this.#socket.write(piece, written);
     }
     if (!ok) this.#rest.pause();
   }

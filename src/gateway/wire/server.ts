@@ -5,7 +5,14 @@
  *
  * Timeouts are checked by one sweep over the connections every min(1 s, shortest timeout / 4) (at
  * least 10 ms), not by a timer per request; the sweep also advances the coarse clock connections
- * read. Defaults (listener.ts): request 60 s, idle 30 s.
+ * read. Defaults (listener.ts): request 60 s, idle 30 s, stream stall 30 s (connection.ts).
+ *
+ * Connection limits, checked when a TCP connection is accepted (before any TLS handshake or byte is
+ * read): at most `maxConnections` open at once (Node's own `server.maxConnections`: the socket is
+ * closed in the accept callback, before a Socket object is made) and at most `maxConnectionsPerClient`
+ * per remote address (counted here). A connection over either limit is closed at once without an
+ * answer: nothing of it is read, no handshake is spent on it (a 503 would need both). `refused` tells
+ * the application which limit refused one.
  *
  * `close(graceMs)`: stops accepting at once; destroys at once every connection with nothing
  * unanswered (idle keep-alive, never sent a request, sent part of a head, TLS handshake unfinished);
@@ -27,6 +34,14 @@ export interface WireServerOptions {
   idleTimeoutMs: number;
   /** Unanswered requests per connection before reading pauses (default 16). */
   pipelineDepth?: number;
+  /** A streamed answer whose client takes nothing for this long is cut (ms; default 30 s). */
+  streamStallMs?: number;
+  /** Connections open at once (default: no limit). */
+  maxConnections?: number;
+  /** Connections per remote address at once (default: no limit). */
+  maxConnectionsPerClient?: number;
+  /** A connection was closed on accept for being over a limit. */
+  refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
 }
 
 export class WireServer {
@@ -36,24 +51,38 @@ export class WireServer {
   readonly #handshaking = new Map<string, Socket>();
   readonly #ctx: ConnectionContext;
   readonly #sweepMs: number;
+  /** Open connections per remote address (TCP, handshakes included). */
+  readonly #perClient = new Map<string, number>();
+  readonly #maxPerClient: number;
+  readonly #refused: ((limit: 'max_connections' | 'max_connections_per_client') => void) | undefined;
   #sweep: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: WireServerOptions, app: WireApp) {
     const connections = this.#connections;
+    const streamStallMs = options.streamStallMs ?? 30_000;
+    this.#maxPerClient = options.maxConnectionsPerClient ?? Number.POSITIVE_INFINITY;
+    this.#refused = options.refused;
     this.#ctx = {
       app,
       maxBodyBytes: options.maxBodyBytes,
       requestTimeoutMs: options.requestTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs,
+      streamStallMs,
       pipelineDepth: options.pipelineDepth ?? 16,
       now: performance.now(),
       inFlight: 0,
       forget: (connection) => connections.delete(connection),
     };
-    this.#sweepMs = Math.max(10, Math.min(1000, options.requestTimeoutMs / 4, options.idleTimeoutMs / 4));
+    this.#sweepMs = Math.max(
+      10,
+      Math.min(1000, options.requestTimeoutMs / 4, options.idleTimeoutMs / 4, streamStallMs / 4),
+    );
     if (options.tls === undefined) {
-      this.#server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.#accept(socket));
+      this.#server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+        if (this.#admit(socket)) this.#accept(socket);
+      });
+      this.#limit(options.maxConnections);
       return;
     }
     const server = tls.createServer({
@@ -68,6 +97,7 @@ export class WireServer {
         tcp.destroy();
         return;
       }
+      if (!this.#admit(tcp)) return;
       const key = peer(tcp);
       if (key === undefined) return;
       this.#handshaking.set(key, tcp);
@@ -81,6 +111,7 @@ export class WireServer {
       this.#accept(socket);
     });
     this.#server = server;
+    this.#limit(options.maxConnections);
   }
 
   /** Requests handed to the application whose answer has not been written in full. */
@@ -116,6 +147,35 @@ export class WireServer {
       for (const connection of [...this.#connections]) connection.shutdown();
     });
     return this.#closing;
+  }
+
+  /** Node closes connections over `max` in its accept callback; 'drop' says it did. */
+  #limit(max: number | undefined): void {
+    if (max === undefined) return;
+    this.#server.maxConnections = max;
+    this.#server.on('drop', () => this.#refused?.('max_connections'));
+  }
+
+  /** Counts the connection against its address, or closes it when that address is at its limit. */
+  #admit(socket: Socket): boolean {
+    const address = socket.remoteAddress;
+    if (address === undefined) {
+      socket.destroy(); // already gone
+      return false;
+    }
+    const open = this.#perClient.get(address) ?? 0;
+    if (open >= this.#maxPerClient) {
+      socket.destroy();
+      this.#refused?.('max_connections_per_client');
+      return false;
+    }
+    this.#perClient.set(address, open + 1);
+    socket.once('close', () => {
+      const left = (this.#perClient.get(address) ?? 1) - 1;
+      if (left <= 0) this.#perClient.delete(address);
+      else this.#perClient.set(address, left);
+    });
+    return true;
   }
 
   #accept(socket: Socket): void {
