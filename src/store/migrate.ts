@@ -3,6 +3,7 @@ import type { Dialect, Store } from './database.js';
 import { coreMigration } from './migrations/001_core.js';
 import { healthMigration } from './migrations/002_health.js';
 import { notificationsMigration } from './migrations/003_notifications.js';
+import { originAddressesMigration } from './migrations/005_origin_addresses.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -15,6 +16,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
+  // 004 is the API tokens migration (issue 13, merged separately).
+  '005_origin_addresses': originAddressesMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {
