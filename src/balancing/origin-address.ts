@@ -79,7 +79,7 @@ function split(address: string): Parts {
 }
 
 /** CR, LF, NUL, tab and every other C0 control, DEL, space, or a backslash (WHATWG reads `\` as `/`). */
-function hasForbidden(text: string): boolean {
+export function hasForbiddenCharacters(text: string): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c <= 0x20 || c === 0x7f || c === 0x5c) return true;
@@ -99,7 +99,7 @@ function checkPort(port: string | undefined): void {
  */
 export function normaliseAddress(input: string, schemes: readonly string[] = HTTP_SCHEMES): string {
   if (input === '') throw new AddressError('must not be empty');
-  if (hasForbidden(input)) {
+  if (hasForbiddenCharacters(input)) {
     throw new AddressError('must not contain control characters (CR, LF, NUL, tab, …), spaces or backslashes');
   }
   const names = schemes.map((scheme) => scheme.slice(0, -1)).join(' or ');
@@ -252,9 +252,13 @@ export function maskAddress(address: string): string {
   if (parts.scheme === undefined) {
     // A bare host[:port] has nothing to hide. Anything else without a scheme (a row written by an older
     // version) is read the way the old gateway did, as http://…, and masked as such.
-    return HOST_PORT.test(address) ? address : hasForbidden(address) ? MASK : maskAddress(`http://${address}`);
+    return HOST_PORT.test(address)
+      ? address
+      : hasForbiddenCharacters(address)
+        ? MASK
+        : maskAddress(`http://${address}`);
   }
-  if (hasForbidden(address)) return MASK;
+  if (hasForbiddenCharacters(address)) return MASK;
   const userinfo =
     parts.userinfo === undefined
       ? ''
