@@ -17,6 +17,7 @@ import { createToken } from '../../src/store/tokens.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
+import { type TestStoreLocation, testStoreLocation } from '../helpers/store.js';
 import { capturingLogger, type Receiver, startReceiver, waitFor } from '../notifications/helpers.js';
 
 const USER = 'apiuser';
@@ -72,6 +73,7 @@ describe('an origin with Basic auth and a keyed path', () => {
   let origin: Awaited<ReturnType<typeof startKeyedOrigin>>;
   let receiver: Receiver;
   let app: TestApp;
+  let location: TestStoreLocation;
   const captured = capturingLogger();
   let token = '';
   let readToken = '';
@@ -103,8 +105,10 @@ describe('an origin with Basic auth and a keyed path', () => {
     anvil = await startTestAnvil();
     origin = await startKeyedOrigin(anvil.url);
     receiver = await startReceiver();
+    location = await testStoreLocation();
     app = await startApp(
       {
+        ...(location.database_url === undefined ? {} : { database_url: location.database_url }),
         log_level: 'debug',
         networks: { sepolia: { chain_id: 11_155_111, pools: ['keyed'] } },
         pools: [
@@ -142,6 +146,7 @@ describe('an origin with Basic auth and a keyed path', () => {
     await receiver?.close();
     await origin?.close();
     await anvil?.stop();
+    location?.cleanup();
   });
 
   it('the jsonrpc monitor reaches it as the gateway does and reports Healthy; the gateway forwards', async () => {
