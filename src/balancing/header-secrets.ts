@@ -10,7 +10,10 @@
  * a kept value is bound to the origin's destination: the pools API refuses `***` when the address's
  * scheme, host or port changes (api/schemas/pools.ts).
  */
-export const MASKED_VALUE = '***';
+import { MASK } from './origin-address.js';
+
+/** The one mask (origin-address.ts): what a secret is shown as, and what a client sends back to keep it. */
+export const MASKED_VALUE = MASK;
 const SECRET_NAME = /auth|cookie|key|token|secret|passw|credential|session|signature/i;
 
 export type Headers = Record<string, string[]>;

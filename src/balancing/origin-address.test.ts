@@ -136,6 +136,7 @@ describe('maskAddress', () => {
       ['https://:pw@rpc.example', 'https://:***@rpc.example'],
       ['https://rpc.example/rpc?apikey=s3cret&x=1', 'https://rpc.example/rpc?apikey=***&x=***'],
       ['https://rpc.example/rpc?s3cretvalue', 'https://rpc.example/rpc?***'],
+      [`https://rpc.example/rpc?${KEY}=&x=1&empty=`, 'https://rpc.example/rpc?***&x=***&***'],
       [`https://mainnet.infura.io/v3/${KEY}`, 'https://mainnet.infura.io/v3/***'],
       ['https://x.example/AbCdEfGhIjKlMnOpQrStUvWxYz012345_-', 'https://x.example/***'],
       [`http://apiuser:PASS@127.0.0.1:9/v3/${KEY}?apikey=K`, 'http://***:***@127.0.0.1:9/v3/***?apikey=***'],
@@ -164,6 +165,9 @@ describe('unmaskAddress (secrets bound to their destination)', () => {
     assert.deepEqual(unmaskAddress('https://rpc.example/v4/***', stored), {
       address: `https://rpc.example/v4/${KEY}`,
     });
+    const keyed = `https://rpc.example/?${KEY}=&a=1&plain`;
+    assert.equal(maskAddress(keyed), 'https://rpc.example/?***&a=***&***');
+    assert.deepEqual(unmaskAddress(maskAddress(keyed), keyed), { address: keyed });
   });
 
   it('refuses a *** for another destination', () => {

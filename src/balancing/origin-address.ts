@@ -21,8 +21,8 @@
  * the userinfo (percent-decoded, UTF-8), `Host` = host[:port].
  *
  * Masking (`maskAddress`, the only one; every output path — API, health keys, events, alerts, history,
- * email, logs — goes through it): user and password, every query value (and a query item without `=`),
- * and key-like path segments (24+ hex or 32+ base64url characters, the shapes providers use) become
+ * email, logs — goes through it): user and password, every query value (a query item without a value,
+ * or whose name looks like a key, as a whole), and key-like path segments (24+ hex or 32+ base64url characters, the shapes providers use) become
  * `***`. It never throws and is idempotent; an unparseable value is shown as `***`.
  *
  * Secrets are bound to their destination (scheme, host, port): `unmaskAddress` resolves a `***` sent
@@ -232,14 +232,16 @@ function maskPath(path: string): string {
     .join('/');
 }
 
+/** One query item masked: `name=***`, or `***` whole when it has no value or its name looks like a key. */
+function maskItem(item: string): string {
+  if (item === '') return '';
+  const eq = item.indexOf('=');
+  if (eq === -1 || eq === item.length - 1 || KEY_LIKE.test(item.slice(0, eq))) return MASK;
+  return `${item.slice(0, eq)}=${MASK}`;
+}
+
 function maskQuery(query: string): string {
-  return query
-    .split('&')
-    .map((item) => {
-      const eq = item.indexOf('=');
-      return eq === -1 ? (item === '' ? '' : MASK) : `${item.slice(0, eq)}=${MASK}`;
-    })
-    .join('&');
+  return query.split('&').map(maskItem).join('&');
 }
 
 /**
@@ -345,10 +347,10 @@ export function unmaskAddress(sent: string, stored: string | undefined): Unmaske
         continue;
       }
       if (name === undefined) {
-        // `?***`: a value-less item, matched by position among the stored value-less items.
+        // A whole `***` item: the n-th stored item that is shown whole as `***` (no value, key-like name).
         const n = seen.get('') ?? 0;
         seen.set('', n + 1);
-        const kept = storedItems.filter((stored) => stored !== '' && !stored.includes('='))[n];
+        const kept = storedItems.filter((stored) => maskItem(stored) === MASK)[n];
         if (kept === undefined) return { refused: 'missing' };
         items.push(kept);
         continue;
