@@ -103,17 +103,18 @@ export function normaliseAddress(input: string, schemes: readonly string[] = HTT
     throw new AddressError('must not contain control characters (CR, LF, NUL, tab, …), spaces or backslashes');
   }
   const names = schemes.map((scheme) => scheme.slice(0, -1)).join(' or ');
+  const example = (schemes[0] ?? 'http:').slice(0, -1);
   const parts = split(input);
   if (parts.scheme === undefined) {
     if (input.includes('://')) throw new AddressError(`must start with ${names}:// or be a bare host[:port]`);
     if (input.includes('@')) {
       throw new AddressError(
-        `credentials (user:password@) need a scheme: write ${names}://user:password@host[:port]/…`,
+        `credentials (user:password@) need a scheme (${names}): write ${example}://user:password@host[:port]/…`,
       );
     }
     if (/[/?#]/.test(input)) {
       throw new AddressError(
-        `a path or query needs a scheme: write ${names}://host[:port]/path?query; a bare address is host[:port] only`,
+        `a path or query needs a scheme (${names}): write ${example}://host[:port]/path?query; a bare address is host[:port] only`,
       );
     }
     const bare = HOST_PORT.exec(input);
