@@ -1,6 +1,6 @@
 /**
  * Structured JSON logs, one object per line on stderr (stdout stays free for CLI output such as tokens).
- * Never pass secrets in fields; `redactUrl` strips credentials and query strings from URLs first.
+ * Never pass secrets in fields; URLs go through balancing/origin-address.ts `maskAddress` first.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -47,15 +47,4 @@ function errorReplacer(_key: string, value: unknown): unknown {
   }
   if (typeof value === 'bigint') return value.toString();
   return value;
-}
-
-/** A URL safe to log: no user, password, query or fragment (origin URLs often carry API keys). */
-export function redactUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    const hasSecretPath = /[0-9a-f]{24,}|[A-Za-z0-9_-]{32,}/.test(url.pathname);
-    return `${url.protocol}//${url.host}${hasSecretPath ? '/…' : url.pathname}`;
-  } catch {
-    return '(unparseable url)';
-  }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isSecretHeader, maskHeaders, unmaskHeaders } from './header-secrets.js';
 
-test('credential headers are masked; *** sent back keeps the stored value, and only then', () => {
+test('credential headers are masked; *** sent back keeps the stored value (named in kept), and only then', () => {
   const stored = { Host: ['rpc.example'], 'X-Api-Key': ['k1', 'k2'], Authorization: ['Bearer abc'] };
   const shown = maskHeaders(stored);
   assert.deepEqual(shown, { Host: ['rpc.example'], 'X-Api-Key': ['***', '***'], Authorization: ['***'] });
@@ -17,6 +17,7 @@ test('credential headers are masked; *** sent back keeps the stored value, and o
       Authorization: ['Bearer abc'],
       'x-api-key': ['k1', 'new'],
     },
+    kept: ['X-Api-Key', 'Authorization', 'x-api-key'],
   });
   assert.deepEqual(unmaskHeaders({ 'X-Api-Key': ['***', '***', '***'] }, stored), { missing: 'X-Api-Key' });
   assert.deepEqual(unmaskHeaders({ Authorization: ['***'] }, undefined), { missing: 'Authorization' });

@@ -6,9 +6,14 @@
  *
  * So that a client can GET an object, change something and send it back, a value sent as `***` means
  * "keep the stored value at this position of this header" (names compared case-insensitively); when
- * there is no such stored value the write is refused (a masked value cannot be written).
+ * there is no such stored value the write is refused (a masked value cannot be written). For an origin,
+ * a kept value is bound to the origin's destination: the pools API refuses `***` when the address's
+ * scheme, host or port changes (api/schemas/pools.ts).
  */
-export const MASKED_VALUE = '***';
+import { MASK } from './origin-address.js';
+
+/** The one mask (origin-address.ts): what a secret is shown as, and what a client sends back to keep it. */
+export const MASKED_VALUE = MASK;
 const SECRET_NAME = /auth|cookie|key|token|secret|passw|credential|session|signature/i;
 
 export type Headers = Record<string, string[]>;
@@ -27,12 +32,17 @@ export function maskHeaders(headers: Headers): Headers {
 }
 
 /**
- * `sent` with each `***` replaced by the stored value it stands for; `{ missing: name }` names the first
- * header whose `***` has no stored value behind it.
+ * `sent` with each `***` replaced by the stored value it stands for, and `kept`, the names of the headers
+ * that took a stored value (the caller binds those to the destination); `{ missing: name }` names the
+ * first header whose `***` has no stored value behind it.
  */
-export function unmaskHeaders(sent: Headers, stored: Headers | undefined): { headers: Headers } | { missing: string } {
+export function unmaskHeaders(
+  sent: Headers,
+  stored: Headers | undefined,
+): { headers: Headers; kept: string[] } | { missing: string } {
   const storedByName = new Map(Object.entries(stored ?? {}).map(([name, values]) => [name.toLowerCase(), values]));
   const headers: Headers = {};
+  const kept: string[] = [];
   for (const [name, values] of Object.entries(sent)) {
     const before = storedByName.get(name.toLowerCase());
     const resolved: string[] = [];
@@ -41,11 +51,12 @@ export function unmaskHeaders(sent: Headers, stored: Headers | undefined): { hea
         resolved.push(value);
         continue;
       }
-      const kept = before?.[i];
-      if (kept === undefined || !isSecretHeader(name)) return { missing: name };
-      resolved.push(kept);
+      const storedValue = before?.[i];
+      if (storedValue === undefined || !isSecretHeader(name)) return { missing: name };
+      resolved.push(storedValue);
+      if (!kept.includes(name)) kept.push(name);
     }
     headers[name] = resolved;
   }
-  return { headers };
+  return { headers, kept };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { isOriginAddress } from './origin-url.js';
+import { addressProblem, normaliseAddress } from './origin-address.js';
 
 /**
  * Pool and origin fields shared by the config file and the management API (Cloudflare shapes).
  * Names: letters, digits, "-" and "_". Weights 0..1 (0 = never chosen). Addresses are a node URL
- * (http(s)://host:port/path) or a bare host[:port] meaning http://host:port/.
+ * (http(s)://[user:pass@]host[:port][/path][?query]) or a bare host[:port] meaning http://host:port/,
+ * parsed and normalised by the origin address model (origin-address.ts).
  */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 export const poolName = z.string().regex(NAME_PATTERN, 'letters, digits, "-" and "_" only (1-100 characters)');
@@ -88,14 +89,20 @@ export const headerMap = z
     }
   });
 
-/** An origin as the config file writes it (the API's own schema also accepts masked addresses). */
+/** An origin address as written (config or API), checked by the address model; the output is the raw text. */
+export const originAddress = z
+  .string()
+  .min(1)
+  .max(2048)
+  .superRefine((value, ctx) => {
+    const problem = addressProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** An origin as the config file writes it; the address comes out canonical (the API's schema is in api/). */
 export const originInput = z.strictObject({
   name: z.string().min(1).max(100),
-  address: z
-    .string()
-    .min(1)
-    .max(2048)
-    .refine(isOriginAddress, { message: 'must be a node URL http(s)://host[:port][/path] or a bare host[:port]' }),
+  address: originAddress.transform((value) => normaliseAddress(value)),
   enabled: z.boolean().optional(),
   weight: z.number().min(0).max(1).optional(),
   header: headerMap.optional(),

@@ -1,13 +1,14 @@
 /**
  * HTTP clients for origins: one connection pool per origin (scheme://host:port) of the project's own
  * HTTP/1.1 client (origin-http/), keeping up to `gateway.connections_per_origin` keep-alive sockets
- * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). An origin's
- * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
- * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
+ * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). Where a request goes
+ * and what it carries come from the origin address model (balancing/origin-address.ts `originTarget`:
+ * path and query as stored, Basic auth from user:password) and balancing/origin-request.ts (the headers),
+ * the same the jsonrpc monitor uses. Pools of origins that left the directory are closed by `prune`.
  */
 import { isIP } from 'node:net';
 import type { Origin } from '../balancing/model.js';
-import { originUrl } from '../balancing/origin-url.js';
+import { destinationOf, originTarget } from '../balancing/origin-address.js';
 import { type Exchange, OriginExchange } from './origin-http/exchange.js';
 import { OriginPool } from './origin-http/pool.js';
 import { requestBytes, requestHead } from './origin-http/request-head.js';
@@ -44,26 +45,23 @@ export class OriginClients {
   target(origin: Origin): OriginTarget {
     const cached = this.#targets.get(origin.address);
     if (cached !== undefined && cached.origin.header === origin.header) return cached.target;
-    const url = originUrl(origin.address);
-    const head = requestHead(url, origin.header);
-    const key = `${url.protocol}//${url.host}`;
-    let pool = this.#pools.get(key);
+    const address = originTarget(origin.address);
+    const head = requestHead(address, origin);
+    let pool = this.#pools.get(address.destination);
     if (pool === undefined) {
-      const tls = url.protocol === 'https:';
-      // URL keeps IPv6 literals in brackets; sockets and SNI want them bare (and SNI never an IP).
-      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       pool = new OriginPool(
         {
-          tls,
-          host,
-          port: url.port === '' ? (tls ? 443 : 80) : Number(url.port),
-          servername: isIP(host) === 0 ? host : undefined,
+          tls: address.tls,
+          host: address.hostname,
+          port: address.port,
+          // SNI never carries an IP literal.
+          servername: isIP(address.hostname) === 0 ? address.hostname : undefined,
           ca: this.#options.ca,
           session: undefined,
         },
         { connections: this.#options.connectionsPerOrigin, connectTimeoutMs: this.#options.connectTimeoutMs },
       );
-      this.#pools.set(key, pool);
+      this.#pools.set(address.destination, pool);
     }
     const target: OriginTarget = { pool, head };
     this.#targets.set(origin.address, { target, origin });
@@ -101,12 +99,9 @@ export function originEndpoints(origins: Iterable<Origin>): number {
 function endpointKeys(origins: Iterable<Origin>): Set<string> {
   const keys = new Set<string>();
   for (const origin of origins) {
-    try {
-      const url = originUrl(origin.address);
-      keys.add(`${url.protocol}//${url.host}`);
-    } catch {
-      // unusable addresses never get a pool
-    }
+    // Unusable addresses never get a pool.
+    const destination = destinationOf(origin.address);
+    if (destination !== undefined) keys.add(destination);
   }
   return keys;
 }

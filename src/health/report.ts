@@ -1,6 +1,6 @@
 import type { Origin, Pool } from '../balancing/model.js';
+import { maskAddress } from '../balancing/origin-address.js';
 import type { OriginHealthRow } from '../store/health.js';
-import { displayAddress } from './address.js';
 
 /**
  * Live health as the management API shows it: `GET …/pools/{id}/health` (Cloudflare shape) and the
@@ -10,7 +10,7 @@ import { displayAddress } from './address.js';
  *   after start, counts as healthy: that is how the gateway routes it). Without a monitor: when enabled.
  * - A pool is healthy when enabled and at least `minimum_origins` of its origins are healthy.
  * - `pop_health` has one checker, `CHECKER` ("switchyard"): every process checks from the same place.
- * - Origins are keyed by their display address (credentials and key-like path segments removed).
+ * - Origins are keyed by their masked address (`maskAddress`: the `address` the pools API shows).
  *   `failure_reason` is "No failures" (Cloudflare's wording) after a passed check, the check's reason
  *   after a failed one, "not checked yet", "origin disabled" or "pool has no monitor" otherwise.
  *   `rtt` is Cloudflare's string form ("12ms").
@@ -47,7 +47,7 @@ export function poolHealthy(pool: Pool, lookup: OriginStateLookup): boolean {
 
 export function poolHealthReport(pool: Pool, lookup: OriginStateLookup): PoolHealthReport {
   const origins = pool.origins.map((origin) => ({
-    [displayAddress(origin.address)]: originReport(pool, origin, lookup),
+    [maskAddress(origin.address)]: originReport(pool, origin, lookup),
   }));
   return { pool_id: pool.id, pop_health: { [CHECKER]: { healthy: poolHealthy(pool, lookup), origins } } };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Origin, Pool } from '../balancing/model.js';
+import { maskAddress } from '../balancing/origin-address.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
@@ -16,7 +17,6 @@ import {
   type PoolHealthRow,
 } from '../store/health.js';
 import { timestamp } from '../store/ids.js';
-import { displayAddress } from './address.js';
 import type { LiveState } from './live-state.js';
 import type { MonitorSettings } from './monitor-schema.js';
 import { checkOrigin } from './probes/check.js';
@@ -146,7 +146,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
             id: randomUUID(),
             event_source: 'origin',
             origin_name: origin.name,
-            origin_address: displayAddress(origin.address),
+            origin_address: maskAddress(origin.address),
             previous: step.change.previous,
             new_health: step.change.next,
             reason:

@@ -3,7 +3,7 @@
  *
  * - SMTP (`smtp_url` set): nodemailer over `smtp://` or `smtps://`, with short timeouts (connect and
  *   greeting 10 s, socket 30 s) so a dead mail server fails an attempt instead of holding its lease.
- *   Nodemailer's own logger stays off; the URL is logged only through `redactUrl` (no password).
+ *   Nodemailer's own logger stays off; the URL is logged only through `maskAddress` (no user or password).
  * - Outbox (no `smtp_url`): nodemailer's stream transport builds the same RFC 5322 message, which is
  *   written to `<data_dir>/outbox/<date>-<message id>.eml` (temp file + rename, so a file is never
  *   half-written). The name derives from the delivery's stable Message-ID, so a retried delivery

@@ -2,10 +2,12 @@
  * What alerts say: the webhook body (Cloudflare shape) and the email subjects and bodies for policy
  * alerts, legacy per-pool email and deprecation notices. Pure functions of their inputs.
  *
- * Origin addresses can carry provider API keys, so messages show them through `safeAddress` (no
- * credentials, query, or key-like path). Every email says how to manage what caused it.
+ * Origin addresses can carry provider API keys, so messages show them through the one masking function
+ * (balancing/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
+ * `***`) — also for event rows written by older versions, which stored some addresses unmasked. Every
+ * email says how to manage what caused it.
  */
-import { redactUrl } from '../log.js';
+import { maskAddress } from '../balancing/origin-address.js';
 import type { HealthEventRow } from '../store/deliveries.js';
 import type { Policy } from '../store/policies.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
@@ -19,11 +21,6 @@ export interface AlertContext {
 }
 
 export const DEPRECATION_ALERT_TYPE = 'load_balancing_notification_email_deprecation';
-
-/** An origin address fit for a message: bare host[:port] as is, URLs without secrets. */
-export function safeAddress(address: string): string {
-  return address.includes('://') ? redactUrl(address) : address.replace(/[/?#].*$/, '');
-}
 
 function objectLabel(event: HealthEventRow): string {
   return event.event_source === 'pool'
@@ -47,7 +44,7 @@ export function eventData(event: HealthEventRow): Record<string, unknown> {
     ...(event.event_source === 'origin'
       ? {
           origin_name: event.origin_name,
-          origin_address: event.origin_address === null ? null : safeAddress(event.origin_address),
+          origin_address: event.origin_address === null ? null : maskAddress(event.origin_address),
         }
       : {}),
     previous: event.previous,
@@ -98,7 +95,7 @@ function alertFacts(ctx: AlertContext): string[] {
     `  Pool:        ${event.pool_name} (${event.pool_id})`,
     ...(event.event_source === 'origin'
       ? [
-          `  Origin:      ${event.origin_name ?? '?'}${event.origin_address === null ? '' : ` (${safeAddress(event.origin_address)})`}`,
+          `  Origin:      ${event.origin_name ?? '?'}${event.origin_address === null ? '' : ` (${maskAddress(event.origin_address)})`}`,
         ]
       : []),
     `  Change:      ${event.previous} → ${event.new_health}`,

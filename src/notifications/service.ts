@@ -19,10 +19,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { apiBaseUrl } from '../api/base-url.js';
+import { maskAddress } from '../balancing/origin-address.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
-import { type Logger, redactUrl, silentLogger } from '../log.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
 import type { Store } from '../store/database.js';
 import { releaseAllLeases } from '../store/deliveries.js';
@@ -126,7 +127,7 @@ export class NotificationService {
       onOutcome: (outcome, mechanismType) => attempts?.inc({ mechanism_type: mechanismType, outcome }),
     });
     logger.info('notifications ready', {
-      mail: this.#mailer.kind === 'smtp' && config.smtp_url ? redactUrl(config.smtp_url) : 'outbox',
+      mail: this.#mailer.kind === 'smtp' && config.smtp_url ? maskAddress(config.smtp_url) : 'outbox',
     });
   }
 

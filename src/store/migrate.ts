@@ -4,6 +4,7 @@ import { coreMigration } from './migrations/001_core.js';
 import { healthMigration } from './migrations/002_health.js';
 import { notificationsMigration } from './migrations/003_notifications.js';
 import { tokenLifecycleMigration } from './migrations/004_token_lifecycle.js';
+import { originAddressesMigration } from './migrations/005_origin_addresses.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
   '004_token_lifecycle': tokenLifecycleMigration,
+  '005_origin_addresses': originAddressesMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

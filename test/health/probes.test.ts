@@ -69,6 +69,95 @@ describe('probes', () => {
     }
   });
 
+  it('jsonrpc: the stored path and query as is, Basic auth and JSON headers, as the gateway sends them', async () => {
+    const server = await TestOrigin.start();
+    try {
+      const monitor = withMonitorDefaults({ type: 'jsonrpc', retries: 0 });
+      const basic = `Basic ${Buffer.from('apiuser:pa ss').toString('base64')}`;
+      const table: Array<[string, string, string | undefined]> = [
+        [
+          `http://apiuser:pa%20ss@127.0.0.1:${server.port}/v3/${'ab'.repeat(16)}?apikey=K`,
+          `/v3/${'ab'.repeat(16)}?apikey=K`,
+          basic,
+        ],
+        [`http://127.0.0.1:${server.port}?x=1`, '/?x=1', undefined],
+        [`127.0.0.1:${server.port}`, '/', undefined],
+      ];
+      for (const [address, path, authorization] of table) {
+        server.requests = [];
+        const result = await checkOrigin(transport, origin(address, { 'X-Api-Key': ['k1'] }), monitor, []);
+        assert.equal(result.ok, true, result.failure_reason);
+        assert.equal(server.requests.length, 3, address);
+        for (const seen of server.requests) {
+          assert.equal(seen.url, path, address);
+          assert.equal(seen.headers.authorization, authorization, address);
+          assert.equal(seen.headers['x-api-key'], 'k1');
+          assert.equal(seen.headers['content-type'], 'application/json');
+          assert.equal(seen.headers.accept, 'application/json');
+          assert.equal(seen.headers.host, `127.0.0.1:${server.port}`);
+        }
+      }
+    } finally {
+      await server.down();
+    }
+  });
+
+  it("the origin's secrets go only to its own scheme, host and port (monitor port, redirects)", async () => {
+    const home = await TestOrigin.start();
+    const elsewhere = await TestOrigin.start();
+    try {
+      const keyed = origin(`http://apiuser:pw@127.0.0.1:${home.port}/v3/key`, {
+        'X-Api-Key': ['origin-secret'],
+        'X-Trace': ['plain'],
+      });
+      const same = await checkOrigin(transport, keyed, withMonitorDefaults({ type: 'http', path: '/health' }), []);
+      assert.equal(same.ok, true, same.failure_reason);
+      assert.equal(home.requests.at(-1)?.url, '/health');
+      assert.equal(
+        home.requests.at(-1)?.headers.authorization,
+        `Basic ${Buffer.from('apiuser:pw').toString('base64')}`,
+      );
+      assert.equal(home.requests.at(-1)?.headers['x-api-key'], 'origin-secret');
+
+      const otherPort = await checkOrigin(
+        transport,
+        keyed,
+        withMonitorDefaults({ type: 'jsonrpc', port: elsewhere.port, retries: 0 }),
+        [],
+      );
+      assert.equal(otherPort.ok, true, otherPort.failure_reason);
+      for (const seen of elsewhere.requests) {
+        assert.equal(seen.headers.authorization, undefined);
+        assert.equal(seen.headers['x-api-key'], undefined);
+        assert.equal(seen.headers['x-trace'], 'plain');
+      }
+
+      elsewhere.requests = [];
+      home.set({ location: `http://127.0.0.1:${elsewhere.port}/landed` });
+      const redirected = await checkOrigin(
+        transport,
+        keyed,
+        withMonitorDefaults({
+          type: 'http',
+          path: '/moved',
+          follow_redirects: true,
+          header: { Authorization: ['Bearer monitor-secret'] },
+        }),
+        [],
+      );
+      assert.equal(redirected.ok, true, redirected.failure_reason);
+      assert.equal(home.requests.at(-1)?.headers.authorization, 'Bearer monitor-secret');
+      const landed = elsewhere.requests.at(-1);
+      assert.equal(landed?.url, '/landed');
+      assert.equal(landed?.headers.authorization, undefined);
+      assert.equal(landed?.headers['x-api-key'], undefined);
+      assert.equal(landed?.headers['x-trace'], 'plain');
+    } finally {
+      await home.down();
+      await elsewhere.down();
+    }
+  });
+
   describe('https with a self-signed certificate', () => {
     let dir: string;
     let server: ReturnType<typeof createServer>;

@@ -122,7 +122,9 @@ describe('email over SMTP', () => {
       assert.ok(history.some((row) => row.mechanism === 'legacy@example.com' && row.policy_id === null));
       const password = new URL(smtp.url).password;
       assert.ok(!f.lines.some((line) => line.includes(password)), 'the SMTP password is never logged');
-      assert.ok(f.lines.some((line) => line.includes('notifications ready') && line.includes('smtp://127.0.0.1')));
+      assert.ok(
+        f.lines.some((line) => line.includes('notifications ready') && line.includes('smtp://***:***@127.0.0.1')),
+      );
     } finally {
       await f.close();
       await smtp.close();

@@ -6,13 +6,28 @@
  *   `webhooks.deny_private` — also for every address the host resolves to) and then POSTs the test
  *   message `{"text": "…test message…"}` with the same headers and signature as a real alert; anything
  *   but a 2xx answer is 400 (API_WEBHOOK_TEST_FAILED) and nothing is saved.
- * - The `secret` is write-only: accepted on POST/PUT (PUT without `secret` keeps it, `""` removes it),
- *   never returned. `last_success` / `last_failure` follow every test message and delivery attempt.
+ * - The `secret` is write-only: accepted on POST/PUT (PUT without `secret`, or with `***`, keeps it; `""`
+ *   removes it), never returned. `last_success` / `last_failure` follow every test message and delivery
+ *   attempt.
+ * - The URL is returned masked (balancing/origin-address.ts `maskAddress`: credentials, query values and
+ *   key-like path segments as `***`); a PUT may send the masked URL back, each `***` standing for the
+ *   stored part at that place.
+ * - Secrets stay bound to their destination: a kept secret or a `***` in the URL is accepted only while the
+ *   URL's scheme, host and port are unchanged; otherwise 400 "re-enter the secret for the new
+ *   destination" and nothing changes. `***` is never stored as a secret or as part of a URL.
  * - A destination a policy still sends to cannot be deleted (400 naming the policies), so no policy
  *   silently loses a target.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import {
+  destinationOf,
+  hasForbiddenCharacters,
+  isMasked,
+  MASK,
+  maskAddress,
+  unmaskAddress,
+} from '../../balancing/origin-address.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
@@ -72,12 +87,62 @@ function view(destination: WebhookDestination): z.infer<typeof destinationResult
   return {
     id: destination.id,
     name: destination.name,
-    url: destination.url,
+    url: maskAddress(destination.url),
     type: 'generic',
     created_at: destination.created_at,
     last_success: destination.last_success,
     last_failure: destination.last_failure,
   };
+}
+
+const RE_ENTER = 're-enter the secret for the new destination';
+
+/** The URL's characters and masks checked: no controls or spaces, no `***` (nothing stored to stand for). */
+function checkNewUrl(url: string): void {
+  if (hasForbiddenCharacters(url)) {
+    throw fieldError('url', 'must not contain control characters (CR, LF, NUL, tab, …), spaces or backslashes');
+  }
+  if (isMasked(url)) throw fieldError('url', 'contains a masked value (***); send the full URL');
+}
+
+function checkNewSecret(secret: string | undefined): void {
+  if (secret === MASK) throw fieldError('secret', 'a masked value (***) cannot be stored; send the real secret');
+}
+
+/**
+ * The URL and secret a PUT stores: `***` in the URL and an omitted or `***` secret take the stored values,
+ * only while the destination (scheme, host, port) is the stored one.
+ */
+function resolveUpdate(
+  sentUrl: string | undefined,
+  sentSecret: string | undefined,
+  stored: { url: string; secret: string | null },
+): { url: string; secret: string | null } {
+  let url = sentUrl ?? stored.url;
+  if (sentUrl !== undefined && isMasked(sentUrl)) {
+    const resolved = unmaskAddress(sentUrl, stored.url);
+    if ('refused' in resolved) {
+      throw fieldError(
+        'url',
+        resolved.refused === 'destination'
+          ? `the scheme, host or port differs from the stored URL: ${RE_ENTER}`
+          : 'contains a masked value (***) that stands for nothing stored at that place of the URL; send the full URL',
+      );
+    }
+    url = resolved.address;
+  }
+  if (hasForbiddenCharacters(url)) {
+    throw fieldError('url', 'must not contain control characters (CR, LF, NUL, tab, …), spaces or backslashes');
+  }
+  const keep = sentSecret === undefined || sentSecret === MASK;
+  const moved = destinationOf(url) !== destinationOf(stored.url);
+  if (keep && stored.secret !== null && moved) {
+    throw fieldError('secret', `the URL now has another scheme, host or port: ${RE_ENTER} (or "" for none)`);
+  }
+  if (keep && sentSecret === MASK && stored.secret === null) {
+    throw fieldError('secret', 'a masked value (***) stands for a secret this destination does not have');
+  }
+  return { url, secret: keep ? stored.secret : sentSecret === '' ? null : sentSecret };
 }
 
 function notFound(id: string): SwitchyardError {
@@ -162,6 +227,8 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
       result: z.object({ id: z.string() }),
       successStatus: 201,
       async handler({ params, body }) {
+        checkNewUrl(body.url);
+        checkNewSecret(body.secret);
         const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
         await sendTestMessage(config, body.url, secret, clock.now());
         const id = randomUUID();
@@ -195,8 +262,7 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
         const current = await getDestination(db, account(params), id);
         const target = current === undefined ? undefined : await getDestinationTarget(db, id);
         if (current === undefined || target === undefined) throw notFound(id);
-        const secret = body.secret === undefined ? target.secret : body.secret === '' ? null : body.secret;
-        const url = body.url ?? current.url;
+        const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
         try {
           await sendTestMessage(config, url, secret, clock.now());
         } catch (err) {

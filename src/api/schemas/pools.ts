@@ -7,12 +7,25 @@
  * ignored on input, so a pool fetched with GET can be sent back with PUT; any other unknown field is
  * a 400 naming it. POST and PUT replace the whole pool (omitted optional fields take their defaults);
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
+ *
+ * Origin addresses are normalised by the address model (balancing/origin-address.ts) and shown masked.
+ * A `***` sent back — in the address (user, password, a query value, a key-like path segment) or as a
+ * secret header value — keeps the stored secret of the origin with the same name only while the
+ * destination (scheme, host, port of the address) is unchanged; with a new destination the write is
+ * 400 "re-enter the secret for the new destination" and nothing is stored.
  */
 import { z } from 'zod';
 import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
 import type { Origin, Pool, PoolFields } from '../../balancing/model.js';
-import { isMasked, maskAddress } from '../../balancing/origin-address.js';
-import { isOriginAddress } from '../../balancing/origin-url.js';
+import {
+  AddressError,
+  addressProblem,
+  destinationOf,
+  isMasked,
+  maskAddress,
+  normaliseAddress,
+  unmaskAddress,
+} from '../../balancing/origin-address.js';
 import { originWithDefaults, POOL_DEFAULTS } from '../../balancing/pool-defaults.js';
 import {
   notificationEmail,
@@ -52,10 +65,16 @@ const originBody = originInput.extend({
     .string()
     .min(1)
     .max(2048)
-    .refine((value) => isMasked(value) || isOriginAddress(value), {
-      message: 'must be a node URL http(s)://host[:port][/path] or a bare host[:port]',
+    .superRefine((value, ctx) => {
+      // A masked address is resolved against the stored one first (toOrigin), then checked the same way.
+      const problem = isMasked(value) ? undefined : addressProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     })
-    .describe('Node URL, or host[:port] meaning http://host:port/. Secret parts are returned as ***.'),
+    .describe(
+      'http(s)://[user:pass@]host[:port][/path][?query], or a bare host[:port] meaning http://host:port/. ' +
+        'Credentials, query values and key-like path segments are returned as ***; *** sent back keeps the ' +
+        'stored secret while scheme, host and port are unchanged.',
+    ),
   enabled: originInput.shape.enabled.describe('Default true.'),
   weight: originInput.shape.weight.describe('0..1, default 1; 0 = never chosen.'),
   header: originInput.shape.header.describe(
@@ -172,17 +191,29 @@ export function poolFieldsFromBody(body: PoolBody, current: Pool | undefined): P
   return applyPoolBody({ ...POOL_DEFAULTS, name: body.name, origins: [] }, body, current);
 }
 
+const RE_ENTER = 're-enter the secret for the new destination';
+
 function toOrigin(input: z.output<typeof originBody>, index: number, current: Pool | undefined): Origin {
   const stored = current?.origins.find((origin) => origin.name === input.name);
+  const field = `origins.${index}.address`;
   let address = input.address;
   if (isMasked(address)) {
-    if (stored === undefined || maskAddress(stored.address) !== address) {
+    const resolved = unmaskAddress(address, stored?.address);
+    if ('refused' in resolved) {
       throw fieldError(
-        `origins.${index}.address`,
-        'contains a masked secret (***) that does not match the stored address of this origin; send the full address',
+        field,
+        resolved.refused === 'destination'
+          ? `the scheme, host or port differs from the stored address of this origin: ${RE_ENTER}`
+          : "contains a masked secret (***) that stands for nothing stored at that place of this origin's address; send the full address",
       );
     }
-    address = stored.address;
+    address = resolved.address;
+  }
+  try {
+    address = normaliseAddress(address);
+  } catch (err) {
+    if (err instanceof AddressError) throw fieldError(field, err.message);
+    throw err;
   }
   let header = input.header;
   if (header !== undefined) {
@@ -191,6 +222,14 @@ function toOrigin(input: z.output<typeof originBody>, index: number, current: Po
       throw fieldError(
         `origins.${index}.header.${resolved.missing}`,
         'a masked value (***) stands for a stored value this origin does not have; send the real value',
+      );
+    }
+    const moved = stored !== undefined && destinationOf(address) !== destinationOf(stored.address);
+    const first = resolved.kept[0];
+    if (moved && first !== undefined) {
+      throw fieldError(
+        `origins.${index}.header.${first}`,
+        `the origin's address now has another scheme, host or port: ${RE_ENTER}`,
       );
     }
     header = resolved.headers;

@@ -1,32 +1,21 @@
 /**
- * The bytes of a request to an origin. The head — `POST <path> HTTP/1.1`, host, content-type and
- * accept (JSON), the origin's configured headers, Basic auth from the address's user:password — is
- * built once per origin address and ends with `content-length: `; each request only appends its
- * length, the blank line and the body, into one buffer written with one socket write.
+ * The bytes of a request to an origin. The head — `POST <path> HTTP/1.1` and the origin's request headers
+ * (balancing/origin-request.ts: host, JSON content type, the origin's `header` map, Basic auth from the
+ * address's user:password; the jsonrpc monitor sends the very same) — is built once per origin and ends
+ * with `content-length: `; each request only appends its length, the blank line and the body, into one
+ * buffer written with one socket write.
  */
 import type { Origin } from '../../balancing/model.js';
+import type { AddressTarget } from '../../balancing/origin-address.js';
+import { originRequestHeaders } from '../../balancing/origin-request.js';
 
-/** Header names the client sets itself (framing and connection management): never taken from config. */
-const OWN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te']);
-
-/** The fixed head of every request to `url` with the origin's `header` map (throws TypeError if unusable). */
-export function requestHead(url: URL, header: Origin['header']): Buffer {
-  const headers = new Map<string, string>([
-    ['host', url.host],
-    ['content-type', 'application/json'],
-    ['accept', 'application/json'],
-  ]);
-  for (const [name, values] of Object.entries(header)) {
-    const lower = name.toLowerCase();
-    if (OWN_HEADERS.has(lower)) throw new TypeError(`the header ${name} is set by the HTTP client`);
-    headers.set(lower, values.join(', '));
-  }
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers.set('authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);
-  }
-  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  for (const [name, value] of headers) {
+/** The fixed head of every request to `target` for this origin (throws TypeError if unusable). */
+export function requestHead(target: AddressTarget, origin: Pick<Origin, 'address' | 'header'>): Buffer {
+  // Stored addresses are canonical (no spaces or controls); a hand-edited row must not split the request line.
+  if (hasControl(target.path) || target.path.includes(' '))
+    throw new TypeError('the address path has characters HTTP does not allow');
+  let head = `POST ${target.path} HTTP/1.1\r\n`;
+  for (const [name, value] of originRequestHeaders(origin, target)) {
     // The config schema refuses these already; a head with CR/LF in it would split the request.
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || hasControl(value)) {
       throw new TypeError(`the header ${name} has characters HTTP does not allow`);

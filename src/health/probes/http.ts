@@ -2,14 +2,15 @@ import type { Origin } from '../../balancing/model.js';
 import type { MonitorSettings } from '../monitor-schema.js';
 import { matchesExpectedCodes } from './expected-codes.js';
 import { failed, type ProbeResult, passed } from './result.js';
-import { checkHeaders, httpCheckUrl } from './target.js';
+import { checkHeaders, forRedirect, httpCheckUrl } from './target.js';
 import { isProbeResponse, type ProbeTransport } from './transport.js';
 
 /**
  * The http/https check: `method` on `path`, passes when the status matches `expected_codes` and, when
  * `expected_body` is set, the first 64 KiB of the body contain it (case-insensitive, as Cloudflare does).
  * Redirects (3xx with Location) are followed up to 5 hops when `follow_redirects`, else the 3xx status is
- * judged as is. `allow_insecure` skips certificate verification.
+ * judged as is; a hop to another scheme/host/port goes without the secret-looking headers (target.ts).
+ * `allow_insecure` skips certificate verification.
  */
 const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 5;
@@ -19,13 +20,15 @@ export async function httpCheck(
   origin: Origin,
   monitor: MonitorSettings,
 ): Promise<ProbeResult> {
-  let url = httpCheckUrl(origin.address, monitor);
+  const first = httpCheckUrl(origin.address, monitor);
+  const headers = checkHeaders(origin, monitor, first);
+  let url = first;
   let firstRtt: number | null = null;
   for (let hop = 0; ; hop++) {
     const response = await transport.send({
       url,
       method: monitor.method,
-      headers: checkHeaders(origin, monitor),
+      headers: forRedirect(headers, first, url),
       timeoutMs: monitor.timeout * 1000,
       allowInsecure: monitor.allow_insecure,
       maxBodyBytes: MAX_BODY,

@@ -5,7 +5,8 @@ import { checkHeaders, jsonRpcCheckUrl } from './target.js';
 import { isProbeResponse, type ProbeTransport } from './transport.js';
 
 /**
- * The jsonrpc check (Switchyard's extension), three single POSTs to the origin's URL, in order:
+ * The jsonrpc check (Switchyard's extension), three single POSTs to the origin, sent as the gateway sends
+ * its calls (same path and query, headers and Basic auth: target.ts), in order:
  * 1. `eth_chainId` must equal the chain id of every network whose `pools` list the pool
  *    ("chain id 0x1, expected 0xaa36a7"). A pool in no network skips this step (docs/health.md).
  * 2. `eth_syncing` must be `false`; a sync-status object fails ("syncing: block 0x10 of 0x200").
@@ -92,10 +93,11 @@ async function rpc(
   monitor: MonitorSettings,
   method: string,
 ): Promise<RpcOutcome> {
+  const url = jsonRpcCheckUrl(origin.address, monitor);
   const response = await transport.send({
-    url: jsonRpcCheckUrl(origin.address, monitor),
+    url,
     method: 'POST',
-    headers: { ...checkHeaders(origin, monitor), 'content-type': 'application/json' },
+    headers: checkHeaders(origin, monitor, url),
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
     timeoutMs: monitor.timeout * 1000,
     allowInsecure: monitor.allow_insecure,

@@ -1,18 +1,23 @@
+import { isSecretHeader } from '../../balancing/header-secrets.js';
 import type { Origin } from '../../balancing/model.js';
+import { destinationOf, originTarget, originUrl } from '../../balancing/origin-address.js';
+import { originRequestHeaders } from '../../balancing/origin-request.js';
 import type { MonitorSettings } from '../monitor-schema.js';
 
 /**
- * Where a check goes. An origin's `address` is a node URL (`http(s)://host:port/path`) or a bare
- * `host[:port]` meaning `http://host:port/`.
- * - http/https monitors: the monitor's scheme (`type`), the origin's host, the monitor's `port` (0 = the
- *   port the address names, else the scheme default) and `path`.
- * - jsonrpc monitors: the origin's own URL (its path may carry a provider key), `port` overriding when set.
- * Headers: the origin's `header` first, then the monitor's `header` (the monitor wins on the same name).
+ * Where a check goes and what it carries, from the origin address model (balancing/origin-address.ts).
+ * - jsonrpc monitors reach the origin exactly as the gateway does: the stored address's path and query
+ *   (never a `/` appended), the gateway's headers (balancing/origin-request.ts: Host, JSON content type,
+ *   the origin's `header` map, Basic auth from user:password). A monitor `port` other than 0 replaces
+ *   the port.
+ * - http/https monitors (Cloudflare semantics): the monitor's scheme (`type`), the origin's host, the
+ *   monitor's `port` (0 = the port the address names, else the scheme default) and `path`; the origin's
+ *   `header` map, Basic auth from the address's user:password.
+ * Secrets stay with their destination: the origin's Basic auth and its secret-looking headers
+ * (header-secrets.ts) are sent only when the check goes to the origin's own scheme, host and port;
+ * otherwise they are left out. Then the monitor's `header` on top (the monitor wins on the same name),
+ * and `user-agent: Switchyard-Health-Monitor` unless one is set.
  */
-export function originUrl(address: string): URL {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? new URL(address) : new URL(`http://${address}/`);
-}
-
 export function httpCheckUrl(address: string, monitor: MonitorSettings): URL {
   const base = originUrl(address);
   const scheme = monitor.type === 'https' ? 'https:' : 'http:';
@@ -29,20 +34,35 @@ export function jsonRpcCheckUrl(address: string, monitor: MonitorSettings): URL 
   return url;
 }
 
-export function checkHeaders(origin: Origin, monitor: MonitorSettings): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  const add = (source: Record<string, string[]>) => {
-    for (const [name, values] of Object.entries(source)) {
-      for (const existing of Object.keys(headers)) {
-        if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-      }
-      headers[name] = values.length === 1 ? (values[0] as string) : values;
-    }
-  };
-  add(origin.header ?? {});
-  add(monitor.header);
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent')) {
-    headers['user-agent'] = 'Switchyard-Health-Monitor';
+/** The headers of a check sent to `url` (the first hop; redirects go through `forRedirect`). */
+export function checkHeaders(origin: Origin, monitor: MonitorSettings, url: URL): Record<string, string | string[]> {
+  const target = originTarget(origin.address);
+  const headers = new Map<string, string | string[]>(originRequestHeaders(origin, target));
+  if (monitor.type !== 'jsonrpc') {
+    headers.delete('content-type');
+    headers.delete('accept');
   }
-  return headers;
+  // The address's host:port is right only when the check goes there; a configured Host is kept.
+  if (!Object.keys(origin.header).some((name) => name.toLowerCase() === 'host')) headers.delete('host');
+  if (destinationOf(url.href) !== target.destination) {
+    for (const name of [...headers.keys()]) if (isSecretHeader(name)) headers.delete(name);
+  }
+  for (const [name, values] of Object.entries(monitor.header)) {
+    headers.set(name.toLowerCase(), values.length === 1 ? (values[0] as string) : values);
+  }
+  if (!headers.has('user-agent')) headers.set('user-agent', 'Switchyard-Health-Monitor');
+  return Object.fromEntries(headers);
+}
+
+/**
+ * The headers for a redirect hop to `next`: unchanged while the hop stays on the first hop's scheme,
+ * host and port, without every secret-looking header (Authorization included) once it leaves.
+ */
+export function forRedirect(
+  headers: Record<string, string | string[]>,
+  first: URL,
+  next: URL,
+): Record<string, string | string[]> {
+  if (destinationOf(next.href) === destinationOf(first.href)) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isSecretHeader(name) && name !== 'host'));
 }
