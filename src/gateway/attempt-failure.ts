@@ -76,6 +76,8 @@ export function abortReason(signal: ClientSignal | undefined): Error {
 /** An attempt's error (origin-http's codes, Node's socket codes, the timer, the client leaving) as its kind. */
 export function classify(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFailure {
   const code = (err as { code?: unknown }).code;
+  // The outbound policy refused the origin's address: never connected, and the reason says why.
+  if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
     return new AttemptFailure('connect', `cannot connect (${code})`);
   if (timedOut || code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {

@@ -4,10 +4,13 @@
  * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). An origin's
  * address may carry a path and query (provider keys) and user:password (sent as Basic auth); its
  * `header` map is added to every request. Pools of origins that left the directory are closed by `prune`.
+ * Every connect is checked by the outbound policy (`guard`: the routing account's rules, since only
+ * its pools are routed).
  */
 import { isIP } from 'node:net';
 import type { Origin } from '../balancing/model.js';
 import { originUrl } from '../balancing/origin-url.js';
+import type { ConnectGuard } from '../outbound/policy.js';
 import { type Exchange, OriginExchange } from './origin-http/exchange.js';
 import { OriginPool } from './origin-http/pool.js';
 import { requestBytes, requestHead } from './origin-http/request-head.js';
@@ -29,6 +32,8 @@ export interface OriginClientsOptions {
    * self-signed origin only: the configuration does not expose it.
    */
   ca?: string | Buffer;
+  /** The outbound policy's connect-time check (outbound/policy.ts), applied to every connect. */
+  guard?: ConnectGuard;
 }
 
 export class OriginClients {
@@ -60,6 +65,7 @@ export class OriginClients {
           servername: isIP(host) === 0 ? host : undefined,
           ca: this.#options.ca,
           session: undefined,
+          guard: this.#options.guard,
         },
         { connections: this.#options.connectionsPerOrigin, connectTimeoutMs: this.#options.connectTimeoutMs },
       );

@@ -110,7 +110,7 @@ export class OutboundPolicy {
     if (addresses.length === 0) throw new TargetRefusedError(`${host} resolves to no address`);
     for (const { address } of addresses) {
       const why = addressRefusal(address, rules);
-      if (why !== undefined) throw new TargetRefusedError(`${host} resolves to ${why}`);
+      if (why !== undefined) throw new TargetRefusedError(`${host} resolves to ${address}, ${why}`);
     }
     return addresses;
   }

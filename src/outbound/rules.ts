@@ -66,15 +66,15 @@ function refusalOf(kind: AddressClass, rules: TargetRules): string | undefined {
 }
 
 /**
- * Why an IP address is refused under `rules` ("169.254.169.254 is a link-local address (always
- * refused)"), or undefined when it is allowed. `text` must be an IP address.
+ * What makes an IP address refused under `rules` ("a link-local address (always refused)", "an IPv6
+ * form of 127.0.0.1, a loopback address (…)"), or undefined when it is allowed.
  */
 export function addressRefusal(text: string, rules: TargetRules): string | undefined {
   const info = classifyAddress(text);
-  if (info === undefined) return `${text} is not an IP address`;
+  if (info === undefined) return 'not an IP address';
   const why = refusalOf(info.class, rules);
   if (why === undefined) return undefined;
-  return info.embedded === undefined ? `${text} is ${why}` : `${text} is an IPv6 form of ${info.embedded}, ${why}`;
+  return info.embedded === undefined ? why : `an IPv6 form of ${info.embedded}, ${why}`;
 }
 
 /**
@@ -84,7 +84,10 @@ export function addressRefusal(text: string, rules: TargetRules): string | undef
  */
 export function hostRefusal(host: string, rules: TargetRules): string | undefined {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(bare.replace(/%.*$/, '')) !== 0) return addressRefusal(bare, rules);
+  if (isIP(bare.replace(/%.*$/, '')) !== 0) {
+    const why = addressRefusal(bare, rules);
+    return why === undefined ? undefined : `${bare} is ${why}`;
+  }
   const kind = classifyName(bare);
   if (kind === undefined) return undefined;
   const why = refusalOf(kind, rules);
