@@ -87,50 +87,51 @@ const devnet = z.strictObject({
     .default(DEFAULTS.devnet.alert_email),
 });
 
-export const configSchema = z
-  .strictObject({
-    data_dir: z.string().min(1).default(DEFAULTS.data_dir),
-    database_url: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
-      .optional(),
-    gateway: gateway.default(gateway.parse({})),
-    api: api.default(api.parse({})),
-    account_id: accountId.default(DEFAULTS.account_id),
-    smtp_url: z
-      .string()
-      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
-      .optional(),
-    mail_from: z.string().min(3).default(DEFAULTS.mail_from),
-    deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
-    notification_retention: durationMs
-      .prefault(DEFAULTS.notification_retention / 1000)
-      .refine((ms) => ms === 0 || ms >= 86_400_000, 'must be at least 1d, or 0 to keep everything'),
-    webhooks: z
-      .strictObject({
-        deny_private: z.boolean().default(DEFAULTS.webhooks.deny_private),
-        timeout: durationMs.prefault(DEFAULTS.webhooks.timeout / 1000),
-      })
-      .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
-    outbound: z
-      .strictObject({
-        /** Accounts whose origins, monitors and webhooks may reach loopback, private and CGNAT targets. */
-        trusted_accounts: z.array(accountId).optional(),
-      })
-      .default({}),
-    log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
-    shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
-    networks: z
-      .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
-      .default({}),
-    pools: z.array(pool).default([]),
-    devnet: devnet.optional(),
-  })
-  // Defaults that depend on another key: outbound.trusted_accounts defaults to [account_id].
-  .transform((config) => ({
-    ...config,
-    outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] },
-  }));
+const configObject = z.strictObject({
+  data_dir: z.string().min(1).default(DEFAULTS.data_dir),
+  database_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
+    .optional(),
+  gateway: gateway.default(gateway.parse({})),
+  api: api.default(api.parse({})),
+  account_id: accountId.default(DEFAULTS.account_id),
+  smtp_url: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  mail_from: z.string().min(3).default(DEFAULTS.mail_from),
+  deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
+  notification_retention: durationMs
+    .prefault(DEFAULTS.notification_retention / 1000)
+    .refine((ms) => ms === 0 || ms >= 86_400_000, 'must be at least 1d, or 0 to keep everything'),
+  webhooks: z
+    .strictObject({
+      deny_private: z.boolean().default(DEFAULTS.webhooks.deny_private),
+      timeout: durationMs.prefault(DEFAULTS.webhooks.timeout / 1000),
+    })
+    .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
+  outbound: z
+    .strictObject({
+      /** Accounts whose origins, monitors and webhooks may reach loopback, private and CGNAT targets. */
+      trusted_accounts: z.array(accountId).optional(),
+    })
+    .default({}),
+  log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
+  shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
+  networks: z
+    .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
+    .default({}),
+  pools: z.array(pool).default([]),
+  devnet: devnet.optional(),
+});
+
+/** The whole schema: the keys above, then the defaults that depend on another key. */
+export const configSchema = configObject.transform((config) => ({
+  ...config,
+  // outbound.trusted_accounts defaults to [account_id], the routing account.
+  outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] },
+}));
 
 export type Config = z.output<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];
