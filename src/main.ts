@@ -20,6 +20,7 @@ import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics.js';
 import { NotificationService } from './notifications/service.js';
+import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './store/config-pools.js';
 import { openStore, type Store } from './store/database.js';
 import { StorePoolDirectory } from './store/pool-directory.js';
@@ -29,6 +30,8 @@ export interface SwitchyardOptions {
   clock?: Clock;
   logger?: Logger;
   env?: NodeJS.ProcessEnv;
+  /** Resolves names for the outbound target policy (default: the system's DNS); tests inject answers. */
+  resolve?: Resolver;
 }
 
 export interface Switchyard {
@@ -95,6 +98,12 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         pool: devnet.pool.name,
       });
     }
+    // ── One outbound target policy for every address contacted on an account's behalf: origins (gateway
+    //    and probes), monitor redirects, webhooks.
+    const outbound = new OutboundPolicy({
+      trustedAccounts: config.outbound.trusted_accounts,
+      ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
+    });
     const metrics = new MetricsRegistry();
     const storeDirectory = await StorePoolDirectory.start({
       store,
@@ -117,6 +126,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger: logger.child({ part: 'health' }),
       metrics,
+      outbound,
       onEvents: () => notifications?.wake(),
     });
     await monitor.start();
@@ -137,6 +147,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         clock,
         logger: logger.child({ part: 'gateway' }),
         metrics,
+        outbound,
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder) => {
             caching = new CachingForwarder(inner, {
@@ -167,6 +178,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         clock,
         logger: logger.child({ part: 'api' }),
         health: monitor,
+        outbound,
         poolsChanged: () => storeDirectory.refresh(),
       }),
     });
@@ -183,6 +195,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       logger: logger.child({ part: 'notifications' }),
       apiBase: apiUrl,
       metrics,
+      outbound,
     });
     const started = notifications;
     await started.start();

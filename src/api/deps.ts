@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import type { PoolHealthSource } from './health-source.js';
 
@@ -13,6 +14,8 @@ export interface ApiDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** The outbound target policy: origin addresses and webhook URLs are checked against it. */
+  outbound: OutboundPolicy;
   /** Live health for the `healthy` fields and `…/pools/{id}/health`. */
   health: PoolHealthSource;
   /**

@@ -25,6 +25,8 @@ export const DEFAULTS = {
   mail_from: 'Switchyard <switchyard@localhost>',
   deprecation_notice_interval: 86_400_000, // ms (24 h)
   notification_retention: 30 * 86_400_000, // ms (30 days) of sent/dead alerts, history and dispatched events; 0 = keep all
+  // outbound.trusted_accounts: [account_id] (the routing account) — it depends on account_id, so the
+  // schema's final transform fills it in (schema.ts).
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
   log_level: 'info',
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM

@@ -173,3 +173,30 @@ describe('config pipeline', () => {
     assert.ok(Object.isFrozen(config.gateway));
   });
 });
+
+describe('outbound.trusted_accounts', () => {
+  it('defaults to the routing account, and takes a list of account ids', () => {
+    const account = '0123456789abcdef0123456789abcdef';
+    assert.deepEqual(buildConfig({ account_id: account }, 'x').outbound.trusted_accounts, [account]);
+    assert.deepEqual(buildConfig({}, 'x').outbound.trusted_accounts, [DEFAULTS.account_id]);
+    assert.deepEqual(buildConfig({ outbound: { trusted_accounts: [] } }, 'x').outbound.trusted_accounts, []);
+    rejects(() => buildConfig({ outbound: { trusted_accounts: ['nope'] } }, 'x'), 'CONFIG_INVALID', /trusted_accounts/);
+    rejects(() => buildConfig({ outbound: { trusted: [] } }, 'x'), 'CONFIG_UNKNOWN_KEY', /outbound\.trusted/);
+  });
+
+  it('config pools (the routing account) may use loopback, never link-local or metadata targets', () => {
+    const pool = (address: string) => ({ pools: [{ name: 'p', origins: [{ name: 'o', address }] }] });
+    assert.equal(buildConfig(pool('http://127.0.0.1:9545'), 'x').pools.length, 1);
+    rejects(
+      () => buildConfig(pool('http://169.254.169.254/'), 'x'),
+      'CONFIG_INVALID',
+      /pools\.0\.origins\.0\.address: target not allowed: host 169\.254\.169\.254 is a link-local address/,
+    );
+    rejects(() => buildConfig(pool('metadata.google.internal:80'), 'x'), 'CONFIG_INVALID', /cloud metadata/);
+    rejects(
+      () => buildConfig({ ...pool('127.0.0.1:9545'), outbound: { trusted_accounts: [] } }, 'x'),
+      'CONFIG_INVALID',
+      /loopback address \(allowed only for accounts in outbound\.trusted_accounts\)/,
+    );
+  });
+});

@@ -1,7 +1,9 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { originUrl } from '../balancing/origin-address.js';
 import { SwitchyardError } from '../errors/base.js';
+import { OutboundPolicy, TargetRefusedError, type TargetRules } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
 import { type Config, configSchema } from './schema.js';
@@ -83,6 +85,8 @@ function crossCheck(config: Config, source: string): void {
       }
     }
   }
+  const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
+  const outbound = { policy, rules: policy.rulesFor(config.account_id) };
   const poolNames = new Set<string>();
   for (const [i, pool] of config.pools.entries()) {
     if (poolNames.has(pool.name)) fail(`pools.${i}.name: pool "${pool.name}" is declared twice`);
@@ -93,6 +97,9 @@ function crossCheck(config: Config, source: string): void {
         fail(`pools.${i}.origins.${j}.name: origin "${origin.name}" appears twice in pool "${pool.name}"`);
       }
       originNames.add(origin.name);
+      // Config pools belong to the routing account: the outbound policy of that account applies.
+      const refused = originRefusal(origin.address, outbound);
+      if (refused !== undefined) fail(`pools.${i}.origins.${j}.address: ${refused}`);
     }
   }
   for (const [name, network] of Object.entries(config.networks)) {
@@ -120,6 +127,23 @@ function crossCheck(config: Config, source: string): void {
     else if (!network.pools.includes(config.devnet.pool)) {
       fail(`devnet.pool: "${config.devnet.pool}" must be listed in networks.${config.devnet.network}.pools`);
     }
+  }
+}
+
+/** Why the outbound policy refuses an origin address, or undefined (unparseable addresses are the schema's). */
+function originRefusal(address: string, outbound: { policy: OutboundPolicy; rules: TargetRules }): string | undefined {
+  let url: URL;
+  try {
+    url = originUrl(address);
+  } catch {
+    return undefined;
+  }
+  try {
+    outbound.policy.checkUrl(url, outbound.rules);
+    return undefined;
+  } catch (err) {
+    if (err instanceof TargetRefusedError) return err.message;
+    throw err;
   }
 }
 

@@ -97,7 +97,7 @@ const devnet = z.strictObject({
     .default(DEFAULTS.devnet.alert_email),
 });
 
-export const configSchema = z.strictObject({
+const configObject = z.strictObject({
   data_dir: z.string().min(1).default(DEFAULTS.data_dir),
   database_url: z
     .string()
@@ -121,6 +121,12 @@ export const configSchema = z.strictObject({
       timeout: durationMs.prefault(DEFAULTS.webhooks.timeout / 1000),
     })
     .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
+  outbound: z
+    .strictObject({
+      /** Accounts whose origins, monitors and webhooks may reach loopback, private and CGNAT targets. */
+      trusted_accounts: z.array(accountId).optional(),
+    })
+    .default({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z
@@ -129,6 +135,13 @@ export const configSchema = z.strictObject({
   pools: z.array(pool).default([]),
   devnet: devnet.optional(),
 });
+
+/** The whole schema: the keys above, then the defaults that depend on another key. */
+export const configSchema = configObject.transform((config) => ({
+  ...config,
+  // outbound.trusted_accounts defaults to [account_id], the routing account.
+  outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] },
+}));
 
 export type Config = z.output<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];

@@ -91,6 +91,8 @@ export function classify(err: unknown, timedOut: boolean, timeoutMs: number, bus
     return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
   }
   const code = (err as { code?: unknown }).code;
+  // The outbound policy refused the origin's address: never connected, and the reason says why.
+  if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
     return new AttemptFailure('connect', `cannot connect (${code})`);
   if (timedOut || code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {

@@ -21,6 +21,7 @@ import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { OutboundPolicy } from '../outbound/policy.js';
 import { ApiKeys } from './access.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { FilterAffinity } from './filters.js';
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Where gateway metrics go (the API's /metrics); none when absent. */
   metrics?: MetricsRegistry;
+  /** The outbound target policy origin connects follow (default: from `outbound.trusted_accounts`). */
+  outbound?: OutboundPolicy;
   /** Wraps the origin forwarder, e.g. with a response cache (issue 7). */
   wrapForwarder?: (inner: Forwarder) => Forwarder;
 }
@@ -66,9 +69,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, clock } = options;
   const settings = config.gateway;
   const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
+  // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
+  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
+    guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
   });
   const ejection = new PassiveEjection(clock);
   const outstanding = new OutstandingRequests();

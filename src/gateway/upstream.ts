@@ -5,10 +5,13 @@
  * and what it carries come from the origin address model (balancing/origin-address.ts `originTarget`:
  * path and query as stored, Basic auth from user:password) and balancing/origin-request.ts (the headers),
  * the same the jsonrpc monitor uses. Pools of origins that left the directory are closed by `prune`.
+ * Every connect is checked by the outbound policy (`guard`: the routing account's rules, since only
+ * its pools are routed).
  */
 import { isIP } from 'node:net';
 import type { Origin } from '../balancing/model.js';
 import { destinationOf, originTarget } from '../balancing/origin-address.js';
+import type { ConnectGuard } from '../outbound/policy.js';
 import { type Exchange, OriginExchange } from './origin-http/exchange.js';
 import { OriginPool } from './origin-http/pool.js';
 import { requestBytes, requestHead } from './origin-http/request-head.js';
@@ -30,6 +33,8 @@ export interface OriginClientsOptions {
    * self-signed origin only: the configuration does not expose it.
    */
   ca?: string | Buffer;
+  /** The outbound policy's connect-time check (outbound/policy.ts), applied to every connect. */
+  guard?: ConnectGuard;
 }
 
 export class OriginClients {
@@ -58,6 +63,7 @@ export class OriginClients {
           servername: isIP(address.hostname) === 0 ? address.hostname : undefined,
           ca: this.#options.ca,
           session: undefined,
+          guard: this.#options.guard,
         },
         { connections: this.#options.connectionsPerOrigin, connectTimeoutMs: this.#options.connectTimeoutMs },
       );

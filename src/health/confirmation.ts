@@ -126,7 +126,8 @@ export class EjectionConfirmer {
     if (!pool.enabled || !origin.enabled || pool.monitor === null) return done();
     const plan = await this.#o.plan(pool);
     if (plan.monitor === undefined) return done();
-    const result = await checkOrigin(this.#o.transport, origin, plan.monitor, plan.expectedChainIds);
+    const transport = this.#o.transport.forAccount(pool.account_id);
+    const result = await checkOrigin(transport, origin, plan.monitor, plan.expectedChainIds);
     if (this.#stopped) return;
     this.#o.onProbe?.(result.ok);
     if (result.ok && view.confirm(poolId, originName, ticket)) {

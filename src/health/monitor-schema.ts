@@ -30,7 +30,11 @@ export const MONITOR_TYPES = ['http', 'https', 'jsonrpc'] as const;
 export const monitorFields = {
   type: z.enum(MONITOR_TYPES),
   method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET'),
-  path: z.string().startsWith('/', 'must start with "/"'),
+  path: z
+    .string()
+    .startsWith('/', 'must start with "/"')
+    // "//host/…" (or "/\\host/…") resolves to another host: the probe must stay on the origin's host.
+    .refine((path) => !/^\/[/\\]/.test(path), 'must be a path on the origin, not start with "//"'),
   header: headerMap,
   port: z.number().int().min(0).max(65535),
   timeout: z.number().int().min(1).max(10),

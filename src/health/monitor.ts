@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import {
   deletePoolHealth,
@@ -73,6 +74,8 @@ export interface HealthMonitorOptions {
   unmonitoredIntervalMs?: number;
   /** Called with the events this process recorded, after their transaction committed. */
   onEvents?: (events: readonly HealthEventInput[]) => void;
+  /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
+  outbound?: OutboundPolicy;
 }
 
 export class HealthMonitor {
@@ -83,7 +86,7 @@ export class HealthMonitor {
   #clock: Clock;
   #logger: Logger;
   #monitors: MonitorSource;
-  #transport = new ProbeTransport();
+  #transport: ProbeTransport;
   #scheduler: JitteredScheduler;
   #confirmer: EjectionConfirmer;
   #confirmProbe: (passed: boolean) => void = () => {};
@@ -96,6 +99,9 @@ export class HealthMonitor {
 
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
+    this.#transport = new ProbeTransport(
+      options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
+    );
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#monitors = options.monitors ?? storeMonitorSource(options.store);

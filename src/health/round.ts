@@ -87,8 +87,10 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
   const enabled = pool.enabled ? pool.origins.filter((origin) => origin.enabled) : [];
   const results = new Map<string, ProbeResult>();
   if (monitor !== undefined) {
+    // The pool's account decides which targets its probes may reach (outbound policy).
+    const transport = ctx.transport.forAccount(pool.account_id);
     await eachLimited(enabled, PROBE_CONCURRENCY, async (origin) => {
-      results.set(origin.name, await checkOrigin(ctx.transport, origin, monitor, plan.expectedChainIds));
+      results.set(origin.name, await checkOrigin(transport, origin, monitor, plan.expectedChainIds));
     });
     if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag);
   }

@@ -154,6 +154,7 @@ export class DeliverySender {
     if (target === undefined || target.account_id !== row.account_id)
       return { cancel: 'webhook destination was deleted' };
     const result = await webhooks.post({
+      accountId: row.account_id,
       url: target.url,
       body: payload.body ?? JSON.stringify({ text: payload.text }),
       messageId: row.message_id,

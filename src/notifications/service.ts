@@ -25,6 +25,7 @@ import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { releaseAllLeases } from '../store/deliveries.js';
 import { type Pruned, pruneNotificationData } from '../store/retention.js';
@@ -40,7 +41,7 @@ const PRUNE_PASS_MS = 3_600_000;
 
 export type NotificationConfig = Pick<
   Config,
-  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api'
+  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api' | 'outbound'
 > &
   Partial<Pick<Config, 'notification_retention'>>;
 
@@ -59,6 +60,8 @@ export interface NotificationServiceOptions {
   metrics?: MetricsRegistry;
   /** Poll interval of the background loop (default POLL_MS, 500 ms). */
   pollMs?: number;
+  /** The outbound target policy (default: built from `outbound.trusted_accounts`, system DNS). */
+  outbound?: OutboundPolicy;
 }
 
 export interface PassResult {
@@ -99,6 +102,7 @@ export class NotificationService {
     this.#mailer =
       options.mailer ?? createMailer({ smtpUrl: config.smtp_url, dataDir: config.data_dir, from: config.mail_from });
     this.#webhooks = new WebhookClient({
+      outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts }),
       denyPrivate: config.webhooks.deny_private,
       timeoutMs: config.webhooks.timeout,
     });

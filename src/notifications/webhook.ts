@@ -5,15 +5,19 @@
  * the Standard Webhooks signature; always `webhook-id` (the delivery's stable message id, the same on
  * every retry) and `webhook-timestamp` (this attempt, unix seconds). A 2xx answer is success; anything
  * else — 3xx (redirects are not followed), 4xx, 5xx, connection errors, a timeout of `webhooks.timeout`
- * (default 10 s) for the whole exchange — is a failure the caller may retry. Targets are checked by
- * `target-safety.ts` before connecting and on every resolved address.
+ * (default 10 s) for the whole exchange — is a failure the caller may retry. Targets go through the
+ * outbound policy (outbound/policy.ts) of the destination's account, with `webhooks.deny_private`:
+ * the URL before connecting, and every resolved address at connect time (one undici Agent per kind of
+ * rules, so a socket is never reused across accounts of different trust).
  * Error texts never contain the URL (it may carry credentials or tokens).
  */
 import { Agent, request } from 'undici';
+import { type OutboundPolicy, TargetRefusedError, type TargetRules } from '../outbound/policy.js';
 import { signWebhook } from './signature.js';
-import { checkWebhookUrl, guardedLookup, type TargetPolicy, TargetRefusedError } from './target-safety.js';
 
 export interface WebhookAttempt {
+  /** The destination's account: its outbound rules apply. */
+  accountId: string;
   url: string;
   body: string;
   messageId: string;
@@ -26,33 +30,51 @@ export type WebhookResult =
   | { ok: true; status: number }
   | { ok: false; status?: number; error: string; refused?: boolean; retryAfterMs?: number };
 
-export interface WebhookClientOptions extends TargetPolicy {
+export interface WebhookClientOptions {
+  outbound: OutboundPolicy;
+  /** `webhooks.deny_private`: local targets refused even for trusted accounts. */
+  denyPrivate: boolean;
   timeoutMs: number;
 }
 
 export class WebhookClient {
-  readonly #agent: Agent;
-  readonly #policy: TargetPolicy;
+  /** One Agent per kind of rules (at most three), keyed by `rulesKey`. */
+  readonly #agents = new Map<string, Agent>();
+  readonly #outbound: OutboundPolicy;
+  readonly #denyPrivate: boolean;
   readonly #timeoutMs: number;
 
   constructor(options: WebhookClientOptions) {
-    this.#policy = { denyPrivate: options.denyPrivate };
+    this.#outbound = options.outbound;
+    this.#denyPrivate = options.denyPrivate;
     this.#timeoutMs = options.timeoutMs;
-    this.#agent = new Agent({
-      connect: { lookup: guardedLookup(this.#policy), timeout: options.timeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      keepAliveTimeout: 4_000,
-    });
   }
 
-  get policy(): TargetPolicy {
-    return this.#policy;
+  /** The outbound rules for webhooks of an account. */
+  rulesFor(accountId: string): TargetRules {
+    return this.#outbound.rulesFor(accountId, { denyPrivate: this.#denyPrivate });
+  }
+
+  #agent(rules: TargetRules): Agent {
+    const key = `${rules.allowLocal}|${rules.localRefusal}`;
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      agent = new Agent({
+        connect: { lookup: this.#outbound.lookup(rules), timeout: this.#timeoutMs },
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+        keepAliveTimeout: 4_000,
+      });
+      this.#agents.set(key, agent);
+    }
+    return agent;
   }
 
   async post(attempt: WebhookAttempt): Promise<WebhookResult> {
+    const rules = this.rulesFor(attempt.accountId);
     try {
-      checkWebhookUrl(attempt.url, this.#policy);
+      // Literal IPs never reach the Agent's lookup: the URL check is what covers them.
+      this.#outbound.checkUrl(attempt.url, rules);
     } catch (err) {
       return { ok: false, refused: true, error: (err as Error).message };
     }
@@ -71,7 +93,7 @@ export class WebhookClient {
         method: 'POST',
         headers,
         body: attempt.body,
-        dispatcher: this.#agent,
+        dispatcher: this.#agent(rules),
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
       await response.body.dump();
@@ -89,7 +111,9 @@ export class WebhookClient {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    const agents = [...this.#agents.values()];
+    this.#agents.clear();
+    await Promise.all(agents.map((agent) => agent.close()));
   }
 }
 
@@ -97,7 +121,7 @@ function describe(err: unknown): { error: string; refused?: boolean } {
   let current: unknown = err;
   // undici wraps connect errors; the refusal or errno is on the cause.
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    if (current instanceof TargetRefusedError) return { error: `refused: ${current.message}`, refused: true };
+    if (current instanceof TargetRefusedError) return { error: current.message, refused: true };
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && code !== 'UND_ERR') {
       if (current.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {

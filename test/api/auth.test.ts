@@ -35,7 +35,7 @@ describe('auth on every route', () => {
       ids.monitor_id = (monitor.body.result as { id: string }).id;
       const pool = await f.call('POST', `/accounts/${account}/load_balancers/pools`, {
         token,
-        body: { name: 'p', origins: [{ name: 'o', address: '127.0.0.1:1' }], monitor: ids.monitor_id },
+        body: { name: 'p', origins: [{ name: 'o', address: 'origin.invalid:1' }], monitor: ids.monitor_id },
       });
       ids.pool_id = (pool.body.result as { id: string }).id;
       ids.account_id = account;

@@ -12,6 +12,7 @@ import { buildConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { type Switchyard, startSwitchyard } from '../../src/main.js';
+import type { Resolver } from '../../src/outbound/policy.js';
 
 export interface TestApp extends Switchyard {
   readonly config: Readonly<Config>;
@@ -23,6 +24,8 @@ export interface TestApp extends Switchyard {
 export interface TestAppOptions {
   clock?: Clock;
   logger?: Logger;
+  /** DNS answers for the outbound target policy (default: the system's resolver). */
+  resolve?: Resolver;
 }
 
 type Raw = Record<string, unknown>;
@@ -46,6 +49,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
       config,
       logger: options.logger ?? createLogger({ level }),
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.resolve ? { resolve: options.resolve } : {}),
     });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });

@@ -27,7 +27,7 @@ test('two services never dispatch an event twice nor send a delivery twice', asy
   const a = new NotificationService({ store: storeA, config });
   const b = new NotificationService({ store: storeB, config });
   try {
-    const account = await insertAccount(storeA);
+    const account = await insertAccount(storeA, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(storeA, account, { name: 'shared' });
     await insertWebhookPolicy(storeA, account, { name: 'shared', url: receiver.url });
     for (let i = 0; i < EVENTS; i++) {

@@ -22,14 +22,11 @@ test('an event committed late with a lower seq is still dispatched once', async 
   }
   const receiver = await startReceiver();
   const clock = new ManualClock('2026-03-01T00:00:00Z');
-  const service = new NotificationService({
-    store: opened.store,
-    config: buildConfig({ data_dir: opened.location.data_dir }, '(test)'),
-    clock,
-  });
+  const config = buildConfig({ data_dir: opened.location.data_dir }, '(test)');
+  const service = new NotificationService({ store: opened.store, config, clock });
   try {
     const { store } = opened;
-    const account = await insertAccount(store);
+    const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(store, account, { name: 'late' });
     await insertWebhookPolicy(store, account, { name: 'late', url: receiver.url, at: '' });
     const event = (seq: number, reason: string) =>

@@ -25,7 +25,7 @@ test('old sent alerts, history and dispatched events are pruned; pending alerts 
   const service = new NotificationService({ store: opened.store, config, clock, random: () => 0.5 });
   const { store } = opened;
   try {
-    const account = await insertAccount(store);
+    const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(store, account, { name: 'kept' });
     const at = () => new Date(clock.now()).toISOString();
     await insertWebhookPolicy(store, account, { name: 'all', url: receiver.url, at: at() });

@@ -48,7 +48,8 @@ async function setup(): Promise<Fixture> {
   const { logger, lines } = capturingLogger();
   const config = buildConfig({ data_dir: opened.location.data_dir, webhooks: { timeout: 5 } }, '(test)');
   const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
-  const account = await insertAccount(opened.store);
+  // The routing account (trusted by the outbound policy), so webhooks may reach the local receiver.
+  const account = await insertAccount(opened.store, config.account_id);
   return {
     store: opened.store,
     clock,

@@ -1,9 +1,11 @@
 /**
  * Webhook destinations: `/accounts/:account_id/alerting/v3/destinations/webhooks` (CRUD).
  *
- * - Creating (POST → 201 `{id}`) or changing (PUT → `{id}`) a destination first checks the URL
- *   (http/https; link-local and cloud metadata addresses always refused, private ones when
- *   `webhooks.deny_private` — also for every address the host resolves to) and then POSTs the test
+ * - Creating (POST → 201 `{id}`) or changing (PUT → `{id}`) a destination first checks the URL with the
+ *   account's outbound policy (outbound/policy.ts: http/https; link-local, metadata, multicast,
+ *   broadcast and unspecified always refused; loopback, private and CGNAT only for accounts in
+ *   `outbound.trusted_accounts` and never with `webhooks.deny_private` — also for every address the
+ *   host resolves to; 400 / 1002 naming `url`) and then POSTs the test
  *   message `{"text": "…test message…"}` with the same headers and signature as a real alert; anything
  *   but a 2xx answer is 400 (API_WEBHOOK_TEST_FAILED) and nothing is saved.
  * - The `secret` is write-only: accepted on POST/PUT (PUT without `secret`, or with `***`, keeps it; `""`
@@ -31,8 +33,8 @@ import {
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
-import { checkResolvedHost, checkWebhookUrl, TargetRefusedError } from '../../notifications/target-safety.js';
 import { WebhookClient } from '../../notifications/webhook.js';
+import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
 import {
   countDestinations,
   deleteDestination,
@@ -152,15 +154,15 @@ function notFound(id: string): SwitchyardError {
 /** URL checks and the test message; throws a 400 that says what to fix. Never echoes the URL. */
 async function sendTestMessage(
   config: Readonly<Config>,
+  outbound: OutboundPolicy,
+  accountId: string,
   url: string,
   secret: string | null,
   nowMs: number,
 ): Promise<void> {
-  const policy = { denyPrivate: config.webhooks.deny_private };
-  let host: string;
+  const rules = outbound.rulesFor(accountId, { denyPrivate: config.webhooks.deny_private });
   try {
-    host = checkWebhookUrl(url, policy).hostname;
-    await checkResolvedHost(host, policy);
+    await outbound.checkResolved(outbound.checkUrl(url, rules).hostname, rules);
   } catch (err) {
     if (err instanceof TargetRefusedError) throw fieldError('url', err.message);
     const code = (err as { code?: unknown }).code;
@@ -169,15 +171,22 @@ async function sendTestMessage(
       `url: the host cannot be resolved (${typeof code === 'string' ? code : 'DNS error'}); check the URL`,
     );
   }
-  const client = new WebhookClient({ denyPrivate: policy.denyPrivate, timeoutMs: config.webhooks.timeout });
+  const client = new WebhookClient({
+    outbound,
+    denyPrivate: config.webhooks.deny_private,
+    timeoutMs: config.webhooks.timeout,
+  });
   try {
     const result = await client.post({
+      accountId,
       url,
       body: TEST_MESSAGE_BODY,
       messageId: `msg_${randomUUID().replaceAll('-', '')}`,
       secret,
       timestamp: Math.floor(nowMs / 1000),
     });
+    // Refused at connect time: the name resolved to a refused address after the check above.
+    if (!result.ok && result.refused === true) throw fieldError('url', result.error);
     if (!result.ok) {
       const got = result.status === undefined ? result.error : `HTTP ${result.status}`;
       throw new SwitchyardError(
@@ -192,7 +201,7 @@ async function sendTestMessage(
 }
 
 export function destinationRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config } = deps;
+  const { store, clock, config, outbound } = deps;
   const db = store.db;
   const account = accountParam;
   const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
@@ -230,7 +239,7 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
         checkNewUrl(body.url);
         checkNewSecret(body.secret);
         const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
-        await sendTestMessage(config, body.url, secret, clock.now());
+        await sendTestMessage(config, outbound, account(params), body.url, secret, clock.now());
         const id = randomUUID();
         await insertDestination(db, account(params), id, { name: body.name, url: body.url, secret }, now());
         return { status: 201, result: { id } };
@@ -264,7 +273,7 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
         if (current === undefined || target === undefined) throw notFound(id);
         const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
         try {
-          await sendTestMessage(config, url, secret, clock.now());
+          await sendTestMessage(config, outbound, account(params), url, secret, clock.now());
         } catch (err) {
           await recordDestinationOutcome(db, id, false, now());
           throw err;

@@ -7,12 +7,17 @@
  * - create / get / put / patch / delete one pool; `…/health` and `…/references`.
  * - A pool a configured network routes to cannot be deleted or renamed (400 naming the network): the
  *   network finds its pools by name and would answer 503 until a pool of that name exists again.
+ * - Origin addresses go through the account's outbound policy (outbound/policy.ts) on create, replace,
+ *   and a PATCH that names `origins`: a refused one is 400 / 1002 naming `origins.N.address` and
+ *   saying "target not allowed" and why; nothing is saved.
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
  */
 import { z } from 'zod';
 import type { Pool } from '../../balancing/model.js';
+import { originUrl } from '../../balancing/origin-address.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
+import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import { getMonitor } from '../../store/monitors.js';
 import {
@@ -39,6 +44,7 @@ import {
   poolResult,
   poolView,
 } from '../schemas/pools.js';
+import { fieldError } from '../validate.js';
 
 const BASE = '/accounts/:account_id/load_balancers/pools';
 const TAG = 'pools';
@@ -72,6 +78,29 @@ function keepNetworkName(config: Readonly<Config>, current: Pool, next: PoolFiel
     );
   }
   return next;
+}
+
+/**
+ * Refuses origins whose address the account's outbound policy refuses (the URL: literal IPs and names;
+ * resolved addresses are checked at connect time). Unparseable addresses are the schema's to refuse.
+ */
+function allowedTargets(outbound: OutboundPolicy, accountId: string, fields: PoolFields): PoolFields {
+  const rules = outbound.rulesFor(accountId);
+  for (const [i, origin] of fields.origins.entries()) {
+    let url: URL;
+    try {
+      url = originUrl(origin.address);
+    } catch {
+      continue;
+    }
+    try {
+      outbound.checkUrl(url, rules);
+    } catch (err) {
+      if (err instanceof TargetRefusedError) throw fieldError(`origins.${i}.address`, err.message);
+      throw err;
+    }
+  }
+  return fields;
 }
 
 function quoted(names: readonly string[]): string {
@@ -142,7 +171,8 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await createPool(db, clock, account(params), poolFieldsFromBody(body, undefined));
+        const fields = allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, undefined));
+        const pool = await createPool(db, clock, account(params), fields);
         await deps.poolsChanged();
         return { result: view(pool) };
       },
@@ -170,7 +200,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       result: poolResult,
       async handler({ params, body }) {
         const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          keepNetworkName(config, current, poolFieldsFromBody(body, current)),
+          keepNetworkName(
+            config,
+            current,
+            allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, current)),
+          ),
         );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
@@ -186,9 +220,14 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolPatchBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          keepNetworkName(config, current, applyPoolBody(poolFields(current), body, current)),
-        );
+        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) => {
+          const next = applyPoolBody(poolFields(current), body, current);
+          return keepNetworkName(
+            config,
+            current,
+            body.origins === undefined ? next : allowedTargets(deps.outbound, account(params), next),
+          );
+        });
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
         return { result: view(pool) };

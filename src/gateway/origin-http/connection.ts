@@ -13,12 +13,17 @@
  *     so), or at once when the origin closes it (FIN or error) or sends anything at all.
  *   - closed: on any error, malformed answer, timeout or abort of a written exchange — a connection is
  *     never reused after anything unexpected.
+ * Outbound policy: with `endpoint.guard`, a name's addresses are checked by the guard's `lookup` on every
+ * connect, and a literal IP (sockets skip lookup for those) by `guard.refusal` before any socket is
+ * opened; a refused target fails the connect with the refusal (code ETARGETREFUSED, "target not
+ * allowed: …"). Once per connect, never per request.
  * A socket closing before any byte of the answer to a request written on a reused socket (the origin
  * dropped the idle connection as we wrote) is a stale socket: the pool may replay a replayable exchange
  * once on a fresh connection (pool.ts); otherwise the exchange fails with the socket's error.
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import type { ConnectGuard } from '../../outbound/policy.js';
 import { READ_BYTES, readBuffers } from '../read-buffers.js';
 import { OriginHttpError } from './errors.js';
 import type { ExchangeHost, OriginExchange } from './exchange.js';
@@ -35,6 +40,8 @@ export interface Endpoint {
   readonly ca: string | Buffer | undefined;
   /** The last TLS session of this origin, offered for resumption. */
   session: Buffer | undefined;
+  /** The outbound policy's check of the addresses this endpoint connects to (none: not checked). */
+  readonly guard?: ConnectGuard | undefined;
 }
 
 export interface ConnectionOwner {
@@ -86,8 +93,14 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     this.#owner = owner;
     this.#parser = new ResponseParser(this);
     let socket: net.Socket;
-    if (endpoint.tls) {
+    const refused = endpoint.guard?.refusal(endpoint.host);
+    if (refused !== undefined) {
+      // Never opened; fails on the next tick, once the pool has counted this connection as connecting.
+      socket = new net.Socket();
+      process.nextTick(() => this.#teardown(refused));
+    } else if (endpoint.tls) {
       const options: tls.ConnectionOptions = { host: endpoint.host, port: endpoint.port, ALPNProtocols: ['http/1.1'] };
+      if (endpoint.guard !== undefined) options.lookup = endpoint.guard.lookup;
       if (endpoint.servername !== undefined) options.servername = endpoint.servername;
       if (endpoint.ca !== undefined) options.ca = endpoint.ca;
       if (endpoint.session !== undefined) options.session = endpoint.session;
@@ -106,6 +119,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
         host: endpoint.host,
         port: endpoint.port,
         onread: { buffer: this.#nextReadBuffer, callback: this.#onRead },
+        ...(endpoint.guard === undefined ? {} : { lookup: endpoint.guard.lookup }),
       });
       socket.once('connect', this.#onConnect);
     }

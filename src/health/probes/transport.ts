@@ -1,11 +1,20 @@
 import { Agent, type Dispatcher, request } from 'undici';
+import { OutboundPolicy, type TargetRules } from '../../outbound/policy.js';
 import { failed, type ProbeResult } from './result.js';
 
 /**
- * The HTTP client of the monitors: one undici Agent for verified TLS and one for `allow_insecure`,
- * short keep-alive (a probe every few seconds reuses its socket; a dead origin still fails fast because
- * its socket closes). Every attempt has a hard deadline of the monitor's `timeout`. Bodies are read up
+ * The HTTP client of the monitors: undici Agents for verified TLS and for `allow_insecure`, short
+ * keep-alive (a probe every few seconds reuses its socket; a dead origin still fails fast because its
+ * socket closes). Every attempt has a hard deadline of the monitor's `timeout`. Bodies are read up
  * to a cap (monitors look for a substring or a small JSON answer, never more).
+ *
+ * Targets: `forAccount(id)` gives the transport for one pool's account, which applies that account's
+ * outbound rules (outbound/policy.ts) to every request it sends — the first URL and every redirect hop
+ * before sending (literal IPs never reach a lookup), and every resolved address at connect time (each
+ * kind of rules has its own Agents, whose `connect.lookup` refuses). A refused request is a failed,
+ * not retried, check whose reason starts "target not allowed:". The unbound transport (`new
+ * ProbeTransport()`, used only by tests that probe local servers directly) applies the rules of a
+ * trusted account: local targets allowed, the always-refused set still refused.
  */
 export interface ProbeRequest {
   url: URL;
@@ -24,12 +33,55 @@ export interface ProbeResponse {
   rttMs: number;
 }
 
+const OPERATOR_RULES: TargetRules = { allowLocal: true, localRefusal: '', schemes: ['http:', 'https:'] };
+
 export class ProbeTransport {
-  #secure = new Agent({ keepAliveTimeout: 4_000, connections: 4 });
-  #insecure = new Agent({ keepAliveTimeout: 4_000, connections: 4, connect: { rejectUnauthorized: false } });
+  readonly #outbound: OutboundPolicy;
+  readonly #rules: TargetRules;
+  /** Shared by every account's view; keyed by `allow_insecure` and the rules. */
+  readonly #agents: Map<string, Agent>;
+
+  /**
+   * `outbound`: the policy `forAccount` applies (default: one that trusts no account). `bound` is for
+   * `forAccount` only: the view's rules and the Agents it shares.
+   */
+  constructor(
+    outbound: OutboundPolicy = new OutboundPolicy({ trustedAccounts: [] }),
+    bound?: { rules: TargetRules; agents: Map<string, Agent> },
+  ) {
+    this.#outbound = outbound;
+    this.#rules = bound?.rules ?? OPERATOR_RULES;
+    this.#agents = bound?.agents ?? new Map();
+  }
+
+  /** The transport for probing a pool of `accountId`: that account's outbound rules apply. */
+  forAccount(accountId: string): ProbeTransport {
+    return new ProbeTransport(this.#outbound, { rules: this.#outbound.rulesFor(accountId), agents: this.#agents });
+  }
+
+  #agent(allowInsecure: boolean): Agent {
+    const rules = this.#rules;
+    const key = `${allowInsecure}|${rules.allowLocal}|${rules.localRefusal}`;
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      const lookup = this.#outbound.lookup(rules);
+      agent = new Agent({
+        keepAliveTimeout: 4_000,
+        connections: 4,
+        connect: allowInsecure ? { rejectUnauthorized: false, lookup } : { lookup },
+      });
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
 
   /** One attempt: a response, or a failed ProbeResult saying why none arrived. */
   async send(req: ProbeRequest): Promise<ProbeResponse | ProbeResult> {
+    try {
+      this.#outbound.checkUrl(req.url, this.#rules);
+    } catch (err) {
+      return failed((err as Error).message);
+    }
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -38,7 +90,7 @@ export class ProbeTransport {
     }, req.timeoutMs);
     const started = performance.now();
     try {
-      const dispatcher: Dispatcher = req.allowInsecure ? this.#insecure : this.#secure;
+      const dispatcher: Dispatcher = this.#agent(req.allowInsecure);
       const response = await request(req.url, {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
@@ -53,14 +105,19 @@ export class ProbeTransport {
       if (timedOut) {
         return { ...failed(`timeout after ${formatSeconds(req.timeoutMs)}`), retryable: true, timed_out: true };
       }
-      return { ...failed(describeTransportError(err)), retryable: true };
+      const reason = describeTransportError(err);
+      // A refusal at connect time (a name resolving to a refused address) is not retried.
+      return reason.startsWith(TARGET_NOT_ALLOWED) ? failed(reason) : { ...failed(reason), retryable: true };
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /** Closes the Agents of every view (call it on the transport that made them). */
   async close(): Promise<void> {
-    await Promise.all([this.#secure.close(), this.#insecure.close()]);
+    const agents = [...this.#agents.values()];
+    this.#agents.clear();
+    await Promise.all(agents.map((agent) => agent.close()));
   }
 }
 
@@ -88,6 +145,8 @@ function formatSeconds(ms: number): string {
 
 /** A short, human reason for a failed connection; never includes the URL (it may carry an API key). */
 export function describeTransportError(err: unknown): string {
+  const refusal = targetRefusal(err);
+  if (refusal !== undefined) return refusal;
   const error = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = error.code ?? error.cause?.code;
   switch (code) {
@@ -110,4 +169,16 @@ export function describeTransportError(err: unknown): string {
       }
       return `request failed: ${error.message ?? String(err)}`.slice(0, 200);
   }
+}
+
+const TARGET_NOT_ALLOWED = 'target not allowed:';
+
+/** The outbound policy's refusal in an undici error (it wraps the lookup's error), if any. */
+function targetRefusal(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if ((current as { code?: unknown }).code === 'ETARGETREFUSED') return current.message;
+    current = current.cause;
+  }
+  return undefined;
 }
