@@ -18,6 +18,7 @@ export const DEFAULTS = {
     max_body_bytes: 1_048_576, // bytes
   },
   account_id: '5317c4a1d00d5317c4a1d00d5317c4a1', // the embedded demo account
+  smtp_allow_insecure_auth: false, // true lets smtp_url credentials go out without TLS
   mail_from: 'Switchyard <switchyard@localhost>',
   deprecation_notice_interval: 86_400_000, // ms (24 h)
   notification_retention: 30 * 86_400_000, // ms (30 days) of sent/dead alerts, history and dispatched events; 0 = keep all

@@ -5,6 +5,7 @@ import {
   notificationFilter,
   originInput,
   originSteering,
+  poolDescription,
   poolName,
 } from '../balancing/pool-schema.js';
 import { monitorInput } from '../health/monitor-schema.js';
@@ -62,7 +63,7 @@ const network = z.strictObject({
 
 const pool = z.strictObject({
   name: poolName,
-  description: z.string().optional(),
+  description: poolDescription.optional(),
   enabled: z.boolean().optional(),
   origins: z.array(originInput).min(1, 'a pool needs at least one origin'),
   minimum_origins: z.number().int().min(0).optional(),
@@ -100,6 +101,8 @@ export const configSchema = z.strictObject({
     .string()
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
+  /** Allow SMTP AUTH without TLS (smtp:// to a server offering no STARTTLS); off: credentials need TLS. */
+  smtp_allow_insecure_auth: z.boolean().default(DEFAULTS.smtp_allow_insecure_auth),
   mail_from: z.string().min(3).default(DEFAULTS.mail_from),
   deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
   notification_retention: durationMs

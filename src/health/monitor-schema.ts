@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { headerMap } from '../balancing/pool-schema.js';
+import { plainText } from '../plain-text.js';
 
 /**
  * Monitor fields and their defaults, shared by the config file (inline `monitor:` of a pool) and the
@@ -30,7 +31,8 @@ export const MONITOR_TYPES = ['http', 'https', 'jsonrpc'] as const;
 export const monitorFields = {
   type: z.enum(MONITOR_TYPES),
   method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET'),
-  path: z.string().startsWith('/', 'must start with "/"'),
+  // Written into the request line: no control characters (plain-text.ts).
+  path: plainText().startsWith('/', 'must start with "/"'),
   header: headerMap,
   port: z.number().int().min(0).max(65535),
   timeout: z.number().int().min(1).max(10),
@@ -42,7 +44,7 @@ export const monitorFields = {
   allow_insecure: z.boolean(),
   consecutive_up: z.number().int().min(0).max(100),
   consecutive_down: z.number().int().min(0).max(100),
-  description: z.string().max(1000),
+  description: plainText().max(1000),
   max_block_lag: z.number().int().min(0).max(100_000),
 };
 
