@@ -9,6 +9,8 @@
  * `"filters": {"__proto__": […]}` would be stored without filters and match every event), and no
  * field of this API is called any of them. The check rides on JSON.parse's reviver; only a body that has
  * such a key is walked again, to name its path.
+ * A client that goes away before the body is complete raises `RequestAbortedError`: the server logs it
+ * at debug and answers nothing (there is no one to answer), since it is the client's doing, not a fault.
  */
 import type { IncomingMessage } from 'node:http';
 import { SwitchyardError } from '../errors/base.js';
@@ -19,16 +21,32 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
+/** The client closed the connection while its request body was still arriving. */
+export class RequestAbortedError extends Error {
+  constructor(cause: unknown) {
+    super('the client closed the connection before the request body was complete', { cause });
+    this.name = 'RequestAbortedError';
+  }
+}
+
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // Node ends the body stream of a vanished client with "aborted" (ECONNRESET); `complete` stays false.
+    if (!(err instanceof SwitchyardError) && !req.complete) throw new RequestAbortedError(err);
+    throw err;
   }
+  // A stream already torn down when reading began ends quietly instead: the message is still incomplete.
+  if (!req.complete) throw new RequestAbortedError(undefined);
   if (size === 0) return undefined;
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SwitchyardError('API_UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json');
