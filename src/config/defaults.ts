@@ -23,6 +23,11 @@ export const DEFAULTS = {
   deprecation_notice_interval: 86_400_000, // ms (24 h)
   notification_retention: 30 * 86_400_000, // ms (30 days) of sent/dead alerts, history and dispatched events; 0 = keep all
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
+  limits: {
+    probes_per_second: 50, // monitor requests per second per account: Σ origins × (retries + 1) ÷ interval
+    max_pools_per_account: 1000,
+    max_origins_per_pool: 64,
+  },
   log_level: 'info',
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
   health: {

@@ -114,6 +114,14 @@ export const configSchema = z.strictObject({
       timeout: durationMs.prefault(DEFAULTS.webhooks.timeout / 1000),
     })
     .default({ deny_private: DEFAULTS.webhooks.deny_private, timeout: DEFAULTS.webhooks.timeout }),
+  /** Per-account limits on what the API accepts (api/limits.ts); config pools are checked on load. */
+  limits: z
+    .strictObject({
+      probes_per_second: z.number().positive().default(DEFAULTS.limits.probes_per_second),
+      max_pools_per_account: z.number().int().positive().default(DEFAULTS.limits.max_pools_per_account),
+      max_origins_per_pool: z.number().int().positive().default(DEFAULTS.limits.max_origins_per_pool),
+    })
+    .prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z

@@ -23,10 +23,12 @@ import {
   listPools,
   type OnCorruptPool,
   type PoolFields,
+  type PoolWriteGuard,
   poolFields,
   updatePool,
 } from '../../store/pools.js';
 import type { ApiDeps } from '../deps.js';
+import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
@@ -88,6 +90,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   const account = accountParam;
   const poolId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'pool_id', 'pool', ID_PATTERN);
   const notFound = (id: string) => objectNotFound('pool', id);
+  /** The per-account limits (api/limits.ts), checked inside the write's transaction. */
+  const withinLimits =
+    (accountId: string, id: string | undefined): PoolWriteGuard =>
+    (trx, next, current) =>
+      enforceAccountLimits(trx, accountId, config.limits, { pool: { id, fields: next, current } });
 
   return [
     defineRoute({
@@ -142,7 +149,13 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await createPool(db, clock, account(params), poolFieldsFromBody(body, undefined));
+        const pool = await createPool(
+          db,
+          clock,
+          account(params),
+          poolFieldsFromBody(body, undefined),
+          withinLimits(account(params), undefined),
+        );
         await deps.poolsChanged();
         return { result: view(pool) };
       },
@@ -169,8 +182,14 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          keepNetworkName(config, current, poolFieldsFromBody(body, current)),
+        const pool = await updatePool(
+          db,
+          store.dialect,
+          clock,
+          account(params),
+          poolId(params),
+          (current) => keepNetworkName(config, current, poolFieldsFromBody(body, current)),
+          withinLimits(account(params), poolId(params)),
         );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
@@ -186,8 +205,14 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolPatchBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          keepNetworkName(config, current, applyPoolBody(poolFields(current), body, current)),
+        const pool = await updatePool(
+          db,
+          store.dialect,
+          clock,
+          account(params),
+          poolId(params),
+          (current) => keepNetworkName(config, current, applyPoolBody(poolFields(current), body, current)),
+          withinLimits(account(params), poolId(params)),
         );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
