@@ -49,6 +49,7 @@ const POSTGRES_SUITES = [
   'test/notifications/serve-processes.test.ts',
   'test/notifications/retention.test.ts',
   'test/notifications/email.test.ts',
+  'test/notifications/smtp-tls.test.ts',
   'test/notifications/health-e2e.test.ts',
   'test/migration/real-server.test.ts',
 ];

@@ -7,7 +7,8 @@
  *
  * Per request: match route (404 / 7003, 405 / 10405 + Allow) → authenticate (401) → authorize (403)
  * → read and validate the JSON body (413, 415, 400) → handler → v4 envelope. Headers the official SDK
- * adds (`api-version`, `x-stainless-*`, `user-agent`) are accepted and ignored.
+ * adds (`api-version`, `x-stainless-*`, `user-agent`) are accepted and ignored. A client that goes away
+ * mid-body is logged at debug (not error) and counted with status 499 ("client closed request").
  *
  * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
  * `shutdown_grace`, then drops the remaining connections (src/connections.ts).
@@ -25,13 +26,16 @@ import { MetricsRegistry } from '../metrics.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
 import { API_BASE_PATH } from './base-url.js';
-import { readJsonBody } from './body.js';
+import { RequestAbortedError, readJsonBody } from './body.js';
 import { errorResponse, sendJson, successEnvelope } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, Router } from './router.js';
 import { validateBody } from './validate.js';
 
 export { API_BASE_PATH } from './base-url.js';
+
+/** The metrics' status label of a request whose client went away first (nginx's convention). */
+const CLIENT_CLOSED_REQUEST = 499;
 
 export interface ApiServerOptions {
   config: Readonly<Config>;
@@ -86,6 +90,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       status = reply.status ?? 200;
       sendJson(res, status, reply.raw === undefined ? successEnvelope(reply) : reply.raw);
     } catch (err) {
+      if (err instanceof RequestAbortedError) {
+        status = CLIENT_CLOSED_REQUEST;
+        logger.debug('api request aborted by the client', { method: req.method, route: routeLabel });
+        res.destroy();
+        return;
+      }
       const failure = errorResponse(err, logger);
       status = failure.status;
       sendJson(res, status, failure.body, failure.headers);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text.js';
 import { addressProblem, normaliseAddress } from './origin-address.js';
 
 /**
@@ -44,8 +45,11 @@ export function parseNotificationEmail(value: string): string[] {
 
 /** RFC 9110 field names (tokens). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-/** Field values: visible characters, spaces and tabs — no CR, LF or NUL, so nothing can split a request. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,4096}$/;
+/**
+ * Field values: visible characters, spaces and tabs — no CR, LF, NUL or other C0/C1 control character
+ * (U+0080–U+009F are refused although HTTP's obs-text would carry them), so nothing can split a request.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\xa0-\xff]{0,4096}$/;
 /** Headers that frame the message or the connection: the HTTP client owns them, a user may not set them. */
 const RESERVED_HEADERS = new Set([
   'connection',
@@ -99,9 +103,16 @@ export const originAddress = z
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/**
+ * Origin names and pool descriptions appear in alert emails, subjects and logs: no control characters
+ * (plain-text.ts), so a name cannot forge a line there.
+ */
+export const originName = plainText().min(1).max(100);
+export const poolDescription = plainText().max(1024);
+
 /** An origin as the config file writes it; the address comes out canonical (the API's schema is in api/). */
 export const originInput = z.strictObject({
-  name: z.string().min(1).max(100),
+  name: originName,
   address: originAddress.transform((value) => normaliseAddress(value)),
   enabled: z.boolean().optional(),
   weight: z.number().min(0).max(1).optional(),

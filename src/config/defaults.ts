@@ -22,12 +22,18 @@ export const DEFAULTS = {
     max_body_bytes: 1_048_576, // bytes
   },
   account_id: '5317c4a1d00d5317c4a1d00d5317c4a1', // the embedded demo account
+  smtp_allow_insecure_auth: false, // true lets smtp_url credentials go out without TLS
   mail_from: 'Switchyard <switchyard@localhost>',
   deprecation_notice_interval: 86_400_000, // ms (24 h)
   notification_retention: 30 * 86_400_000, // ms (30 days) of sent/dead alerts, history and dispatched events; 0 = keep all
   // outbound.trusted_accounts: [account_id] (the routing account) — it depends on account_id, so the
   // schema's final transform fills it in (schema.ts).
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
+  limits: {
+    probes_per_second: 50, // monitor requests per second per account: Σ origins × (retries + 1) ÷ interval
+    max_pools_per_account: 1000,
+    max_origins_per_pool: 64,
+  },
   log_level: 'info',
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
   health: {

@@ -3,6 +3,8 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { originUrl } from '../balancing/origin-address.js';
 import { SwitchyardError } from '../errors/base.js';
+import { MONITOR_DEFAULTS } from '../health/monitor-schema.js';
+import { poolProbeRate, RATE_EPSILON, shownRate } from '../health/probe-rate.js';
 import { OutboundPolicy, TargetRefusedError, type TargetRules } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
@@ -64,6 +66,47 @@ function schemaError(error: z.ZodError, source: string): SwitchyardError {
   });
 }
 
+/**
+ * The pools under `pools:` are the routing account's and obey its `limits.*` like pools made through the
+ * API (api/limits.ts): a config that breaks one does not start, naming the key to raise. Seeding then
+ * writes them without further checks; pools the API added since are not counted here.
+ */
+function checkConfigPoolLimits(config: Config, fail: (message: string) => never): void {
+  const { limits } = config;
+  if (config.pools.length > limits.max_pools_per_account) {
+    fail(
+      `pools: ${config.pools.length} pools are declared, more than limits.max_pools_per_account (${limits.max_pools_per_account})`,
+    );
+  }
+  let rate = 0;
+  for (const [i, pool] of config.pools.entries()) {
+    if (pool.origins.length > limits.max_origins_per_pool) {
+      fail(
+        `pools.${i}.origins: pool "${pool.name}" has ${pool.origins.length} origins, more than limits.max_origins_per_pool (${limits.max_origins_per_pool})`,
+      );
+    }
+    const monitor = pool.monitor;
+    rate += poolProbeRate(
+      {
+        enabled: pool.enabled ?? true,
+        monitored: monitor !== undefined,
+        enabledOrigins: pool.origins.filter((origin) => origin.enabled ?? true).length,
+      },
+      {
+        interval: monitor?.interval ?? MONITOR_DEFAULTS.interval,
+        retries: monitor?.retries ?? MONITOR_DEFAULTS.retries,
+      },
+    );
+  }
+  if (rate > limits.probes_per_second + RATE_EPSILON) {
+    fail(
+      `pools: the monitors of the declared pools would probe ${shownRate(rate)} requests/s, over ` +
+        `limits.probes_per_second ${shownRate(limits.probes_per_second)} by ${shownRate(rate - limits.probes_per_second)}; ` +
+        "raise limits.probes_per_second or the monitors' interval",
+    );
+  }
+}
+
 function crossCheck(config: Config, source: string): void {
   const fail = (message: string): never => {
     throw new SwitchyardError('CONFIG_INVALID', `${source}: ${message}`);
@@ -87,6 +130,7 @@ function crossCheck(config: Config, source: string): void {
   }
   const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const outbound = { policy, rules: policy.rulesFor(config.account_id) };
+  checkConfigPoolLimits(config, fail);
   const poolNames = new Set<string>();
   for (const [i, pool] of config.pools.entries()) {
     if (poolNames.has(pool.name)) fail(`pools.${i}.name: pool "${pool.name}" is declared twice`);

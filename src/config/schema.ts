@@ -5,6 +5,7 @@ import {
   notificationFilter,
   originInput,
   originSteering,
+  poolDescription,
   poolName,
 } from '../balancing/pool-schema.js';
 import { monitorInput } from '../health/monitor-schema.js';
@@ -72,7 +73,7 @@ const network = z.strictObject({
 
 const pool = z.strictObject({
   name: poolName,
-  description: z.string().optional(),
+  description: poolDescription.optional(),
   enabled: z.boolean().optional(),
   origins: z.array(originInput).min(1, 'a pool needs at least one origin'),
   minimum_origins: z.number().int().min(0).optional(),
@@ -110,6 +111,8 @@ const configObject = z.strictObject({
     .string()
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
+  /** Allow SMTP AUTH without TLS (smtp:// to a server offering no STARTTLS); off: credentials need TLS. */
+  smtp_allow_insecure_auth: z.boolean().default(DEFAULTS.smtp_allow_insecure_auth),
   mail_from: z.string().min(3).default(DEFAULTS.mail_from),
   deprecation_notice_interval: durationMs.prefault(DEFAULTS.deprecation_notice_interval / 1000),
   notification_retention: durationMs
@@ -127,6 +130,14 @@ const configObject = z.strictObject({
       trusted_accounts: z.array(accountId).optional(),
     })
     .default({}),
+  /** Per-account limits on what the API accepts (api/limits.ts); config pools are checked on load. */
+  limits: z
+    .strictObject({
+      probes_per_second: z.number().positive().default(DEFAULTS.limits.probes_per_second),
+      max_pools_per_account: z.number().int().positive().default(DEFAULTS.limits.max_pools_per_account),
+      max_origins_per_pool: z.number().int().positive().default(DEFAULTS.limits.max_origins_per_pool),
+    })
+    .prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z

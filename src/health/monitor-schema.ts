@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { headerMap } from '../balancing/pool-schema.js';
+import { plainText } from '../plain-text.js';
 
 /**
  * Monitor fields and their defaults, shared by the config file (inline `monitor:` of a pool) and the
@@ -30,8 +31,8 @@ export const MONITOR_TYPES = ['http', 'https', 'jsonrpc'] as const;
 export const monitorFields = {
   type: z.enum(MONITOR_TYPES),
   method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET'),
-  path: z
-    .string()
+  // Written into the request line: no control characters (plain-text.ts).
+  path: plainText()
     .startsWith('/', 'must start with "/"')
     // "//host/…" (or "/\\host/…") resolves to another host: the probe must stay on the origin's host.
     .refine((path) => !/^\/[/\\]/.test(path), 'must be a path on the origin, not start with "//"'),
@@ -46,7 +47,7 @@ export const monitorFields = {
   allow_insecure: z.boolean(),
   consecutive_up: z.number().int().min(0).max(100),
   consecutive_down: z.number().int().min(0).max(100),
-  description: z.string().max(1000),
+  description: plainText().max(1000),
   max_block_lag: z.number().int().min(0).max(100_000),
 };
 

@@ -6,8 +6,13 @@
  * (balancing/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
  * `***`) — also for event rows written by older versions, which stored some addresses unmasked. Every
  * email says how to manage what caused it.
+ *
+ * Names, reasons and addresses are shown through `oneLine` (plain-text.ts): a control character stored
+ * before input was checked (or in a probe's failure reason, which quotes what an origin answered) is
+ * escaped, so no value can start a new line of an email or the webhook's `text`.
  */
 import { maskAddress } from '../balancing/origin-address.js';
+import { oneLine } from '../plain-text.js';
 import type { HealthEventRow } from '../store/deliveries.js';
 import type { Policy } from '../store/policies.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
@@ -22,16 +27,24 @@ export interface AlertContext {
 
 export const DEPRECATION_ALERT_TYPE = 'load_balancing_notification_email_deprecation';
 
+/** The event's free-text fields, each fit for one line. */
+function shown(event: HealthEventRow) {
+  return {
+    pool: oneLine(event.pool_name),
+    origin: oneLine(event.origin_name ?? '?'),
+    reason: oneLine(event.reason),
+  };
+}
+
 function objectLabel(event: HealthEventRow): string {
-  return event.event_source === 'pool'
-    ? `Pool "${event.pool_name}"`
-    : `Origin "${event.origin_name ?? '?'}" in pool "${event.pool_name}"`;
+  const { pool, origin } = shown(event);
+  return event.event_source === 'pool' ? `Pool "${pool}"` : `Origin "${origin}" in pool "${pool}"`;
 }
 
 /** One line: what changed. */
 export function alertSummary(event: HealthEventRow): string {
   const was = event.previous === 'Unknown' ? 'at start' : `was ${event.previous}`;
-  return `${objectLabel(event)} is ${event.new_health} (${was}): ${event.reason}`;
+  return `${objectLabel(event)} is ${event.new_health} (${was}): ${shown(event).reason}`;
 }
 
 /** The event as it appears in the webhook's `data`. */
@@ -80,26 +93,25 @@ export interface EmailContent {
 }
 
 function alertSubject(event: HealthEventRow): string {
-  const what =
-    event.event_source === 'pool'
-      ? `Pool ${event.pool_name}`
-      : `Origin ${event.origin_name ?? '?'} (pool ${event.pool_name})`;
+  const { pool, origin } = shown(event);
+  const what = event.event_source === 'pool' ? `Pool ${pool}` : `Origin ${origin} (pool ${pool})`;
   return `[Switchyard] ${what} is ${event.new_health}`;
 }
 
 function alertFacts(ctx: AlertContext): string[] {
   const { event } = ctx;
+  const { pool, origin, reason } = shown(event);
   return [
     `${objectLabel(event)} changed health: ${event.previous} → ${event.new_health}.`,
     '',
-    `  Pool:        ${event.pool_name} (${event.pool_id})`,
+    `  Pool:        ${pool} (${event.pool_id})`,
     ...(event.event_source === 'origin'
       ? [
-          `  Origin:      ${event.origin_name ?? '?'}${event.origin_address === null ? '' : ` (${maskAddress(event.origin_address)})`}`,
+          `  Origin:      ${origin}${event.origin_address === null ? '' : ` (${oneLine(maskAddress(event.origin_address))})`}`,
         ]
       : []),
     `  Change:      ${event.previous} → ${event.new_health}`,
-    `  Reason:      ${event.reason}`,
+    `  Reason:      ${reason}`,
     `  Time:        ${event.occurred_at}`,
     `  Account:     ${event.account_id}`,
     `  Alert:       ${ctx.alertEvent} (correlation id ${ctx.correlationId})`,
@@ -112,7 +124,7 @@ export function policyAlertEmail(
   apiBase: string,
 ): EmailContent {
   return alertEmail(ctx, [
-    `You receive this because the notification policy "${policy.name}" (${policy.id}) sends load balancing`,
+    `You receive this because the notification policy "${oneLine(policy.name)}" (${policy.id}) sends load balancing`,
     'health alerts to this address. To change or stop it, edit or delete the policy:',
     `  ${apiBase}/accounts/${ctx.event.account_id}/alerting/v3/policies/${policy.id}`,
   ]);
@@ -120,7 +132,7 @@ export function policyAlertEmail(
 
 export function legacyAlertEmail(ctx: AlertContext, apiBase: string): EmailContent {
   return alertEmail(ctx, [
-    `You receive this because pool "${ctx.event.pool_name}" lists this address in its notification_email.`,
+    `You receive this because pool "${oneLine(ctx.event.pool_name)}" lists this address in its notification_email.`,
     'Per-pool notification_email is deprecated: create an account-level notification policy',
     `(POST ${apiBase}/accounts/${ctx.event.account_id}/alerting/v3/policies) and then set notification_email to ""`,
     'on every pool. A separate deprecation notice explains the steps.',
@@ -155,7 +167,7 @@ const MAX_LISTED = 50;
 export function deprecationNoticeEmail(input: DeprecationNoticeInput): EmailContent {
   const base = `${input.apiBase}/accounts/${input.accountId}`;
   // A long list would bury the instructions: name the first MAX_LISTED pools and count the rest.
-  const poolList = input.pools.slice(0, MAX_LISTED).map((name) => `  - ${name}`);
+  const poolList = input.pools.slice(0, MAX_LISTED).map((name) => `  - ${oneLine(name)}`);
   if (input.pools.length > MAX_LISTED) {
     poolList.push(`  … and ${input.pools.length - MAX_LISTED} more (GET …/load_balancers/pools lists them all)`);
   }

@@ -34,7 +34,7 @@ import {
 import { getDestinationTarget, recordDestinationOutcome } from '../store/destinations.js';
 import { poolsWithLegacyEmail } from '../store/legacy-email.js';
 import { retryDelayMs, retryWindowOver } from './backoff.js';
-import type { Mailer } from './mailer.js';
+import { type Mailer, SmtpTlsRequiredError } from './mailer.js';
 import type { WebhookClient } from './webhook.js';
 
 const BATCH = 20;
@@ -194,7 +194,10 @@ export class DeliverySender {
       return { ok: true };
     } catch (err) {
       const responseCode = (err as { responseCode?: unknown }).responseCode;
-      const permanent = typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600;
+      // A server that will not encrypt for our credentials is a setup error like a refused AUTH: loud at once.
+      const permanent =
+        err instanceof SmtpTlsRequiredError ||
+        (typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600);
       return { ok: false, error: mailError(err), ...(permanent ? { permanent } : {}) };
     }
   }
@@ -207,6 +210,7 @@ function iso(ms: number): string {
 /** A short, secret-free description of a mail failure (nodemailer errors carry code and SMTP reply). */
 function mailError(err: unknown): string {
   if (!(err instanceof Error)) return 'email failed';
+  if (err instanceof SmtpTlsRequiredError) return `${err.code}: ${err.message}`;
   const code = (err as { code?: unknown }).code;
   const responseCode = (err as { responseCode?: unknown }).responseCode;
   const parts = [

@@ -31,7 +31,7 @@ import { releaseAllLeases } from '../store/deliveries.js';
 import { type Pruned, pruneNotificationData } from '../store/retention.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
-import { createMailer, type Mailer } from './mailer.js';
+import { createMailer, type Mailer, smtpUrlHasCredentials } from './mailer.js';
 import { DeliverySender } from './sender.js';
 import { WebhookClient } from './webhook.js';
 
@@ -43,7 +43,7 @@ export type NotificationConfig = Pick<
   Config,
   'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api' | 'outbound'
 > &
-  Partial<Pick<Config, 'notification_retention'>>;
+  Partial<Pick<Config, 'notification_retention' | 'smtp_allow_insecure_auth'>>;
 
 export interface NotificationServiceOptions {
   store: Store;
@@ -100,7 +100,13 @@ export class NotificationService {
     this.#clock = clock;
     this.#retentionMs = config.notification_retention ?? DEFAULTS.notification_retention;
     this.#mailer =
-      options.mailer ?? createMailer({ smtpUrl: config.smtp_url, dataDir: config.data_dir, from: config.mail_from });
+      options.mailer ??
+      createMailer({
+        smtpUrl: config.smtp_url,
+        dataDir: config.data_dir,
+        from: config.mail_from,
+        allowInsecureAuth: config.smtp_allow_insecure_auth,
+      });
     this.#webhooks = new WebhookClient({
       outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts }),
       denyPrivate: config.webhooks.deny_private,
@@ -133,6 +139,13 @@ export class NotificationService {
     logger.info('notifications ready', {
       mail: this.#mailer.kind === 'smtp' && config.smtp_url ? maskAddress(config.smtp_url) : 'outbox',
     });
+    if (config.smtp_allow_insecure_auth === true && config.smtp_url?.startsWith('smtp://')) {
+      if (smtpUrlHasCredentials(config.smtp_url)) {
+        logger.warn(
+          'smtp_allow_insecure_auth is on: the SMTP password is sent in clear text to a server without STARTTLS',
+        );
+      }
+    }
   }
 
   /** One full pass: dispatch, deprecation notices, send everything due. Serialised with the loop's passes. */

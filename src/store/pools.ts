@@ -116,14 +116,22 @@ async function pageRows(
   return { rows, total: Number(count.n) };
 }
 
+/**
+ * Runs inside a pool write's transaction, after the reference checks and before the row is written;
+ * throws to refuse the write (the API's per-account limits, api/limits.ts).
+ */
+export type PoolWriteGuard = (trx: Kysely<Database>, next: PoolFields, current: Pool | undefined) => Promise<void>;
+
 export async function createPool(
   db: Kysely<Database>,
   clock: Clock,
   accountId: string,
   fields: PoolFields,
+  guard?: PoolWriteGuard,
 ): Promise<Pool> {
   return inTransaction(db, async (trx) => {
     await checkReferences(trx, accountId, fields, undefined);
+    await guard?.(trx, fields, undefined);
     const now = timestamp(clock);
     const stamped = stampDisabled(undefined, fields, now);
     const row = { id: newId(), account_id: accountId, created_on: now, modified_on: now, version: 1 };
@@ -150,6 +158,7 @@ export async function updatePool(
   accountId: string,
   id: string,
   change: (current: Pool) => PoolFields,
+  guard?: PoolWriteGuard,
 ): Promise<Pool | undefined> {
   return inTransaction(db, async (trx) => {
     const row = await trx
@@ -163,6 +172,7 @@ export async function updatePool(
     const current = rowToPool(row);
     const next = change(current);
     await checkReferences(trx, accountId, next, id);
+    await guard?.(trx, next, current);
     const now = timestamp(clock);
     const stamped = stampDisabled(current, next, now);
     try {

@@ -94,6 +94,10 @@ describe('email over SMTP', () => {
       const alerts = smtp.messages.filter((m) => !parseMail(m.raw).headers.subject?.includes('deprecated'));
       assert.deepEqual(alerts.map((m) => m.to.join()).sort(), ['legacy@example.com', 'ops@example.com']);
       assert.equal(smtp.logins.length, smtp.messages.length, 'every message was sent after AUTH');
+      assert.ok(
+        smtp.authAttempts.every((attempt) => attempt.secure),
+        'AUTH only inside TLS (STARTTLS)',
+      );
 
       const policyMail = parseMail(alerts.find((m) => m.to[0] === 'ops@example.com')?.raw ?? '');
       assert.equal(policyMail.headers.subject, '[Switchyard] Origin node-a (pool mainnet-a) is Unhealthy');

@@ -5,8 +5,11 @@
  * way the health engine does (the events table is the contract between the two areas).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import type { NotificationFilter } from '../../src/balancing/pool-schema.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -14,6 +17,7 @@ import type { Store } from '../../src/store/database.js';
 import { insertDestination } from '../../src/store/destinations.js';
 import { insertPolicy, type PolicyMechanisms } from '../../src/store/policies.js';
 import type { HealthStatus } from '../../src/store/tables/health.js';
+import { makeSelfSignedCert } from '../helpers/tls.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -88,25 +92,44 @@ export interface SmtpSink {
   messages: ReceivedMail[];
   /** Credentials the server accepted (to prove authentication happened). */
   logins: string[];
+  /** Every AUTH the server received, accepted or not, and whether the session was TLS by then. */
+  authAttempts: { user: string; secure: boolean }[];
   close(): Promise<void>;
 }
 
+export interface SmtpOptions {
+  /**
+   * Offer STARTTLS with a throwaway self-signed certificate (default true); the URL then carries
+   * `?tls.rejectUnauthorized=false`, as an operator's would for such a relay. False: plain text only.
+   */
+  startTls?: boolean;
+}
+
 /**
- * An SMTP server requiring AUTH PLAIN/LOGIN as user/pass (no TLS: loopback only). Recipients listed in
+ * An SMTP server requiring AUTH PLAIN/LOGIN as user/pass, offering STARTTLS unless told not to (then
+ * it accepts AUTH in clear text, which the mailer must not send by default). Recipients listed in
  * `rejected` are refused with a permanent 550 at RCPT TO, like an unknown mailbox.
  */
 export async function startSmtp(
   user = 'mailer',
   pass = `pw-${randomBytes(6).toString('hex')}`,
   rejected: readonly string[] = [],
+  options: SmtpOptions = {},
 ): Promise<SmtpSink> {
-  const sink = { messages: [] as ReceivedMail[], logins: [] as string[] } as SmtpSink;
+  const startTls = options.startTls ?? true;
+  const certDir = startTls ? mkdtempSync(join(tmpdir(), 'switchyard-smtp-')) : undefined;
+  const cert = certDir === undefined ? undefined : makeSelfSignedCert(certDir, '/CN=localhost', '127.0.0.1');
+  const sink = { messages: [] as ReceivedMail[], logins: [] as string[], authAttempts: [] } as unknown as SmtpSink;
   const server = new SMTPServer({
-    hideSTARTTLS: true,
+    // hideSTARTTLS alone still upgrades a client that asks anyway; disabling the command refuses it.
+    hideSTARTTLS: !startTls,
+    ...(startTls ? {} : { disabledCommands: ['STARTTLS'] }),
+    ...(cert === undefined ? {} : { key: readFileSync(cert.key), cert: readFileSync(cert.cert) }),
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
-    onAuth(auth, _session, callback) {
+    onAuth(auth, session, callback) {
+      sink.authAttempts.push({ user: auth.username ?? '', secure: session.secure });
       if (auth.username === user && auth.password === pass) {
         sink.logins.push(auth.username ?? '');
         callback(null, { user: auth.username });
@@ -138,8 +161,11 @@ export async function startSmtp(
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port));
   });
-  sink.url = `smtp://${user}:${pass}@127.0.0.1:${port}`;
-  sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  sink.url = `smtp://${user}:${pass}@127.0.0.1:${port}${startTls ? '/?tls.rejectUnauthorized=false' : ''}`;
+  sink.close = () =>
+    new Promise<void>((resolve) => server.close(() => resolve())).finally(() => {
+      if (certDir !== undefined) rmSync(certDir, { recursive: true, force: true });
+    });
   return sink;
 }
 

@@ -35,6 +35,7 @@ import { SwitchyardError } from '../../errors/base.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
 import { WebhookClient } from '../../notifications/webhook.js';
 import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
+import { plainText } from '../../plain-text.js';
 import {
   countDestinations,
   deleteDestination,
@@ -59,10 +60,10 @@ const TAG = 'notifications';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
 const fields = {
-  name: z.string().min(1).max(256),
+  name: plainText().min(1).max(256),
   url: z.string().min(1).max(2048).describe('http:// or https:// URL that answers the test message with 2xx.'),
-  secret: z
-    .string()
+  // Sent as a header value (cf-webhook-auth): no control characters.
+  secret: plainText()
     .max(1024)
     .optional()
     .describe('Write-only. Sent as cf-webhook-auth and used to sign (Standard Webhooks); never returned.'),

@@ -17,6 +17,7 @@ import {
 } from '../../store/monitors.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
+import { enforceAccountLimits } from '../limits.js';
 import { MAX_PER_PAGE, paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
@@ -40,7 +41,14 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
     const monitor = await inTransaction(db, async (trx) => {
       const current = await getMonitor(trx, account(params), monitorId(params));
       if (current === undefined) return undefined;
-      return saveMonitor(trx, clock, account(params), monitorId(params), next(settingsOf(current)));
+      const settings = next(settingsOf(current));
+      // The probe budget depends on interval and retries only: other changes need no lock.
+      if (settings.interval !== current.interval || settings.retries !== current.retries) {
+        await enforceAccountLimits(trx, account(params), deps.config.limits, {
+          monitor: { id: current.id, settings },
+        });
+      }
+      return saveMonitor(trx, clock, account(params), monitorId(params), settings);
     });
     if (monitor === undefined) throw notFound(monitorId(params));
     await deps.poolsChanged();

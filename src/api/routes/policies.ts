@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { isEmailAddress } from '../../balancing/pool-schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
+import { plainText } from '../../plain-text.js';
 import { existingDestinationIds } from '../../store/destinations.js';
 import { timestamp } from '../../store/ids.js';
 import {
@@ -57,11 +58,11 @@ const filters = z
   .describe('pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin); omitted = everything');
 
 const fields = {
-  name: z.string().min(1).max(256),
+  name: plainText().min(1).max(256),
   alert_type: z.string().max(100).describe(`Must be "${HEALTH_ALERT_TYPE}".`),
   enabled: z.boolean(),
   mechanisms,
-  description: z.string().max(1024).optional(),
+  description: plainText().max(1024).optional(),
   filters: filters.optional(),
   alert_interval: z
     .string()

@@ -28,10 +28,12 @@ import {
   listPools,
   type OnCorruptPool,
   type PoolFields,
+  type PoolWriteGuard,
   poolFields,
   updatePool,
 } from '../../store/pools.js';
 import type { ApiDeps } from '../deps.js';
+import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../router.js';
@@ -117,6 +119,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   const account = accountParam;
   const poolId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'pool_id', 'pool', ID_PATTERN);
   const notFound = (id: string) => objectNotFound('pool', id);
+  /** The per-account limits (api/limits.ts), checked inside the write's transaction. */
+  const withinLimits =
+    (accountId: string, id: string | undefined): PoolWriteGuard =>
+    (trx, next, current) =>
+      enforceAccountLimits(trx, accountId, config.limits, { pool: { id, fields: next, current } });
 
   return [
     defineRoute({
@@ -171,8 +178,13 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const fields = allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, undefined));
-        const pool = await createPool(db, clock, account(params), fields);
+        const pool = await createPool(
+          db,
+          clock,
+          account(params),
+          allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, undefined)),
+          withinLimits(account(params), undefined),
+        );
         await deps.poolsChanged();
         return { result: view(pool) };
       },
@@ -199,12 +211,19 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) =>
-          keepNetworkName(
-            config,
-            current,
-            allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, current)),
-          ),
+        const pool = await updatePool(
+          db,
+          store.dialect,
+          clock,
+          account(params),
+          poolId(params),
+          (current) =>
+            keepNetworkName(
+              config,
+              current,
+              allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, current)),
+            ),
+          withinLimits(account(params), poolId(params)),
         );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
@@ -220,14 +239,22 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolPatchBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(db, store.dialect, clock, account(params), poolId(params), (current) => {
-          const next = applyPoolBody(poolFields(current), body, current);
-          return keepNetworkName(
-            config,
-            current,
-            body.origins === undefined ? next : allowedTargets(deps.outbound, account(params), next),
-          );
-        });
+        const pool = await updatePool(
+          db,
+          store.dialect,
+          clock,
+          account(params),
+          poolId(params),
+          (current) => {
+            const next = applyPoolBody(poolFields(current), body, current);
+            return keepNetworkName(
+              config,
+              current,
+              body.origins === undefined ? next : allowedTargets(deps.outbound, account(params), next),
+            );
+          },
+          withinLimits(account(params), poolId(params)),
+        );
         if (pool === undefined) throw notFound(poolId(params));
         await deps.poolsChanged();
         return { result: view(pool) };

@@ -32,6 +32,7 @@ import {
   notificationFilter,
   originInput,
   originSteering,
+  poolDescription,
   poolName,
   STEERING_POLICIES,
 } from '../../balancing/pool-schema.js';
@@ -101,7 +102,7 @@ const LOAD_SHEDDING_DEFAULTS = {
 const fields = {
   name: poolName,
   origins: z.array(originBody).min(1, 'a pool needs at least one origin').max(100),
-  description: z.string().max(1024).optional(),
+  description: poolDescription.optional(),
   enabled: z.boolean().optional(),
   minimum_origins: z.number().int().min(0).max(100).optional(),
   monitor: z
