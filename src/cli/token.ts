@@ -18,6 +18,7 @@ import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
+import { hasControlCharacters } from '../plain-text.js';
 import { ensureAccount, findAccount, isAccountId } from '../store/accounts.js';
 import { openStore, type Store } from '../store/database.js';
 import { ID_PATTERN } from '../store/ids.js';
@@ -64,7 +65,7 @@ async function create(argv: string[]): Promise<number> {
   );
   const account = requireAccount('token create', flags.account);
   // The API's rule for token names: a name is printed by `token list` and shown in API answers.
-  if (flags.name !== undefined && (flags.name.length > 120 || /\p{Cc}/u.test(flags.name))) {
+  if (flags.name !== undefined && (flags.name.length > 120 || hasControlCharacters(flags.name))) {
     throw new SwitchyardError('CLI_USAGE', 'token create: --name takes at most 120 characters, no control characters');
   }
   return withStore(flags.config, async (store, config) => {

@@ -15,8 +15,12 @@ import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 const LIMITS = { probes_per_second: 10, max_pools_per_account: 4, max_origins_per_pool: 4 };
 
+/**
+ * Origins no probe reaches: a name under `.invalid` (RFC 6761) passes the outbound policy for every
+ * account (the second account may not use loopback), and its probes fail without leaving the machine.
+ */
 function origins(n: number, enabled = true) {
-  return Array.from({ length: n }, (_, i) => ({ name: `o${i}`, address: `127.0.0.1:${1000 + i}`, enabled }));
+  return Array.from({ length: n }, (_, i) => ({ name: `o${i}`, address: `origin-${i}.invalid:8545`, enabled }));
 }
 
 describe('per-account limits', () => {

@@ -19,6 +19,7 @@
  * `value` (the secret) appears only in the create and roll answers.
  */
 import { z } from 'zod';
+import { plainText } from '../../plain-text.js';
 import { ID_PATTERN, newId } from '../../store/ids.js';
 import {
   accountResource,
@@ -30,8 +31,6 @@ import { type TokenInfo, type TokenStatus, tokenStatus } from '../../store/token
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
-/** Unicode control characters (C0 incl. CR, LF, NUL; DEL; C1): none may appear in a token name. */
-const CONTROL = /\p{Cc}/u;
 const GROUP_LIST = PERMISSION_GROUPS.map((group) => `${group.id} (${group.name})`).join(' or ');
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
@@ -95,11 +94,7 @@ const noIpList = z
   .optional();
 
 const fields = {
-  name: z
-    .string()
-    .min(1)
-    .max(120)
-    .refine((name) => !CONTROL.test(name), { message: 'may not contain control characters (CR, LF, NUL, …)' }),
+  name: plainText().min(1).max(120),
   policies: z.array(policyInput).min(1, 'needs at least one policy').max(10),
   condition: z
     .strictObject({ request_ip: z.strictObject({ in: noIpList, not_in: noIpList }).optional() })
