@@ -124,6 +124,32 @@ export function poolRoutes(deps: ApiDeps): Route[] {
     (accountId: string, id: string | undefined): PoolWriteGuard =>
     (trx, next, current) =>
       enforceAccountLimits(trx, accountId, config.limits, { pool: { id, fields: next, current } });
+  /**
+   * PUT and PATCH: the new fields from the stored pool, with the network name kept, the origins checked
+   * against the outbound policy when the body names them, and the limits checked in the transaction.
+   */
+  const change = async (
+    params: Readonly<Record<string, string>>,
+    next: (current: Pool) => PoolFields,
+    checkOrigins: boolean,
+  ) => {
+    const pool = await updatePool(
+      db,
+      store.dialect,
+      clock,
+      account(params),
+      poolId(params),
+      (current) => {
+        const fields = next(current);
+        const checked = checkOrigins ? allowedTargets(deps.outbound, account(params), fields) : fields;
+        return keepNetworkName(config, current, checked);
+      },
+      withinLimits(account(params), poolId(params)),
+    );
+    if (pool === undefined) throw notFound(poolId(params));
+    await deps.poolsChanged();
+    return { result: view(pool) };
+  };
 
   return [
     defineRoute({
@@ -211,23 +237,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(
-          db,
-          store.dialect,
-          clock,
-          account(params),
-          poolId(params),
-          (current) =>
-            keepNetworkName(
-              config,
-              current,
-              allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, current)),
-            ),
-          withinLimits(account(params), poolId(params)),
-        );
-        if (pool === undefined) throw notFound(poolId(params));
-        await deps.poolsChanged();
-        return { result: view(pool) };
+        return change(params, (current) => poolFieldsFromBody(body, current), true);
       },
     }),
     defineRoute({
@@ -239,25 +249,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       body: poolPatchBody,
       result: poolResult,
       async handler({ params, body }) {
-        const pool = await updatePool(
-          db,
-          store.dialect,
-          clock,
-          account(params),
-          poolId(params),
-          (current) => {
-            const next = applyPoolBody(poolFields(current), body, current);
-            return keepNetworkName(
-              config,
-              current,
-              body.origins === undefined ? next : allowedTargets(deps.outbound, account(params), next),
-            );
-          },
-          withinLimits(account(params), poolId(params)),
+        return change(
+          params,
+          (current) => applyPoolBody(poolFields(current), body, current),
+          body.origins !== undefined,
         );
-        if (pool === undefined) throw notFound(poolId(params));
-        await deps.poolsChanged();
-        return { result: view(pool) };
       },
     }),
     defineRoute({
