@@ -6,9 +6,8 @@
  * processes, then the store.
  */
 
+import { API_BASE_PATH, createApiServer } from './api/api-server.js';
 import { coreRoutes } from './api/routes/index.js';
-import { API_BASE_PATH, createApiServer } from './api/server.js';
-import type { HealthView, PoolDirectory } from './balancing/model.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
@@ -18,7 +17,8 @@ import type { Forwarder } from './gateway/forward.js';
 import { startGateway } from './gateway/server.js';
 import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
-import { MetricsRegistry } from './metrics.js';
+import { MetricsRegistry } from './metrics/registry.js';
+import type { HealthView, PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './store/config-pools.js';

@@ -5,7 +5,7 @@
  * `GET /client/v4/openapi.json`; built once on first request.
  */
 import { z } from 'zod';
-import type { Route, Router } from './router.js';
+import type { Route, Router } from './route-table.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -18,7 +18,7 @@ import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
-import { hasControlCharacters } from '../plain-text.js';
+import { hasControlCharacters } from '../model/plain-text.js';
 import { ensureAccount, findAccount, isAccountId } from '../store/accounts.js';
 import { openStore, type Store } from '../store/database.js';
 import { ID_PATTERN } from '../store/ids.js';

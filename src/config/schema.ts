@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { monitorInput } from '../model/monitor-schema.js';
 import {
   isEmailAddress,
   notificationEmail,
@@ -7,8 +8,7 @@ import {
   originSteering,
   poolDescription,
   poolName,
-} from '../balancing/pool-schema.js';
-import { monitorInput } from '../health/monitor-schema.js';
+} from '../model/pool-schema.js';
 import { DEFAULTS } from './defaults.js';
 import { durationMs } from './duration.js';
 

@@ -35,11 +35,11 @@
  */
 
 import { finished, type Readable } from 'node:stream';
-import type { PassiveEjection } from '../balancing/ejection.js';
-import type { HealthView } from '../balancing/model.js';
-import type { OutstandingRequests } from '../balancing/outstanding.js';
-import type { Candidate, Router } from '../balancing/router.js';
 import type { Logger } from '../log.js';
+import type { HealthView } from '../model/pool.js';
+import type { PassiveEjection } from '../routing/demotion.js';
+import type { OutstandingRequests } from '../routing/outstanding.js';
+import type { Candidate, Router } from '../routing/router.js';
 import {
   type Attempt,
   AttemptFailure,

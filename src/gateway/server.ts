@@ -12,16 +12,17 @@
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  */
-import { PassiveEjection } from '../balancing/ejection.js';
-import type { HealthView, PoolDirectory } from '../balancing/model.js';
-import { OutstandingRequests } from '../balancing/outstanding.js';
-import { Router } from '../balancing/router.js';
+
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Logger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { HealthView, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
+import { PassiveEjection } from '../routing/demotion.js';
+import { OutstandingRequests } from '../routing/outstanding.js';
+import { Router } from '../routing/router.js';
 import { ApiKeys } from './access.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { FilterAffinity } from './filters.js';

@@ -9,8 +9,8 @@
  * its pools are routed).
  */
 import { isIP } from 'node:net';
-import type { Origin } from '../balancing/model.js';
-import { destinationOf, originTarget } from '../balancing/origin-address.js';
+import { destinationOf, originTarget } from '../model/origin-address.js';
+import type { Origin } from '../model/pool.js';
 import type { ConnectGuard } from '../outbound/policy.js';
 import { type Exchange, OriginExchange } from './origin-http/exchange.js';
 import { OriginPool } from './origin-http/pool.js';

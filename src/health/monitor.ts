@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Origin, Pool, PoolDirectory } from '../balancing/model.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import {
@@ -15,7 +16,6 @@ import {
 } from '../store/health.js';
 import { EjectionConfirmer } from './confirmation.js';
 import { LiveState } from './live-state.js';
-import type { MonitorSettings } from './monitor-schema.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
 import { ProbeTransport } from './probes/transport.js';
 import {

@@ -1,5 +1,5 @@
-import type { Origin, Pool } from '../balancing/model.js';
-import { maskAddress } from '../balancing/origin-address.js';
+import { maskAddress } from '../model/origin-address.js';
+import type { Origin, Pool } from '../model/pool.js';
 import type { OriginHealthRow } from '../store/health.js';
 
 /**

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Origin, Pool } from '../balancing/model.js';
-import { maskAddress } from '../balancing/origin-address.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import { maskAddress } from '../model/origin-address.js';
+import type { Origin, Pool } from '../model/pool.js';
 import type { Store } from '../store/database.js';
 import {
   acquirePoolLease,
@@ -18,7 +19,6 @@ import {
 } from '../store/health.js';
 import { timestamp } from '../store/ids.js';
 import type { LiveState } from './live-state.js';
-import type { MonitorSettings } from './monitor-schema.js';
 import { checkOrigin } from './probes/check.js';
 import { applyBlockLag } from './probes/jsonrpc.js';
 import type { ProbeResult } from './probes/result.js';

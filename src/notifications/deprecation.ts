@@ -13,9 +13,9 @@
  * written in one transaction, and the slot is taken by compare-and-set, so several processes queue one.
  */
 import { randomUUID } from 'node:crypto';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
 import type { Store } from '../store/database.js';
 import { insertDeliveries, takeDeprecationSlot } from '../store/deliveries.js';
 import { type LegacyEmailPool, poolsWithLegacyEmail } from '../store/legacy-email.js';

@@ -22,9 +22,9 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
 import type { Store } from '../store/database.js';
 import {
   advanceCursor,

@@ -11,8 +11,8 @@
  * before input was checked (or in a probe's failure reason, which quotes what an origin answered) is
  * escaped, so no value can start a new line of an email or the webhook's `text`.
  */
-import { maskAddress } from '../balancing/origin-address.js';
-import { oneLine } from '../plain-text.js';
+import { maskAddress } from '../model/origin-address.js';
+import { oneLine } from '../model/plain-text.js';
 import type { HealthEventRow } from '../store/deliveries.js';
 import type { Policy } from '../store/policies.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';

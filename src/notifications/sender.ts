@@ -19,9 +19,9 @@
  * pool's notification_email of the account (the migration is done for it).
  */
 import { randomUUID } from 'node:crypto';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
 import type { Store } from '../store/database.js';
 import {
   claimDueDeliveries,

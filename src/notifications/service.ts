@@ -18,13 +18,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { apiBaseUrl } from '../api/base-url.js';
-import { maskAddress } from '../balancing/origin-address.js';
 import { type Clock, systemClock } from '../clock.js';
+import { apiBaseUrl } from '../config/api-url.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import { maskAddress } from '../model/origin-address.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { releaseAllLeases } from '../store/deliveries.js';

@@ -15,7 +15,7 @@
  * (the health engine skips it too), so one corrupt row never blocks an account's writes.
  */
 import type { Kysely } from 'kysely';
-import { MONITOR_DEFAULTS } from '../health/monitor-schema.js';
+import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
 import type { Database } from './schema.js';
 
 export interface PoolUsage {

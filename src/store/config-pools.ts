@@ -10,12 +10,12 @@
  * Safe when several processes start at once against one PostgreSQL: a lost race is a no-op.
  */
 import type { Kysely } from 'kysely';
-import { poolFieldsFromConfig } from '../balancing/pool-defaults.js';
 import type { Clock } from '../clock.js';
 import type { PoolConfig } from '../config/schema.js';
 import { isSwitchyardError } from '../errors/base.js';
-import { withMonitorDefaults } from '../health/monitor-schema.js';
 import type { Logger } from '../log.js';
+import { withMonitorDefaults } from '../model/monitor-schema.js';
+import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import { ensureAccount } from './accounts.js';
 import type { Store } from './database.js';
 import { createMonitor } from './monitors.js';

@@ -4,7 +4,7 @@
  * queries; a pool whose stored settings cannot be decoded counts as having no filter (see legacyFilter).
  */
 import type { Kysely } from 'kysely';
-import type { NotificationFilter } from '../balancing/pool-schema.js';
+import type { NotificationFilter } from '../model/pool-schema.js';
 import type { Database } from './schema.js';
 
 type Db = Kysely<Database>;

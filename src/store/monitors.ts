@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
-import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../health/monitor-schema.js';
+import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../model/monitor-schema.js';
 import { newId, timestamp } from './ids.js';
 import type { Database } from './schema.js';
 import type { MonitorsTable } from './tables/core.js';

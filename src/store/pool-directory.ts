@@ -11,10 +11,11 @@
  * that cannot be decoded (store/pools.ts) is left out of the snapshot and logged whenever the pools
  * change; the other pools keep routing.
  */
-import type { Pool, PoolDirectory } from '../balancing/model.js';
-import { PoolSnapshot } from '../balancing/pool-snapshot.js';
+
 import type { Logger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { Pool, PoolDirectory } from '../model/pool.js';
+import { PoolSnapshot } from '../model/pool-snapshot.js';
 import type { Store } from './database.js';
 import { listAllPools, poolVersions } from './pools.js';
 

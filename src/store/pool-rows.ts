@@ -9,8 +9,8 @@
  * (one pool asked for by id or name) throws `CorruptPoolError`.
  */
 import { z } from 'zod';
-import type { Pool, PoolFields } from '../balancing/model.js';
-import { notificationFilter, STEERING_POLICIES } from '../balancing/pool-schema.js';
+import type { Pool, PoolFields } from '../model/pool.js';
+import { notificationFilter, STEERING_POLICIES } from '../model/pool-schema.js';
 import type { PoolSettings, PoolsTable } from './tables/core.js';
 
 export type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };

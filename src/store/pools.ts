@@ -18,9 +18,9 @@
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Pool, PoolFields } from '../balancing/model.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
+import type { Pool, PoolFields } from '../model/pool.js';
 import type { Dialect } from './database.js';
 import { isUniqueViolation, newId, timestamp } from './ids.js';
 import type { PageWindow } from './monitors.js';

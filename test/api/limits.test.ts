@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { POOL_DEFAULTS } from '../../src/balancing/pool-defaults.js';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { POOL_DEFAULTS } from '../../src/model/pool-defaults.js';
 import { createPool } from '../../src/store/pools.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 

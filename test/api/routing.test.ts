@@ -2,9 +2,9 @@
 // without a restart: in this process at once, and by polling for writes made elsewhere.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { poolFieldsFromConfig } from '../../src/balancing/pool-defaults.js';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
+import { poolFieldsFromConfig } from '../../src/model/pool-defaults.js';
 import { openStore } from '../../src/store/database.js';
 import { StorePoolDirectory } from '../../src/store/pool-directory.js';
 import { createPool } from '../../src/store/pools.js';

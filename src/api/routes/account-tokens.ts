@@ -33,7 +33,7 @@ import {
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import {
   applyLifecycle,
   checkPolicies,

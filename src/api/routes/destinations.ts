@@ -22,6 +22,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Config } from '../../config/schema.js';
+import { SwitchyardError } from '../../errors/base.js';
 import {
   destinationOf,
   hasForbiddenCharacters,
@@ -29,13 +31,11 @@ import {
   MASK,
   maskAddress,
   unmaskAddress,
-} from '../../balancing/origin-address.js';
-import type { Config } from '../../config/schema.js';
-import { SwitchyardError } from '../../errors/base.js';
+} from '../../model/origin-address.js';
+import { plainText } from '../../model/plain-text.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
 import { WebhookClient } from '../../notifications/webhook.js';
 import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
-import { plainText } from '../../plain-text.js';
 import {
   countDestinations,
   deleteDestination,
@@ -52,7 +52,7 @@ import { policiesUsingDestination } from '../../store/policies.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
 
 const BASE = '/accounts/:account_id/alerting/v3/destinations/webhooks';

@@ -12,7 +12,7 @@ import type { NotificationHistoryTable } from '../../store/tables/notifications.
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
 
 const MIN_PER_PAGE = 5;

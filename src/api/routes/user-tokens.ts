@@ -6,7 +6,7 @@
 import { SwitchyardError } from '../../errors/base.js';
 import { getToken } from '../../store/tokens.js';
 import type { ApiDeps } from '../deps.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { verifyResult, verifyView } from '../schemas/tokens.js';
 
 export function userTokenRoutes(deps: Pick<ApiDeps, 'store' | 'clock'>): Route[] {

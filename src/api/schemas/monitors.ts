@@ -7,8 +7,8 @@
  * POST and PUT replace every field (omitted ones take defaults); PATCH changes the named ones.
  */
 import { z } from 'zod';
-import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
-import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../health/monitor-schema.js';
+import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
+import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../model/monitor-schema.js';
 import type { Monitor } from '../../store/monitors.js';
 import { fieldError } from '../validate.js';
 

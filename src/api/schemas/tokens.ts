@@ -19,7 +19,7 @@
  * `value` (the secret) appears only in the create and roll answers.
  */
 import { z } from 'zod';
-import { plainText } from '../../plain-text.js';
+import { plainText } from '../../model/plain-text.js';
 import { ID_PATTERN, newId } from '../../store/ids.js';
 import {
   accountResource,

@@ -16,7 +16,7 @@
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
-import type { MetricsRegistry } from '../../metrics.js';
+import type { MetricsRegistry } from '../../metrics/registry.js';
 import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../forward.js';
 import { parseBody, type RpcCall } from '../request.js';
 import { blockSource } from './block-source.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startHttpServer, type TestServer } from '../../../test/helpers/http.js';
 import { ManualClock } from '../../clock.js';
-import { MetricsRegistry } from '../../metrics.js';
+import { MetricsRegistry } from '../../metrics/registry.js';
 import { FinalityTracker } from './finality.js';
 import { type OriginAnswer, ResponseCache } from './response-cache.js';
 

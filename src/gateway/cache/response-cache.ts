@@ -15,7 +15,7 @@
  * - Counters: hits, misses, coalesced waits, stores, evictions, invalidations — exported as Prometheus
  *   metrics (`switchyard_gateway_cache_*`) when a registry is given, and by `stats()`.
  */
-import type { MetricsRegistry } from '../../metrics.js';
+import type { MetricsRegistry } from '../../metrics/registry.js';
 import type { FinalityTracker, FinalizedBlock } from './finality.js';
 import { ByteLru } from './lru.js';
 import { type Admission, admit, needsFinality, planRead, type ReadPlan } from './policy.js';

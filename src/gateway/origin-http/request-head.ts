@@ -5,9 +5,10 @@
  * with `content-length: `; each request only appends its length, the blank line and the body, into one
  * buffer written with one socket write.
  */
-import type { Origin } from '../../balancing/model.js';
-import type { AddressTarget } from '../../balancing/origin-address.js';
-import { originRequestHeaders } from '../../balancing/origin-request.js';
+
+import type { AddressTarget } from '../../model/origin-address.js';
+import { originRequestHeaders } from '../../model/origin-request.js';
+import type { Origin } from '../../model/pool.js';
 
 /** The fixed head of every request to `target` for this origin (throws TypeError if unusable). */
 export function requestHead(target: AddressTarget, origin: Pick<Origin, 'address' | 'header'>): Buffer {

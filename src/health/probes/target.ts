@@ -1,8 +1,8 @@
-import { isSecretHeader } from '../../balancing/header-secrets.js';
-import type { Origin } from '../../balancing/model.js';
-import { destinationOf, originTarget, originUrl } from '../../balancing/origin-address.js';
-import { originRequestHeaders } from '../../balancing/origin-request.js';
-import type { MonitorSettings } from '../monitor-schema.js';
+import { isSecretHeader } from '../../model/header-secrets.js';
+import type { MonitorSettings } from '../../model/monitor-schema.js';
+import { destinationOf, originTarget, originUrl } from '../../model/origin-address.js';
+import { originRequestHeaders } from '../../model/origin-request.js';
+import type { Origin } from '../../model/pool.js';
 
 /**
  * Where a check goes and what it carries, from the origin address model (balancing/origin-address.ts).

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { AddressError, maskAddress, normaliseAddress, originTarget } from '../../balancing/origin-address.js';
+import { AddressError, maskAddress, normaliseAddress, originTarget } from '../../model/origin-address.js';
 import type { Dialect } from '../database.js';
 
 /**

@@ -60,9 +60,9 @@ export interface PoolSettings {
   description: string;
   disabled_at?: string;
   minimum_origins: number;
-  notification_filter: import('../../balancing/pool-schema.js').NotificationFilter | null;
-  origins: import('../../balancing/model.js').Origin[];
-  origin_steering: import('../../balancing/model.js').Pool['origin_steering'];
+  notification_filter: import('../../model/pool-schema.js').NotificationFilter | null;
+  origins: import('../../model/pool.js').Origin[];
+  origin_steering: import('../../model/pool.js').Pool['origin_steering'];
   check_regions: string[] | null;
   latitude?: number;
   longitude?: number;

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { Origin } from '../../../src/balancing/model.js';
+import type { Origin } from '../../../src/model/pool.js';
 
 export function originOf(address: string, header: Record<string, string[]> = {}): Origin {
   return { name: 'o', address, enabled: true, weight: 1, header };

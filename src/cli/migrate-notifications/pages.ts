@@ -10,7 +10,7 @@
  * Items seen twice (pages shifting while items are created) are yielded once per page they appear on but
  * marked, so callers can de-duplicate.
  */
-import { type ResultInfo, V4ApiError, type V4Response } from './client.js';
+import { type ResultInfo, V4ApiError, type V4Response } from './v4-client.js';
 
 export const MAX_PAGES = 10_000;
 

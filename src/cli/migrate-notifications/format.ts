@@ -1,6 +1,6 @@
 /** Text a person reads: the plan table and the final summary of `switchyard migrate-notifications`. */
 import type { MigrationResult } from './execute.js';
-import { specLabel } from './filters.js';
+import { specLabel } from './legacy-filters.js';
 import type { Plan } from './plan.js';
 
 export function table(rows: string[][], indent = '  '): string[] {

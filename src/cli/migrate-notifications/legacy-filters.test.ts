@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { filterSpecs, normaliseAddresses, requiredTriples } from './filters.js';
+import { filterSpecs, normaliseAddresses, requiredTriples } from './legacy-filters.js';
 
 test('notification_filter → policy filter specs (Cloudflare semantics)', () => {
   const both = ['Healthy', 'Unhealthy'];

@@ -7,7 +7,7 @@
  * Users: StaticPoolDirectory (a fixed list, static-directory.ts) and StorePoolDirectory (the store,
  * refreshed on change, store/pool-directory.ts).
  */
-import type { Pool, PoolDirectory } from './model.js';
+import type { Pool, PoolDirectory } from './pool.js';
 
 export interface PoolSnapshotOptions {
   /** Only this account's pools are found by name (the routing account); all pools when absent. */

@@ -14,8 +14,8 @@
  * - Each attempt has a timeout (default 30 s).
  * The token is never part of an error message or log line.
  */
-import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
+import type { Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
 
 export interface ResultInfo {
   page?: number;

@@ -12,7 +12,7 @@
  * directions needs two policies (one per source). `filterSpecs` returns the minimal list of specs.
  * A pool with both sources disabled gets no health email today and needs no policy.
  */
-import type { NotificationFilter } from '../balancing/pool-schema.js';
+import type { NotificationFilter } from '../../model/pool-schema.js';
 
 export type EventSource = 'origin' | 'pool';
 export type Health = 'Healthy' | 'Unhealthy';

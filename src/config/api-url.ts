@@ -3,7 +3,7 @@
  * Kept apart from server.ts so the links in alert emails and the migration tool's default `--api-url`
  * can name the API without loading the server.
  */
-import type { Config } from '../config/schema.js';
+import type { Config } from './schema.js';
 
 export const API_BASE_PATH = '/client/v4';
 

@@ -18,21 +18,21 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
+import { API_BASE_PATH } from '../config/api-url.js';
 import type { Config } from '../config/schema.js';
-import { ConnectionTracker } from '../connections.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
-import { MetricsRegistry } from '../metrics.js';
+import { MetricsRegistry } from '../metrics/registry.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
-import { API_BASE_PATH } from './base-url.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
+import { ConnectionTracker } from './connection-tracker.js';
 import { errorResponse, sendJson, successEnvelope } from './envelope.js';
 import { openApiRoute } from './openapi.js';
-import { type ApiRequest, type HttpMethod, type Route, Router } from './router.js';
+import { type ApiRequest, type HttpMethod, type Route, Router } from './route-table.js';
 import { validateBody } from './validate.js';
 
-export { API_BASE_PATH } from './base-url.js';
+export { API_BASE_PATH } from '../config/api-url.js';
 
 /** The metrics' status label of a request whose client went away first (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;

@@ -5,7 +5,7 @@
  * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {}.
  */
 import type { PoolConfig } from '../config/schema.js';
-import type { Origin, PoolFields } from './model.js';
+import type { Origin, PoolFields } from './pool.js';
 import type { OriginInput } from './pool-schema.js';
 
 export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { plainText } from '../plain-text.js';
 import { addressProblem, normaliseAddress } from './origin-address.js';
+import { plainText } from './plain-text.js';
 
 /**
  * Pool and origin fields shared by the config file and the management API (Cloudflare shapes).

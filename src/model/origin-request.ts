@@ -6,8 +6,9 @@
  * address's), and `authorization: Basic …` from the address's user:password, which wins over a configured
  * Authorization. The path and query are `originTarget(address).path` (origin-address.ts).
  */
-import type { Origin } from './model.js';
+
 import { type AddressTarget, originTarget } from './origin-address.js';
+import type { Origin } from './pool.js';
 
 /** Header names the HTTP client sets itself (framing and connection management): never taken from config. */
 export const CLIENT_HEADERS: ReadonlySet<string> = new Set([

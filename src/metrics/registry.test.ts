@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MetricsRegistry } from './metrics.js';
+import { MetricsRegistry } from './registry.js';
 
 test('a bound counter series adds to the same sample as inc(labels), and appears only once used', () => {
   const registry = new MetricsRegistry();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { filterSpecs, requiredTriples } from './filters.js';
+import { filterSpecs, requiredTriples } from './legacy-filters.js';
 import { buildPlan, type PoolRecord } from './plan.js';
-import { type ApiPolicy, coverageOf, groupKey, isCovered, markerOf, policyDescription } from './policies.js';
+import { type ApiPolicy, coverageOf, groupKey, isCovered, markerOf, policyDescription } from './policy-bodies.js';
 
 const none = { byKey: new Map<string, ApiPolicy>(), duplicates: [] };
 const pool = (id: string, email: string, filter: PoolRecord['notification_filter'] = null): PoolRecord => ({

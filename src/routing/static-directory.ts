@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { PoolConfig } from '../config/schema.js';
-import type { Pool } from './model.js';
-import { poolFieldsFromConfig } from './pool-defaults.js';
-import { PoolSnapshot } from './pool-snapshot.js';
+import type { Pool } from '../model/pool.js';
+import { poolFieldsFromConfig } from '../model/pool-defaults.js';
+import { PoolSnapshot } from '../model/pool-snapshot.js';
 
 export class StaticPoolDirectory extends PoolSnapshot {
   constructor(pools: readonly Pool[] = []) {

@@ -9,9 +9,9 @@
  * re-run extends the same policy (PUT) instead of creating a second one.
  */
 import { createHash } from 'node:crypto';
-import type { V4Client } from './client.js';
-import { type FilterSpec, specKey } from './filters.js';
+import { type FilterSpec, specKey } from './legacy-filters.js';
 import { listAll } from './pages.js';
+import type { V4Client } from './v4-client.js';
 
 export const ALERT_TYPE = 'load_balancing_health_alert';
 const MARKER = /switchyard-migration:([0-9a-f]{16})/;

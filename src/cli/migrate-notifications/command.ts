@@ -16,13 +16,13 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { apiBaseUrl } from '../api/base-url.js';
-import { loadConfig } from '../config/load.js';
-import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
-import { V4ApiError, V4Client } from '../migration/client.js';
-import { emptyResult, type MigrationUi, runMigration } from '../migration/execute.js';
-import { formatPlan, formatSummary } from '../migration/format.js';
-import type { Plan } from '../migration/plan.js';
+import { apiBaseUrl } from '../../config/api-url.js';
+import { loadConfig } from '../../config/load.js';
+import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
+import { emptyResult, type MigrationUi, runMigration } from './execute.js';
+import { formatPlan, formatSummary } from './format.js';
+import type { Plan } from './plan.js';
+import { V4ApiError, V4Client } from './v4-client.js';
 
 export const EXIT = { ok: 0, apiError: 1, usage: 2, incomplete: 3, cancelled: 4 } as const;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ResultInfo, V4Response } from './client.js';
 import { listAll } from './pages.js';
+import type { ResultInfo, V4Response } from './v4-client.js';
 
 type Item = { id: string };
 const items = (from: number, to: number): Item[] =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { headerMap } from '../balancing/pool-schema.js';
-import { plainText } from '../plain-text.js';
+import { plainText } from './plain-text.js';
+import { headerMap } from './pool-schema.js';
 
 /**
  * Monitor fields and their defaults, shared by the config file (inline `monitor:` of a pool) and the

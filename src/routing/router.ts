@@ -11,8 +11,8 @@
  * say why each pool was skipped (names only; addresses may hold keys).
  */
 import { SwitchyardError } from '../errors/base.js';
-import type { PassiveEjection } from './ejection.js';
-import type { HealthView, Origin, Pool, PoolDirectory } from './model.js';
+import type { HealthView, Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { PassiveEjection } from './demotion.js';
 import type { OutstandingRequests } from './outstanding.js';
 
 export interface Candidate {

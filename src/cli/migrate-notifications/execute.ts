@@ -15,9 +15,8 @@
  *    the defensive pager (pages.ts), so a server that ignores pagination still terminates.
  * Pages with no legacy email are not patched, so a finished migration re-runs without writing anything.
  */
-import type { V4Client } from './client.js';
-import { V4ApiError } from './client.js';
-import { filterSpecs, normaliseAddresses, requiredTriples, specLabel } from './filters.js';
+
+import { filterSpecs, normaliseAddresses, requiredTriples, specLabel } from './legacy-filters.js';
 import { listAll, walkPages } from './pages.js';
 import { buildPlan, type LegacyPool, legacyPools, type Plan, type PlannedPolicy, type PoolRecord } from './plan.js';
 import {
@@ -29,7 +28,9 @@ import {
   policyEmails,
   policyFilter,
   policyWebhooks,
-} from './policies.js';
+} from './policy-bodies.js';
+import type { V4Client } from './v4-client.js';
+import { V4ApiError } from './v4-client.js';
 
 export interface MigrationOptions {
   accountId: string;

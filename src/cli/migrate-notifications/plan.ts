@@ -9,8 +9,8 @@
  * addresses, webhooks, `new_health` and `event_source` are widened to what the group needs, and it is
  * enabled. Pools already cleared by an earlier run stay in the policy, so they never lose coverage.
  */
-import type { NotificationFilter } from '../balancing/pool-schema.js';
-import { type FilterSpec, filterSpecs, normaliseAddresses, specKey } from './filters.js';
+import type { NotificationFilter } from '../../model/pool-schema.js';
+import { type FilterSpec, filterSpecs, normaliseAddresses, specKey } from './legacy-filters.js';
 import {
   ALERT_TYPE,
   type ApiPolicy,
@@ -21,7 +21,7 @@ import {
   policyFilter,
   policyName,
   policyWebhooks,
-} from './policies.js';
+} from './policy-bodies.js';
 
 /** The fields of a listed pool the migration reads. */
 export interface PoolRecord {

@@ -6,7 +6,7 @@
  * failing origin out of rotation for a moment is the job of `PassiveEjection`, which routing consults.
  */
 import type { Logger } from '../log.js';
-import type { HealthView, PoolDirectory } from './model.js';
+import type { HealthView, PoolDirectory } from '../model/pool.js';
 
 export class SimpleHealthView implements HealthView {
   readonly #directory: PoolDirectory;

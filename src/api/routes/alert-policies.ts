@@ -14,10 +14,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { isEmailAddress } from '../../balancing/pool-schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
+import { plainText } from '../../model/plain-text.js';
+import { isEmailAddress } from '../../model/pool-schema.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
-import { plainText } from '../../plain-text.js';
 import { existingDestinationIds } from '../../store/destinations.js';
 import { timestamp } from '../../store/ids.js';
 import {
@@ -35,7 +35,7 @@ import type { Database } from '../../store/schema.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
 
 const BASE = '/accounts/:account_id/alerting/v3/policies';
