@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { exchange, OriginClients } from '../../src/gateway/upstream.js';
+import { exchange, OriginClients } from '../../src/gateway/upstream/origin-clients.js';
 import { OutboundPolicy, type Resolver } from '../../src/outbound/policy.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
-import { countingServer, originOf } from './origin-http/servers.js';
+import { countingServer, originOf } from '../http1/servers.js';
 
 const ROUTING = 'a'.repeat(32);
 

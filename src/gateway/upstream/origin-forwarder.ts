@@ -1,0 +1,485 @@
+/**
+ * Forwarding of one JSON-RPC call to the origins of a network (SPEC §2). This is the seam for anything
+ * that sits between the gateway and the origins (a response cache wraps `Forwarder`).
+ *
+ * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
+ * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
+ * raw id in. Rules per attempt (each attempt bounded by `gateway.request_timeout`):
+ *   - success: HTTP 2xx (or 4xx other than 401/403/407/408/429) whose body is a JSON-RPC response with
+ *     our id and a `result` or `error`; an origin's own JSON-RPC error is a success (passed through);
+ *   - failure: connection error, timeout, HTTP 5xx/429/401/403/407/408, empty or garbled body, wrong id.
+ * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
+ * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
+ * the request surely never reached the origin. A connection failure also ejects the origin for a moment
+ * (ejection.ts) and is reported to the HealthView.
+ * Filter calls go first to the origin that created the filter (filters.ts).
+ * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
+ * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
+ * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
+ * 10 MiB eth_getLogs answer never sits whole in memory. Everything up to the id is checked as above;
+ * bytes after that point are passed on unparsed, and if the origin fails midway the client's
+ * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
+ * Answers whose id comes after the result (or past their first bytes) cannot stream and are collected whole.
+ * A streaming answer takes one of its client's stream slots (stream-slots.ts, `max_streams_per_client`);
+ * with none free it waits for one, paused, until the attempt's timer, then GATEWAY_BUSY.
+ * Busy, not failed (`busy`, never reported to the HealthView or ejected, no next origin: the wait
+ * already took request_timeout): an attempt whose request still waited for a free connection of the
+ * origin's pool when its timer fired, or whose answer found no stream slot. So a busy origin is not
+ * waited on needlessly, a plan whose first origin has no free connection (pool.ts `hasCapacity`) tries
+ * first the planned origins that have one (except a filter call, which must reach its filter's origin).
+ * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
+ * fresh connection to the same origin (`replayable`, upstream.ts); a write never is.
+ * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
+ * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys). How
+ * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
+ */
+
+import { finished, type Readable } from 'node:stream';
+import type { ClientSignal } from '../../http1/server/gone-signal.js';
+import type { Logger } from '../../log.js';
+import type { HealthView } from '../../model/pool.js';
+import type { PassiveEjection } from '../../routing/demotion.js';
+import type { OutstandingRequests } from '../../routing/outstanding.js';
+import type { Candidate, Router } from '../../routing/router.js';
+import type { GatewayMetrics } from '../metrics.js';
+import { STANDARD_METHODS } from '../rpc/methods.js';
+import type { RpcCall } from '../rpc/request.js';
+import {
+  type Attempt,
+  AttemptFailure,
+  abortReason,
+  classify,
+  describeAttempts,
+  exhausted,
+  FAILING_STATUS,
+} from './attempt-failure.js';
+import { batchWire, matchBatch } from './batch-wire.js';
+import type { FilterAffinity } from './filter-affinity.js';
+import { collect, headId, responseId, withId } from './origin-answer.js';
+import { exchange, type OriginClients, type OriginResponse } from './origin-clients.js';
+import { type StreamSlots, waitForSlot } from './stream-slots.js';
+
+export interface UpstreamRequest {
+  readonly network: string;
+  /** The network's pools, in failover order. */
+  readonly pools: readonly string[];
+  readonly call: RpcCall;
+  /** Aborts the attempts (the client went away). */
+  readonly signal?: ClientSignal | undefined;
+  /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
+  readonly stream?: boolean;
+  /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
+  readonly client?: string | undefined;
+}
+
+export interface UpstreamReply {
+  /** The origin's response body, unchanged (empty for a notification). */
+  readonly body: Buffer;
+  /** Span of the id inside `body` (absent for a notification). */
+  readonly id: { start: number; end: number } | undefined;
+  readonly pool: string;
+  readonly origin: string;
+  /** Only when the request allowed streaming: the rest of the body, after `body`, still arriving. */
+  readonly rest?: Readable;
+  /** The whole body's length as the origin announced it (with `rest`), when it did. */
+  readonly length?: number;
+}
+
+/** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
+export const STREAM_AFTER_BYTES = 1_048_576;
+
+/** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
+export interface BatchRequest {
+  readonly network: string;
+  readonly pools: readonly string[];
+  readonly calls: readonly RpcCall[];
+  readonly signal?: ClientSignal | undefined;
+}
+
+/**
+ * Per call of a BatchRequest: the answer, the error the whole upstream batch failed with, `sent` (a
+ * notification inside a batch an origin took), or undefined — not answered (missing from the origin's
+ * array, or no origin took the batch): forward it on its own.
+ */
+export type BatchOutcome = { reply: UpstreamReply } | { error: unknown } | { sent: true } | undefined;
+
+export interface Forwarder {
+  forward(request: UpstreamRequest): Promise<UpstreamReply>;
+  /**
+   * When present: the answer if it is at hand without any I/O (a response cache hit), else undefined
+   * (then `forward`). Lets the handler answer a hit synchronously: no promise, no microtask per layer.
+   * Throws like `forward` would reject (e.g. NO_HEALTHY_ORIGIN).
+   */
+  cached?(request: UpstreamRequest): UpstreamReply | undefined;
+  /** When present, the handler sends a batch's read-only calls through it as one upstream batch. */
+  forwardBatch?(request: BatchRequest): Promise<BatchOutcome[]>;
+  /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
+  assertRoutable?(network: string, pools: readonly string[]): void;
+}
+
+export interface OriginForwarderDeps {
+  router: Router;
+  clients: OriginClients;
+  health: HealthView;
+  ejection: PassiveEjection;
+  outstanding: OutstandingRequests;
+  logger: Logger;
+  filters: FilterAffinity;
+  metrics?: GatewayMetrics | undefined;
+  /** Per-client stream slots (gateway.max_streams_per_client); streams are unbounded without. */
+  streamSlots?: StreamSlots | undefined;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+}
+
+export class OriginForwarder implements Forwarder {
+  readonly #deps: OriginForwarderDeps;
+  #nextId = 1;
+
+  constructor(deps: OriginForwarderDeps) {
+    this.#deps = deps;
+  }
+
+  assertRoutable(network: string, pools: readonly string[]): void {
+    this.#deps.router.assertRoutable(network, pools);
+  }
+
+  async forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const { maxAttempts } = this.#deps;
+    const { call } = request;
+    const plan = this.#plan(request, maxAttempts);
+    const write = STANDARD_METHODS[call.method]?.write === true;
+    const upstreamId = this.#nextId;
+    this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
+    const idText = String(upstreamId);
+    const wire = call.id === undefined ? call.raw : withId(call.raw, call.id, idText);
+
+    const attempts: Attempt[] = [];
+    for (const candidate of plan) {
+      if (request.signal?.aborted) break;
+      try {
+        const reply = await this.#attempt(
+          candidate,
+          wire,
+          call.id === undefined ? undefined : idText,
+          request.signal,
+          request.stream === true ? (request.client ?? '') : undefined,
+          !write,
+        );
+        this.#deps.metrics?.attempt(request.network, 'ok');
+        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
+        if (attempts.length > 0) {
+          this.#deps.logger.info('request succeeded after failover', {
+            network: request.network,
+            method: call.method,
+            origin: candidate.origin.name,
+            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+          });
+        }
+        return reply;
+      } catch (err) {
+        // The client went away: not the origin's fault, and nobody is waiting for a retry.
+        if (request.signal?.aborted) break;
+        const failure = this.#noteFailure(candidate, err, request.network, call.method, attempts);
+        if (failure.kind === 'busy' || (write && failure.kind !== 'connect')) break;
+      }
+    }
+    const writeNote =
+      write && attempts.length < plan.length
+        ? ' The transaction may have reached the origin, so it was not resent; check its hash before sending again.'
+        : '';
+    throw exhausted(request.network, attempts, writeNote);
+  }
+
+  /**
+   * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
+   * one upstream batch, origin after origin of the plan until one answers as a whole (forward-batch.ts).
+   * Per call: the origin's answer element, or undefined when its array had none for that call (the
+   * handler then forwards that call on its own) or the call is a notification. When every origin
+   * answered but none with a usable batch (HTTP error status, garbled, not an array, no answer of
+   * ours), every call is forwarded on its own; when attempts failed otherwise (connection, timeout) or
+   * no origin is healthy, every call gets the error forward() would have thrown.
+   */
+  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+    try {
+      const replies = await this.#batch(request);
+      if (replies === undefined) return request.calls.map(() => undefined);
+      return replies.map((reply, i) =>
+        reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
+      );
+    } catch (error) {
+      return request.calls.map(() => ({ error }));
+    }
+  }
+
+  /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
+  async #batch(request: BatchRequest): Promise<Array<UpstreamReply | undefined> | undefined> {
+    const { maxAttempts } = this.#deps;
+    const planned = this.#deps.router.plan(request.network, request.pools);
+    const plan = this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
+    // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
+    let next = 0;
+    const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
+    const wire = batchWire(request.calls, ids);
+    const attempts: Attempt[] = [];
+    for (const candidate of plan) {
+      if (request.signal?.aborted) break;
+      try {
+        const res = await this.#whole(candidate, wire, request.signal);
+        const answers = matchBatch(res.body, ids);
+        if (answers === undefined) {
+          throw new AttemptFailure(
+            res.status >= 300 ? 'status' : 'garbled',
+            res.status >= 300
+              ? `HTTP ${res.status}`
+              : res.body.length === 0
+                ? 'empty body'
+                : 'body is not a JSON-RPC batch answer to this request',
+          );
+        }
+        this.#deps.metrics?.attempt(request.network, 'ok');
+        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        if (attempts.length > 0) {
+          this.#deps.logger.info('batch succeeded after failover', {
+            network: request.network,
+            origin: candidate.origin.name,
+            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+          });
+        }
+        const pool = candidate.pool.name;
+        const origin = candidate.origin.name;
+        return answers.map((answer) =>
+          answer === undefined ? undefined : { body: answer.body, id: answer.id, pool, origin },
+        );
+      } catch (err) {
+        if (request.signal?.aborted) break;
+        if (this.#noteFailure(candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
+      }
+    }
+    // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
+    // the calls go out one by one instead, with the usual per-call rules.
+    if (
+      !request.signal?.aborted &&
+      attempts.length > 0 &&
+      attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
+    ) {
+      this.#deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+        network: request.network,
+        failed: describeAttempts(attempts),
+      });
+      return undefined;
+    }
+    throw exhausted(request.network, attempts);
+  }
+
+  /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
+  async #whole(candidate: Candidate, wire: Buffer, clientSignal: ClientSignal | undefined): Promise<OriginResponse> {
+    const { requestTimeoutMs, outstanding } = this.#deps;
+    const target = this.#target(candidate);
+    // Upstream batches hold only reads (the handler sends writes call by call): replayable.
+    const pending = exchange(target, wire, requestTimeoutMs, undefined, { replayable: true });
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      pending.abort(new DOMException('The origin did not answer in time', 'TimeoutError'));
+    }, requestTimeoutMs);
+    const onClientAbort = (): void => pending.abort(abortReason(clientSignal));
+    if (clientSignal?.aborted) onClientAbort();
+    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
+    try {
+      let res: OriginResponse;
+      try {
+        res = await pending.response;
+      } catch (err) {
+        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
+      }
+      if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
+      return res;
+    } finally {
+      clearTimeout(timeout);
+      clientSignal?.removeEventListener('abort', onClientAbort);
+      done();
+    }
+  }
+
+  /** The origin's connection pool; an address that cannot be used fails like a refused connection. */
+  #target(candidate: Candidate): ReturnType<OriginClients['target']> {
+    try {
+      return this.#deps.clients.target(candidate.origin);
+    } catch (err) {
+      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
+    }
+  }
+
+  /**
+   * The router's plan cut to `maxAttempts`, with the home origin of the call's filter (filters.ts)
+   * moved to the front; else origins with a free connection first (#roomFirst).
+   */
+  #plan(request: UpstreamRequest, maxAttempts: number): Candidate[] {
+    const planned = this.#deps.router.plan(request.network, request.pools);
+    const home = this.#deps.filters.homeOf(request.network, request.call);
+    if (home === undefined) {
+      return this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
+    }
+    const index = planned.findIndex((c) => c.pool.name === home.pool && c.origin.name === home.origin);
+    if (index > 0) planned.unshift(...planned.splice(index, 1));
+    return planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
+  }
+
+  /**
+   * `plan` unchanged when its first origin has a free connection (the usual case: one check); else
+   * the candidates that have one first, each group in plan order, so a call does not queue behind an
+   * origin's busy connections while another planned origin has room.
+   */
+  #roomFirst(plan: Candidate[]): Candidate[] {
+    if (plan.length < 2 || this.#hasRoom(plan[0] as Candidate)) return plan;
+    const room: Candidate[] = [];
+    const full: Candidate[] = [];
+    for (const candidate of plan) (this.#hasRoom(candidate) ? room : full).push(candidate);
+    return room.length === 0 ? plan : room.concat(full);
+  }
+
+  #hasRoom(candidate: Candidate): boolean {
+    try {
+      return this.#deps.clients.target(candidate.origin).pool.hasCapacity;
+    } catch {
+      return true; // an unusable address fails at once, without waiting
+    }
+  }
+
+  /** Records a failed attempt: in `attempts`, metrics, ejection, the HealthView and the log. */
+  #noteFailure(
+    candidate: Candidate,
+    err: unknown,
+    network: string,
+    method: string,
+    attempts: Attempt[],
+  ): AttemptFailure {
+    const failure =
+      err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
+    const { pool, origin } = candidate;
+    attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
+    this.#deps.metrics?.attempt(network, failure.kind);
+    if (failure.kind === 'busy') {
+      // The gateway's own capacity, not the origin's health: no ejection, no report, no warning per call
+      // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
+      this.#deps.logger.debug('gateway busy', {
+        network,
+        method,
+        pool: pool.name,
+        origin: origin.name,
+        reason: failure.message,
+      });
+      return failure;
+    }
+    if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
+    if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
+      this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
+    }
+    this.#deps.logger.warn('origin attempt failed', {
+      network,
+      method,
+      pool: pool.name,
+      origin: origin.name,
+      kind: failure.kind,
+      reason: failure.message,
+    });
+    return failure;
+  }
+
+  async #attempt(
+    candidate: Candidate,
+    wire: Buffer,
+    idText: string | undefined,
+    clientSignal: ClientSignal | undefined,
+    /** The client whose stream slots a large answer takes; undefined: the answer is collected whole. */
+    streamFor: string | undefined,
+    replayable: boolean,
+  ): Promise<UpstreamReply> {
+    const { requestTimeoutMs, outstanding } = this.#deps;
+    const target = this.#target(candidate);
+    // A read may be sent once more on a fresh connection if the reused socket it went out on closed
+    // before any byte of the answer (upstream.ts); a write never is: it may have arrived.
+    const pending = exchange(
+      target,
+      wire,
+      requestTimeoutMs,
+      streamFor !== undefined && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
+      { replayable },
+    );
+    // The timer or the client going away stops the attempt (while a late id is being collected from a
+    // stream, they stop that stream instead).
+    let stop = (reason: Error): void => pending.abort(reason);
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      stop(new DOMException('The origin did not answer in time', 'TimeoutError'));
+    }, requestTimeoutMs);
+    const onClientAbort = (): void => stop(abortReason(clientSignal));
+    if (clientSignal?.aborted) onClientAbort();
+    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
+    let streaming = false;
+    try {
+      let res: OriginResponse;
+      try {
+        res = await pending.response;
+      } catch (err) {
+        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
+      }
+      if (res.rest !== undefined) {
+        const rest = res.rest;
+        const id = headId(res.body, idText as string);
+        if (id !== undefined) {
+          const slots = this.#deps.streamSlots;
+          const client = streamFor as string;
+          if (slots !== undefined && !slots.take(client)) {
+            await waitForSlot(slots, client, rest, requestTimeoutMs, (cancel) => {
+              stop = cancel;
+            });
+          }
+          // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
+          streaming = true;
+          finished(rest, () => {
+            done();
+            slots?.release(client);
+          });
+          const reply = { body: res.body, id, rest, pool: candidate.pool.name, origin: candidate.origin.name };
+          return res.length === undefined ? reply : { ...reply, length: res.length };
+        }
+        // The id is not in the first bytes (e.g. after the result): collect it all and check it whole.
+        stop = (reason) => rest.destroy(reason);
+        try {
+          res = { status: res.status, body: await collect(res.body, rest) };
+        } catch (err) {
+          throw classify(err, timedOut, requestTimeoutMs);
+        }
+      }
+      const body = res.body;
+      const status = res.status;
+      if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
+      if (idText === undefined) {
+        if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
+        return { body, id: undefined, pool: candidate.pool.name, origin: candidate.origin.name };
+      }
+      const id = responseId(body, idText);
+      if (id === undefined) {
+        throw new AttemptFailure(
+          status >= 300 ? 'status' : 'garbled',
+          status >= 300
+            ? `HTTP ${status}`
+            : body.length === 0
+              ? 'empty body'
+              : 'body is not a JSON-RPC response to this request',
+        );
+      }
+      return { body, id, pool: candidate.pool.name, origin: candidate.origin.name };
+    } finally {
+      clearTimeout(timeout);
+      clientSignal?.removeEventListener('abort', onClientAbort);
+      if (!streaming) done();
+    }
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * One request to an origin and its answer, from the moment it is queued in a pool until its body ended
+ * or it failed. The pool hands it to a connection, which writes `request` once and feeds it the
+ * response (head, data, end) or an error.
+ *
+ * `response` resolves with the status and the whole body; with `streamAfter`, a 2xx body that grows
+ * past that many bytes resolves early with its first STREAM_HEAD_BYTES bytes and `rest`, a Readable
+ * of the remainder, led by the other bytes received so far: the connection's socket is paused while
+ * `rest` holds STREAM_HIGH_WATER bytes or more and resumed when it is read; `rest` errors if the
+ * connection fails midway, and destroying it before the end destroys the connection.
+ * `abort(reason)` rejects `response` with `reason`: a queued exchange is never written; a written one
+ * takes its connection down (the answer would arrive on a socket we cannot reuse). Once the answer
+ * streams, `abort` no longer applies (destroy `rest` instead).
+ *
+ * Bytes of a large answer are views of recycled read buffers (read-buffers.ts), held while kept here:
+ * `rest`'s reader releases each once written; a whole body releases them once copied together.
+ */
+import { Readable } from 'node:stream';
+import { readBuffers } from '../buffer-pool.js';
+
+export interface OriginResponse {
+  readonly status: number;
+  /** The whole body; or, when `rest` is set, the bytes received before the answer started streaming. */
+  readonly body: Buffer;
+  /** The rest of a large 2xx body, still arriving (see `streamAfter`). Reading it drives the origin. */
+  readonly rest?: Readable;
+  /** Content-Length the origin announced, when it did. */
+  readonly length?: number;
+}
+
+/** An exchange in flight: its answer, and a way to stop it (rejects `response` with `reason`). */
+export interface Exchange {
+  readonly response: Promise<OriginResponse>;
+  abort(reason: Error): void;
+  /**
+   * It was aborted while still waiting in its pool behind busy connections (pool.ts): it was never
+   * written, and the wait says nothing about the origin's health.
+   */
+  readonly busy: boolean;
+}
+
+/** An answer announced or grown past this many body bytes is read into recycled buffers (`bulky`). */
+export const BULKY_AFTER = 64 * 1024;
+
+/**
+ * A streaming answer's `body` is a copy of its first this many bytes (ample to show the origin's id,
+ * which is ours, before `result`: forward.ts); the bytes collected past them lead `rest` uncopied.
+ */
+export const STREAM_HEAD_BYTES = 4 * 1024;
+
+/** How many bytes of a body the stream `rest` may hold before the origin is paused (backpressure). */
+export const STREAM_HIGH_WATER = 256 * 1024;
+
+/** What an exchange needs of the connection running it. */
+export interface ExchangeHost {
+  /** Stops the exchange: the connection is destroyed if `exchange` is still its current one. */
+  cancel(exchange: OriginExchange, reason: Error): void;
+  pauseFor(exchange: OriginExchange): void;
+  resumeFor(exchange: OriginExchange): void;
+}
+
+/** What an exchange needs of the pool that queued it. */
+export interface ExchangeQueue {
+  /**
+   * Takes a waiting exchange out of the queue (it was aborted before a connection took it); true when
+   * it was waiting for a busy connection to come free rather than for one being opened for it.
+   */
+  withdraw(exchange: OriginExchange): boolean;
+}
+
+export class OriginExchange implements Exchange {
+  readonly response: Promise<OriginResponse>;
+  /** The whole request (head, length, body), written with one socket write. */
+  readonly request: Buffer;
+  readonly timeoutMs: number;
+  /** May be sent once more on a fresh connection after a stale keep-alive socket failed (reads only). */
+  readonly replayable: boolean;
+  replayed = false;
+  busy = false;
+  /** The pool it waits in, until a connection takes it. */
+  queue: ExchangeQueue | undefined;
+  /** The connection it was written to. */
+  host: ExchangeHost | undefined;
+  readonly #streamAfter: number | undefined;
+  #resolve!: (value: OriginResponse) => void;
+  #reject!: (err: Error) => void;
+  /** `response` is settled (answered, failed, aborted, or streaming). */
+  #settled = false;
+  /** The body ended or the exchange failed: nothing more will come. */
+  #over = false;
+  #status = 0;
+  #length: number | undefined;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #rest: Readable | undefined;
+
+  constructor(request: Buffer, timeoutMs: number, streamAfter: number | undefined, replayable: boolean) {
+    this.request = request;
+    this.timeoutMs = timeoutMs;
+    this.#streamAfter = streamAfter;
+    this.replayable = replayable;
+    this.response = new Promise<OriginResponse>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /** True once nothing more is expected of the connection for this exchange. */
+  get over(): boolean {
+    return this.#over;
+  }
+
+  abort(reason: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#over = true;
+    this.#reject(reason);
+    if (this.host !== undefined) this.host.cancel(this, reason);
+    else if (this.queue !== undefined) this.busy = this.queue.withdraw(this);
+  }
+
+  head(status: number, length: number | undefined): void {
+    this.#status = status;
+    this.#length = length;
+  }
+
+  /**
+   * The answer is large: announced or grown past BULKY_AFTER bytes, or streaming. The connection then
+   * reads it into recycled buffers (read-buffers.ts), whose bytes are kept without a copy, rather than
+   * into its shared read buffer.
+   */
+  get bulky(): boolean {
+    return this.#size >= BULKY_AFTER || (this.#length ?? 0) >= BULKY_AFTER || this.#rest !== undefined;
+  }
+
+  /**
+   * Body bytes. `borrowed`: a view of the read buffer the connection reuses, so kept bytes are copied;
+   * otherwise a view of a recycled read buffer (read-buffers.ts), held while kept: `rest`'s reader
+   * releases it once written, and `#body` once copied into a whole body.
+   */
+  data(chunk: Buffer, borrowed: boolean): void {
+    const rest = this.#rest;
+    if (rest !== undefined) {
+      if (!rest.push(this.#keep(chunk, borrowed))) this.host?.pauseFor(this);
+      return;
+    }
+    if (this.#settled) return;
+    this.#chunks.push(this.#keep(chunk, borrowed));
+    this.#size += chunk.length;
+    if (
+      this.#streamAfter !== undefined &&
+      this.#size > this.#streamAfter &&
+      this.#status >= 200 &&
+      this.#status < 300
+    ) {
+      this.#startStreaming();
+    }
+  }
+
+  end(): void {
+    this.#over = true;
+    if (this.#rest !== undefined) {
+      this.#rest.push(null);
+      return;
+    }
+    if (this.#settled) return;
+    this.#settled = true;
+    const length = this.#length;
+    this.#resolve(
+      length === undefined
+        ? { status: this.#status, body: this.#body() }
+        : { status: this.#status, body: this.#body(), length },
+    );
+  }
+
+  fail(err: Error): void {
+    if (this.#over) return;
+    this.#over = true;
+    if (this.#rest !== undefined) {
+      this.#rest.destroy(err);
+      return;
+    }
+    this.#settled = true;
+    this.#reject(err);
+  }
+
+  #keep(chunk: Buffer, borrowed: boolean): Buffer {
+    if (!borrowed) {
+      readBuffers.hold(chunk);
+      return chunk;
+    }
+    // A large answer's first bytes are copied into a recycled buffer too, so it leaves no garbage.
+    return this.bulky ? readBuffers.copyOf(chunk) : Buffer.from(chunk);
+  }
+
+  #body(): Buffer {
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    return joined(chunks, this.#size);
+  }
+
+  #startStreaming(): void {
+    // The head is a copy of the first STREAM_HEAD_BYTES; the rest of the bytes so far lead the stream.
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    const head = Buffer.allocUnsafe(Math.min(STREAM_HEAD_BYTES, this.#size));
+    let filled = 0;
+    let next = 0;
+    while (filled < head.length) {
+      const chunk = chunks[next] as Buffer;
+      const copied = chunk.copy(head, filled);
+      filled += copied;
+      if (copied < chunk.length) {
+        const tail = chunk.subarray(copied);
+        readBuffers.hold(tail);
+        chunks[next] = tail;
+      } else {
+        next += 1;
+      }
+      readBuffers.release(chunk);
+    }
+    const rest = new Readable({
+      highWaterMark: STREAM_HIGH_WATER,
+      read: () => this.host?.resumeFor(this),
+      destroy: (err, callback) => {
+        // Destroyed before the origin finished (the client left, or a pipe failed): stop the origin.
+        if (!this.#over) {
+          this.#over = true;
+          this.host?.cancel(this, err ?? new Error('the reader stopped reading the answer'));
+        }
+        callback(err);
+      },
+    });
+    this.#rest = rest;
+    let room = true;
+    for (let i = next; i < chunks.length; i += 1) room = rest.push(chunks[i]);
+    if (!room) this.host?.pauseFor(this);
+    this.#settled = true;
+    const length = this.#length;
+    this.#resolve(
+      length === undefined
+        ? { status: this.#status, body: head, rest }
+        : { status: this.#status, body: head, rest, length },
+    );
+  }
+}
+
+/** `chunks` as one Buffer of `size` bytes; copied chunks go back to the read buffers they came from. */
+function joined(chunks: Buffer[], size: number): Buffer {
+  if (chunks.length === 1) return chunks[0] as Buffer;
+  const whole = Buffer.concat(chunks, size);
+  for (const chunk of chunks) readBuffers.release(chunk);
+  return whole;
+}
