@@ -21,9 +21,9 @@ import { MetricsRegistry } from './metrics/registry.js';
 import type { HealthView, PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
-import { seedFromConfig } from './store/config-pools.js';
+import { seedFromConfig } from './pools/seed.js';
+import { StorePoolDirectory } from './pools/store-directory.js';
 import { openStore, type Store } from './store/database.js';
-import { StorePoolDirectory } from './store/pool-directory.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;

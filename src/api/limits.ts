@@ -18,12 +18,12 @@
  */
 
 import type { Kysely } from 'kysely';
+import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from '../accounts/account-usage.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Pool, PoolFields } from '../model/pool.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from '../store/account-usage.js';
 import type { Database } from '../store/schema.js';
 import { fieldError } from './validate.js';
 

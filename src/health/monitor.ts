@@ -7,13 +7,6 @@ import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
-import {
-  deletePoolHealth,
-  type HealthEventInput,
-  loadOriginHealth,
-  loadPoolHealth,
-  releasePoolLeases,
-} from '../store/health.js';
 import { EjectionConfirmer } from './confirmation.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
@@ -27,6 +20,13 @@ import {
 } from './report.js';
 import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
 import { JitteredScheduler } from './scheduler.js';
+import {
+  deletePoolHealth,
+  type HealthEventInput,
+  loadOriginHealth,
+  loadPoolHealth,
+  releasePoolLeases,
+} from './state-queries.js';
 import { MonitoredHealthView } from './view.js';
 
 /**

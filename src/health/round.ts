@@ -5,6 +5,13 @@ import type { MonitorSettings } from '../model/monitor-schema.js';
 import { maskAddress } from '../model/origin-address.js';
 import type { Origin, Pool } from '../model/pool.js';
 import type { Store } from '../store/database.js';
+import { timestamp } from '../store/ids.js';
+import type { LiveState } from './live-state.js';
+import { checkOrigin } from './probes/check.js';
+import { applyBlockLag } from './probes/jsonrpc.js';
+import type { ProbeResult } from './probes/result.js';
+import type { ProbeTransport } from './probes/transport.js';
+import { change, nextOriginCounters, poolReason, poolStatus, type StateName } from './state-machine.js';
 import {
   acquirePoolLease,
   casOriginHealth,
@@ -16,14 +23,7 @@ import {
   loadPoolHealth,
   type OriginHealthRow,
   type PoolHealthRow,
-} from '../store/health.js';
-import { timestamp } from '../store/ids.js';
-import type { LiveState } from './live-state.js';
-import { checkOrigin } from './probes/check.js';
-import { applyBlockLag } from './probes/jsonrpc.js';
-import type { ProbeResult } from './probes/result.js';
-import type { ProbeTransport } from './probes/transport.js';
-import { change, nextOriginCounters, poolReason, poolStatus, type StateName } from './state-machine.js';
+} from './state-queries.js';
 
 /**
  * One round of one pool: take (or renew) the pool's checker lease, check every enabled origin at once

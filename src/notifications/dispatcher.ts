@@ -25,7 +25,13 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { parseNotificationEmail } from '../model/pool-schema.js';
+import { poolLegacySettings } from '../pools/legacy-email.js';
 import type { Store } from '../store/database.js';
+import { timestamp } from '../store/ids.js';
+import type { Database } from '../store/schema.js';
+import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
+import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
+import { enabledPolicies, type Policy } from './queries/alert-policies.js';
 import {
   advanceCursor,
   closeCorrelation,
@@ -36,13 +42,7 @@ import {
   readCursor,
   readEventsAfter,
   readEventsBySeq,
-} from '../store/deliveries.js';
-import { timestamp } from '../store/ids.js';
-import { poolLegacySettings } from '../store/legacy-email.js';
-import { enabledPolicies, type Policy } from '../store/policies.js';
-import type { Database } from '../store/schema.js';
-import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
-import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
+} from './queries/outbox.js';
 
 const BATCH = 100;
 export const GAP_WAIT_MS = 10_000;

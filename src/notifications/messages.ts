@@ -13,9 +13,9 @@
  */
 import { maskAddress } from '../model/origin-address.js';
 import { oneLine } from '../model/plain-text.js';
-import type { HealthEventRow } from '../store/deliveries.js';
-import type { Policy } from '../store/policies.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
+import type { Policy } from './queries/alert-policies.js';
+import type { HealthEventRow } from './queries/outbox.js';
 
 export type AlertEvent = 'ALERT_STATE_EVENT_START' | 'ALERT_STATE_EVENT_END';
 

@@ -27,11 +27,11 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import { maskAddress } from '../model/origin-address.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
-import { releaseAllLeases } from '../store/deliveries.js';
-import { type Pruned, pruneNotificationData } from '../store/retention.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
 import { createMailer, type Mailer, smtpUrlHasCredentials } from './mailer.js';
+import { releaseAllLeases } from './queries/outbox.js';
+import { type Pruned, pruneNotificationData } from './queries/retention.js';
 import { DeliverySender } from './sender.js';
 import { WebhookClient } from './webhook.js';
 

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
+import { createAccount } from '../../src/accounts/accounts.js';
+import { createToken } from '../../src/accounts/tokens.js';
 import { createApiServer } from '../../src/api/api-server.js';
 import { parsePagination, resultInfo } from '../../src/api/pagination.js';
 import { defineRoute } from '../../src/api/route-table.js';
@@ -13,8 +15,6 @@ import { userTokenRoutes } from '../../src/api/routes/user-tokens.js';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { SwitchyardError } from '../../src/errors/base.js';
-import { createAccount } from '../../src/store/accounts.js';
-import { createToken } from '../../src/store/tokens.js';
 import { openTestStore } from '../helpers/store.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 

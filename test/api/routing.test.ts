@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { poolFieldsFromConfig } from '../../src/model/pool-defaults.js';
+import { createPool } from '../../src/pools/pool-queries.js';
+import { StorePoolDirectory } from '../../src/pools/store-directory.js';
 import { openStore } from '../../src/store/database.js';
-import { StorePoolDirectory } from '../../src/store/pool-directory.js';
-import { createPool } from '../../src/store/pools.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
 

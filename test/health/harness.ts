@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { HealthMonitor, type HealthMonitorOptions, type NetworkChains } from '../../src/health/monitor.js';
 import { staticMonitorSource } from '../../src/health/monitor-source.js';
+import { type HealthEventRow, readHealthEvents } from '../../src/health/state-queries.js';
 import type { MonitorInput } from '../../src/model/monitor-schema.js';
 import type { Origin, Pool } from '../../src/model/pool.js';
 import { StaticPoolDirectory } from '../../src/routing/static-directory.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { type HealthEventRow, readHealthEvents } from '../../src/store/health.js';
 
 export const ACCOUNT = '0123456789abcdef0123456789abcdef';
 

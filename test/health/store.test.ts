@@ -14,7 +14,7 @@ import {
   type OriginHealthRow,
   readHealthEvents,
   releasePoolLeases,
-} from '../../src/store/health.js';
+} from '../../src/health/state-queries.js';
 import { openTestStore } from '../helpers/store.js';
 
 describe('health store', () => {

@@ -18,8 +18,6 @@ import type { SwitchyardError } from '../../errors/base.js';
 import { plainText } from '../../model/plain-text.js';
 import { isEmailAddress } from '../../model/pool-schema.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
-import { existingDestinationIds } from '../../store/destinations.js';
-import { timestamp } from '../../store/ids.js';
 import {
   countPolicies,
   deletePolicy,
@@ -30,7 +28,9 @@ import {
   type Policy,
   type PolicyInput,
   updatePolicy,
-} from '../../store/policies.js';
+} from '../../notifications/queries/alert-policies.js';
+import { existingDestinationIds } from '../../notifications/queries/destinations.js';
+import { timestamp } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';

@@ -34,8 +34,7 @@ import {
 } from '../../model/origin-address.js';
 import { plainText } from '../../model/plain-text.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
-import { WebhookClient } from '../../notifications/webhook.js';
-import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
+import { policiesUsingDestination } from '../../notifications/queries/alert-policies.js';
 import {
   countDestinations,
   deleteDestination,
@@ -46,9 +45,10 @@ import {
   recordDestinationOutcome,
   updateDestination,
   type WebhookDestination,
-} from '../../store/destinations.js';
+} from '../../notifications/queries/destinations.js';
+import { WebhookClient } from '../../notifications/webhook.js';
+import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
 import { timestamp } from '../../store/ids.js';
-import { policiesUsingDestination } from '../../store/policies.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';

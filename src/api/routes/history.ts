@@ -7,7 +7,7 @@
  * and deprecation notices (`policy_id: null`).
  */
 import { z } from 'zod';
-import { countHistory, type HistoryRange, listHistory } from '../../store/notification-history.js';
+import { countHistory, type HistoryRange, listHistory } from '../../notifications/queries/history.js';
 import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { parseNotificationEmail } from '../../model/pool-schema.js';
-import { poolsWithLegacyEmail } from '../../store/legacy-email.js';
+import { poolsWithLegacyEmail } from '../../pools/legacy-email.js';
 import type { ApiDeps } from '../deps.js';
 import { accountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';

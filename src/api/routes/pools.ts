@@ -15,11 +15,10 @@
 import { z } from 'zod';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
+import { getMonitor } from '../../health/monitor-queries.js';
 import { originUrl } from '../../model/origin-address.js';
 import type { Pool } from '../../model/pool.js';
 import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
-import { ID_PATTERN } from '../../store/ids.js';
-import { getMonitor } from '../../store/monitors.js';
 import {
   clearNotificationEmailPage,
   createPool,
@@ -31,7 +30,8 @@ import {
   type PoolWriteGuard,
   poolFields,
   updatePool,
-} from '../../store/pools.js';
+} from '../../pools/pool-queries.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';

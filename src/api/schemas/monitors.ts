@@ -7,9 +7,9 @@
  * POST and PUT replace every field (omitted ones take defaults); PATCH changes the named ones.
  */
 import { z } from 'zod';
+import type { Monitor } from '../../health/monitor-queries.js';
 import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
 import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../model/monitor-schema.js';
-import type { Monitor } from '../../store/monitors.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');

@@ -19,15 +19,15 @@
  * `value` (the secret) appears only in the create and roll answers.
  */
 import { z } from 'zod';
-import { plainText } from '../../model/plain-text.js';
-import { ID_PATTERN, newId } from '../../store/ids.js';
 import {
   accountResource,
   PERMISSION_GROUPS,
   permissionGroup,
   type TokenPolicy,
-} from '../../store/token-permissions.js';
-import { type TokenInfo, type TokenStatus, tokenStatus } from '../../store/tokens.js';
+} from '../../accounts/token-permissions.js';
+import { type TokenInfo, type TokenStatus, tokenStatus } from '../../accounts/tokens.js';
+import { plainText } from '../../model/plain-text.js';
+import { ID_PATTERN, newId } from '../../store/ids.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');

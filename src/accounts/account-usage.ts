@@ -16,7 +16,7 @@
  */
 import type { Kysely } from 'kysely';
 import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
-import type { Database } from './schema.js';
+import type { Database } from '../store/schema.js';
 
 export interface PoolUsage {
   id: string;

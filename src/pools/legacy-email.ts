@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { NotificationFilter } from '../model/pool-schema.js';
-import type { Database } from './schema.js';
+import type { Database } from '../store/schema.js';
 
 type Db = Kysely<Database>;
 

@@ -11,8 +11,8 @@
  * Several processes may prune at once: deletes of already-deleted rows change nothing.
  */
 import type { Kysely } from 'kysely';
-import { readCursor } from './deliveries.js';
-import type { Database } from './schema.js';
+import type { Database } from '../../store/schema.js';
+import { readCursor } from './outbox.js';
 
 type Db = Kysely<Database>;
 

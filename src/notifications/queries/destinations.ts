@@ -5,8 +5,8 @@
  * attempt and by the test message sent on create/update.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import type { WebhookDestinationsTable } from './tables/notifications.js';
+import type { Database } from '../../store/schema.js';
+import type { WebhookDestinationsTable } from '../../store/tables/notifications.js';
 
 export interface WebhookDestination {
   id: string;

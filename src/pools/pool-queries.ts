@@ -20,13 +20,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
+import type { PageWindow } from '../health/monitor-queries.js';
 import type { Pool, PoolFields } from '../model/pool.js';
-import type { Dialect } from './database.js';
-import { isUniqueViolation, newId, timestamp } from './ids.js';
-import type { PageWindow } from './monitors.js';
+import type { Dialect } from '../store/database.js';
+import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
+import type { Database } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
 import { fieldsToColumns, type OnCorruptPool, type PoolRow, rowsToPools, rowToPool } from './pool-rows.js';
-import type { Database } from './schema.js';
-import { inTransaction } from './transaction.js';
 
 export { CorruptPoolError, type OnCorruptPool } from './pool-rows.js';
 export type { PoolFields };

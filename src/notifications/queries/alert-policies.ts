@@ -4,8 +4,8 @@
  * stored as JSON text exactly as validated by the API (every filter value an array of strings).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import type { NotificationPoliciesTable } from './tables/notifications.js';
+import type { Database } from '../../store/schema.js';
+import type { NotificationPoliciesTable } from '../../store/tables/notifications.js';
 
 export interface PolicyMechanisms {
   email?: { id: string }[];

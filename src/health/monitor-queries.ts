@@ -14,10 +14,10 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../model/monitor-schema.js';
-import { newId, timestamp } from './ids.js';
-import type { Database } from './schema.js';
-import type { MonitorsTable } from './tables/core.js';
-import { inTransaction } from './transaction.js';
+import { newId, timestamp } from '../store/ids.js';
+import type { Database } from '../store/schema.js';
+import type { MonitorsTable } from '../store/tables/core.js';
+import { inTransaction } from '../store/transaction.js';
 
 export interface Monitor extends MonitorSettings {
   id: string;

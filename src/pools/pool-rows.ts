@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Pool, PoolFields } from '../model/pool.js';
 import { notificationFilter, STEERING_POLICIES } from '../model/pool-schema.js';
-import type { PoolSettings, PoolsTable } from './tables/core.js';
+import type { PoolSettings, PoolsTable } from '../store/tables/core.js';
 
 export type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };
 

@@ -11,16 +11,16 @@
  *   LOCKED`, so several processes never claim one row at once. Every later write checks `locked_by`.
  */
 import type { Kysely } from 'kysely';
-import type { Dialect } from './database.js';
-import type { Database } from './schema.js';
-import type { HealthEventsTable } from './tables/health.js';
+import type { Dialect } from '../../store/database.js';
+import type { Database } from '../../store/schema.js';
+import type { HealthEventsTable } from '../../store/tables/health.js';
 import type {
   DeliveryKind,
   DeliveryStatus,
   MechanismType,
   NotificationDeliveriesTable,
   NotificationHistoryTable,
-} from './tables/notifications.js';
+} from '../../store/tables/notifications.js';
 
 type Db = Kysely<Database>;
 

@@ -14,9 +14,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { newId, timestamp } from './ids.js';
-import type { Database } from './schema.js';
-import type { ApiTokensTable } from './tables/core.js';
+import { newId, timestamp } from '../store/ids.js';
+import type { Database } from '../store/schema.js';
+import type { ApiTokensTable } from '../store/tables/core.js';
 import { defaultPolicies, grantsWrite, type TokenPolicy } from './token-permissions.js';
 
 export const TOKEN_PREFIX = 'swy_';

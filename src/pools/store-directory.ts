@@ -16,8 +16,8 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { Pool, PoolDirectory } from '../model/pool.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
-import type { Store } from './database.js';
-import { listAllPools, poolVersions } from './pools.js';
+import type { Store } from '../store/database.js';
+import { listAllPools, poolVersions } from './pool-queries.js';
 
 export const DEFAULT_POLL_MS = 1000;
 

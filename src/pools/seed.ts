@@ -10,17 +10,17 @@
  * Safe when several processes start at once against one PostgreSQL: a lost race is a no-op.
  */
 import type { Kysely } from 'kysely';
+import { ensureAccount } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import type { PoolConfig } from '../config/schema.js';
 import { isSwitchyardError } from '../errors/base.js';
+import { createMonitor } from '../health/monitor-queries.js';
 import type { Logger } from '../log.js';
 import { withMonitorDefaults } from '../model/monitor-schema.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
-import { ensureAccount } from './accounts.js';
-import type { Store } from './database.js';
-import { createMonitor } from './monitors.js';
-import { createPool, findPoolByName, poolFields, updatePool } from './pools.js';
-import type { Database } from './schema.js';
+import type { Store } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import { createPool, findPoolByName, poolFields, updatePool } from './pool-queries.js';
 
 export interface SeedOptions {
   store: Store;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from './schema.js';
-import type { HealthEventsTable, OriginHealthTable, PoolHealthTable } from './tables/health.js';
+import type { Database } from '../store/schema.js';
+import type { HealthEventsTable, OriginHealthTable, PoolHealthTable } from '../store/tables/health.js';
 
 /**
  * Queries on the health tables. State writes are compare-and-set on `generation`: an insert of a new row

@@ -4,8 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { ID_PATTERN, isUniqueViolation, newId, timestamp } from './ids.js';
-import type { Database } from './schema.js';
+import { ID_PATTERN, isUniqueViolation, newId, timestamp } from '../store/ids.js';
+import type { Database } from '../store/schema.js';
 
 export interface Account {
   id: string;

@@ -4,8 +4,8 @@
  * first; `since` inclusive and `before` exclusive on `sent` (RFC 3339 text, so string order is time order).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import type { NotificationHistoryTable } from './tables/notifications.js';
+import type { Database } from '../../store/schema.js';
+import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 
 type Db = Kysely<Database>;
 
