@@ -28,13 +28,14 @@ import { Router } from '../routing/router.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { startListener } from './http/listener.js';
-import { asSwitchyardError, sendBody, sendError, sendStream } from './http/respond.js';
+import { edgeError, sendBody, sendError, sendStream } from './http/respond.js';
 import { GatewayMetrics } from './metrics.js';
+import type { Forwarder } from './rpc/forwarder.js';
 import { type HttpAnswer, RpcHandler } from './rpc/handler.js';
 import { RateLimiter } from './rpc/rate-limit.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
-import { type Forwarder, OriginForwarder } from './upstream/origin-forwarder.js';
+import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 
 export interface GatewayOptions {
@@ -169,7 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const fail = (ex: Exchange, err: unknown): void => {
-    const error = asSwitchyardError(err);
+    const error = edgeError(err);
     if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
     sendError(ex, error, undefined, CORS);
   };

@@ -4,8 +4,9 @@
  * (api/schemas/pools.ts). Pool: enabled, minimum_origins 1, no monitor, notification_email "", no
  * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {}.
  */
-import type { PoolConfig } from '../config/schema.js';
+
 import type { Origin, PoolFields } from './pool.js';
+import type { PoolInput } from './pool-input.js';
 import type { OriginInput } from './pool-schema.js';
 
 export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {
@@ -33,7 +34,7 @@ export function originWithDefaults(
 }
 
 /** A pool of the config file with the defaults filled in; `monitorId` is its inline monitor's object, if any. */
-export function poolFieldsFromConfig(input: PoolConfig, monitorId: string | null): PoolFields {
+export function poolFieldsFromConfig(input: PoolInput, monitorId: string | null): PoolFields {
   return {
     ...POOL_DEFAULTS,
     name: input.name,

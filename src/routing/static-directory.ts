@@ -5,9 +5,9 @@
  * and notifies listeners.
  */
 import { createHash } from 'node:crypto';
-import type { PoolConfig } from '../config/schema.js';
 import type { Pool } from '../model/pool.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
+import type { PoolInput } from '../model/pool-input.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
 
 export class StaticPoolDirectory extends PoolSnapshot {
@@ -22,7 +22,7 @@ export function poolIdFor(accountId: string, name: string): string {
 }
 
 /** A config pool as a model Pool with Cloudflare defaults filled in (pool-defaults.ts); no monitor. */
-export function poolFromConfig(input: PoolConfig, accountId: string, now: string): Pool {
+export function poolFromConfig(input: PoolInput, accountId: string, now: string): Pool {
   return {
     id: poolIdFor(accountId, input.name),
     account_id: accountId,

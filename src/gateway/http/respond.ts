@@ -2,16 +2,16 @@
  * The one place where gateway errors become JSON-RPC 2.0 wire bytes. A SwitchyardError carries its HTTP
  * status and JSON-RPC code (errors/catalog.ts); `details` becomes `error.data`; `headers` are added to
  * the HTTP response. Ids are raw JSON bytes exactly as the client sent them (`null` when unknown).
- * HTTP-level refusals of the listener (wire/errors.ts: malformed request, head too large, body too
- * large, unsupported Transfer-Encoding, request timeout) become their catalog errors here too.
+ * HTTP-level refusals of the listener (http1 RequestRefusal: malformed request, head too large, body too
+ * large, unsupported Transfer-Encoding, request timeout)  become their catalog errors here too
+ * (`edgeError`). The JSON-RPC error body itself is rpc/errors.ts `errorResponse`.
  */
 import type { Readable } from 'node:stream';
-import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
+import { SwitchyardError } from '../../errors/base.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { WireError, type WireErrorKind } from '../../http1/server/request-refusal.js';
 import type { Exchange } from '../../http1/server/server-exchange.js';
-
-const NULL_ID = Buffer.from('null');
+import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 
 const WIRE_CODES: Record<WireErrorKind, ErrorCode> = {
   malformed: 'HTTP_BAD_REQUEST',
@@ -34,17 +34,17 @@ export function bodyTooLarge(limit: number): SwitchyardError {
   );
 }
 
-/** Any thrown value as a SwitchyardError; unexpected ones become GATEWAY_INTERNAL (details stay in the log). */
-export function asSwitchyardError(err: unknown): SwitchyardError {
-  if (isSwitchyardError(err)) return err;
+/**
+ * Any thrown value at the HTTP edge as a SwitchyardError: the listener's refusals (RequestRefusal) get
+ * their catalog errors here; everything else as rpc/errors.ts `asSwitchyardError`.
+ */
+export function edgeError(err: unknown): SwitchyardError {
   if (err instanceof WireError) {
     // The connection closes after each of these: the rest of the request cannot be read reliably.
     if (err.kind === 'body-too-large') return bodyTooLarge(err.limit ?? 0);
     return new SwitchyardError(WIRE_CODES[err.kind], `${err.message} ${ADVICE[err.kind]}`, { headers: CLOSE });
   }
-  return new SwitchyardError('GATEWAY_INTERNAL', 'Internal gateway error; retry, and report it if it persists.', {
-    cause: err,
-  });
+  return asSwitchyardError(err);
 }
 
 const ADVICE: Record<WireErrorKind, string> = {
@@ -55,20 +55,6 @@ const ADVICE: Record<WireErrorKind, string> = {
   timeout: 'Send the whole request (headers and body) promptly.',
   aborted: '',
 };
-
-/** `{"jsonrpc":"2.0","id":<raw>,"error":{code,message,data?}}` as bytes. */
-export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID): Buffer {
-  const error: { code: number; message: string; data?: unknown } = {
-    code: err.spec.rpc ?? -32603,
-    message: err.message,
-  };
-  if (err.details !== undefined) error.data = err.details;
-  return Buffer.concat([
-    Buffer.from('{"jsonrpc":"2.0","id":'),
-    rawId,
-    Buffer.from(`,"error":${JSON.stringify(error)}}`),
-  ]);
-}
 
 export function sendBody(
   ex: Exchange,

@@ -7,7 +7,7 @@
  * large answer found no stream slot of its client; never reported against the origin's health).
  */
 import { SwitchyardError } from '../../errors/base.js';
-import type { ClientSignal } from '../../http1/server/gone-signal.js';
+import type { ClientSignal } from '../rpc/forwarder.js';
 
 export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'busy';
 

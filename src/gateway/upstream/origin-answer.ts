@@ -1,24 +1,12 @@
 /**
  * Checks of an origin's answer to one forwarded call (forward.ts), on raw bytes: the span of our id in
- * a whole answer or in the first bytes of a streaming one, and the id splice both ways (ours up, the client's back).
+ * a whole answer or in the first bytes of a streaming one,
+ * The id splice both ways is rpc/id-splice.ts.
  */
 import type { Readable } from 'node:stream';
 import { scanJson, scanObjectHead } from '../rpc/json-scan.js';
 
 const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
-
-/**
- * `raw` with the span `id` replaced, in one allocation: by our ASCII id on the way up (forward.ts), by
- * the client's raw id bytes on the way back (handler.ts).
- */
-export function withId(raw: Buffer, id: { start: number; end: number }, replacement: Buffer | string): Buffer {
-  const out = Buffer.allocUnsafe(raw.length - (id.end - id.start) + replacement.length);
-  raw.copy(out, 0, 0, id.start);
-  if (typeof replacement === 'string') out.write(replacement, id.start, 'latin1');
-  else replacement.copy(out, id.start);
-  raw.copy(out, id.start + replacement.length, id.end);
-  return out;
-}
 
 /** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */
 export function headId(head: Buffer, idText: string): { start: number; end: number } | undefined {

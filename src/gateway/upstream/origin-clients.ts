@@ -13,6 +13,7 @@ import { type Exchange, OriginExchange } from '../../http1/client/client-exchang
 import { OriginPool } from '../../http1/client/endpoint-pool.js';
 import { requestBytes, requestHead } from '../../http1/client/request-head.js';
 import { destinationOf, originTarget } from '../../model/origin-address.js';
+import { originRequestHeaders } from '../../model/origin-request.js';
 import type { Origin } from '../../model/pool.js';
 import type { ConnectGuard } from '../../outbound/policy.js';
 
@@ -51,7 +52,7 @@ export class OriginClients {
     const cached = this.#targets.get(origin.address);
     if (cached !== undefined && cached.origin.header === origin.header) return cached.target;
     const address = originTarget(origin.address);
-    const head = requestHead(address, origin);
+    const head = requestHead('POST', address.path, originRequestHeaders(origin, address));
     let pool = this.#pools.get(address.destination);
     if (pool === undefined) {
       pool = new OriginPool(

@@ -34,16 +34,23 @@
  * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
  */
 
-import { finished, type Readable } from 'node:stream';
-import type { ClientSignal } from '../../http1/server/gone-signal.js';
+import { finished } from 'node:stream';
 import type { Logger } from '../../log.js';
 import type { HealthView } from '../../model/pool.js';
 import type { PassiveEjection } from '../../routing/demotion.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, Router } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
+import type {
+  BatchOutcome,
+  BatchRequest,
+  ClientSignal,
+  Forwarder,
+  UpstreamReply,
+  UpstreamRequest,
+} from '../rpc/forwarder.js';
+import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import type { RpcCall } from '../rpc/request.js';
 import {
   type Attempt,
   AttemptFailure,
@@ -55,67 +62,12 @@ import {
 } from './attempt-failure.js';
 import { batchWire, matchBatch } from './batch-wire.js';
 import type { FilterAffinity } from './filter-affinity.js';
-import { collect, headId, responseId, withId } from './origin-answer.js';
+import { collect, headId, responseId } from './origin-answer.js';
 import { exchange, type OriginClients, type OriginResponse } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
 
-export interface UpstreamRequest {
-  readonly network: string;
-  /** The network's pools, in failover order. */
-  readonly pools: readonly string[];
-  readonly call: RpcCall;
-  /** Aborts the attempts (the client went away). */
-  readonly signal?: ClientSignal | undefined;
-  /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
-  readonly stream?: boolean;
-  /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
-  readonly client?: string | undefined;
-}
-
-export interface UpstreamReply {
-  /** The origin's response body, unchanged (empty for a notification). */
-  readonly body: Buffer;
-  /** Span of the id inside `body` (absent for a notification). */
-  readonly id: { start: number; end: number } | undefined;
-  readonly pool: string;
-  readonly origin: string;
-  /** Only when the request allowed streaming: the rest of the body, after `body`, still arriving. */
-  readonly rest?: Readable;
-  /** The whole body's length as the origin announced it (with `rest`), when it did. */
-  readonly length?: number;
-}
-
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
 export const STREAM_AFTER_BYTES = 1_048_576;
-
-/** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
-export interface BatchRequest {
-  readonly network: string;
-  readonly pools: readonly string[];
-  readonly calls: readonly RpcCall[];
-  readonly signal?: ClientSignal | undefined;
-}
-
-/**
- * Per call of a BatchRequest: the answer, the error the whole upstream batch failed with, `sent` (a
- * notification inside a batch an origin took), or undefined — not answered (missing from the origin's
- * array, or no origin took the batch): forward it on its own.
- */
-export type BatchOutcome = { reply: UpstreamReply } | { error: unknown } | { sent: true } | undefined;
-
-export interface Forwarder {
-  forward(request: UpstreamRequest): Promise<UpstreamReply>;
-  /**
-   * When present: the answer if it is at hand without any I/O (a response cache hit), else undefined
-   * (then `forward`). Lets the handler answer a hit synchronously: no promise, no microtask per layer.
-   * Throws like `forward` would reject (e.g. NO_HEALTHY_ORIGIN).
-   */
-  cached?(request: UpstreamRequest): UpstreamReply | undefined;
-  /** When present, the handler sends a batch's read-only calls through it as one upstream batch. */
-  forwardBatch?(request: BatchRequest): Promise<BatchOutcome[]>;
-  /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
-  assertRoutable?(network: string, pools: readonly string[]): void;
-}
 
 export interface OriginForwarderDeps {
   router: Router;

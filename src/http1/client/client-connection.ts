@@ -23,11 +23,20 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import type { ConnectGuard } from '../../outbound/policy.js';
 import { READ_BYTES, readBuffers } from '../buffer-pool.js';
 import { OriginHttpError } from './client-error.js';
 import type { ExchangeHost, OriginExchange } from './client-exchange.js';
 import { ResponseParser, type ResponseSink } from './response-parser.js';
+
+/**
+ * A check of the addresses a connection may reach, given by the caller (the gateway builds it from its
+ * outbound policy; this module knows no policy). `lookup` is handed to `net.connect` for host names;
+ * `refusal` is asked first, for IP literals, and its error fails the connection attempt.
+ */
+export interface ConnectGuard {
+  readonly lookup: net.LookupFunction;
+  refusal(host: string): Error | undefined;
+}
 
 export interface Endpoint {
   readonly tls: boolean;

@@ -1,30 +1,28 @@
 /**
- * The bytes of a request to an origin. The head — `POST <path> HTTP/1.1` and the origin's request headers
- * (balancing/origin-request.ts: host, JSON content type, the origin's `header` map, Basic auth from the
- * address's user:password; the jsonrpc monitor sends the very same) — is built once per origin and ends
- * with `content-length: `; each request only appends its length, the blank line and the body, into one
- * buffer written with one socket write.
+ * The bytes of a request. The head — `<METHOD> <path> HTTP/1.1` and the given headers, in order — is
+ * built once per target and ends with `content-length: `; each request only appends its length, the blank
+ * line and the body, into one buffer written with one socket write. Which headers an origin gets is the
+ * caller's business (the gateway: model/origin-request.ts).
  */
 
-import type { AddressTarget } from '../../model/origin-address.js';
-import { originRequestHeaders } from '../../model/origin-request.js';
-import type { Origin } from '../../model/pool.js';
-
-/** The fixed head of every request to `target` for this origin (throws TypeError if unusable). */
-export function requestHead(target: AddressTarget, origin: Pick<Origin, 'address' | 'header'>): Buffer {
+/** The fixed head of every request to `path` with these headers (throws TypeError if unusable). */
+export function requestHead(method: string, path: string, headers: Iterable<readonly [string, string]>): Buffer {
+  if (!TOKEN.test(method)) throw new TypeError('the method is not an HTTP token');
   // Stored addresses are canonical (no spaces or controls); a hand-edited row must not split the request line.
-  if (hasControl(target.path) || target.path.includes(' '))
+  if (hasControl(path) || path.includes(' '))
     throw new TypeError('the address path has characters HTTP does not allow');
-  let head = `POST ${target.path} HTTP/1.1\r\n`;
-  for (const [name, value] of originRequestHeaders(origin, target)) {
+  let head = `${method} ${path} HTTP/1.1\r\n`;
+  for (const [name, value] of headers) {
     // The config schema refuses these already; a head with CR/LF in it would split the request.
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || hasControl(value)) {
+    if (!TOKEN.test(name) || hasControl(value)) {
       throw new TypeError(`the header ${name} has characters HTTP does not allow`);
     }
     head += `${name}: ${value}\r\n`;
   }
   return Buffer.from(`${head}content-length: `, 'latin1');
 }
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A control character other than HTAB (CR and LF included). */
 function hasControl(value: string): boolean {

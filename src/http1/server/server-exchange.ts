@@ -5,12 +5,12 @@
  * answer back until every earlier request on the connection was answered.
  *
  * State per request is kept small: the body pieces, one pending body promise when the application
- * waits for the body, and a ClientGone signal only when `signal()` is called (a cache hit never asks).
+ * waits for the body, and a GoneSignal signal only when `signal()` is called (a cache hit never asks).
  */
 
 import type { Readable } from 'node:stream';
 import type { HeaderList } from './answer-head.js';
-import { ClientGone } from './gone-signal.js';
+import { GoneSignal } from './gone-signal.js';
 import type { RequestHead } from './request-parser.js';
 import { WireError } from './request-refusal.js';
 
@@ -79,7 +79,7 @@ export class Exchange {
   #resolve: ((body: Buffer) => void) | undefined;
   #reject: ((err: WireError) => void) | undefined;
   #gone = false;
-  #abort: ClientGone | undefined;
+  #abort: GoneSignal | undefined;
 
   constructor(owner: ExchangeOwner, head: RequestHead | undefined, remoteAddress: string | undefined) {
     this.#owner = owner;
@@ -138,9 +138,9 @@ export class Exchange {
   }
 
   /** Aborted when the client goes away before the answer is sent; made on first use. */
-  signal(): ClientGone {
+  signal(): GoneSignal {
     if (this.#abort === undefined) {
-      this.#abort = new ClientGone();
+      this.#abort = new GoneSignal();
       if (this.#gone) this.#abort.abort();
     }
     return this.#abort;
