@@ -29,7 +29,7 @@ import { RequestAbortedError, readJsonBody } from './body.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { errorResponse, sendJson, successEnvelope } from './envelope.js';
 import { openApiRoute } from './openapi.js';
-import { type ApiRequest, type HttpMethod, type Route, Router } from './route-table.js';
+import { type ApiRequest, type HttpMethod, type Route, RouteTable } from './route-table.js';
 import { validateBody } from './validate.js';
 
 export { API_BASE_PATH } from '../config/api-url.js';
@@ -50,7 +50,7 @@ export interface ApiServer {
   /** Binds `api.listen`; resolves to the base URL without the path, e.g. `http://127.0.0.1:8787`. */
   listen(): Promise<string>;
   close(): Promise<void>;
-  readonly router: Router;
+  readonly router: RouteTable;
 }
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
@@ -58,7 +58,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const clock = options.clock ?? systemClock;
   const logger = (options.logger ?? silentLogger).child({ component: 'api' });
   const metrics = options.metrics ?? new MetricsRegistry();
-  const router = new Router(options.routes);
+  const router = new RouteTable(options.routes);
   router.add(openApiRoute(router));
   const requests = metrics.counter('switchyard_api_requests_total', 'Management API requests by route and status', [
     'method',

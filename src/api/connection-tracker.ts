@@ -21,7 +21,7 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-interface Connection {
+interface TrackedConnection {
   readonly tcp: Socket;
   /** The socket requests arrive on: the TLSSocket for HTTPS, else `tcp`. */
   requestSocket: Socket;
@@ -30,8 +30,8 @@ interface Connection {
 
 export class ConnectionTracker {
   readonly #server: HttpServer;
-  readonly #byPeer = new Map<string, Connection>();
-  readonly #bySocket = new WeakMap<Socket, Connection>();
+  readonly #byPeer = new Map<string, TrackedConnection>();
+  readonly #bySocket = new WeakMap<Socket, TrackedConnection>();
   readonly #responses = new Set<ServerResponse>();
   #closing: Promise<void> | undefined;
 
@@ -75,7 +75,7 @@ export class ConnectionTracker {
   #connected(tcp: Socket): void {
     const key = peer(tcp);
     if (key === undefined) return; // already gone
-    const connection: Connection = { tcp, requestSocket: tcp, inFlight: 0 };
+    const connection: TrackedConnection = { tcp, requestSocket: tcp, inFlight: 0 };
     this.#byPeer.set(key, connection);
     this.#bySocket.set(tcp, connection);
     tcp.once('close', () => {

@@ -72,7 +72,7 @@ interface Compiled {
   segments: string[];
 }
 
-export class Router {
+export class RouteTable {
   readonly #routes: Compiled[] = [];
 
   constructor(routes: readonly Route[] = []) {

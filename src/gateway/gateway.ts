@@ -16,15 +16,14 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
-import type { WireError } from '../http1/server/request-refusal.js';
-import type { Exchange } from '../http1/server/server-exchange.js';
+import type { RequestRefusal, ServerExchange } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
-import { PassiveEjection } from '../routing/demotion.js';
+import { ConnectDemotion } from '../routing/demotion.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
-import { Router } from '../routing/router.js';
+import { OriginRouter } from '../routing/router.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { startListener } from './http/listener.js';
@@ -78,9 +77,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
   });
-  const ejection = new PassiveEjection(clock);
+  const ejection = new ConnectDemotion(clock);
   const outstanding = new OutstandingRequests();
-  const router = new Router({ directory: options.directory, health: options.health, ejection, outstanding });
+  const router = new OriginRouter({ directory: options.directory, health: options.health, ejection, outstanding });
   const origins = new OriginForwarder({
     router,
     clients,
@@ -111,7 +110,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // Synchronous until something must wait (the body still arriving, an origin): a request whose body
   // is in and whose answer is cached is answered without a promise or microtask on the way.
-  const handle = (ex: Exchange, match: RegExpExecArray | null): Promise<void> | undefined => {
+  const handle = (ex: ServerExchange, match: RegExpExecArray | null): Promise<void> | undefined => {
     if (!match) {
       throw new SwitchyardError(
         'NOT_FOUND',
@@ -139,20 +138,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         `Content-Type ${type === '' ? '(none)' : JSON.stringify(type)} is not supported; send Content-Type: application/json.`,
       );
     }
-    // The listener enforces max_body_bytes while reading (a WireError → BODY_TOO_LARGE, 413).
+    // The listener enforces max_body_bytes while reading (a RequestRefusal → BODY_TOO_LARGE, 413).
     const body = ex.bodyIfComplete();
     if (body === undefined) return ex.readBody().then((late) => respond(ex, match, late, key));
     return respond(ex, match, body, key);
   };
 
   const respond = (
-    ex: Exchange,
+    ex: ServerExchange,
     match: RegExpExecArray,
     body: Buffer,
     key: string | undefined,
   ): Promise<void> | undefined => {
     const network = decodeNetwork(match[1] as string);
-    // The client's signal (a ClientGone, made by the exchange on first use) tells forwarding when to stop.
+    // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
     const client = key ?? ex.remoteAddress ?? 'unknown';
     const answer = handler.handle(network, body, client, () => ex.signal());
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
@@ -160,7 +159,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return undefined;
   };
 
-  const send = (ex: Exchange, answer: HttpAnswer): void => {
+  const send = (ex: ServerExchange, answer: HttpAnswer): void => {
     // CORS then the answer's own headers, as two lists: no merged object per request.
     if (answer.rest !== undefined && answer.body !== undefined) {
       sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
@@ -169,7 +168,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   };
 
-  const fail = (ex: Exchange, err: unknown): void => {
+  const fail = (ex: ServerExchange, err: unknown): void => {
     const error = edgeError(err);
     if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
     sendError(ex, error, undefined, CORS);
@@ -217,7 +216,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           fail(ex, err);
         }
       },
-      refused: (ex: Exchange, err: WireError) => fail(ex, err),
+      refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
       // Taken when the answer was handed to the socket in full.
       answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
       streamCut: () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { READ_BYTES, ReadBuffers } from './buffer-pool.js';
+import { BufferPool, READ_BYTES } from './buffer-pool.js';
 
 test('a released buffer is handed out again instead of a new one', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const first = buffers.take();
   assert.equal(first.length, READ_BYTES);
   buffers.release(first);
@@ -13,7 +13,7 @@ test('a released buffer is handed out again instead of a new one', () => {
 });
 
 test('a held view keeps its buffer out of reuse until it is released too', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const read = buffers.take();
   const kept = read.subarray(100, 200);
   buffers.hold(kept);
@@ -25,7 +25,7 @@ test('a held view keeps its buffer out of reuse until it is released too', () =>
 });
 
 test('views of one read held separately free it only when the last is released', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const read = buffers.take();
   const a = read.subarray(0, 10);
   const b = read.subarray(10, 20);
@@ -39,7 +39,7 @@ test('views of one read held separately free it only when the last is released',
 });
 
 test('a view counts once however often it is held or released; views made from it count not at all', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const read = buffers.take();
   const kept = read.subarray(0, 10);
   buffers.hold(kept);
@@ -55,7 +55,7 @@ test('a view counts once however often it is held or released; views made from i
 });
 
 test('buffers that did not come from take are never taken in', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const pooled = Buffer.from('a few bytes from Node’s shared pool');
   const own = Buffer.alloc(READ_BYTES);
   for (const view of [pooled, own]) {
@@ -66,14 +66,14 @@ test('buffers that did not come from take are never taken in', () => {
 });
 
 test('at most 64 free buffers are kept; the others are left to the garbage collector', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const taken = Array.from({ length: 80 }, () => buffers.take());
   for (const view of taken) buffers.release(view);
   assert.equal(buffers.stats.free, 64);
 });
 
 test('copyOf copies bytes into a recycled buffer, held by the returned view', () => {
-  const buffers = new ReadBuffers();
+  const buffers = new BufferPool();
   const copy = buffers.copyOf(Buffer.from('origin bytes'));
   assert.equal(copy.toString(), 'origin bytes');
   assert.equal(buffers.take().buffer === copy.buffer, false, 'the copy was handed out while held');

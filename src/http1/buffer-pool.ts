@@ -24,7 +24,7 @@ export const READ_BYTES = 64 * 1024;
 /** Free buffers kept for reuse, at most. */
 const MAX_FREE = 64;
 
-export class ReadBuffers {
+export class BufferPool {
   readonly #free: ArrayBuffer[] = [];
   /** Holds per buffer handed out (and not yet back in the free list). */
   readonly #holds = new WeakMap<ArrayBuffer, number>();
@@ -85,4 +85,4 @@ export class ReadBuffers {
 }
 
 /** The process's read buffers, shared by every origin connection (the process is single-threaded). */
-export const readBuffers = new ReadBuffers();
+export const readBuffers = new BufferPool();

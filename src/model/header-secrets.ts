@@ -16,13 +16,13 @@ import { MASK } from './origin-address.js';
 export const MASKED_VALUE = MASK;
 const SECRET_NAME = /auth|cookie|key|token|secret|passw|credential|session|signature/i;
 
-export type Headers = Record<string, string[]>;
+export type HeaderValues = Record<string, string[]>;
 
 export function isSecretHeader(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 
-export function maskHeaders(headers: Headers): Headers {
+export function maskHeaders(headers: HeaderValues): HeaderValues {
   return Object.fromEntries(
     Object.entries(headers).map(([name, values]) => [
       name,
@@ -37,11 +37,11 @@ export function maskHeaders(headers: Headers): Headers {
  * first header whose `***` has no stored value behind it.
  */
 export function unmaskHeaders(
-  sent: Headers,
-  stored: Headers | undefined,
-): { headers: Headers; kept: string[] } | { missing: string } {
+  sent: HeaderValues,
+  stored: HeaderValues | undefined,
+): { headers: HeaderValues; kept: string[] } | { missing: string } {
   const storedByName = new Map(Object.entries(stored ?? {}).map(([name, values]) => [name.toLowerCase(), values]));
-  const headers: Headers = {};
+  const headers: HeaderValues = {};
   const kept: string[] = [];
   for (const [name, values] of Object.entries(sent)) {
     const before = storedByName.get(name.toLowerCase());

@@ -6,14 +6,14 @@
  */
 import type { Clock } from '../clock.js';
 
-export const DEFAULT_EJECTION_MS = 5_000;
+export const DEFAULT_DEMOTION_MS = 5_000;
 
-export class PassiveEjection {
+export class ConnectDemotion {
   readonly #clock: Clock;
   readonly #durationMs: number;
   readonly #until = new Map<string, number>();
 
-  constructor(clock: Clock, durationMs = DEFAULT_EJECTION_MS) {
+  constructor(clock: Clock, durationMs = DEFAULT_DEMOTION_MS) {
     this.#clock = clock;
     this.#durationMs = durationMs;
   }

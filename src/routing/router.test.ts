@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { ManualClock } from '../clock.js';
 import { isSwitchyardError } from '../errors/base.js';
 import type { Pool } from '../model/pool.js';
-import { PassiveEjection } from './demotion.js';
+import { ConnectDemotion } from './demotion.js';
 import { OutstandingRequests } from './outstanding.js';
-import { Router, weightedShuffle } from './router.js';
+import { OriginRouter, weightedShuffle } from './router.js';
 import { SimpleHealthView } from './simple-health.js';
 import { poolFromConfig, StaticPoolDirectory } from './static-directory.js';
 
@@ -38,9 +38,9 @@ function setup(pools: Pool[], random = sequence()) {
   const clock = new ManualClock(NOW);
   const directory = new StaticPoolDirectory(pools);
   const health = new SimpleHealthView(directory);
-  const ejection = new PassiveEjection(clock, 5000);
+  const ejection = new ConnectDemotion(clock, 5000);
   const outstanding = new OutstandingRequests();
-  const router = new Router({ directory, health, ejection, outstanding, random });
+  const router = new OriginRouter({ directory, health, ejection, outstanding, random });
   const names = (network: string, poolNames: string[]) =>
     router.plan(network, poolNames).map((c) => `${c.pool.name}/${c.origin.name}`);
   return { clock, directory, ejection, outstanding, router, names };

@@ -12,7 +12,7 @@
  */
 import { SwitchyardError } from '../errors/base.js';
 import type { HealthView, Origin, Pool, PoolDirectory } from '../model/pool.js';
-import type { PassiveEjection } from './demotion.js';
+import type { ConnectDemotion } from './demotion.js';
 import type { OutstandingRequests } from './outstanding.js';
 
 export interface Candidate {
@@ -23,13 +23,13 @@ export interface Candidate {
 export interface RouterDeps {
   directory: PoolDirectory;
   health: HealthView;
-  ejection: PassiveEjection;
+  ejection: ConnectDemotion;
   outstanding: OutstandingRequests;
   /** [0, 1); injectable for deterministic tests. */
   random?: () => number;
 }
 
-export class Router {
+export class OriginRouter {
   readonly #deps: RouterDeps;
   readonly #random: () => number;
 

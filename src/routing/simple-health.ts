@@ -3,7 +3,7 @@
  * (`serve` routes by the monitor-backed view in src/health/view.ts). A pool without a monitor counts its
  * enabled origins as healthy (SPEC §4), and a pool is healthy while it is enabled and at least
  * `minimum_origins` of its origins are enabled. `reportFailure` is recorded for logs only; taking a
- * failing origin out of rotation for a moment is the job of `PassiveEjection`, which routing consults.
+ * failing origin out of rotation for a moment is the job of `ConnectDemotion` (demotion.ts), which routing consults.
  */
 import type { Logger } from '../log.js';
 import type { HealthView, PoolDirectory } from '../model/pool.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { largeLogs } from '../../bench/payloads.js';
-import { readBuffers } from '../../src/http1/buffer-pool.js';
+import { readBuffers } from '../../src/http1/index.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
 import { waitFor } from './origin.js';

@@ -2,7 +2,7 @@
  * Requests for the listener's tests: valid ones (some holding several pipelined requests) and
  * invalid ones with the kind of refusal each must get — the request-smuggling vectors among them.
  */
-import type { WireError } from '../../src/http1/server/request-refusal.js';
+import type { RequestRefusal } from '../../src/http1/server/request-refusal.js';
 
 /** Valid requests (each may hold several pipelined ones). */
 export const VALID: Record<string, string> = {
@@ -24,7 +24,7 @@ export const VALID: Record<string, string> = {
 };
 
 /** Invalid requests and the kind each is refused with. */
-export const INVALID: Record<string, [string, WireError['kind']]> = {
+export const INVALID: Record<string, [string, RequestRefusal['kind']]> = {
   bareLfHead: ['GET / HTTP/1.1\nHost: x\n\n', 'malformed'],
   bareLfOneLine: ['GET / HTTP/1.1\r\nHost: x\n\r\n', 'malformed'],
   bareCrInValue: ['GET / HTTP/1.1\r\nHost: x\rX: y\r\n\r\n', 'malformed'],

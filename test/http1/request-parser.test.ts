@@ -11,7 +11,7 @@ import {
   type RequestHead,
   RequestParser,
 } from '../../src/http1/server/request-parser.js';
-import type { WireError } from '../../src/http1/server/request-refusal.js';
+import type { RequestRefusal } from '../../src/http1/server/request-refusal.js';
 import { INVALID, VALID } from './corpus.js';
 
 interface Parsed {
@@ -28,7 +28,7 @@ interface Parsed {
 
 interface Outcome {
   requests: Parsed[];
-  error?: WireError['kind'];
+  error?: RequestRefusal['kind'];
 }
 
 class Recorder implements ParserSink {
@@ -46,7 +46,7 @@ class Recorder implements ParserSink {
     (this.#current as Parsed).complete = true;
     return false;
   }
-  fail(error: WireError): void {
+  fail(error: RequestRefusal): void {
     this.outcome.error = error.kind;
   }
 }

@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { type Listener, startListener } from '../../src/gateway/http/listener.js';
-import type { WireError } from '../../src/http1/server/request-refusal.js';
-import type { WireApp } from '../../src/http1/server/server-connection.js';
-import type { Exchange } from '../../src/http1/server/server-exchange.js';
+import type { RequestRefusal } from '../../src/http1/server/request-refusal.js';
+import type { Http1App } from '../../src/http1/server/server-connection.js';
+import type { ServerExchange } from '../../src/http1/server/server-exchange.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { INVALID } from './corpus.js';
 import { RawClient, waitFor } from './raw.js';
 
-const STATUS: Record<WireError['kind'], number> = {
+const STATUS: Record<RequestRefusal['kind'], number> = {
   malformed: 400,
   'head-too-large': 431,
   'body-too-large': 413,
@@ -32,12 +32,12 @@ const STATUS: Record<WireError['kind'], number> = {
  * A test application: /hold/* waits for release, /early answers without reading the body, /stream/*
  * streams `source`; any other target reads and echoes the body.
  */
-class TestApp implements WireApp {
-  readonly held = new Map<string, Exchange>();
+class TestApp implements Http1App {
+  readonly held = new Map<string, ServerExchange>();
   seen = 0;
   source: Readable | undefined;
 
-  request(ex: Exchange): void {
+  request(ex: ServerExchange): void {
     this.seen += 1;
     if (ex.target.startsWith('/hold/')) {
       this.held.set(ex.target, ex);
@@ -55,11 +55,11 @@ class TestApp implements WireApp {
     }
     ex.readBody().then(
       (body) => ex.send(200, ['x-method', ex.method, 'x-target', ex.target], body),
-      (err: WireError) => this.refused(ex, err),
+      (err: RequestRefusal) => this.refused(ex, err),
     );
   }
 
-  refused(ex: Exchange, err: WireError): void {
+  refused(ex: ServerExchange, err: RequestRefusal): void {
     ex.send(STATUS[err.kind], ['x-kind', err.kind, 'connection', 'close'], Buffer.from(err.message));
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listAll } from './pages.js';
-import type { ResultInfo, V4Response } from './v4-client.js';
+import type { V4Response, V4ResultInfo } from './v4-client.js';
 
 type Item = { id: string };
 const items = (from: number, to: number): Item[] =>
@@ -13,7 +13,7 @@ function paginated(all: Item[], perPage: number, info: 'full' | 'none') {
   const fetchPage = async (page: number): Promise<V4Response<unknown>> => {
     calls.push(page);
     const result = all.slice((page - 1) * perPage, page * perPage);
-    const resultInfo: ResultInfo | undefined =
+    const resultInfo: V4ResultInfo | undefined =
       info === 'full'
         ? {
             page,

@@ -10,7 +10,7 @@
  * Items seen twice (pages shifting while items are created) are yielded once per page they appear on but
  * marked, so callers can de-duplicate.
  */
-import { type ResultInfo, V4ApiError, type V4Response } from './v4-client.js';
+import { V4ApiError, type V4Response, type V4ResultInfo } from './v4-client.js';
 
 export const MAX_PAGES = 10_000;
 
@@ -19,7 +19,7 @@ export interface Page<T> {
   items: T[];
   /** Ids on this page that no earlier page had. */
   freshIds: Set<string>;
-  resultInfo: ResultInfo | undefined;
+  resultInfo: V4ResultInfo | undefined;
 }
 
 export async function* walkPages<T extends { id: string }>(

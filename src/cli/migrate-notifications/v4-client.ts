@@ -17,7 +17,7 @@
 import type { Clock } from '../../clock.js';
 import { systemClock } from '../../clock.js';
 
-export interface ResultInfo {
+export interface V4ResultInfo {
   page?: number;
   per_page?: number;
   count?: number;
@@ -27,7 +27,7 @@ export interface ResultInfo {
 
 export interface V4Response<T> {
   result: T;
-  resultInfo: ResultInfo | undefined;
+  resultInfo: V4ResultInfo | undefined;
 }
 
 export interface V4ErrorItem {
@@ -218,7 +218,7 @@ interface Envelope {
   success: unknown;
   errors?: V4ErrorItem[];
   result?: unknown;
-  result_info?: ResultInfo;
+  result_info?: V4ResultInfo;
 }
 
 function parseEnvelope(text: string): Envelope | undefined {
@@ -240,7 +240,7 @@ function parseEnvelope(text: string): Envelope | undefined {
     success: raw.success,
     errors,
     result: raw.result,
-    result_info: info !== null && typeof info === 'object' ? (info as ResultInfo) : undefined,
+    result_info: info !== null && typeof info === 'object' ? (info as V4ResultInfo) : undefined,
   };
 }
 

@@ -16,8 +16,7 @@
  *   `graceMs` cuts whatever is still open (wire/server.ts).
  */
 import { readFileSync } from 'node:fs';
-import { WireServer } from '../../http1/server/http1-server.js';
-import type { WireApp } from '../../http1/server/server-connection.js';
+import { type Http1App, Http1Server } from '../../http1/index.js';
 
 export interface ListenerOptions {
   listen: string;
@@ -52,8 +51,8 @@ export function splitHostPort(listen: string): { host: string; port: number } {
   return { host, port: Number(listen.slice(index + 1)) };
 }
 
-export async function startListener(options: ListenerOptions, app: WireApp): Promise<Listener> {
-  const server = new WireServer(
+export async function startListener(options: ListenerOptions, app: Http1App): Promise<Listener> {
+  const server = new Http1Server(
     {
       tls: options.tls
         ? { cert: readFileSync(options.tls.cert_file), key: readFileSync(options.tls.key_file) }

@@ -9,11 +9,10 @@
 import type { Readable } from 'node:stream';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ErrorCode } from '../../errors/catalog.js';
-import { WireError, type WireErrorKind } from '../../http1/server/request-refusal.js';
-import type { Exchange } from '../../http1/server/server-exchange.js';
+import { type RefusalKind, RequestRefusal, type ServerExchange } from '../../http1/index.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 
-const WIRE_CODES: Record<WireErrorKind, ErrorCode> = {
+const WIRE_CODES: Record<RefusalKind, ErrorCode> = {
   malformed: 'HTTP_BAD_REQUEST',
   'head-too-large': 'HTTP_HEADERS_TOO_LARGE',
   'body-too-large': 'BODY_TOO_LARGE',
@@ -39,7 +38,7 @@ export function bodyTooLarge(limit: number): SwitchyardError {
  * their catalog errors here; everything else as rpc/errors.ts `asSwitchyardError`.
  */
 export function edgeError(err: unknown): SwitchyardError {
-  if (err instanceof WireError) {
+  if (err instanceof RequestRefusal) {
     // The connection closes after each of these: the rest of the request cannot be read reliably.
     if (err.kind === 'body-too-large') return bodyTooLarge(err.limit ?? 0);
     return new SwitchyardError(WIRE_CODES[err.kind], `${err.message} ${ADVICE[err.kind]}`, { headers: CLOSE });
@@ -47,7 +46,7 @@ export function edgeError(err: unknown): SwitchyardError {
   return asSwitchyardError(err);
 }
 
-const ADVICE: Record<WireErrorKind, string> = {
+const ADVICE: Record<RefusalKind, string> = {
   malformed: 'Send a well-formed HTTP/1.1 request (CRLF line endings, one Content-Length or chunked).',
   'head-too-large': 'Send at most 16 KiB of request line and headers, in at most 100 header lines.',
   'body-too-large': '',
@@ -57,7 +56,7 @@ const ADVICE: Record<WireErrorKind, string> = {
 };
 
 export function sendBody(
-  ex: Exchange,
+  ex: ServerExchange,
   status: number,
   body: Buffer | undefined,
   headers: Readonly<Record<string, string>> = {},
@@ -78,7 +77,7 @@ export function sendBody(
 }
 
 export function sendError(
-  ex: Exchange,
+  ex: ServerExchange,
   err: SwitchyardError,
   rawId?: Buffer,
   headers: Readonly<Record<string, string>> = {},
@@ -92,7 +91,7 @@ export function sendError(
  * never a wrong one); if the client leaves, `rest` is destroyed, which stops the origin request.
  */
 export function sendStream(
-  ex: Exchange,
+  ex: ServerExchange,
   status: number,
   head: Buffer,
   rest: Readable,

@@ -9,18 +9,16 @@
  * its pools are routed).
  */
 import { isIP } from 'node:net';
-import { type Exchange, OriginExchange } from '../../http1/client/client-exchange.js';
-import { OriginPool } from '../../http1/client/endpoint-pool.js';
-import { requestBytes, requestHead } from '../../http1/client/request-head.js';
+import { ClientExchange, EndpointPool, type PendingResponse, requestBytes, requestHead } from '../../http1/index.js';
 import { destinationOf, originTarget } from '../../model/origin-address.js';
 import { originRequestHeaders } from '../../model/origin-request.js';
 import type { Origin } from '../../model/pool.js';
 import type { ConnectGuard } from '../../outbound/policy.js';
 
-export type { Exchange, OriginResponse } from '../../http1/client/client-exchange.js';
+export type { ClientResponse, PendingResponse } from '../../http1/index.js';
 
 export interface OriginTarget {
-  readonly pool: OriginPool;
+  readonly pool: EndpointPool;
   /** The request head for this origin address, up to `content-length: ` (request-head.ts). */
   readonly head: Buffer;
 }
@@ -40,7 +38,7 @@ export interface OriginClientsOptions {
 
 export class OriginClients {
   readonly #options: OriginClientsOptions;
-  readonly #pools = new Map<string, OriginPool>();
+  readonly #pools = new Map<string, EndpointPool>();
   readonly #targets = new Map<string, { target: OriginTarget; origin: Origin }>();
 
   constructor(options: OriginClientsOptions) {
@@ -55,7 +53,7 @@ export class OriginClients {
     const head = requestHead('POST', address.path, originRequestHeaders(origin, address));
     let pool = this.#pools.get(address.destination);
     if (pool === undefined) {
-      pool = new OriginPool(
+      pool = new EndpointPool(
         {
           tls: address.tls,
           host: address.hostname,
@@ -138,8 +136,8 @@ export function exchange(
   timeoutMs: number,
   streamAfter?: number,
   options?: ExchangeOptions,
-): Exchange {
-  const pending = new OriginExchange(
+): PendingResponse {
+  const pending = new ClientExchange(
     requestBytes(target.head, body),
     timeoutMs,
     streamAfter,

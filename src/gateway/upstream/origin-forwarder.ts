@@ -37,9 +37,9 @@
 import { finished } from 'node:stream';
 import type { Logger } from '../../log.js';
 import type { HealthView } from '../../model/pool.js';
-import type { PassiveEjection } from '../../routing/demotion.js';
+import type { ConnectDemotion } from '../../routing/demotion.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
-import type { Candidate, Router } from '../../routing/router.js';
+import type { Candidate, OriginRouter } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type {
   BatchOutcome,
@@ -63,17 +63,17 @@ import {
 import { batchWire, matchBatch } from './batch-wire.js';
 import type { FilterAffinity } from './filter-affinity.js';
 import { collect, headId, responseId } from './origin-answer.js';
-import { exchange, type OriginClients, type OriginResponse } from './origin-clients.js';
+import { type ClientResponse, exchange, type OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
 
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
 export const STREAM_AFTER_BYTES = 1_048_576;
 
 export interface OriginForwarderDeps {
-  router: Router;
+  router: OriginRouter;
   clients: OriginClients;
   health: HealthView;
-  ejection: PassiveEjection;
+  ejection: ConnectDemotion;
   outstanding: OutstandingRequests;
   logger: Logger;
   filters: FilterAffinity;
@@ -226,7 +226,7 @@ export class OriginForwarder implements Forwarder {
   }
 
   /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
-  async #whole(candidate: Candidate, wire: Buffer, clientSignal: ClientSignal | undefined): Promise<OriginResponse> {
+  async #whole(candidate: Candidate, wire: Buffer, clientSignal: ClientSignal | undefined): Promise<ClientResponse> {
     const { requestTimeoutMs, outstanding } = this.#deps;
     const target = this.#target(candidate);
     // Upstream batches hold only reads (the handler sends writes call by call): replayable.
@@ -241,7 +241,7 @@ export class OriginForwarder implements Forwarder {
     else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
     const done = outstanding.start(candidate.pool.id, candidate.origin.name);
     try {
-      let res: OriginResponse;
+      let res: ClientResponse;
       try {
         res = await pending.response;
       } catch (err) {
@@ -375,7 +375,7 @@ export class OriginForwarder implements Forwarder {
     const done = outstanding.start(candidate.pool.id, candidate.origin.name);
     let streaming = false;
     try {
-      let res: OriginResponse;
+      let res: ClientResponse;
       try {
         res = await pending.response;
       } catch (err) {

@@ -24,8 +24,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { READ_BYTES, readBuffers } from '../buffer-pool.js';
-import { OriginHttpError } from './client-error.js';
-import type { ExchangeHost, OriginExchange } from './client-exchange.js';
+import { ClientError } from './client-error.js';
+import type { ClientExchange, ExchangeHost } from './client-exchange.js';
 import { ResponseParser, type ResponseSink } from './response-parser.js';
 
 /**
@@ -55,13 +55,13 @@ export interface Endpoint {
 
 export interface ConnectionOwner {
   /** The connection is connected and free. */
-  connected(connection: OriginConnection): void;
+  connected(connection: ClientConnection): void;
   /** The connection finished an exchange and may take another. */
-  released(connection: OriginConnection): void;
+  released(connection: ClientConnection): void;
   /** The connection is gone; `connectError` is set when it never connected (the reason). */
-  closed(connection: OriginConnection, connectError: Error | undefined): void;
+  closed(connection: ClientConnection, connectError: Error | undefined): void;
   /** Sends `exchange` again on a fresh connection (it met a stale keep-alive socket). */
-  replay(exchange: OriginExchange): void;
+  replay(exchange: ClientExchange): void;
 }
 
 /**
@@ -76,12 +76,12 @@ const IDLE = 1;
 const BUSY = 2;
 const CLOSED = 3;
 
-export class OriginConnection implements ResponseSink, ExchangeHost {
+export class ClientConnection implements ResponseSink, ExchangeHost {
   readonly #owner: ConnectionOwner;
   readonly #socket: net.Socket;
   readonly #parser: ResponseParser;
   #state = CONNECTING;
-  #current: OriginExchange | undefined;
+  #current: ClientExchange | undefined;
   /** Exchanges this connection completed. */
   #served = 0;
   /** Bytes received for the current exchange. */
@@ -151,7 +151,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
   }
 
   /** Writes the exchange's request and waits for its answer. */
-  run(exchange: OriginExchange): void {
+  run(exchange: ClientExchange): void {
     this.#state = BUSY;
     this.#current = exchange;
     this.#received = 0;
@@ -189,17 +189,17 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     return hinted === undefined ? defaultMs : Math.min(defaultMs, hinted - 1000);
   }
 
-  cancel(exchange: OriginExchange, reason: Error): void {
+  cancel(exchange: ClientExchange, reason: Error): void {
     if (this.#current === exchange) this.#teardown(reason);
   }
 
-  pauseFor(exchange: OriginExchange): void {
+  pauseFor(exchange: ClientExchange): void {
     if (this.#current !== exchange || this.#paused) return;
     this.#paused = true;
     this.#socket.pause();
   }
 
-  resumeFor(exchange: OriginExchange): void {
+  resumeFor(exchange: ClientExchange): void {
     if (this.#current !== exchange || !this.#paused) return;
     this.#paused = false;
     this.#timer?.refresh();
@@ -303,9 +303,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
 
   readonly #onConnectTimeout = (): void => {
     if (this.#state !== CONNECTING) return;
-    this.#teardown(
-      new OriginHttpError('ORIGIN_CONNECT_TIMEOUT', 'no connection to the origin within the connect timeout'),
-    );
+    this.#teardown(new ClientError('ORIGIN_CONNECT_TIMEOUT', 'no connection to the origin within the connect timeout'));
   };
 
   readonly #onTimeout = (): void => {
@@ -316,8 +314,8 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     }
     this.#teardown(
       this.#headSeen
-        ? new OriginHttpError('ORIGIN_BODY_TIMEOUT', 'the origin stopped sending the body of its answer')
-        : new OriginHttpError('ORIGIN_HEADERS_TIMEOUT', 'the origin did not answer in time'),
+        ? new ClientError('ORIGIN_BODY_TIMEOUT', 'the origin stopped sending the body of its answer')
+        : new ClientError('ORIGIN_HEADERS_TIMEOUT', 'the origin did not answer in time'),
     );
   };
 
@@ -345,11 +343,11 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
     this.#owner.closed(
       this,
       connecting
-        ? (err ?? new OriginHttpError('ORIGIN_CONNECT_FAILED', 'the connection closed before it was established'))
+        ? (err ?? new ClientError('ORIGIN_CONNECT_FAILED', 'the connection closed before it was established'))
         : undefined,
     );
     if (exchange === undefined || exchange.over) return;
-    const stale = wasReused && this.#received === 0 && !(err instanceof OriginHttpError) && !isAbort(err);
+    const stale = wasReused && this.#received === 0 && !(err instanceof ClientError) && !isAbort(err);
     if (stale && exchange.replayable && !exchange.replayed) {
       exchange.replayed = true;
       exchange.host = undefined;
@@ -357,7 +355,7 @@ export class OriginConnection implements ResponseSink, ExchangeHost {
       return;
     }
     exchange.fail(
-      err ?? new OriginHttpError('ORIGIN_CLOSED', 'the origin closed the connection before its answer was complete'),
+      err ?? new ClientError('ORIGIN_CLOSED', 'the origin closed the connection before its answer was complete'),
     );
   }
 }

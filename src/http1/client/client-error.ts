@@ -9,7 +9,7 @@
  *   - ORIGIN_CLOSED: the origin closed the connection before the answer was complete.
  *   - ORIGIN_POOL_CLOSED: the client was closed (shutdown, or the origin left the configuration).
  */
-export type OriginHttpErrorCode =
+export type ClientErrorCode =
   | 'ORIGIN_CONNECT_TIMEOUT'
   | 'ORIGIN_CONNECT_FAILED'
   | 'ORIGIN_HEADERS_TIMEOUT'
@@ -18,11 +18,11 @@ export type OriginHttpErrorCode =
   | 'ORIGIN_CLOSED'
   | 'ORIGIN_POOL_CLOSED';
 
-export class OriginHttpError extends Error {
-  override readonly name = 'OriginHttpError';
+export class ClientError extends Error {
+  override readonly name = 'ClientError';
 
   constructor(
-    readonly code: OriginHttpErrorCode,
+    readonly code: ClientErrorCode,
     message: string,
   ) {
     super(message);
@@ -30,6 +30,6 @@ export class OriginHttpError extends Error {
 }
 
 /** A malformed answer (the connection it came on is destroyed, never reused). */
-export function malformed(what: string): OriginHttpError {
-  return new OriginHttpError('ORIGIN_MALFORMED_RESPONSE', `malformed HTTP answer: ${what}`);
+export function malformed(what: string): ClientError {
+  return new ClientError('ORIGIN_MALFORMED_RESPONSE', `malformed HTTP answer: ${what}`);
 }

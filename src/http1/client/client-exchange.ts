@@ -18,7 +18,7 @@
 import { Readable } from 'node:stream';
 import { readBuffers } from '../buffer-pool.js';
 
-export interface OriginResponse {
+export interface ClientResponse {
   readonly status: number;
   /** The whole body; or, when `rest` is set, the bytes received before the answer started streaming. */
   readonly body: Buffer;
@@ -29,8 +29,8 @@ export interface OriginResponse {
 }
 
 /** An exchange in flight: its answer, and a way to stop it (rejects `response` with `reason`). */
-export interface Exchange {
-  readonly response: Promise<OriginResponse>;
+export interface PendingResponse {
+  readonly response: Promise<ClientResponse>;
   abort(reason: Error): void;
   /**
    * It was aborted while still waiting in its pool behind busy connections (pool.ts): it was never
@@ -54,9 +54,9 @@ export const STREAM_HIGH_WATER = 256 * 1024;
 /** What an exchange needs of the connection running it. */
 export interface ExchangeHost {
   /** Stops the exchange: the connection is destroyed if `exchange` is still its current one. */
-  cancel(exchange: OriginExchange, reason: Error): void;
-  pauseFor(exchange: OriginExchange): void;
-  resumeFor(exchange: OriginExchange): void;
+  cancel(exchange: ClientExchange, reason: Error): void;
+  pauseFor(exchange: ClientExchange): void;
+  resumeFor(exchange: ClientExchange): void;
 }
 
 /** What an exchange needs of the pool that queued it. */
@@ -65,11 +65,11 @@ export interface ExchangeQueue {
    * Takes a waiting exchange out of the queue (it was aborted before a connection took it); true when
    * it was waiting for a busy connection to come free rather than for one being opened for it.
    */
-  withdraw(exchange: OriginExchange): boolean;
+  withdraw(exchange: ClientExchange): boolean;
 }
 
-export class OriginExchange implements Exchange {
-  readonly response: Promise<OriginResponse>;
+export class ClientExchange implements PendingResponse {
+  readonly response: Promise<ClientResponse>;
   /** The whole request (head, length, body), written with one socket write. */
   readonly request: Buffer;
   readonly timeoutMs: number;
@@ -82,7 +82,7 @@ export class OriginExchange implements Exchange {
   /** The connection it was written to. */
   host: ExchangeHost | undefined;
   readonly #streamAfter: number | undefined;
-  #resolve!: (value: OriginResponse) => void;
+  #resolve!: (value: ClientResponse) => void;
   #reject!: (err: Error) => void;
   /** `response` is settled (answered, failed, aborted, or streaming). */
   #settled = false;
@@ -99,7 +99,7 @@ export class OriginExchange implements Exchange {
     this.timeoutMs = timeoutMs;
     this.#streamAfter = streamAfter;
     this.replayable = replayable;
-    this.response = new Promise<OriginResponse>((resolve, reject) => {
+    this.response = new Promise<ClientResponse>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });

@@ -23,31 +23,31 @@
  *   - `close()` (the origin left the configuration) refuses new exchanges, closes idle connections and
  *     lets running and waiting ones finish; `destroy()` fails everything with ORIGIN_POOL_CLOSED.
  */
-import { type ConnectionOwner, type Endpoint, OriginConnection } from './client-connection.js';
-import { OriginHttpError } from './client-error.js';
-import type { ExchangeQueue, OriginExchange } from './client-exchange.js';
+import { ClientConnection, type ConnectionOwner, type Endpoint } from './client-connection.js';
+import { ClientError } from './client-error.js';
+import type { ClientExchange, ExchangeQueue } from './client-exchange.js';
 
 /** How long an idle keep-alive connection is kept when the origin does not ask for less. */
 export const IDLE_TIMEOUT_MS = 30_000;
 
-export interface OriginPoolOptions {
+export interface EndpointPoolOptions {
   /** Most sockets open to the origin at once. */
   connections: number;
   connectTimeoutMs: number;
 }
 
-export class OriginPool implements ConnectionOwner, ExchangeQueue {
+export class EndpointPool implements ConnectionOwner, ExchangeQueue {
   readonly #endpoint: Endpoint;
-  readonly #options: OriginPoolOptions;
-  readonly #all = new Set<OriginConnection>();
+  readonly #options: EndpointPoolOptions;
+  readonly #all = new Set<ClientConnection>();
   /** Idle connections, most recently used last. */
-  readonly #idle: OriginConnection[] = [];
+  readonly #idle: ClientConnection[] = [];
   /** Exchanges waiting for a connection, oldest first. */
-  readonly #queue: OriginExchange[] = [];
+  readonly #queue: ClientExchange[] = [];
   #connecting = 0;
   #closing = false;
 
-  constructor(endpoint: Endpoint, options: OriginPoolOptions) {
+  constructor(endpoint: Endpoint, options: EndpointPoolOptions) {
     this.#endpoint = endpoint;
     this.#options = options;
   }
@@ -62,9 +62,9 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
     return this.#queue.length;
   }
 
-  dispatch(exchange: OriginExchange): void {
+  dispatch(exchange: ClientExchange): void {
     if (this.#closing) {
-      exchange.fail(new OriginHttpError('ORIGIN_POOL_CLOSED', 'the origin client was closed'));
+      exchange.fail(new ClientError('ORIGIN_POOL_CLOSED', 'the origin client was closed'));
       return;
     }
     const connection = this.#idle.pop();
@@ -82,7 +82,7 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
     return this.#idle.length > 0 || this.#all.size < this.#options.connections;
   }
 
-  withdraw(exchange: OriginExchange): boolean {
+  withdraw(exchange: ClientExchange): boolean {
     const at = this.#queue.indexOf(exchange);
     if (at >= 0) this.#queue.splice(at, 1);
     exchange.queue = undefined;
@@ -91,16 +91,16 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
     return at >= this.#connecting;
   }
 
-  connected(connection: OriginConnection): void {
+  connected(connection: ClientConnection): void {
     this.#connecting -= 1;
     this.#next(connection);
   }
 
-  released(connection: OriginConnection): void {
+  released(connection: ClientConnection): void {
     this.#next(connection);
   }
 
-  closed(connection: OriginConnection, connectError: Error | undefined): void {
+  closed(connection: ClientConnection, connectError: Error | undefined): void {
     if (!this.#all.delete(connection)) return;
     const idle = this.#idle.indexOf(connection);
     if (idle >= 0) this.#idle.splice(idle, 1);
@@ -114,7 +114,7 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
     this.#grow();
   }
 
-  replay(exchange: OriginExchange): void {
+  replay(exchange: ClientExchange): void {
     exchange.queue = this;
     this.#queue.unshift(exchange);
     this.#grow();
@@ -135,7 +135,7 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
   }
 
   /** Gives a free connection the oldest waiting exchange, or parks it. */
-  #next(connection: OriginConnection): void {
+  #next(connection: ClientConnection): void {
     const exchange = this.#queue.shift();
     if (exchange !== undefined) {
       connection.run(exchange);
@@ -154,11 +154,11 @@ export class OriginPool implements ConnectionOwner, ExchangeQueue {
   #grow(): void {
     while (this.#connecting < this.#queue.length && this.#all.size < this.#options.connections) {
       this.#connecting += 1;
-      this.#all.add(new OriginConnection(this, this.#endpoint, this.#options.connectTimeoutMs));
+      this.#all.add(new ClientConnection(this, this.#endpoint, this.#options.connectTimeoutMs));
     }
   }
 }
 
-function poolClosed(): OriginHttpError {
-  return new OriginHttpError('ORIGIN_POOL_CLOSED', 'the origin client was closed');
+function poolClosed(): ClientError {
+  return new ClientError('ORIGIN_POOL_CLOSED', 'the origin client was closed');
 }

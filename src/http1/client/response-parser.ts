@@ -26,7 +26,7 @@
  */
 
 import { CR, HEX, HTAB, isTextChar, LF, SP } from '../bytes.js';
-import { malformed, OriginHttpError } from './client-error.js';
+import { ClientError, malformed } from './client-error.js';
 import { MAX_HEADER_LINES, parseResponseHead, scanField } from './response-head.js';
 
 export { MAX_HEADER_LINES };
@@ -164,7 +164,7 @@ export class ResponseParser {
     }
     if (this.#state === HALTED || (this.#state === HEAD && this.#pending === undefined)) return;
     this.#state = HALTED;
-    throw new OriginHttpError('ORIGIN_CLOSED', 'the origin closed the connection in the middle of an answer');
+    throw new ClientError('ORIGIN_CLOSED', 'the origin closed the connection in the middle of an answer');
   }
 
   /** Read after sink callbacks, which may halt the parser (TypeScript would keep the switch's narrowing). */

@@ -22,9 +22,9 @@
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
-import { Connection, type ConnectionContext, type WireApp } from './server-connection.js';
+import { type Http1App, ServerConnection, type ServerContext } from './server-connection.js';
 
-export interface WireServerOptions {
+export interface Http1ServerOptions {
   /** PEM certificate and key: serve HTTPS. */
   tls?: { cert: Buffer; key: Buffer } | undefined;
   maxBodyBytes: number;
@@ -44,12 +44,12 @@ export interface WireServerOptions {
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
 }
 
-export class WireServer {
+export class Http1Server {
   readonly #server: net.Server;
-  readonly #connections = new Set<Connection>();
+  readonly #connections = new Set<ServerConnection>();
   /** TLS: accepted TCP sockets whose handshake has not finished, by peer address. */
   readonly #handshaking = new Map<string, Socket>();
-  readonly #ctx: ConnectionContext;
+  readonly #ctx: ServerContext;
   readonly #sweepMs: number;
   /** Open connections per remote address (TCP, handshakes included). */
   readonly #perClient = new Map<string, number>();
@@ -58,7 +58,7 @@ export class WireServer {
   #sweep: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(options: WireServerOptions, app: WireApp) {
+  constructor(options: Http1ServerOptions, app: Http1App) {
     const connections = this.#connections;
     const streamStallMs = options.streamStallMs ?? 30_000;
     this.#maxPerClient = options.maxConnectionsPerClient ?? Number.POSITIVE_INFINITY;
@@ -183,7 +183,7 @@ export class WireServer {
       socket.destroy();
       return;
     }
-    this.#connections.add(new Connection(socket, this.#ctx));
+    this.#connections.add(new ServerConnection(socket, this.#ctx));
   }
 
   #tick(): void {

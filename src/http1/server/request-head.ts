@@ -25,7 +25,7 @@ export interface RequestHead {
   readonly contentLength: number;
 }
 
-/** Why a head is refused (a WireError kind) and the message the client gets. */
+/** Why a head is refused (a RequestRefusal kind) and the message the client gets. */
 export interface HeadRefusal {
   readonly refused: 'malformed' | 'unsupported-encoding';
   readonly message: string;

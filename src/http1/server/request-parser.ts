@@ -10,7 +10,7 @@
  * `Transfer-Encoding: chunked` (chunk extensions ignored, trailer lines read and dropped), else none.
  *
  * Refused, because a proxy in front could frame the message differently (request smuggling), each
- * as a `WireError` after which the parser reads nothing more:
+ * as a `RequestRefusal` after which the parser reads nothing more:
  *   - 'malformed' (400): a bare LF or CR anywhere in the head or chunk framing (CRLF is required), an
  *     obs-fold line, a space or other non-token byte in a header name (so no space before the colon),
  *     control bytes in values, a request-target with bytes outside 0x21–0x7E, a version other than
@@ -26,7 +26,7 @@
 
 import { CR, HEX, HTAB, isTextChar, LF, SP, TCHAR } from '../bytes.js';
 import { parseRequestHead, type RequestHead } from './request-head.js';
-import { WireError } from './request-refusal.js';
+import { RequestRefusal } from './request-refusal.js';
 
 export type { RequestHead } from './request-head.js';
 
@@ -44,7 +44,7 @@ export interface ParserSink {
   body(piece: Buffer): void;
   /** The request's body ended. Return true to stop `execute` right after it (it returns the offset). */
   complete(): boolean;
-  fail(error: WireError): void;
+  fail(error: RequestRefusal): void;
 }
 
 // Parser states.
@@ -163,9 +163,9 @@ export class RequestParser {
   }
 
   /** Stops parsing and reports `kind`; returns false so callers can `return this.#fail(…)`. */
-  #fail(kind: WireError['kind'], message: string): false {
+  #fail(kind: RequestRefusal['kind'], message: string): false {
     this.stop();
-    this.#sink.fail(new WireError(kind, message, kind === 'body-too-large' ? this.#maxBodyBytes : undefined));
+    this.#sink.fail(new RequestRefusal(kind, message, kind === 'body-too-large' ? this.#maxBodyBytes : undefined));
     return false;
   }
 

@@ -4,7 +4,7 @@
  * the wire layer stays a plain HTTP/1.1 server and respond.ts stays the one place errors become bytes.
  */
 
-export type WireErrorKind =
+export type RefusalKind =
   /** Malformed request line, header or chunked framing (400). */
   | 'malformed'
   /** Head over 16 KiB or over 100 header lines (431). */
@@ -18,13 +18,13 @@ export type WireErrorKind =
   /** The client closed the connection before sending the whole body (never answered). */
   | 'aborted';
 
-export class WireError extends Error {
-  override readonly name = 'WireError';
-  readonly kind: WireErrorKind;
+export class RequestRefusal extends Error {
+  override readonly name = 'RequestRefusal';
+  readonly kind: RefusalKind;
   /** The body limit, for 'body-too-large'. */
   readonly limit: number | undefined;
 
-  constructor(kind: WireErrorKind, message: string, limit?: number) {
+  constructor(kind: RefusalKind, message: string, limit?: number) {
     super(message);
     this.kind = kind;
     this.limit = limit;

@@ -33,25 +33,25 @@
 import type { Socket } from 'node:net';
 import { asksClose, CHUNKED, CLOSE_DELIMITED, CONTINUE, NO_BODY, responseHead } from './answer-head.js';
 import { type ParserSink, type RequestHead, RequestParser } from './request-parser.js';
-import { WireError } from './request-refusal.js';
-import { type Answer, Exchange, type ExchangeOwner } from './server-exchange.js';
+import { RequestRefusal } from './request-refusal.js';
+import { type ExchangeOwner, type ServerAnswer, ServerExchange } from './server-exchange.js';
 import { StreamPump } from './stream-pump.js';
 
 /** What a wire server does with requests. */
-export interface WireApp {
+export interface Http1App {
   /** A request's head arrived: answer `exchange` once (send or stream). */
-  request(exchange: Exchange): void;
+  request(exchange: ServerExchange): void;
   /** A request was refused at the HTTP level before it reached `request`: answer with the error. */
-  refused(exchange: Exchange, error: WireError): void;
+  refused(exchange: ServerExchange, error: RequestRefusal): void;
   /** An answer was handed to the socket in full (not called for answers cut short). */
-  answered?(exchange: Exchange): void;
+  answered?(exchange: ServerExchange): void;
   /** A connection was destroyed because its client took no bytes of a streamed answer for streamStallMs. */
   streamCut?(): void;
 }
 
 /** Settings and counters shared by a server's connections. */
-export interface ConnectionContext {
-  readonly app: WireApp;
+export interface ServerContext {
+  readonly app: Http1App;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
@@ -62,7 +62,7 @@ export interface ConnectionContext {
   now: number;
   /** Exchanges handed to the application and not yet answered in full, on every connection. */
   inFlight: number;
-  forget(connection: Connection): void;
+  forget(connection: ServerConnection): void;
 }
 
 /** Bodies up to this size go out in the same buffer as the head (one copy, one write). */
@@ -71,17 +71,17 @@ const NO_DEADLINE = 0;
 const IDLE = 1;
 const REQUEST = 2;
 
-export class Connection implements ParserSink, ExchangeOwner {
+export class ServerConnection implements ParserSink, ExchangeOwner {
   readonly #socket: Socket;
-  readonly #ctx: ConnectionContext;
+  readonly #ctx: ServerContext;
   readonly #parser: RequestParser;
   readonly #remote: string | undefined;
   /** Exchanges not yet answered in full, in request order. */
-  readonly #queue: Exchange[] = [];
+  readonly #queue: ServerExchange[] = [];
   /** The exchange whose body is being read. */
-  #current: Exchange | undefined;
+  #current: ServerExchange | undefined;
   /** `#current`, when the application has not been given it yet. */
-  #undispatched: Exchange | undefined;
+  #undispatched: ServerExchange | undefined;
   #pump: StreamPump | undefined;
   /** Bytes read but not parsed yet (reading paused after a request). */
   #stash: Buffer | undefined;
@@ -102,7 +102,7 @@ export class Connection implements ParserSink, ExchangeOwner {
   /** ctx.now at the last write progress (see the header), while #streams > 0. */
   #progressAt = 0;
 
-  constructor(socket: Socket, ctx: ConnectionContext) {
+  constructor(socket: Socket, ctx: ServerContext) {
     this.#socket = socket;
     this.#ctx = ctx;
     this.#remote = socket.remoteAddress;
@@ -136,7 +136,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     this.#timedOut = true;
     this.#deadline = now + this.#ctx.requestTimeoutMs;
     this.#parser.stop();
-    this.fail(new WireError('timeout', `The request was not received within ${this.#ctx.requestTimeoutMs} ms.`));
+    this.fail(new RequestRefusal('timeout', `The request was not received within ${this.#ctx.requestTimeoutMs} ms.`));
   }
 
   /** Server shutdown: no new requests; closes now if nothing is unanswered, else after the last answer. */
@@ -166,7 +166,7 @@ export class Connection implements ParserSink, ExchangeOwner {
       if (this.#queue.length === 0) this.#socket.destroy();
       return;
     }
-    const exchange = new Exchange(this, head, this.#remote);
+    const exchange = new ServerExchange(this, head, this.#remote);
     this.#queue.push(exchange);
     this.#ctx.inFlight += 1;
     this.#current = exchange;
@@ -174,12 +174,12 @@ export class Connection implements ParserSink, ExchangeOwner {
   }
 
   body(piece: Buffer): void {
-    const exchange = this.#current as Exchange;
+    const exchange = this.#current as ServerExchange;
     if (!exchange.finished) exchange.pushBody(piece);
   }
 
   complete(): boolean {
-    const exchange = this.#current as Exchange;
+    const exchange = this.#current as ServerExchange;
     this.#current = undefined;
     exchange.completeBody();
     if (!exchange.finished) this.#buffered += exchange.bufferedBytes;
@@ -198,7 +198,7 @@ export class Connection implements ParserSink, ExchangeOwner {
   }
 
   /** A parse error or a request timeout: the request fails, its answer closes the connection. */
-  fail(error: WireError): void {
+  fail(error: RequestRefusal): void {
     const exchange = this.#current;
     this.#current = undefined;
     const shuttingDown = this.#closing;
@@ -209,7 +209,7 @@ export class Connection implements ParserSink, ExchangeOwner {
         return;
       }
       // Nothing reached the application yet: a stand-in exchange carries the refusal, in order.
-      const stand = new Exchange(this, undefined, this.#remote);
+      const stand = new ServerExchange(this, undefined, this.#remote);
       this.#queue.push(stand);
       this.#ctx.inFlight += 1;
       this.#ctx.app.refused(stand, error);
@@ -228,7 +228,7 @@ export class Connection implements ParserSink, ExchangeOwner {
 
   // ── ExchangeOwner ───────────────────────────────────────────────────────────────────────────
 
-  answer(exchange: Exchange, answer: Answer): void {
+  answer(exchange: ServerExchange, answer: ServerAnswer): void {
     if (exchange.answered || this.#dead || exchange.gone) {
       answer.rest?.destroy();
       return;
@@ -243,7 +243,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     this.#write(exchange, answer);
   }
 
-  continueWanted(exchange: Exchange): void {
+  continueWanted(exchange: ServerExchange): void {
     if (exchange.continued) return;
     if (this.#queue[0] === exchange && this.#pump === undefined) {
       exchange.continued = true;
@@ -282,7 +282,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     }
   }
 
-  #dispatch(exchange: Exchange): void {
+  #dispatch(exchange: ServerExchange): void {
     try {
       this.#ctx.app.request(exchange);
     } catch {
@@ -290,7 +290,7 @@ export class Connection implements ParserSink, ExchangeOwner {
     }
   }
 
-  #write(exchange: Exchange, answer: Answer): void {
+  #write(exchange: ServerExchange, answer: ServerAnswer): void {
     const { status, headers, body, rest, length } = answer;
     const socket = this.#socket;
     let close =
@@ -363,7 +363,7 @@ export class Connection implements ParserSink, ExchangeOwner {
   }
 
   /** `exchange` (the first unanswered) was written in full: on to the next, or close. */
-  #finished(exchange: Exchange, close: boolean): void {
+  #finished(exchange: ServerExchange, close: boolean): void {
     this.#queue.shift();
     exchange.finished = true;
     this.#ctx.inFlight -= 1;
@@ -443,7 +443,9 @@ export class Connection implements ParserSink, ExchangeOwner {
       const exchange = this.#current;
       this.#current = undefined;
       exchange.closeAfter = true;
-      exchange.failBody(new WireError('aborted', 'The client closed the connection before sending the whole body.'));
+      exchange.failBody(
+        new RequestRefusal('aborted', 'The client closed the connection before sending the whole body.'),
+      );
       if (this.#undispatched === exchange) {
         this.#undispatched = undefined;
         this.#dispatch(exchange);

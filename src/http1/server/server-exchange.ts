@@ -12,10 +12,10 @@ import type { Readable } from 'node:stream';
 import type { HeaderList } from './answer-head.js';
 import { GoneSignal } from './gone-signal.js';
 import type { RequestHead } from './request-parser.js';
-import { WireError } from './request-refusal.js';
+import { RequestRefusal } from './request-refusal.js';
 
 /** An answer for the connection to write: now, or (parked) once every earlier request was answered. */
-export interface Answer {
+export interface ServerAnswer {
   readonly status: number;
   readonly headers: HeaderList;
   readonly body: Buffer | undefined;
@@ -25,9 +25,9 @@ export interface Answer {
 
 /** What an exchange asks of its connection. */
 export interface ExchangeOwner {
-  answer(exchange: Exchange, answer: Answer): void;
+  answer(exchange: ServerExchange, answer: ServerAnswer): void;
   /** The application waits for the body of a request that sent `Expect: 100-continue`. */
-  continueWanted(exchange: Exchange): void;
+  continueWanted(exchange: ServerExchange): void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -46,7 +46,7 @@ const UNPARSED: RequestHead = {
   contentLength: 0,
 };
 
-export class Exchange {
+export class ServerExchange {
   /** The parsed request head (request-head.ts says what each field holds). */
   readonly head: RequestHead;
   readonly remoteAddress: string | undefined;
@@ -67,7 +67,7 @@ export class Exchange {
   /** The application waits for the body, and `100 Continue` goes out when this answer is next. */
   continuePending = false;
   /** The answer, when it came before earlier requests' answers were sent. */
-  parked: Answer | undefined;
+  parked: ServerAnswer | undefined;
   /** The answer was handed to the socket in full. */
   finished = false;
   readonly #owner: ExchangeOwner;
@@ -75,9 +75,9 @@ export class Exchange {
   #pieces: Buffer[] | undefined;
   #size = 0;
   #bodyState = BODY_PENDING;
-  #bodyError: WireError | undefined;
+  #bodyError: RequestRefusal | undefined;
   #resolve: ((body: Buffer) => void) | undefined;
-  #reject: ((err: WireError) => void) | undefined;
+  #reject: ((err: RequestRefusal) => void) | undefined;
   #gone = false;
   #abort: GoneSignal | undefined;
 
@@ -120,7 +120,7 @@ export class Exchange {
     return this.#bodyState === BODY_DONE ? this.#body() : undefined;
   }
 
-  /** The whole body; rejects with a WireError (too large, malformed framing, timeout, client gone). */
+  /** The whole body; rejects with a RequestRefusal (too large, malformed framing, timeout, client gone). */
   readBody(): Promise<Buffer> {
     if (this.#bodyState === BODY_DONE) return Promise.resolve(this.#body());
     if (this.#bodyState === BODY_FAILED) return Promise.reject(this.#bodyError);
@@ -188,7 +188,7 @@ export class Exchange {
     this.#reject = undefined;
   }
 
-  failBody(error: WireError): void {
+  failBody(error: RequestRefusal): void {
     if (this.#bodyState !== BODY_PENDING) return;
     this.#bodyState = BODY_FAILED;
     this.#bodyError = error;
@@ -203,7 +203,7 @@ export class Exchange {
   markGone(): void {
     if (this.#gone) return;
     this.#gone = true;
-    this.failBody(new WireError('aborted', 'The client closed the connection before sending the whole body.'));
+    this.failBody(new RequestRefusal('aborted', 'The client closed the connection before sending the whole body.'));
     this.#abort?.abort();
   }
 

@@ -42,7 +42,7 @@ export interface CacheStats {
   bytes: number;
 }
 
-interface Entry<A> {
+interface CacheEntry<A> {
   readonly bytes: number;
   readonly kind: ReadPlan['kind'];
   readonly answer: A;
@@ -55,7 +55,7 @@ const MAX_ENTRY_FRACTION = 8;
 
 /** `A` is whatever the forwarder returns (the gateway's UpstreamReply); only its body is inspected. */
 export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
-  readonly #lru: ByteLru<Entry<A>>;
+  readonly #lru: ByteLru<CacheEntry<A>>;
   readonly #finality: FinalityTracker | undefined;
   readonly #inFlight = new Map<string, Promise<A>>();
   /** network → height (decimal string) → keys of entries depending on that block */
@@ -69,7 +69,7 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
 
   constructor(options: { maxBytes: number; finality?: FinalityTracker; metrics?: MetricsRegistry }) {
     this.enabled = options.maxBytes > 0;
-    this.#lru = new ByteLru<Entry<A>>({
+    this.#lru = new ByteLru<CacheEntry<A>>({
       maxBytes: options.maxBytes,
       maxEntryBytes: Math.floor(options.maxBytes / MAX_ENTRY_FRACTION),
       onEvict: (key, entry) => this.#unindex(key, entry),
@@ -188,7 +188,13 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
       this.#finality?.finalized(plan.network),
     );
     if (admission === undefined) return;
-    const entry: Entry<A> = { bytes: answer.body.length, kind: plan.kind, answer, network: plan.network, ...admission };
+    const entry: CacheEntry<A> = {
+      bytes: answer.body.length,
+      kind: plan.kind,
+      answer,
+      network: plan.network,
+      ...admission,
+    };
     const previous = this.#lru.peek(plan.key);
     if (previous !== undefined) this.#unindex(plan.key, previous);
     if (!this.#lru.set(plan.key, entry)) return;
@@ -209,7 +215,7 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
     }
   }
 
-  #unindex(key: string, entry: Entry<A>): void {
+  #unindex(key: string, entry: CacheEntry<A>): void {
     if (entry.height === undefined) return;
     const heights = this.#byHeight.get(entry.network);
     const h = entry.height.toString();
