@@ -18,7 +18,8 @@ import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js'
 import { HealthMonitor } from './health/monitor.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
-import type { HealthView, PoolDirectory } from './model/pool.js';
+import type { HealthView } from './model/health-view.js';
+import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';

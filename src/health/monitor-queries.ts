@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../model/monitor-schema.js';
 import { newId, timestamp } from '../store/ids.js';
+import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
 import type { MonitorsTable } from '../store/tables/core.js';
 import { inTransaction } from '../store/transaction.js';
@@ -24,11 +25,6 @@ export interface Monitor extends MonitorSettings {
   account_id: string;
   created_on: string;
   modified_on: string;
-}
-
-export interface PageWindow {
-  offset: number;
-  limit: number;
 }
 
 /** A read of one monitor whose stored settings cannot be decoded (see header). */

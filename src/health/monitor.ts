@@ -8,6 +8,7 @@ import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { EjectionConfirmer } from './confirmation.js';
+import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
 import { ProbeTransport } from './probes/transport.js';
@@ -20,13 +21,7 @@ import {
 } from './report.js';
 import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
 import { JitteredScheduler } from './scheduler.js';
-import {
-  deletePoolHealth,
-  type HealthEventInput,
-  loadOriginHealth,
-  loadPoolHealth,
-  releasePoolLeases,
-} from './state-queries.js';
+import { deletePoolHealth, loadOriginHealth, loadPoolHealth, releasePoolLeases } from './state-queries.js';
 import { MonitoredHealthView } from './view.js';
 
 /**

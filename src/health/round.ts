@@ -6,6 +6,7 @@ import { maskAddress } from '../model/origin-address.js';
 import type { Origin, Pool } from '../model/pool.js';
 import type { Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
+import { type HealthEventInput, insertHealthEvent } from './events.js';
 import type { LiveState } from './live-state.js';
 import { checkOrigin } from './probes/check.js';
 import { applyBlockLag } from './probes/jsonrpc.js';
@@ -17,8 +18,6 @@ import {
   casOriginHealth,
   casPoolHealth,
   deleteOriginHealth,
-  type HealthEventInput,
-  insertHealthEvent,
   loadOriginHealth,
   loadPoolHealth,
   type OriginHealthRow,

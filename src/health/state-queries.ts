@@ -1,50 +1,15 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../store/schema.js';
-import type { HealthEventsTable, OriginHealthTable, PoolHealthTable } from '../store/tables/health.js';
+import type { Db } from '../store/database.js';
+import type { OriginHealthTable, PoolHealthTable } from '../store/tables/health.js';
 
 /**
- * Queries on the health tables. State writes are compare-and-set on `generation`: an insert of a new row
+ * Queries on the health state tables (origin_health, pool_health, leases; the events are events.ts). State writes are compare-and-set on `generation`: an insert of a new row
  * succeeds only when no row exists, an update only when the row still has the generation the writer read.
  * A `false` return means another process wrote first; the caller re-reads and drops its own result.
  * PostgreSQL returns `bigserial` values as strings, hence the Number() on `seq`.
  */
-type Db = Kysely<Database> | Transaction<Database>;
 
 export type OriginHealthRow = OriginHealthTable;
 export type PoolHealthRow = PoolHealthTable;
-export type HealthEventInput = Omit<HealthEventsTable, 'seq'>;
-export interface HealthEventRow extends HealthEventInput {
-  seq: number;
-}
-
-export async function insertHealthEvent(db: Db, event: HealthEventInput): Promise<void> {
-  await db.insertInto('health_events').values(event).execute();
-}
-
-/** Events after `afterSeq`, oldest first: the notification dispatcher's feed. */
-export async function readHealthEvents(
-  db: Db,
-  options: { afterSeq: number; limit?: number; poolId?: string },
-): Promise<HealthEventRow[]> {
-  let query = db
-    .selectFrom('health_events')
-    .selectAll()
-    .where('seq', '>', options.afterSeq)
-    .orderBy('seq', 'asc')
-    .limit(options.limit ?? 100);
-  if (options.poolId !== undefined) query = query.where('pool_id', '=', options.poolId);
-  const rows = await query.execute();
-  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
-}
-
-export async function latestHealthEventSeq(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('health_events')
-    .select((eb) => eb.fn.max('seq').as('max'))
-    .executeTakeFirst();
-  return row?.max === null || row?.max === undefined ? 0 : Number(row.max);
-}
-
 export async function loadOriginHealth(db: Db, poolIds?: readonly string[]): Promise<OriginHealthRow[]> {
   if (poolIds !== undefined && poolIds.length === 0) return [];
   let query = db.selectFrom('origin_health').selectAll();

@@ -11,7 +11,7 @@
  * it without copies); it is to be injected instead in a later change.
  */
 export { BufferPool, READ_BYTES, readBuffers } from './buffer-pool.js';
-export type { ConnectGuard, Endpoint } from './client/client-connection.js';
+export type { Endpoint, EndpointGuard } from './client/client-connection.js';
 export { ClientError, type ClientErrorCode } from './client/client-error.js';
 export { ClientExchange, type ClientResponse, type PendingResponse } from './client/client-exchange.js';
 export { EndpointPool, type EndpointPoolOptions } from './client/endpoint-pool.js';

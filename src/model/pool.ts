@@ -1,7 +1,7 @@
 /**
  * The pool and origin model as the data plane sees it (Cloudflare field names). The store maps rows to
- * these; the API serialises them; balancing and health read them. Live `healthy` flags are not part of
- * the model: they come from the HealthView at read time.
+ * these; the API serialises them; routing and health read them. Live `healthy` flags are not part of
+ * the model: they come from the HealthView (health-view.ts) at read time.
  */
 import type { NotificationFilter } from './pool-schema.js';
 
@@ -54,23 +54,4 @@ export interface PoolDirectory {
   allPools(): readonly Pool[];
   /** Subscribe to snapshot changes; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
-}
-
-/** How a live request to an origin failed: never connected, no answer in time, or broke mid-exchange. */
-export type LiveFailureKind = 'connect' | 'timeout' | 'network';
-
-/**
- * What balancing knows about health. The health module implements it; until a pool has a monitor,
- * its enabled origins count as healthy.
- */
-export interface HealthView {
-  originHealthy(poolId: string, originName: string): boolean;
-  poolHealthy(poolId: string): boolean;
-  /**
-   * Live traffic saw this origin fail (connection refused, timeout): take it out of rotation quickly.
-   * Without `kind` the failure counts as a refused connection (docs/health.md has the rules).
-   */
-  reportFailure(poolId: string, originName: string, reason: string, kind?: LiveFailureKind): void;
-  /** Live traffic got an answer from this origin (on the hot path: must be cheap). */
-  reportSuccess?(poolId: string, originName: string): void;
 }

@@ -21,27 +21,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
+import { type HealthEventRow, readEventsAfter, readEventsBySeq } from '../health/events.js';
 import type { Logger } from '../log.js';
 import { parseNotificationEmail } from '../model/pool-schema.js';
 import { poolLegacySettings } from '../pools/legacy-email.js';
-import type { Store } from '../store/database.js';
+import type { Db, Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
-import type { Database } from '../store/schema.js';
 import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
 import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
 import { enabledPolicies, type Policy } from './queries/alert-policies.js';
 import {
   advanceCursor,
   closeCorrelation,
-  type HealthEventRow,
   insertDeliveries,
   type NewDelivery,
   openCorrelation,
   readCursor,
-  readEventsAfter,
-  readEventsBySeq,
 } from './queries/outbox.js';
 
 const BATCH = 100;
@@ -55,8 +51,6 @@ export interface DispatcherOptions {
   /** Base URL of the management API, for "how to manage this" lines in emails. */
   apiBase: string;
 }
-
-type Db = Kysely<Database>;
 
 class CursorMoved extends Error {}
 

@@ -11,11 +11,12 @@
  * before input was checked (or in a probe's failure reason, which quotes what an origin answered) is
  * escaped, so no value can start a new line of an email or the webhook's `text`.
  */
+
+import type { HealthEventRow } from '../health/events.js';
 import { maskAddress } from '../model/origin-address.js';
 import { oneLine } from '../model/plain-text.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
 import type { Policy } from './queries/alert-policies.js';
-import type { HealthEventRow } from './queries/outbox.js';
 
 export type AlertEvent = 'ALERT_STATE_EVENT_START' | 'ALERT_STATE_EVENT_END';
 

@@ -3,11 +3,8 @@
  * the dispatcher (legacy alert emails), the deprecation notices and the migration status route. Stateless
  * queries; a pool whose stored settings cannot be decoded counts as having no filter (see legacyFilter).
  */
-import type { Kysely } from 'kysely';
 import type { NotificationFilter } from '../model/pool-schema.js';
-import type { Database } from '../store/schema.js';
-
-type Db = Kysely<Database>;
+import type { Db } from '../store/database.js';
 
 export interface LegacyEmailPool {
   id: string;

@@ -20,10 +20,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
-import type { PageWindow } from '../health/monitor-queries.js';
 import type { Pool, PoolFields } from '../model/pool.js';
 import type { Dialect } from '../store/database.js';
 import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
+import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
 import { fieldsToColumns, type OnCorruptPool, type PoolRow, rowsToPools, rowToPool } from './pool-rows.js';
@@ -293,4 +293,20 @@ function stampDisabled(current: Pool | undefined, next: PoolFields, now: string)
   const { disabled_at: _ignored, ...rest } = next;
   const at = since(current?.enabled, current?.disabled_at, next.enabled);
   return at === undefined ? { ...rest, origins } : { ...rest, origins, disabled_at: at };
+}
+
+/** Ids among `ids` that are pools of this account (policy `filters.pool_id` must name only those). */
+export async function existingPoolIds(
+  db: Kysely<Database>,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('pools')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }

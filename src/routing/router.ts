@@ -11,7 +11,8 @@
  * say why each pool was skipped (names only; addresses may hold keys).
  */
 import { SwitchyardError } from '../errors/base.js';
-import type { HealthView, Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { HealthView } from '../model/health-view.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { ConnectDemotion } from './demotion.js';
 import type { OutstandingRequests } from './outstanding.js';
 

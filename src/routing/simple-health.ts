@@ -6,7 +6,8 @@
  * failing origin out of rotation for a moment is the job of `ConnectDemotion` (demotion.ts), which routing consults.
  */
 import type { Logger } from '../log.js';
-import type { HealthView, PoolDirectory } from '../model/pool.js';
+import type { HealthView } from '../model/health-view.js';
+import type { PoolDirectory } from '../model/pool.js';
 
 export class SimpleHealthView implements HealthView {
   readonly #directory: PoolDirectory;

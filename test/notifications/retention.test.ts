@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
-import { readHealthEvents } from '../../src/health/state-queries.js';
+import { readHealthEvents } from '../../src/health/events.js';
 import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { pruneNotificationData } from '../../src/notifications/queries/retention.js';

@@ -21,7 +21,6 @@ import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
 import {
   countPolicies,
   deletePolicy,
-  existingPoolIds,
   getPolicy,
   insertPolicy,
   listPolicies,
@@ -30,6 +29,7 @@ import {
   updatePolicy,
 } from '../../notifications/queries/alert-policies.js';
 import { existingDestinationIds } from '../../notifications/queries/destinations.js';
+import { existingPoolIds } from '../../pools/pool-queries.js';
 import { timestamp } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { ApiDeps } from '../deps.js';

@@ -36,7 +36,7 @@
 
 import { finished } from 'node:stream';
 import type { Logger } from '../../log.js';
-import type { HealthView } from '../../model/pool.js';
+import type { HealthView } from '../../model/health-view.js';
 import type { ConnectDemotion } from '../../routing/demotion.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';

@@ -33,7 +33,7 @@ import { ResponseParser, type ResponseSink } from './response-parser.js';
  * outbound policy; this module knows no policy). `lookup` is handed to `net.connect` for host names;
  * `refusal` is asked first, for IP literals, and its error fails the connection attempt.
  */
-export interface ConnectGuard {
+export interface EndpointGuard {
   readonly lookup: net.LookupFunction;
   refusal(host: string): Error | undefined;
 }
@@ -50,7 +50,7 @@ export interface Endpoint {
   /** The last TLS session of this origin, offered for resumption. */
   session: Buffer | undefined;
   /** The outbound policy's check of the addresses this endpoint connects to (none: not checked). */
-  readonly guard?: ConnectGuard | undefined;
+  readonly guard?: EndpointGuard | undefined;
 }
 
 export interface ConnectionOwner {

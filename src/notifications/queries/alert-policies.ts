@@ -3,8 +3,8 @@
  * account id, so one account never reads or changes another's policies. Filters and mechanisms are
  * stored as JSON text exactly as validated by the API (every filter value an array of strings).
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+
+import type { Db } from '../../store/database.js';
 import type { NotificationPoliciesTable } from '../../store/tables/notifications.js';
 
 export interface PolicyMechanisms {
@@ -31,8 +31,6 @@ export type PolicyInput = Pick<
   Policy,
   'name' | 'description' | 'enabled' | 'alert_type' | 'mechanisms' | 'filters' | 'alert_interval'
 >;
-
-type Db = Kysely<Database>;
 
 function toPolicy(row: NotificationPoliciesTable): Policy {
   return {
@@ -153,16 +151,4 @@ export async function deletePolicy(db: Db, accountId: string, id: string): Promi
 export async function policiesUsingDestination(db: Db, accountId: string, destinationId: string): Promise<Policy[]> {
   const rows = await db.selectFrom('notification_policies').selectAll().where('account_id', '=', accountId).execute();
   return rows.map(toPolicy).filter((policy) => policy.mechanisms.webhooks?.some((hook) => hook.id === destinationId));
-}
-
-/** Ids among `ids` that are pools of this account (policy `filters.pool_id` must name only those). */
-export async function existingPoolIds(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('pools')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return new Set(rows.map((row) => row.id));
 }

@@ -4,8 +4,8 @@
  * through `getDestinationSecret`. `last_success` / `last_failure` are kept current by every delivery
  * attempt and by the test message sent on create/update.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+
+import type { Db } from '../../store/database.js';
 import type { WebhookDestinationsTable } from '../../store/tables/notifications.js';
 
 export interface WebhookDestination {
@@ -18,8 +18,6 @@ export interface WebhookDestination {
   last_success: string | null;
   last_failure: string | null;
 }
-
-type Db = Kysely<Database>;
 
 const PUBLIC_COLUMNS = [
   'id',

@@ -3,11 +3,9 @@
  * by `markDeliverySent` in the same transaction that marks it sent. Scoped by account; ordered newest
  * first; `since` inclusive and `before` exclusive on `sent` (RFC 3339 text, so string order is time order).
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 
-type Db = Kysely<Database>;
+import type { Db } from '../../store/database.js';
+import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 
 export interface HistoryRange {
   since?: string | undefined;

@@ -10,10 +10,7 @@
  * - A claim sets `locked_until`/`locked_by` on due pending rows; PostgreSQL selects them `FOR UPDATE SKIP
  *   LOCKED`, so several processes never claim one row at once. Every later write checks `locked_by`.
  */
-import type { Kysely } from 'kysely';
-import type { Dialect } from '../../store/database.js';
-import type { Database } from '../../store/schema.js';
-import type { HealthEventsTable } from '../../store/tables/health.js';
+import type { Db, Dialect } from '../../store/database.js';
 import type {
   DeliveryKind,
   DeliveryStatus,
@@ -22,12 +19,7 @@ import type {
   NotificationHistoryTable,
 } from '../../store/tables/notifications.js';
 
-type Db = Kysely<Database>;
-
 const CURSOR = 'dispatcher';
-
-/** A health event as the dispatcher reads it (`seq` as a number on both dialects). */
-export type HealthEventRow = Omit<HealthEventsTable, 'seq'> & { seq: number };
 
 /** The JSON in `notification_deliveries.payload`: everything needed to send and to record history. */
 export interface DeliveryPayload {
@@ -78,28 +70,6 @@ export async function advanceCursor(db: Db, from: number, to: number): Promise<b
     .where('seq', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
-}
-
-export async function readEventsAfter(db: Db, seq: number, limit: number): Promise<HealthEventRow[]> {
-  const rows = await db
-    .selectFrom('health_events')
-    .selectAll()
-    .where('seq', '>', seq)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
-}
-
-export async function readEventsBySeq(db: Db, seqs: readonly number[]): Promise<HealthEventRow[]> {
-  if (seqs.length === 0) return [];
-  const rows = await db
-    .selectFrom('health_events')
-    .selectAll()
-    .where('seq', 'in', [...seqs])
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 }
 
 // ── Correlations ───────────────────────────────────────────────────────────────────────────────

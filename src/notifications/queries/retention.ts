@@ -10,11 +10,10 @@
  * Open alert correlations and deprecation-notice bookkeeping are kept (one small row per object/address).
  * Several processes may prune at once: deletes of already-deleted rows change nothing.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { readCursor } from './outbox.js';
 
-type Db = Kysely<Database>;
+import { pruneDispatchedEvents } from '../../health/events.js';
+import type { Db } from '../../store/database.js';
+import { readCursor } from './outbox.js';
 
 const BATCH = 1000;
 
@@ -64,26 +63,7 @@ export async function pruneNotificationData(db: Db, cutoff: string): Promise<Pru
     return Number(result.numDeletedRows);
   });
   const cursor = await readCursor(db);
-  const events = await repeat(async () => {
-    const seqs = await db
-      .selectFrom('health_events')
-      .select('seq')
-      .where('seq', '<=', cursor)
-      .where('occurred_at', '<', cutoff)
-      .orderBy('seq')
-      .limit(BATCH)
-      .execute();
-    if (seqs.length === 0) return 0;
-    const result = await db
-      .deleteFrom('health_events')
-      .where(
-        'seq',
-        'in',
-        seqs.map((row) => Number(row.seq)),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  });
+  const events = await pruneDispatchedEvents(db, cursor, cutoff, BATCH);
   return { history, deliveries, events };
 }
 
