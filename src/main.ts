@@ -136,7 +136,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
-    // Response cache for immutable reads (gateway/cache/forwarder.ts), wrapped around the origin forwarder.
+    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin forwarder.
     let caching: CachingForwarder | undefined;
     const gateway = await named(
       'gateway.listen',

@@ -1,7 +1,7 @@
 /**
  * API tokens. A token is `swy_` + 40 base62 characters (≈238 bits), shown once at creation and at each
  * roll; only its sha256 is stored, so a copy of the database does not grant access. Each token belongs
- * to one account and carries Cloudflare-style policies (store/token-permissions.ts) from which its
+ * to one account and carries Cloudflare-style policies (accounts/token-permissions.ts) from which its
  * access — read-only or read-write, the `read_only` column — is derived when it is written.
  *
  * Lifecycle: `status` is stored as `active` or `disabled`; a token whose `expires_on` has passed is

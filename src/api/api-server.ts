@@ -11,7 +11,7 @@
  * mid-body is logged at debug (not error) and counted with status 499 ("client closed request").
  *
  * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
- * `shutdown_grace`, then drops the remaining connections (src/connections.ts).
+ * `shutdown_grace`, then drops the remaining connections (src/api/connection-tracker.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * Graceful, prompt close of a node:http(s) server: the management API listener's (the gateway's own
- * HTTP/1.1 listener does the same in src/gateway/wire/server.ts).
+ * HTTP/1.1 listener does the same in src/http1/server/http1-server.ts).
  *
  * `server.close()` alone stops accepting but then waits for every open connection to end: idle
  * keep-alive sockets for up to their keep-alive timeout, and sockets that never sent a complete request

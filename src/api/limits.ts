@@ -7,7 +7,7 @@
  * - `limits.max_origins_per_pool` (default 64): a pool write with more origins is refused (the API's
  *   schema caps a pool at 100 origins whatever the limit says).
  * - `limits.probes_per_second` (default 50): the account's probe rate, Σ over its pools of
- *   origins × (retries + 1) ÷ interval (health/probe-rate.ts says exactly what counts), may not exceed
+ *   origins × (retries + 1) ÷ interval (model/probe-rate.ts says exactly what counts), may not exceed
  *   it. Checked on a pool create/update/patch and on a monitor put/patch that changes `interval` or
  *   `retries` (only pools using the monitor change). Early confirmation probes after a live-traffic
  *   ejection (health/confirmation.ts) are not counted.

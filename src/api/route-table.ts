@@ -3,7 +3,7 @@
  *
  * A route file exports a factory returning `Route`s: method, a path pattern relative to `/client/v4`
  * (`/accounts/:account_id/load_balancers/pools/:pool_id`), the access it needs, optional zod schemas
- * and a handler. The server (server.ts) enforces, in this order, before the handler runs:
+ * and a handler. The server (api-server.ts) enforces, in this order, before the handler runs:
  *   1. `auth` — 'none' (public), 'read' (any valid token) or 'write' (a read-write token);
  *   2. a path with `:account_id` must name the token's own account (else 403, before any lookup, so
  *      nothing about another account leaks — not even whether an id exists);

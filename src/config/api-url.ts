@@ -1,6 +1,6 @@
 /**
  * Where the management API lives: its path prefix, and its URL as `api.listen`/`api.tls` configure it.
- * Kept apart from server.ts so the links in alert emails and the migration tool's default `--api-url`
+ * Kept apart from api/api-server.ts so the links in alert emails and the migration tool's default `--api-url`
  * can name the API without loading the server.
  */
 import type { Config } from './schema.js';

@@ -8,7 +8,7 @@
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
  * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
- * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); forward.ts bounds
+ * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  */

@@ -1,7 +1,7 @@
 /**
  * Recycled 64 KiB read buffers for large origin answers. Once an answer is large (`bulky`,
- * origin-http/exchange.ts), its origin socket reads into buffers from here; the bytes travel as views
- * of them to the client socket (wire/pump.ts), which gives each one back once it was written. So a
+ * http1/client/client-exchange.ts), its origin socket reads into buffers from here; the bytes travel as views
+ * of them to the client socket (http1/server/stream-pump.ts), which gives each one back once it was written. So a
  * large answer passing through allocates no memory per read and leaves none for the garbage
  * collector: memory stays flat however many answers stream, instead of growing by tens of MiB between
  * collections.

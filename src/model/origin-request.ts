@@ -1,5 +1,5 @@
 /**
- * The headers of a JSON-RPC request to an origin — the same for the gateway (origin-http/request-head.ts)
+ * The headers of a JSON-RPC request to an origin — the same for the gateway (http1/client/request-head.ts)
  * and the jsonrpc monitor (health/probes/jsonrpc.ts), so a probe reaches an origin exactly as traffic
  * does: `host` (host[:port] of the address), `content-type` and `accept` application/json, the origin's
  * `header` map (names lower-cased, several values joined with ", "; a configured Host replaces the

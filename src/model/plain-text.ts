@@ -6,7 +6,7 @@
  *
  * "Control character" here: C0 (U+0000–U+001F, tab included), DEL (U+007F), C1 (U+0080–U+009F) and the
  * Unicode line and paragraph separators (U+2028, U+2029), which some mail and chat clients break lines on.
- * Header values keep their own, HTTP-shaped rule (balancing/pool-schema.ts `headerMap`: tab allowed).
+ * Header values keep their own, HTTP-shaped rule (model/pool-schema.ts `headerMap`: tab allowed).
  */
 import { z } from 'zod';
 

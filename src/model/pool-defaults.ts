@@ -1,6 +1,6 @@
 /**
  * Cloudflare's defaults for a pool and its origins, in one place for every writer of pools: the config
- * seeding (store/config-pools.ts), the static directory (static-directory.ts) and the management API
+ * seeding (pools/seed.ts), the static directory (static-directory.ts) and the management API
  * (api/schemas/pools.ts). Pool: enabled, minimum_origins 1, no monitor, notification_email "", no
  * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {}.
  */

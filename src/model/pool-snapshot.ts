@@ -5,7 +5,7 @@
  * that throws is reported to `onListenerError` and does not stop the others.
  *
  * Users: StaticPoolDirectory (a fixed list, static-directory.ts) and StorePoolDirectory (the store,
- * refreshed on change, store/pool-directory.ts).
+ * refreshed on change, pools/store-directory.ts).
  */
 import type { Pool, PoolDirectory } from './pool.js';
 

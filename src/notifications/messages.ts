@@ -3,7 +3,7 @@
  * alerts, legacy per-pool email and deprecation notices. Pure functions of their inputs.
  *
  * Origin addresses can carry provider API keys, so messages show them through the one masking function
- * (balancing/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
+ * (model/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
  * `***`) — also for event rows written by older versions, which stored some addresses unmasked. Every
  * email says how to manage what caused it.
  *

@@ -9,7 +9,7 @@
  *   on `wake()` (the health monitor calls it when this process recorded events; a wake during a pass
  *   runs another pass right after it); deprecation notices at most every DEPRECATION_PASS_MS (60 s).
  *   The poll stays for what other processes write (events, deliveries coming due). Old finished
- *   deliveries, history and dispatched events are pruned (store/retention.ts) at start and then at most
+ *   deliveries, history and dispatched events are pruned (notifications/queries/retention.ts) at start and then at most
  *   every PRUNE_PASS_MS (1 h); `runOnce()` prunes too.
  *   Passes never overlap. `stop()` waits for the running pass; unsent deliveries stay queued.
  * - On the embedded SQLite store one process owns the database, so leases left by a killed process

@@ -31,7 +31,7 @@ function toLegacyPool(row: {
 }
 
 /**
- * The pool's `notification_filter`. Settings that cannot be read (a hand-edited row, see store/pools.ts)
+ * The pool's `notification_filter`. Settings that cannot be read (a hand-edited row, see pools/pool-queries.ts)
  * count as no filter: the legacy address then gets every alert, rather than none and no deprecation notice.
  */
 function legacyFilter(settings: string): NotificationFilter | null {

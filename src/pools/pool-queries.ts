@@ -1,5 +1,5 @@
 /**
- * Pools in the store, mapped to the shared `Pool` model (balancing/model.ts).
+ * Pools in the store, mapped to the shared `Pool` model (model/pool.ts).
  *
  * Columns: name (unique per account), notification_email (so migration status is one query), monitor_id
  * (foreign key to monitors), enabled, version; everything else is JSON `settings` (PoolSettings).

@@ -8,7 +8,7 @@
  *     and deletes change the id set).
  * `poolByName` answers for the routing account (`account_id` in the config) only. If the store is
  * unreachable the last snapshot stays in use and the failure is logged (once per outage). A pool row
- * that cannot be decoded (store/pools.ts) is left out of the snapshot and logged whenever the pools
+ * that cannot be decoded (pools/pool-queries.ts) is left out of the snapshot and logged whenever the pools
  * change; the other pools keep routing.
  */
 

@@ -1,6 +1,6 @@
 /**
  * A PoolDirectory over a fixed list of pools, for routing tests and for embedding the gateway without a
- * store (`serve` uses the store-backed directory, src/store/pool-directory.ts). Pool ids are derived from
+ * store (`serve` uses the store-backed directory, src/pools/store-directory.ts). Pool ids are derived from
  * account and name (sha256, 32 hex), so they are stable across restarts. `replace()` swaps the snapshot
  * and notifies listeners.
  */

@@ -11,7 +11,7 @@
  * - The `secret` is write-only: accepted on POST/PUT (PUT without `secret`, or with `***`, keeps it; `""`
  *   removes it), never returned. `last_success` / `last_failure` follow every test message and delivery
  *   attempt.
- * - The URL is returned masked (balancing/origin-address.ts `maskAddress`: credentials, query values and
+ * - The URL is returned masked (model/origin-address.ts `maskAddress`: credentials, query values and
  *   key-like path segments as `***`); a PUT may send the masked URL back, each `***` standing for the
  *   stored part at that place.
  * - Secrets stay bound to their destination: a kept secret or a `***` in the URL is accepted only while the

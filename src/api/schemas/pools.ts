@@ -8,7 +8,7 @@
  * a 400 naming it. POST and PUT replace the whole pool (omitted optional fields take their defaults);
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
  *
- * Origin addresses are normalised by the address model (balancing/origin-address.ts) and shown masked.
+ * Origin addresses are normalised by the address model (model/origin-address.ts) and shown masked.
  * A `***` sent back — in the address (user, password, a query value, a key-like path segment) or as a
  * secret header value — keeps the stored secret of the origin with the same name only while the
  * destination (scheme, host, port of the address) is unchanged; with a new destination the write is

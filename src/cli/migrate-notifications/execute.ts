@@ -9,7 +9,7 @@
  *    (e.g. a pool created mid-run), that page is not patched and the run reports it.
  *    After the PATCH, the ids it returned are compared with the page that was checked; if the page
  *    shifted (pools created or renamed in between), clearing stops for this round and the run says so.
- * 2. Idempotent: policies carry a marker (policies.ts); a re-run extends them instead of duplicating.
+ * 2. Idempotent: policies carry a marker (policy-bodies.ts); a re-run extends them instead of duplicating.
  *    A POST that may have been applied (timeout, 5xx) is looked up by its marker before being retried.
  * 3. Bounded: at most `maxRounds` (default 3) rounds of plan → clear → re-list; pages are walked with
  *    the defensive pager (pages.ts), so a server that ignores pagination still terminates.

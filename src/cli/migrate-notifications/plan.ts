@@ -3,7 +3,7 @@
  * to create, which to extend, and which already do the job. Pure (no I/O), so it is unit-tested directly.
  *
  * Grouping: pools with a non-empty `notification_email` are grouped by their normalised address set
- * (trimmed, lower-cased, de-duplicated, sorted) and by each filter spec the pool needs (see filters.ts);
+ * (trimmed, lower-cased, de-duplicated, sorted) and by each filter spec the pool needs (see filter-affinity.ts);
  * one policy per (address set, spec). A marked policy found for a group is kept when it already covers
  * the group, and otherwise updated with PUT: its pool ids become (its ids that still exist) ∪ (the group),
  * addresses, webhooks, `new_health` and `event_source` are widened to what the group needs, and it is

@@ -9,11 +9,11 @@
  *   closed after `idleTimeoutMs` (30 s), a streamed answer whose client takes nothing for
  *   `streamStallMs` (30 s) cut. Bodies over `maxBodyBytes` (1 MiB) are refused (413).
  * - Connections: at most `maxConnections` at once and `maxConnectionsPerClient` per remote address
- *   (no limit when absent); one over a limit is closed as it is accepted (wire/server.ts).
+ *   (no limit when absent); one over a limit is closed as it is accepted (http1/server/http1-server.ts).
  * - `close(graceMs)` stops accepting at once, closes connections with no request in flight (idle
  *   keep-alive sockets, sockets that never sent a whole request, unfinished TLS handshakes) at once,
  *   lets requests in flight finish and closes their connections as soon as they end, and after
- *   `graceMs` cuts whatever is still open (wire/server.ts).
+ *   `graceMs` cuts whatever is still open (http1/server/http1-server.ts).
  */
 import { readFileSync } from 'node:fs';
 import { type Http1App, Http1Server } from '../../http1/index.js';

@@ -1,8 +1,8 @@
 /**
- * JSON-RPC handling of one HTTP request body for one network (after server.ts's HTTP checks):
+ * JSON-RPC handling of one HTTP request body for one network (after http/'s HTTP checks in gateway.ts):
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602), forwarding (forward.ts). The body is parsed
+ *   (-32600), method policy (-32601), params (-32602), forwarding (origin-forwarder.ts). The body is parsed
  *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
@@ -10,7 +10,7 @@
  * not reply), even when it is refused or fails; such drops are logged.
  *
  * Batch: its read-only calls (valid, allowed, no filter calls, not answered by the cache) go to one
- * origin as one upstream batch (forward.ts `forwardBatch`); an answer missing from the origin's array,
+ * origin as one upstream batch (origin-forwarder.ts `forwardBatch`); an answer missing from the origin's array,
  * and every call of a batch with a write or with fewer than two such calls, is forwarded on its own
  * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
@@ -39,7 +39,7 @@ export interface HttpAnswer {
   /** The answer; with `rest`, its first bytes (the client's id already in place). */
   body: Buffer | undefined;
   headers: Readonly<Record<string, string>>;
-  /** A large single answer still arriving from the origin (forward.ts, streaming): send after `body`. */
+  /** A large single answer still arriving from the origin (origin-forwarder.ts, streaming): send after `body`. */
   rest?: Readable;
   /** Total length of `body` + `rest`, when the origin announced its length. */
   length?: number;
@@ -76,11 +76,11 @@ interface CallContext {
   route: NetworkRoute;
   /** Who asked (gateway API key, else remote address): rate limit and stream slots. */
   client: string;
-  /** The client's signal (wire/exchange.ts makes it on first use). */
+  /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
 }
 
-/** Filter calls follow their filter's origin (filters.ts), so they never join an upstream batch. */
+/** Filter calls follow their filter's origin (filter-affinity.ts), so they never join an upstream batch. */
 const FILTER_METHODS: ReadonlySet<string> = new Set([
   'eth_newFilter',
   'eth_newBlockFilter',
@@ -272,7 +272,7 @@ export class RpcHandler {
   /**
    * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
    * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
-   * (those follow their filter's origin, filters.ts).
+   * (those follow their filter's origin, filter-affinity.ts).
    */
   #batchable(call: RpcCall, context: CallContext): boolean {
     return (
@@ -283,7 +283,7 @@ export class RpcHandler {
   }
 
   /**
-   * Sends the batch's batchable calls to one origin as one upstream batch (forward.ts `forwardBatch`),
+   * Sends the batch's batchable calls to one origin as one upstream batch (origin-forwarder.ts `forwardBatch`),
    * when the forwarder can and the batch has no write and at least two such calls. Resolves to one
    * outcome per element (undefined: not in the upstream batch, or missing from the origin's array —
    * forwarded on its own), or undefined when the batch is forwarded call by call.

@@ -1,6 +1,6 @@
 /** The JSON-RPC id splice on raw bytes: rpc/ owns ids, upstream/ uses the same splice on the way up. */
 /**
- * `raw` with the span `id` replaced, in one allocation: by our ASCII id on the way up (forward.ts), by
+ * `raw` with the span `id` replaced, in one allocation: by our ASCII id on the way up (origin-forwarder.ts), by
  * the client's raw id bytes on the way back (handler.ts).
  */
 export function withId(raw: Buffer, id: { start: number; end: number }, replacement: Buffer | string): Buffer {

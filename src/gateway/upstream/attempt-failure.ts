@@ -1,5 +1,5 @@
 /**
- * How an attempt on an origin failed, and what the client gets when every attempt did (forward.ts).
+ * How an attempt on an origin failed, and what the client gets when every attempt did (origin-forwarder.ts).
  * Kinds: `connect` (never connected: no byte reached the origin, so even a write may go elsewhere),
  * `timeout`, `network` (the connection broke, or the answer's HTTP framing was malformed), `status`
  * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
@@ -33,7 +33,7 @@ export function describeAttempts(attempts: readonly Attempt[]): string {
 
 /**
  * The client's error once the attempts ended: 503 GATEWAY_BUSY when the last one was `busy` (attempts
- * stop there: forward.ts), else 504 when all of them timed out, else 502.
+ * stop there: origin-forwarder.ts), else 504 when all of them timed out, else 502.
  */
 export function exhausted(network: string, attempts: readonly Attempt[], writeNote = ''): SwitchyardError {
   const tried = describeAttempts(attempts);
@@ -84,7 +84,7 @@ export function abortReason(signal: ClientSignal | undefined): Error {
 
 /**
  * An attempt's error (origin-http's codes, Node's socket codes, the timer, the client leaving) as its
- * kind. `busy`: the exchange was still waiting for a busy origin connection (upstream.ts `busy`).
+ * kind. `busy`: the exchange was still waiting for a busy origin connection (upstream/origin-clients.ts `busy`).
  */
 export function classify(err: unknown, timedOut: boolean, timeoutMs: number, busy = false): AttemptFailure {
   if (timedOut && busy) {

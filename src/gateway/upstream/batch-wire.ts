@@ -1,7 +1,7 @@
 /**
  * Upstream batches (proxyd-style): the forwardable calls of a client's batch go to one origin as one
  * JSON-RPC batch, each with an id of ours, and the origin's array is matched back to the calls by
- * those ids. forward.ts (OriginForwarder.forwardBatch) runs the attempts; this file builds the wire
+ * those ids. origin-forwarder.ts (OriginForwarder.forwardBatch) runs the attempts; this file builds the wire
  * bytes and reads the origin's answer. Nothing is re-serialised: each element is the client's own
  * bytes with only its id replaced, and each answer element is a slice of the origin's body with the
  * span of its id, so the handler splices the client's raw id in exactly as for a single request.

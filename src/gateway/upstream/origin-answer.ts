@@ -1,5 +1,5 @@
 /**
- * Checks of an origin's answer to one forwarded call (forward.ts), on raw bytes: the span of our id in
+ * Checks of an origin's answer to one forwarded call (origin-forwarder.ts), on raw bytes: the span of our id in
  * a whole answer or in the first bytes of a streaming one,
  * The id splice both ways is rpc/id-splice.ts.
  */

@@ -2,8 +2,8 @@
  * HTTP clients for origins: one connection pool per origin (scheme://host:port) of the project's own
  * HTTP/1.1 client (origin-http/), keeping up to `gateway.connections_per_origin` keep-alive sockets
  * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). Where a request goes
- * and what it carries come from the origin address model (balancing/origin-address.ts `originTarget`:
- * path and query as stored, Basic auth from user:password) and balancing/origin-request.ts (the headers),
+ * and what it carries come from the origin address model (model/origin-address.ts `originTarget`:
+ * path and query as stored, Basic auth from user:password) and model/origin-request.ts (the headers),
  * the same the jsonrpc monitor uses. Pools of origins that left the directory are closed by `prune`.
  * Every connect is checked by the outbound policy (`guard`: the routing account's rules, since only
  * its pools are routed).
@@ -121,8 +121,8 @@ export interface ExchangeOptions {
 }
 
 /**
- * POSTs `body` to the target and collects the answer (origin-http/exchange.ts). `response` rejects
- * with Node's socket errors (their codes kept), the client's own (origin-http/errors.ts), or the reason
+ * POSTs `body` to the target and collects the answer (http1/client/client-exchange.ts). `response` rejects
+ * with Node's socket errors (their codes kept), the client's own (http1/client/client-error.ts), or the reason
  * given to `abort`; `timeoutMs` bounds the wait for the answer's head and between body chunks.
  *
  * With `streamAfter`, a 2xx body that grows past that many bytes resolves early: `body` holds what

@@ -11,8 +11,8 @@
  * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
  * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
  * the request surely never reached the origin. A connection failure also ejects the origin for a moment
- * (ejection.ts) and is reported to the HealthView.
- * Filter calls go first to the origin that created the filter (filters.ts).
+ * (routing/demotion.ts) and is reported to the HealthView.
+ * Filter calls go first to the origin that created the filter (filter-affinity.ts).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -28,7 +28,7 @@
  * waited on needlessly, a plan whose first origin has no free connection (pool.ts `hasCapacity`) tries
  * first the planned origins that have one (except a filter call, which must reach its filter's origin).
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
- * fresh connection to the same origin (`replayable`, upstream.ts); a write never is.
+ * fresh connection to the same origin (`replayable`, upstream/origin-clients.ts); a write never is.
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
  * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys). How
  * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
@@ -146,7 +146,7 @@ export class OriginForwarder implements Forwarder {
 
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
-   * one upstream batch, origin after origin of the plan until one answers as a whole (forward-batch.ts).
+   * one upstream batch, origin after origin of the plan until one answers as a whole (batch-wire.ts).
    * Per call: the origin's answer element, or undefined when its array had none for that call (the
    * handler then forwards that call on its own) or the call is a notification. When every origin
    * answered but none with a usable batch (HTTP error status, garbled, not an array, no answer of
@@ -266,7 +266,7 @@ export class OriginForwarder implements Forwarder {
   }
 
   /**
-   * The router's plan cut to `maxAttempts`, with the home origin of the call's filter (filters.ts)
+   * The router's plan cut to `maxAttempts`, with the home origin of the call's filter (filter-affinity.ts)
    * moved to the front; else origins with a free connection first (#roomFirst).
    */
   #plan(request: UpstreamRequest, maxAttempts: number): Candidate[] {
@@ -353,7 +353,7 @@ export class OriginForwarder implements Forwarder {
     const { requestTimeoutMs, outstanding } = this.#deps;
     const target = this.#target(candidate);
     // A read may be sent once more on a fresh connection if the reused socket it went out on closed
-    // before any byte of the answer (upstream.ts); a write never is: it may have arrived.
+    // before any byte of the answer (upstream/origin-clients.ts); a write never is: it may have arrived.
     const pending = exchange(
       target,
       wire,

@@ -1,20 +1,20 @@
 /**
  * Per-client stream slots: at most `gateway.max_streams_per_client` (4) large answers stream to one
- * client at once (forward.ts; a client is its gateway API key, else its remote address, as for the
+ * client at once (origin-forwarder.ts; a client is its gateway API key, else its remote address, as for the
  * rate limit). A slot is taken when an answer turns out large enough to stream and given back when
  * the stream ends (finished, failed or cut).
  *
  * An answer that finds every slot of its client taken waits for one, first come first served, with its
- * origin connection paused (the exchange holds at most STREAM_HIGH_WATER bytes); forward.ts bounds the
+ * origin connection paused (the exchange holds at most STREAM_HIGH_WATER bytes); origin-forwarder.ts bounds the
  * wait by the attempt's `request_timeout` timer and then answers GATEWAY_BUSY. Answering it whole
  * instead would hold the entire answer in memory, with no bound on its size or on how many a client
  * asks for. So that waiting cannot pin origin connections either, at most as many answers wait per
  * client as may stream (`max`): one more is refused at once (`queue` gives undefined; GATEWAY_BUSY and
  * its origin connection is closed). Per client, at most 2 × max origin connections are held by
- * streams, each until its stream ends, is cut as stalled (wire/connection.ts) or stops waiting.
+ * streams, each until its stream ends, is cut as stalled (http1/server/server-connection.ts) or stops waiting.
  *
  * Memory: an entry per client with a stream or a waiter, deleted when it has neither.
- * `waitForSlot` is an attempt's wait (forward.ts), with the attempt-failure kinds it ends in.
+ * `waitForSlot` is an attempt's wait (origin-forwarder.ts), with the attempt-failure kinds it ends in.
  */
 import { finished, type Readable } from 'node:stream';
 import { AttemptFailure, classify } from './attempt-failure.js';

@@ -248,7 +248,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   readonly #onRead = (length: number, buffer: Buffer): boolean => {
     this.#borrowed = buffer === READ_BUFFER;
     this.#onData(buffer.subarray(0, length));
-    // The read is parsed: whoever kept bytes of it holds them (read-buffers.ts); drop the reader's hold.
+    // The read is parsed: whoever kept bytes of it holds them (http1/buffer-pool.ts); drop the reader's hold.
     if (!this.#borrowed) readBuffers.release(buffer);
     return true;
   };

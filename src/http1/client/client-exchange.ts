@@ -12,7 +12,7 @@
  * takes its connection down (the answer would arrive on a socket we cannot reuse). Once the answer
  * streams, `abort` no longer applies (destroy `rest` instead).
  *
- * Bytes of a large answer are views of recycled read buffers (read-buffers.ts), held while kept here:
+ * Bytes of a large answer are views of recycled read buffers (http1/buffer-pool.ts), held while kept here:
  * `rest`'s reader releases each once written; a whole body releases them once copied together.
  */
 import { Readable } from 'node:stream';
@@ -44,7 +44,7 @@ export const BULKY_AFTER = 64 * 1024;
 
 /**
  * A streaming answer's `body` is a copy of its first this many bytes (ample to show the origin's id,
- * which is ours, before `result`: forward.ts); the bytes collected past them lead `rest` uncopied.
+ * which is ours, before `result`: origin-forwarder.ts); the bytes collected past them lead `rest` uncopied.
  */
 export const STREAM_HEAD_BYTES = 4 * 1024;
 
@@ -126,7 +126,7 @@ export class ClientExchange implements PendingResponse {
 
   /**
    * The answer is large: announced or grown past BULKY_AFTER bytes, or streaming. The connection then
-   * reads it into recycled buffers (read-buffers.ts), whose bytes are kept without a copy, rather than
+   * reads it into recycled buffers (http1/buffer-pool.ts), whose bytes are kept without a copy, rather than
    * into its shared read buffer.
    */
   get bulky(): boolean {
@@ -135,7 +135,7 @@ export class ClientExchange implements PendingResponse {
 
   /**
    * Body bytes. `borrowed`: a view of the read buffer the connection reuses, so kept bytes are copied;
-   * otherwise a view of a recycled read buffer (read-buffers.ts), held while kept: `rest`'s reader
+   * otherwise a view of a recycled read buffer (http1/buffer-pool.ts), held while kept: `rest`'s reader
    * releases it once written, and `#body` once copied into a whole body.
    */
   data(chunk: Buffer, borrowed: boolean): void {

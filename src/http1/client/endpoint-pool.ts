@@ -1,6 +1,6 @@
 /**
  * The connections to one origin (scheme, host and port): at most `connections` sockets, each carrying
- * one exchange at a time (connection.ts).
+ * one exchange at a time (client-connection.ts).
  *
  *   - An exchange takes the most recently used idle connection (LIFO: the warmest socket, and the others
  *     can time out when traffic drops); when none is idle it waits in a FIFO queue, and a new
@@ -15,10 +15,10 @@
  *   - An aborted waiting exchange leaves the queue and is never written. It waited for a *busy* pool
  *     (`busy` on the exchange) when it was behind every connection being opened — every connection was
  *     carrying another exchange and none could be added (the cap): the gateway answers GATEWAY_BUSY and
- *     never blames the origin for that wait (forward.ts). One still waiting on its own connect was not.
+ *     never blames the origin for that wait (origin-forwarder.ts). One still waiting on its own connect was not.
  *   - `hasCapacity`: an idle connection, or room under the cap to open one — a new exchange would not
- *     wait behind busy connections (forward.ts prefers such an origin).
- *   - A replayable exchange that met a stale keep-alive socket (connection.ts) goes back to the front
+ *     wait behind busy connections (origin-forwarder.ts prefers such an origin).
+ *   - A replayable exchange that met a stale keep-alive socket (client-connection.ts) goes back to the front
  *     of the queue, once.
  *   - `close()` (the origin left the configuration) refuses new exchanges, closes idle connections and
  *     lets running and waiting ones finish; `destroy()` fails everything with ORIGIN_POOL_CLOSED.

@@ -1,6 +1,6 @@
 /**
  * The fields of an origin answer's head (status line and header lines, without the final CRLF CRLF),
- * checked strictly, for the response parser (parser.ts, which lists what is malformed). Only the
+ * checked strictly, for the response parser (response-parser.ts, which lists what is malformed). Only the
  * headers that frame the message or decide reuse are read (Content-Length, Transfer-Encoding,
  * Connection, Keep-Alive); the others are validated and dropped. Throws ORIGIN_MALFORMED_RESPONSE.
  */

@@ -1,11 +1,11 @@
 /**
  * A lean HTTP/1.1 server on `net` (or `tls`, ALPN http/1.1) sockets: one Connection per socket
- * (connection.ts), Nagle off (noDelay), half-open sockets allowed so a client that shuts down its
+ * (server-connection.ts), Nagle off (noDelay), half-open sockets allowed so a client that shuts down its
  * sending side still gets its answers.
  *
  * Timeouts are checked by one sweep over the connections every min(1 s, shortest timeout / 4) (at
  * least 10 ms), not by a timer per request; the sweep also advances the coarse clock connections
- * read. Defaults (listener.ts): request 60 s, idle 30 s, stream stall 30 s (connection.ts).
+ * read. Defaults (gateway/http/listener.ts): request 60 s, idle 30 s, stream stall 30 s (server-connection.ts).
  *
  * Connection limits, checked when a TCP connection is accepted (before any TLS handshake or byte is
  * read): at most `maxConnections` open at once (Node's own `server.maxConnections`: the socket is

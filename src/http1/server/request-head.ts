@@ -1,6 +1,6 @@
 /**
  * The head of one request, from the line spans the parser found (request line, then header lines; CRLF
- * excluded) to a `RequestHead`, or the refusal it earns (parser.ts lists what is refused and why).
+ * excluded) to a `RequestHead`, or the refusal it earns (request-parser.ts lists what is refused and why).
  * Header names most requests carry come from a table of constants, so no string is made for them.
  */
 

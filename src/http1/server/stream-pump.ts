@@ -12,7 +12,7 @@
  * Pieces may be views of recycled read buffers (../read-buffers.ts): each is released once the socket
  * wrote it (its write callback, called on success and on failure alike), never before.
  *
- * Write progress, for the connection's stall cut (connection.ts, `gateway.stream_stall_timeout`):
+ * Write progress, for the connection's stall cut (server-connection.ts, `gateway.stream_stall_timeout`):
  * `progressed()` is called when a piece was written to the socket, and when a piece is handed to a
  * socket with nothing queued (the wait for the client starts then, not at the last write).
  */

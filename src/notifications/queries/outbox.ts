@@ -1,7 +1,7 @@
 /**
  * Queries behind durable notification delivery: the dispatcher cursor over `health_events.seq`, alert
  * correlations, the delivery outbox (claim with a lease, mark sent / retry / final), history and the
- * deprecation-notice bookkeeping (history reads are in notification-history.ts, the pools' legacy
+ * deprecation-notice bookkeeping (history reads are in queries/history.ts, the pools' legacy
  * `notification_email` in legacy-email.ts). Rules the queries enforce:
  *
  * - A delivery is inserted with `ON CONFLICT (dedupe_key) DO NOTHING`: repeating a pass never duplicates.

@@ -3,7 +3,7 @@ import { AddressError, maskAddress, normaliseAddress, originTarget } from '../..
 import type { Dialect } from '../database.js';
 
 /**
- * Origin addresses in their canonical form (balancing/origin-address.ts). Older versions accepted an
+ * Origin addresses in their canonical form (model/origin-address.ts). Older versions accepted an
  * address without a scheme that carried userinfo, a path or a query (`user:pw@host:port/v3/KEY?k=v`) as a
  * "bare host", and stored URLs as written. The gateway always read such an address as `http://` + it
  * (WHATWG URL, fragment ignored), so each stored address is rewritten to the canonical form of exactly

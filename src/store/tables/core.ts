@@ -23,7 +23,7 @@ export interface ApiTokensTable {
   expires_on: string | null; // RFC 3339 UTC; the token is refused from this instant on
   not_before: string | null; // RFC 3339 UTC; the token is refused before this instant
   modified_on: string;
-  policies: string; // JSON: TokenPolicy[] (store/token-permissions.ts); read_only is derived from it
+  policies: string; // JSON: TokenPolicy[] (accounts/token-permissions.ts); read_only is derived from it
 }
 
 export interface MonitorsTable {

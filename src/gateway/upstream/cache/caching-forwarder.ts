@@ -1,5 +1,5 @@
 /**
- * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (server.ts's
+ * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (gateway.ts's
  * `wrapForwarder`). For each call with an id:
  *   not cacheable (policy.ts) → the inner forwarder, untouched (same signal, same retries);
  *   cached                    → the stored UpstreamReply (body + id span), no upstream call — but only
