@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { startHttpServer, type TestServer } from '../helpers/http.js';
 import { INVALID, VALID } from '../http1/corpus.js';
+import { mulberry32 } from '../http1/mutate.js';
 import { parseResponses, RawClient, waitFor } from '../http1/raw.js';
 
 const call = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`;
@@ -153,16 +154,6 @@ describe('gateway HTTP/1.1 (wire listener)', () => {
     assert.equal(answer?.status, 200);
   });
 });
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NASTY = [0x0d, 0x0a, 0x00, 0x20, 0x09, 0x3a, 0x2c, 0x3b, 0x7f, 0xff, 0x30, 0x39, 0x61, 0x2d];
 
