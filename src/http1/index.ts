@@ -10,7 +10,7 @@
  * `readBuffers` is the one process-wide `BufferPool` shared by both halves (large answers stream through
  * it without copies); it is to be injected instead in a later change.
  */
-export { BufferPool, READ_BYTES, readBuffers } from './buffer-pool.js';
+export { BufferPool, READ_BYTES } from './buffer-pool.js';
 export type { Endpoint, EndpointGuard } from './client/client-connection.js';
 export { ClientError, type ClientErrorCode } from './client/client-error.js';
 export { ClientExchange, type ClientResponse, type PendingResponse } from './client/client-exchange.js';

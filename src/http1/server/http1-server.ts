@@ -22,6 +22,7 @@
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
+import type { BufferPool } from '../buffer-pool.js';
 import { type Http1App, ServerConnection, type ServerContext } from './server-connection.js';
 
 export interface Http1ServerOptions {
@@ -42,6 +43,11 @@ export interface Http1ServerOptions {
   maxConnectionsPerClient?: number;
   /** A connection was closed on accept for being over a limit. */
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
+  /**
+   * Where streamed answers' pieces are released once written (views of recycled read buffers): the
+   * pool the client that read them took them from (../buffer-pool.ts).
+   */
+  buffers: BufferPool;
 }
 
 export class Http1Server {
@@ -70,6 +76,7 @@ export class Http1Server {
       idleTimeoutMs: options.idleTimeoutMs,
       streamStallMs,
       pipelineDepth: options.pipelineDepth ?? 16,
+      buffers: options.buffers,
       now: performance.now(),
       inFlight: 0,
       forget: (connection) => connections.delete(connection),

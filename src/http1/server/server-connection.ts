@@ -31,6 +31,7 @@
  *   gone (aborting its signal, if one was made) and destroys a streaming answer's source.
  */
 import type { Socket } from 'node:net';
+import type { BufferPool } from '../buffer-pool.js';
 import { asksClose, CHUNKED, CLOSE_DELIMITED, CONTINUE, NO_BODY, responseHead } from './answer-head.js';
 import { type ParserSink, type RequestHead, RequestParser } from './request-parser.js';
 import { RequestRefusal } from './request-refusal.js';
@@ -58,6 +59,8 @@ export interface ServerContext {
   /** A streamed answer whose client takes nothing for this long is cut (ms). */
   readonly streamStallMs: number;
   readonly pipelineDepth: number;
+  /** Where streamed answers' pieces are released once written. */
+  readonly buffers: BufferPool;
   /** A coarse clock (ms, performance.now()), advanced by the server's sweep. */
   now: number;
   /** Exchanges handed to the application and not yet answered in full, on every connection. */
@@ -359,6 +362,7 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
       () => {
         this.#progressAt = this.#ctx.now;
       },
+      this.#ctx.buffers,
     );
   }
 
