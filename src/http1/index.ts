@@ -25,8 +25,8 @@
  *     client takes nothing for `streamStallMs` cut (`app.streamCut`); connection limits on accept.
  *   - Upgrades: with `app.upgrade`, an HTTP/1.1 request without a body carrying `Upgrade` and
  *     `Connection: upgrade` is the last one read on its connection; once earlier answers are written the
- *     hook gets the exchange, the (paused) socket and the bytes after the head, and owns the socket from
- *     then on. Without the hook such requests are ordinary requests.
+ *     hook gets the exchange, the (paused) socket and the bytes read past the head, and owns the
+ *     socket from then on. Without the hook such requests are ordinary requests.
  *
  * Client — an `EndpointPool` per endpoint (`Endpoint`: TLS or not, host, port, optional CA, guard)
  * keeps up to `connections` keep-alive sockets; `dispatch(new ClientExchange(bytes, timeoutMs,

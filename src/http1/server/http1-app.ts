@@ -22,14 +22,17 @@ export interface Http1App {
   /**
    * Takes over the connection of a request asking to switch protocols (e.g. WebSocket): an HTTP/1.1
    * request without a body, with an `Upgrade` header and `upgrade` listed in `Connection`
-   * (request-head.ts `asksUpgrade`). Without this hook such a request is an ordinary one. Called once every earlier answer on the connection was handed to the socket;
-   * from then on `socket` is the hook's: it is paused (call `resume()` once listening), has no listener
-   * of the server's left ('error' included: attach one), and no server timeout applies to it. `rest` holds
-   * the bytes that came after the request's head (the new protocol's first bytes; often empty). The
-   * hook answers on the socket itself (`101 Switching Protocols`, or a refusal); `exchange` gives the
-   * request's method, target and headers, and its `send`/`stream` do nothing. `Http1Server.close`
-   * destroys such sockets still open when its grace period ends. A hook that throws has the socket
-   * destroyed.
+   * (request-head.ts `asksUpgrade`). Without this hook such a request is an ordinary one.
+   * - When: once every earlier answer on the connection was handed to the socket; no request after
+   *   it is read.
+   * - `socket` is the hook's from then on: paused (call `resume()` once listening), with none of the
+   *   server's listeners left ('error' included: attach one), no server timeout or limit applied.
+   * - `rest`: the bytes the server had read past the request's head (the new protocol's first bytes;
+   *   often empty). Bytes that came later wait in the paused socket.
+   * - The hook answers on the socket itself (`101 Switching Protocols`, or a refusal); `exchange` gives
+   *   the request's method, target and headers, and its `send`/`stream` do nothing.
+   * - `Http1Server.close` destroys such sockets still open when its grace period ends; a hook that
+   *   throws has the socket destroyed.
    */
   upgrade?(exchange: ServerExchange, socket: Socket, rest: Buffer): void;
 }
