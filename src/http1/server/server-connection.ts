@@ -35,7 +35,6 @@ import { type ParserSink, type RequestHead, RequestParser } from './request-pars
 import { RequestRefusal } from './request-refusal.js';
 import { type ExchangeOwner, ExchangeSlot, type ServerAnswer, type ServerExchange } from './server-exchange.js';
 
-const EMPTY = Buffer.alloc(0);
 const NO_DEADLINE = 0;
 const IDLE = 1;
 const REQUEST = 2;
@@ -48,9 +47,8 @@ export class ServerConnection implements ParserSink, ExchangeOwner, WriterOwner 
   readonly #remote: string | undefined;
   /** Exchanges not yet answered in full, in request order. */
   readonly #queue: ExchangeSlot[] = [];
-  /** The exchange whose body is being read. */
+  /** The exchange whose body is being read; `#undispatched` too while the application has not got it. */
   #current: ExchangeSlot | undefined;
-  /** `#current`, when the application has not been given it yet. */
   #undispatched: ExchangeSlot | undefined;
   /** A request to switch protocols waiting for earlier answers (header: Upgrades), the bytes after it. */
   #upgrading: ExchangeSlot | undefined;
@@ -378,7 +376,7 @@ export class ServerConnection implements ParserSink, ExchangeOwner, WriterOwner 
   /** Lets go of the socket and gives it to the application's upgrade hook (header: Upgrades). */
   #handOver(): void {
     const exchange = this.#upgrading as ExchangeSlot;
-    const rest = this.#upgradeRest ?? EMPTY;
+    const rest = this.#upgradeRest ?? Buffer.alloc(0);
     const socket = this.#socket;
     this.#upgrading = undefined;
     this.#upgradeRest = undefined;
