@@ -16,6 +16,7 @@ import { startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
+import type { BufferPool } from './http1/index.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { HealthView } from './model/health-view.js';
@@ -33,6 +34,8 @@ export interface SwitchyardOptions {
   env?: NodeJS.ProcessEnv;
   /** Resolves names for the outbound target policy (default: the system's DNS); tests inject answers. */
   resolve?: Resolver;
+  /** The gateway's read buffers for large answers (default: its own); tests inject one to watch it. */
+  buffers?: BufferPool;
 }
 
 export interface Switchyard {
@@ -149,6 +152,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         logger: logger.child({ part: 'gateway' }),
         metrics,
         outbound,
+        ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder) => {
             caching = new CachingForwarder(inner, {

@@ -16,7 +16,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
-import type { RequestRefusal, ServerExchange } from '../http1/index.js';
+import { BufferPool, type RequestRefusal, type ServerExchange } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
@@ -50,6 +50,11 @@ export interface GatewayOptions {
   outbound?: OutboundPolicy;
   /** Wraps the origin forwarder, e.g. with a response cache (issue 7). */
   wrapForwarder?: (inner: Forwarder) => Forwarder;
+  /**
+   * The read buffers large answers pass through, from the origin clients to the listener (default: a
+   * new pool). Tests only: to watch its recycling.
+   */
+  buffers?: BufferPool;
 }
 
 export interface Gateway {
@@ -73,10 +78,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
   // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
   const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
+  // One pool for both halves: origin sockets read large answers into it, the listener releases them.
+  const buffers = options.buffers ?? new BufferPool();
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
+    buffers,
   });
   const ejection = new ConnectDemotion(clock);
   const outstanding = new OutstandingRequests();
@@ -205,6 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       maxConnections: budget.maxConnections,
       maxConnectionsPerClient: settings.max_connections_per_client,
       refused: (limit) => metrics.connectionRefused(limit),
+      buffers,
     },
     {
       request: (ex) => {

@@ -1,10 +1,16 @@
 /**
- * Recycled 64 KiB read buffers for large origin answers. Once an answer is large (`bulky`,
- * http1/client/client-exchange.ts), its origin socket reads into buffers from here; the bytes travel as views
- * of them to the client socket (http1/server/stream-pump.ts), which gives each one back once it was written. So a
+ * Recycled 64 KiB read buffers for large answers. Once a client answer is large (`bulky`,
+ * client/client-exchange.ts), its socket reads into buffers from here; the bytes travel as views of
+ * them to a server socket (server/stream-pump.ts), which gives each one back once it was written. So a
  * large answer passing through allocates no memory per read and leaves none for the garbage
  * collector: memory stays flat however many answers stream, instead of growing by tens of MiB between
  * collections.
+ *
+ * A pool is injected, never reached as a module global: the client (`EndpointPoolOptions.buffers`) takes
+ * from it and the server (`Http1ServerOptions.buffers`) releases into it, so a program that passes answers
+ * from one to the other gives both the same pool (gateway/gateway.ts makes one). A view released into
+ * another pool than the one it came from is ignored there (a WeakMap miss): a mismatch costs recycling,
+ * never correctness.
  *
  * Ownership is counted per buffer, by the views that hold it. `take` hands out a buffer whose one hold
  * is the returned view (the reader's, for the read in progress). Whoever keeps a view past that read
@@ -25,6 +31,14 @@ export const READ_BYTES = 64 * 1024;
 const MAX_FREE = 64;
 
 export class BufferPool {
+  /**
+   * Where client sockets read while their answer is small (client/client-connection.ts): bytes nobody
+   * keeps past the read. One per pool is enough, because each read is parsed synchronously before the
+   * next one lands (the process is single-threaded, and Node calls `onread` from the event loop, never
+   * from inside another read's processing); whatever is kept of it is copied first (the response parser
+   * copies a split head, the exchange the body bytes it keeps).
+   */
+  readonly scratch: Buffer = Buffer.allocUnsafe(READ_BYTES);
   readonly #free: ArrayBuffer[] = [];
   /** Holds per buffer handed out (and not yet back in the free list). */
   readonly #holds = new WeakMap<ArrayBuffer, number>();
@@ -83,6 +97,3 @@ export class BufferPool {
     return { created: this.#created, reused: this.#reused, free: this.#free.length };
   }
 }
-
-/** The process's read buffers, shared by every origin connection (the process is single-threaded). */
-export const readBuffers = new BufferPool();

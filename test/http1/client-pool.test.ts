@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { exchange, OriginClients, type OriginClientsOptions } from '../../src/gateway/upstream/origin-clients.js';
+import { BufferPool } from '../../src/http1/index.js';
 import { countingServer, originOf, rawServer, waitFor } from './servers.js';
 
 const clients: OriginClients[] = [];
@@ -19,7 +20,12 @@ after(async () => {
 });
 
 function client(options: Partial<OriginClientsOptions> = {}): OriginClients {
-  const made = new OriginClients({ connectionsPerOrigin: 4, connectTimeoutMs: 2_000, ...options });
+  const made = new OriginClients({
+    connectionsPerOrigin: 4,
+    connectTimeoutMs: 2_000,
+    buffers: new BufferPool(),
+    ...options,
+  });
   clients.push(made);
   return made;
 }

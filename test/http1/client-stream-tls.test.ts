@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { exchange, OriginClients } from '../../src/gateway/upstream/origin-clients.js';
-import { READ_BYTES } from '../../src/http1/buffer-pool.js';
+import { BufferPool, READ_BYTES } from '../../src/http1/buffer-pool.js';
 import { STREAM_HEAD_BYTES, STREAM_HIGH_WATER } from '../../src/http1/client/client-exchange.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 import { originOf, waitFor } from './servers.js';
@@ -30,7 +30,12 @@ after(async () => {
 });
 
 function client(ca?: string): OriginClients {
-  const made = new OriginClients({ connectionsPerOrigin: 2, connectTimeoutMs: 2_000, ...(ca ? { ca } : {}) });
+  const made = new OriginClients({
+    connectionsPerOrigin: 2,
+    connectTimeoutMs: 2_000,
+    buffers: new BufferPool(),
+    ...(ca ? { ca } : {}),
+  });
   clients.push(made);
   return made;
 }

@@ -11,10 +11,13 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { type Listener, startListener } from '../../src/gateway/http/listener.js';
-import type { RequestRefusal } from '../../src/http1/server/request-refusal.js';
-import type { Http1App } from '../../src/http1/server/server-connection.js';
-import type { ServerExchange } from '../../src/http1/server/server-exchange.js';
+import {
+  BufferPool,
+  type Http1App,
+  Http1Server,
+  type RequestRefusal,
+  type ServerExchange,
+} from '../../src/http1/index.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { INVALID } from './corpus.js';
 import { RawClient, waitFor } from './raw.js';
@@ -70,25 +73,40 @@ class TestApp implements Http1App {
   }
 }
 
+/** A started server: its port, and the server itself (inFlight, close). */
+interface Listener {
+  readonly port: number;
+  readonly inFlight: number;
+  close(graceMs: number): Promise<void>;
+}
+
 async function start(
   app: TestApp,
   options: { requestTimeoutMs?: number; idleTimeoutMs?: number; tls?: boolean } = {},
 ): Promise<Listener> {
-  return startListener(
+  const server = new Http1Server(
     {
-      listen: '127.0.0.1:0',
       maxBodyBytes: 1000,
       requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 5_000,
       tls: options.tls
         ? {
-            cert_file: join(REPO_ROOT, 'test/gateway/fixtures/tls-cert.pem'),
-            key_file: join(REPO_ROOT, 'test/gateway/fixtures/tls-key.pem'),
+            cert: readFileSync(join(REPO_ROOT, 'test/gateway/fixtures/tls-cert.pem')),
+            key: readFileSync(join(REPO_ROOT, 'test/gateway/fixtures/tls-key.pem')),
           }
         : undefined,
+      buffers: new BufferPool(),
     },
     app,
   );
+  const { port } = await server.listen(0, '127.0.0.1');
+  return {
+    port,
+    get inFlight() {
+      return server.inFlight;
+    },
+    close: (graceMs) => server.close(graceMs),
+  };
 }
 
 const get = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;

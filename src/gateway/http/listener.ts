@@ -16,7 +16,7 @@
  *   `graceMs` cuts whatever is still open (http1/server/http1-server.ts).
  */
 import { readFileSync } from 'node:fs';
-import { type Http1App, Http1Server } from '../../http1/index.js';
+import { type BufferPool, type Http1App, Http1Server } from '../../http1/index.js';
 
 export interface ListenerOptions {
   listen: string;
@@ -33,6 +33,8 @@ export interface ListenerOptions {
   maxConnectionsPerClient?: number;
   /** A connection was closed as it was accepted, for being over a limit. */
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
+  /** The read buffers streamed answers come in (the origin clients' pool): released here once written. */
+  buffers: BufferPool;
 }
 
 export interface Listener {
@@ -66,6 +68,7 @@ export async function startListener(options: ListenerOptions, app: Http1App): Pr
         maxConnectionsPerClient: options.maxConnectionsPerClient,
       }),
       ...(options.refused !== undefined && { refused: options.refused }),
+      buffers: options.buffers,
     },
     app,
   );

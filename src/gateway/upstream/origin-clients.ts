@@ -1,6 +1,6 @@
 /**
  * HTTP clients for origins: one connection pool per origin (scheme://host:port) of the project's own
- * HTTP/1.1 client (origin-http/), keeping up to `gateway.connections_per_origin` keep-alive sockets
+ * HTTP/1.1 client (http1/), keeping up to `gateway.connections_per_origin` keep-alive sockets
  * (idle sockets close after 30 s, or sooner when the origin's Keep-Alive header asks). Where a request goes
  * and what it carries come from the origin address model (model/origin-address.ts `originTarget`:
  * path and query as stored, Basic auth from user:password) and model/origin-request.ts (the headers),
@@ -9,7 +9,14 @@
  * its pools are routed).
  */
 import { isIP } from 'node:net';
-import { ClientExchange, EndpointPool, type PendingResponse, requestBytes, requestHead } from '../../http1/index.js';
+import {
+  type BufferPool,
+  ClientExchange,
+  EndpointPool,
+  type PendingResponse,
+  requestBytes,
+  requestHead,
+} from '../../http1/index.js';
 import { destinationOf, originTarget } from '../../model/origin-address.js';
 import { originRequestHeaders } from '../../model/origin-request.js';
 import type { Origin } from '../../model/pool.js';
@@ -34,6 +41,8 @@ export interface OriginClientsOptions {
   ca?: string | Buffer;
   /** The outbound policy's connect-time check (outbound/policy.ts), applied to every connect. */
   guard?: ConnectGuard;
+  /** Where large answers are read into; the gateway's listener releases them there once written. */
+  buffers: BufferPool;
 }
 
 export class OriginClients {
@@ -64,7 +73,11 @@ export class OriginClients {
           session: undefined,
           guard: this.#options.guard,
         },
-        { connections: this.#options.connectionsPerOrigin, connectTimeoutMs: this.#options.connectTimeoutMs },
+        {
+          connections: this.#options.connectionsPerOrigin,
+          connectTimeoutMs: this.#options.connectTimeoutMs,
+          buffers: this.#options.buffers,
+        },
       );
       this.#pools.set(address.destination, pool);
     }

@@ -23,7 +23,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { READ_BYTES, readBuffers } from '../buffer-pool.js';
+import type { BufferPool } from '../buffer-pool.js';
 import { ClientError } from './client-error.js';
 import type { ClientExchange, ExchangeHost } from './client-exchange.js';
 import { ResponseParser, type ResponseSink } from './response-parser.js';
@@ -64,13 +64,6 @@ export interface ConnectionOwner {
   replay(exchange: ClientExchange): void;
 }
 
-/**
- * Where plain-TCP origin sockets read into while their answer is small. One is enough: the process is
- * single-threaded and each read is parsed before the next one lands; nothing may keep a view of it
- * (the parser copies a split head, the exchange copies the body bytes it keeps).
- */
-const READ_BUFFER = Buffer.allocUnsafe(READ_BYTES);
-
 const CONNECTING = 0;
 const IDLE = 1;
 const BUSY = 2;
@@ -80,6 +73,9 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   readonly #owner: ConnectionOwner;
   readonly #socket: net.Socket;
   readonly #parser: ResponseParser;
+  /** Recycled read buffers for large answers; its `scratch` is where small answers are read into. */
+  readonly #buffers: BufferPool;
+  readonly #scratch: Buffer;
   #state = CONNECTING;
   #current: ClientExchange | undefined;
   /** Exchanges this connection completed. */
@@ -88,7 +84,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   #received = 0;
   #headSeen = false;
   #paused = false;
-  /** The bytes being parsed are in READ_BUFFER (plain TCP): whatever is kept of them must be copied. */
+  /** The bytes being parsed are in the pool's scratch buffer (plain TCP): whatever is kept must be copied. */
   #borrowed = false;
   #connectTimer: NodeJS.Timeout | undefined;
   /** Armed for the current exchange and refreshed on every byte; fires harmlessly when nothing runs. */
@@ -98,8 +94,10 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   #idleTimer: NodeJS.Timeout | undefined;
   #idleTimerMs = 0;
 
-  constructor(owner: ConnectionOwner, endpoint: Endpoint, connectTimeoutMs: number) {
+  constructor(owner: ConnectionOwner, endpoint: Endpoint, connectTimeoutMs: number, buffers: BufferPool) {
     this.#owner = owner;
+    this.#buffers = buffers;
+    this.#scratch = buffers.scratch;
     this.#parser = new ResponseParser(this);
     let socket: net.Socket;
     const refused = endpoint.guard?.refusal(endpoint.host);
@@ -120,8 +118,8 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
       });
       socket.on('data', this.#onData);
     } else {
-      // Plain TCP reads reach the parser directly (no Readable-stream pass per read), into the shared
-      // buffer while the answer is small (no Buffer per read either: measured together, about a
+      // Plain TCP reads reach the parser directly (no Readable-stream pass per read), into the pool's
+      // scratch buffer while the answer is small (no Buffer per read either: measured together, about a
       // tenth of a forwarded call's CPU; the exchange copies the few bytes it keeps), and into a
       // recycled buffer once it is large (`bulky`), whose bytes the exchange keeps without a copy.
       socket = net.connect({
@@ -156,8 +154,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     this.#current = exchange;
     this.#received = 0;
     this.#headSeen = false;
-    exchange.queue = undefined;
-    exchange.host = this;
+    exchange.start(this, this.#buffers);
     this.#arm(exchange.timeoutMs);
     this.#socket.write(exchange.request);
   }
@@ -242,14 +239,14 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   };
 
   /** Where the next read lands (Node asks after every read): a recycled buffer once the answer is large. */
-  readonly #nextReadBuffer = (): Buffer => (this.#current?.bulky === true ? readBuffers.take() : READ_BUFFER);
+  readonly #nextReadBuffer = (): Buffer => (this.#current?.bulky === true ? this.#buffers.take() : this.#scratch);
 
   /** Returns true: reading goes on (a lagging stream reader pauses the socket itself). */
   readonly #onRead = (length: number, buffer: Buffer): boolean => {
-    this.#borrowed = buffer === READ_BUFFER;
+    this.#borrowed = buffer === this.#scratch;
     this.#onData(buffer.subarray(0, length));
     // The read is parsed: whoever kept bytes of it holds them (http1/buffer-pool.ts); drop the reader's hold.
-    if (!this.#borrowed) readBuffers.release(buffer);
+    if (!this.#borrowed) this.#buffers.release(buffer);
     return true;
   };
 
@@ -348,9 +345,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     );
     if (exchange === undefined || exchange.over) return;
     const stale = wasReused && this.#received === 0 && !(err instanceof ClientError) && !isAbort(err);
-    if (stale && exchange.replayable && !exchange.replayed) {
-      exchange.replayed = true;
-      exchange.host = undefined;
+    if (stale && exchange.takeReplay()) {
       this.#owner.replay(exchange);
       return;
     }

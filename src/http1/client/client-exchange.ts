@@ -12,11 +12,12 @@
  * takes its connection down (the answer would arrive on a socket we cannot reuse). Once the answer
  * streams, `abort` no longer applies (destroy `rest` instead).
  *
- * Bytes of a large answer are views of recycled read buffers (http1/buffer-pool.ts), held while kept here:
- * `rest`'s reader releases each once written; a whole body releases them once copied together.
+ * Bytes of a large answer are views of recycled read buffers (../buffer-pool.ts), held while kept here:
+ * `rest`'s reader releases each once written; a whole body releases them once copied together. The pool
+ * is the one of the connection that runs the exchange (given to `start`).
  */
 import { Readable } from 'node:stream';
-import { readBuffers } from '../buffer-pool.js';
+import type { BufferPool } from '../buffer-pool.js';
 
 export interface ClientResponse {
   readonly status: number;
@@ -75,12 +76,14 @@ export class ClientExchange implements PendingResponse {
   readonly timeoutMs: number;
   /** May be sent once more on a fresh connection after a stale keep-alive socket failed (reads only). */
   readonly replayable: boolean;
-  replayed = false;
-  busy = false;
+  #replayed = false;
+  #busy = false;
   /** The pool it waits in, until a connection takes it. */
-  queue: ExchangeQueue | undefined;
+  #queue: ExchangeQueue | undefined;
   /** The connection it was written to. */
-  host: ExchangeHost | undefined;
+  #host: ExchangeHost | undefined;
+  /** The read buffers of that connection's pool (set by `start`, before any byte of the answer). */
+  #buffers!: BufferPool;
   readonly #streamAfter: number | undefined;
   #resolve!: (value: ClientResponse) => void;
   #reject!: (err: Error) => void;
@@ -110,13 +113,47 @@ export class ClientExchange implements PendingResponse {
     return this.#over;
   }
 
+  /** Aborted while it waited behind busy connections (PendingResponse.busy). */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
   abort(reason: Error): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#over = true;
     this.#reject(reason);
-    if (this.host !== undefined) this.host.cancel(this, reason);
-    else if (this.queue !== undefined) this.busy = this.queue.withdraw(this);
+    if (this.#host !== undefined) {
+      this.#host.cancel(this, reason);
+    } else if (this.#queue !== undefined) {
+      this.#busy = this.#queue.withdraw(this);
+      this.#queue = undefined;
+    }
+  }
+
+  // ── Used by the pool and the connection ──────────────────────────────────────────────────────
+
+  /** It waits in `queue` for a connection. */
+  queuedIn(queue: ExchangeQueue): void {
+    this.#queue = queue;
+  }
+
+  /** `host` writes it now; large answers are read into `buffers`. */
+  start(host: ExchangeHost, buffers: BufferPool): void {
+    this.#queue = undefined;
+    this.#host = host;
+    this.#buffers = buffers;
+  }
+
+  /**
+   * It met a stale keep-alive socket before any byte of its answer: true (once, and only when
+   * replayable) when it may be sent again on a fresh connection; it is detached from its host then.
+   */
+  takeReplay(): boolean {
+    if (!this.replayable || this.#replayed) return false;
+    this.#replayed = true;
+    this.#host = undefined;
+    return true;
   }
 
   head(status: number, length: number | undefined): void {
@@ -141,7 +178,7 @@ export class ClientExchange implements PendingResponse {
   data(chunk: Buffer, borrowed: boolean): void {
     const rest = this.#rest;
     if (rest !== undefined) {
-      if (!rest.push(this.#keep(chunk, borrowed))) this.host?.pauseFor(this);
+      if (!rest.push(this.#keep(chunk, borrowed))) this.#host?.pauseFor(this);
       return;
     }
     if (this.#settled) return;
@@ -186,17 +223,17 @@ export class ClientExchange implements PendingResponse {
 
   #keep(chunk: Buffer, borrowed: boolean): Buffer {
     if (!borrowed) {
-      readBuffers.hold(chunk);
+      this.#buffers.hold(chunk);
       return chunk;
     }
     // A large answer's first bytes are copied into a recycled buffer too, so it leaves no garbage.
-    return this.bulky ? readBuffers.copyOf(chunk) : Buffer.from(chunk);
+    return this.bulky ? this.#buffers.copyOf(chunk) : Buffer.from(chunk);
   }
 
   #body(): Buffer {
     const chunks = this.#chunks;
     this.#chunks = [];
-    return joined(chunks, this.#size);
+    return joined(chunks, this.#size, this.#buffers);
   }
 
   #startStreaming(): void {
@@ -212,21 +249,21 @@ export class ClientExchange implements PendingResponse {
       filled += copied;
       if (copied < chunk.length) {
         const tail = chunk.subarray(copied);
-        readBuffers.hold(tail);
+        this.#buffers.hold(tail);
         chunks[next] = tail;
       } else {
         next += 1;
       }
-      readBuffers.release(chunk);
+      this.#buffers.release(chunk);
     }
     const rest = new Readable({
       highWaterMark: STREAM_HIGH_WATER,
-      read: () => this.host?.resumeFor(this),
+      read: () => this.#host?.resumeFor(this),
       destroy: (err, callback) => {
         // Destroyed before the origin finished (the client left, or a pipe failed): stop the origin.
         if (!this.#over) {
           this.#over = true;
-          this.host?.cancel(this, err ?? new Error('the reader stopped reading the answer'));
+          this.#host?.cancel(this, err ?? new Error('the reader stopped reading the answer'));
         }
         callback(err);
       },
@@ -234,7 +271,7 @@ export class ClientExchange implements PendingResponse {
     this.#rest = rest;
     let room = true;
     for (let i = next; i < chunks.length; i += 1) room = rest.push(chunks[i]);
-    if (!room) this.host?.pauseFor(this);
+    if (!room) this.#host?.pauseFor(this);
     this.#settled = true;
     const length = this.#length;
     this.#resolve(
@@ -246,9 +283,9 @@ export class ClientExchange implements PendingResponse {
 }
 
 /** `chunks` as one Buffer of `size` bytes; copied chunks go back to the read buffers they came from. */
-function joined(chunks: Buffer[], size: number): Buffer {
+function joined(chunks: Buffer[], size: number, buffers: BufferPool): Buffer {
   if (chunks.length === 1) return chunks[0] as Buffer;
   const whole = Buffer.concat(chunks, size);
-  for (const chunk of chunks) readBuffers.release(chunk);
+  for (const chunk of chunks) buffers.release(chunk);
   return whole;
 }

@@ -23,6 +23,7 @@
  *   - `close()` (the origin left the configuration) refuses new exchanges, closes idle connections and
  *     lets running and waiting ones finish; `destroy()` fails everything with ORIGIN_POOL_CLOSED.
  */
+import type { BufferPool } from '../buffer-pool.js';
 import { ClientConnection, type ConnectionOwner, type Endpoint } from './client-connection.js';
 import { ClientError } from './client-error.js';
 import type { ClientExchange, ExchangeQueue } from './client-exchange.js';
@@ -34,6 +35,8 @@ export interface EndpointPoolOptions {
   /** Most sockets open to the origin at once. */
   connections: number;
   connectTimeoutMs: number;
+  /** Where large answers are read into (recycled; the server writing them out releases them there). */
+  buffers: BufferPool;
 }
 
 export class EndpointPool implements ConnectionOwner, ExchangeQueue {
@@ -72,7 +75,7 @@ export class EndpointPool implements ConnectionOwner, ExchangeQueue {
       connection.run(exchange);
       return;
     }
-    exchange.queue = this;
+    exchange.queuedIn(this);
     this.#queue.push(exchange);
     this.#grow();
   }
@@ -85,7 +88,6 @@ export class EndpointPool implements ConnectionOwner, ExchangeQueue {
   withdraw(exchange: ClientExchange): boolean {
     const at = this.#queue.indexOf(exchange);
     if (at >= 0) this.#queue.splice(at, 1);
-    exchange.queue = undefined;
     // The first `#connecting` waiting exchanges each have a connection being opened for them (#grow);
     // one behind them waited only for a busy connection to come free.
     return at >= this.#connecting;
@@ -115,7 +117,7 @@ export class EndpointPool implements ConnectionOwner, ExchangeQueue {
   }
 
   replay(exchange: ClientExchange): void {
-    exchange.queue = this;
+    exchange.queuedIn(this);
     this.#queue.unshift(exchange);
     this.#grow();
   }
@@ -154,7 +156,7 @@ export class EndpointPool implements ConnectionOwner, ExchangeQueue {
   #grow(): void {
     while (this.#connecting < this.#queue.length && this.#all.size < this.#options.connections) {
       this.#connecting += 1;
-      this.#all.add(new ClientConnection(this, this.#endpoint, this.#options.connectTimeoutMs));
+      this.#all.add(new ClientConnection(this, this.#endpoint, this.#options.connectTimeoutMs, this.#options.buffers));
     }
   }
 }

@@ -17,12 +17,15 @@
  * `close(graceMs)`: stops accepting at once; destroys at once every connection with nothing
  * unanswered (idle keep-alive, never sent a request, sent part of a head, TLS handshake unfinished);
  * lets unanswered requests finish — the last answer on each connection carries `connection: close`
- * and the connection ends once it is written; after `graceMs` destroys whatever is still open.
- * Resolves when every connection is gone.
+ * and the connection ends once it is written; after `graceMs` destroys whatever is still open, sockets
+ * handed to `Http1App.upgrade` included. Resolves when every connection is gone.
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
-import { type Http1App, ServerConnection, type ServerContext } from './server-connection.js';
+import type { BufferPool } from '../buffer-pool.js';
+import type { WriterContext } from './answer-writer.js';
+import type { Http1App } from './http1-app.js';
+import { ServerConnection } from './server-connection.js';
 
 export interface Http1ServerOptions {
   /** PEM certificate and key: serve HTTPS. */
@@ -42,11 +45,33 @@ export interface Http1ServerOptions {
   maxConnectionsPerClient?: number;
   /** A connection was closed on accept for being over a limit. */
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
+  /**
+   * Where streamed answers' pieces are released once written (views of recycled read buffers): the
+   * pool the client that read them took them from (../buffer-pool.ts).
+   */
+  buffers: BufferPool;
+}
+
+/** Settings and counters shared by a server's connections . */
+export interface ServerContext extends WriterContext {
+  readonly app: Http1App;
+  readonly maxBodyBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly pipelineDepth: number;
+  now: number;
+  /** Exchanges handed to the application and not yet answered in full, on every connection. */
+  inFlight: number;
+  forget(connection: ServerConnection): void;
+  /** `socket` was handed to `app.upgrade` (the server closes it when its grace period ends). */
+  upgraded(socket: Socket): void;
 }
 
 export class Http1Server {
   readonly #server: net.Server;
   readonly #connections = new Set<ServerConnection>();
+  /** Sockets handed to `app.upgrade` and still open. */
+  readonly #upgraded = new Set<Socket>();
   /** TLS: accepted TCP sockets whose handshake has not finished, by peer address. */
   readonly #handshaking = new Map<string, Socket>();
   readonly #ctx: ServerContext;
@@ -60,6 +85,7 @@ export class Http1Server {
 
   constructor(options: Http1ServerOptions, app: Http1App) {
     const connections = this.#connections;
+    const upgraded = this.#upgraded;
     const streamStallMs = options.streamStallMs ?? 30_000;
     this.#maxPerClient = options.maxConnectionsPerClient ?? Number.POSITIVE_INFINITY;
     this.#refused = options.refused;
@@ -70,9 +96,14 @@ export class Http1Server {
       idleTimeoutMs: options.idleTimeoutMs,
       streamStallMs,
       pipelineDepth: options.pipelineDepth ?? 16,
+      buffers: options.buffers,
       now: performance.now(),
       inFlight: 0,
       forget: (connection) => connections.delete(connection),
+      upgraded: (socket) => {
+        upgraded.add(socket);
+        socket.once('close', () => upgraded.delete(socket));
+      },
     };
     this.#sweepMs = Math.max(
       10,
@@ -136,6 +167,7 @@ export class Http1Server {
       const timer = setTimeout(() => {
         for (const connection of this.#connections) connection.destroy();
         for (const tcp of this.#handshaking.values()) tcp.destroy();
+        for (const socket of this.#upgraded) socket.destroy();
       }, graceMs);
       timer.unref();
       this.#server.close(() => {

@@ -195,3 +195,23 @@ function knownName(buf: Buffer, start: number, end: number): string | undefined 
   }
   return undefined;
 }
+
+/** `upgrade` as an element of a Connection list. */
+const UPGRADE_TOKEN = /(?:^|,)[ \t]*upgrade[ \t]*(?:,|$)/i;
+
+/**
+ * The request asks to switch protocols and may be handed to `Http1App.upgrade`: HTTP/1.1 (an Upgrade
+ * in HTTP/1.0 is ignored, RFC 9110 §7.8), no body, an `Upgrade` header and `upgrade` in `Connection`.
+ */
+export function asksUpgrade(head: RequestHead): boolean {
+  if (head.minor !== 1 || head.contentLength !== 0) return false;
+  const headers = head.headers;
+  let upgrade = false;
+  let connection = false;
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i];
+    if (name === 'upgrade') upgrade = true;
+    else if (name === 'connection' && UPGRADE_TOKEN.test(headers[i + 1] as string)) connection = true;
+  }
+  return upgrade && connection;
+}

@@ -1,7 +1,7 @@
 /**
  * One client connection (TCP or TLS): feeds the parser, hands each request to the application as an
- * Exchange as soon as its head is parsed (with its body when the body came in the same read), and
- * writes answers strictly in request order.
+ * exchange as soon as its head is parsed (with its body when the body came in the same read), and
+ * has its answers written strictly in request order (answer-writer.ts: coalescing, parking, streams).
  *
  * - Keep-alive: HTTP/1.1 unless the request says `Connection: close`; HTTP/1.0 only when it asks
  *   (`Connection: keep-alive`, echoed in the answer). An answer with `connection: close` (caller
@@ -19,70 +19,40 @@
  *   nothing unanswered) `idleTimeoutMs` → closed silently; a request's head + body not received
  *   within `requestTimeoutMs` of its first byte → 408 (through the application), then closed; if
  *   even that answer does not go out within another `requestTimeoutMs`, the socket is cut.
- * - Stalled streams: while a streamed answer is being written or waits (parked) behind earlier
- *   answers, and the socket holds bytes the client has not taken, the connection is destroyed once no
- *   write made progress for `streamStallMs` (`gateway.stream_stall_timeout`, 30 s; checked by the
- *   sweep). Progress: a piece of the stream written to the socket, the socket draining, or a write to a
- *   socket with nothing queued (the wait starts then). Destroying the connection destroys the stream's
- *   source, which closes its origin connection (mid-answer, never reused), so the origin pool can open
- *   a new one. A client that reads slower than one piece (≤ 64 KiB) per `streamStallMs` counts as
- *   stalled. An origin that is slow is not the client's stall: nothing is queued then.
+ * - Stalled streams: a connection whose streamed answer made no write progress for `streamStallMs`
+ *   (30 s) while the client holds bytes unread is destroyed, and with it the stream's source
+ *   (answer-writer.ts says what counts; a slow source is not the client's stall: nothing is queued).
  * - The client leaving (socket closed before an answer was written) marks every unanswered exchange
  *   gone (aborting its signal, if one was made) and destroys a streaming answer's source.
+ * - Upgrades (with `Http1App.upgrade`, request-head.ts `asksUpgrade`): nothing is parsed after one; once
+ *   earlier answers are out, the socket is let go (listeners off, paused) to `upgrade` (http1-app.ts).
  */
 import type { Socket } from 'node:net';
-import { asksClose, CHUNKED, CLOSE_DELIMITED, CONTINUE, NO_BODY, responseHead } from './answer-head.js';
+import { AnswerWriter, type WriterOwner } from './answer-writer.js';
+import type { ServerContext } from './http1-server.js';
+import { asksUpgrade } from './request-head.js';
 import { type ParserSink, type RequestHead, RequestParser } from './request-parser.js';
 import { RequestRefusal } from './request-refusal.js';
-import { type ExchangeOwner, type ServerAnswer, ServerExchange } from './server-exchange.js';
-import { StreamPump } from './stream-pump.js';
+import { type ExchangeOwner, ExchangeSlot, type ServerAnswer, type ServerExchange } from './server-exchange.js';
 
-/** What a wire server does with requests. */
-export interface Http1App {
-  /** A request's head arrived: answer `exchange` once (send or stream). */
-  request(exchange: ServerExchange): void;
-  /** A request was refused at the HTTP level before it reached `request`: answer with the error. */
-  refused(exchange: ServerExchange, error: RequestRefusal): void;
-  /** An answer was handed to the socket in full (not called for answers cut short). */
-  answered?(exchange: ServerExchange): void;
-  /** A connection was destroyed because its client took no bytes of a streamed answer for streamStallMs. */
-  streamCut?(): void;
-}
-
-/** Settings and counters shared by a server's connections. */
-export interface ServerContext {
-  readonly app: Http1App;
-  readonly maxBodyBytes: number;
-  readonly requestTimeoutMs: number;
-  readonly idleTimeoutMs: number;
-  /** A streamed answer whose client takes nothing for this long is cut (ms). */
-  readonly streamStallMs: number;
-  readonly pipelineDepth: number;
-  /** A coarse clock (ms, performance.now()), advanced by the server's sweep. */
-  now: number;
-  /** Exchanges handed to the application and not yet answered in full, on every connection. */
-  inFlight: number;
-  forget(connection: ServerConnection): void;
-}
-
-/** Bodies up to this size go out in the same buffer as the head (one copy, one write). */
-const COALESCE_BYTES = 16 * 1024;
 const NO_DEADLINE = 0;
 const IDLE = 1;
 const REQUEST = 2;
 
-export class ServerConnection implements ParserSink, ExchangeOwner {
+export class ServerConnection implements ParserSink, ExchangeOwner, WriterOwner {
   readonly #socket: Socket;
   readonly #ctx: ServerContext;
   readonly #parser: RequestParser;
+  readonly #writer: AnswerWriter;
   readonly #remote: string | undefined;
   /** Exchanges not yet answered in full, in request order. */
-  readonly #queue: ServerExchange[] = [];
-  /** The exchange whose body is being read. */
-  #current: ServerExchange | undefined;
-  /** `#current`, when the application has not been given it yet. */
-  #undispatched: ServerExchange | undefined;
-  #pump: StreamPump | undefined;
+  readonly #queue: ExchangeSlot[] = [];
+  /** The exchange whose body is being read; `#undispatched` too while the application has not got it. */
+  #current: ExchangeSlot | undefined;
+  #undispatched: ExchangeSlot | undefined;
+  /** A request to switch protocols waiting for earlier answers (header: Upgrades), the bytes after it. */
+  #upgrading: ExchangeSlot | undefined;
+  #upgradeRest: Buffer | undefined;
   /** Bytes read but not parsed yet (reading paused after a request). */
   #stash: Buffer | undefined;
   #parsing = false;
@@ -97,32 +67,29 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
   #deadline: number;
   #deadlineKind = IDLE;
   #timedOut = false;
-  /** Answers with a stream (`rest`) parked or being written: the stall cut applies while > 0. */
-  #streams = 0;
-  /** ctx.now at the last write progress (see the header), while #streams > 0. */
-  #progressAt = 0;
+  readonly #onData = (chunk: Buffer): void => this.#data(chunk);
+  readonly #onDrain = (): void => this.#drained();
+  readonly #onEnd = (): void => this.#ended();
+  readonly #onError = (): void => this.destroy();
+  readonly #onClose = (): void => this.#closed();
 
   constructor(socket: Socket, ctx: ServerContext) {
     this.#socket = socket;
     this.#ctx = ctx;
     this.#remote = socket.remoteAddress;
     this.#parser = new RequestParser(this, ctx.maxBodyBytes);
+    this.#writer = new AnswerWriter(socket, ctx, this);
     this.#deadline = ctx.now + ctx.idleTimeoutMs;
-    socket.on('data', (chunk: Buffer) => this.#data(chunk));
-    socket.on('drain', () => this.#drained());
-    socket.on('end', () => this.#ended());
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.#closed());
+    socket.on('data', this.#onData);
+    socket.on('drain', this.#onDrain);
+    socket.on('end', this.#onEnd);
+    socket.on('error', this.#onError);
+    socket.on('close', this.#onClose);
   }
 
   /** Called by the server's sweep: acts on an expired deadline, or a stalled stream. */
   tick(now: number): void {
-    if (
-      this.#streams > 0 &&
-      now - this.#progressAt >= this.#ctx.streamStallMs &&
-      this.#socket.writableLength > 0 &&
-      !this.#dead
-    ) {
+    if (this.#writer.stalled(now) && !this.#dead) {
       this.#socket.destroy();
       this.#ctx.app.streamCut?.();
       return;
@@ -166,7 +133,11 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
       if (this.#queue.length === 0) this.#socket.destroy();
       return;
     }
-    const exchange = new ServerExchange(this, head, this.#remote);
+    const exchange = new ExchangeSlot(this, head, this.#remote);
+    if (this.#ctx.app.upgrade !== undefined && asksUpgrade(head)) {
+      this.#upgrading = exchange; // complete() follows at once (no body) and stops the parser
+      return;
+    }
     this.#queue.push(exchange);
     this.#ctx.inFlight += 1;
     this.#current = exchange;
@@ -174,16 +145,20 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
   }
 
   body(piece: Buffer): void {
-    const exchange = this.#current as ServerExchange;
+    const exchange = this.#current as ExchangeSlot;
     if (!exchange.finished) exchange.pushBody(piece);
   }
 
   complete(): boolean {
-    const exchange = this.#current as ServerExchange;
+    if (this.#upgrading !== undefined) {
+      // No request is read after an upgrade; execute returns the offset after its head (#feed).
+      this.#parser.stop();
+      this.#deadlineKind = NO_DEADLINE;
+      return true;
+    }
+    const exchange = this.#current as ExchangeSlot;
     this.#current = undefined;
-    exchange.completeBody();
-    if (!exchange.finished) this.#buffered += exchange.bufferedBytes;
-    else exchange.bufferedBytes = 0;
+    this.#buffered += exchange.completeBody();
     if (exchange.closeAfter || this.#closing) this.#parser.stop();
     if (this.#queue.length > 0) this.#deadlineKind = NO_DEADLINE;
     else this.#idle();
@@ -209,13 +184,13 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
         return;
       }
       // Nothing reached the application yet: a stand-in exchange carries the refusal, in order.
-      const stand = new ServerExchange(this, undefined, this.#remote);
+      const stand = new ExchangeSlot(this, undefined, this.#remote);
       this.#queue.push(stand);
       this.#ctx.inFlight += 1;
       this.#ctx.app.refused(stand, error);
       return;
     }
-    exchange.closeAfter = true;
+    exchange.closeAfterAnswer();
     exchange.failBody(error);
     if (this.#undispatched === exchange) {
       this.#undispatched = undefined;
@@ -228,28 +203,53 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
 
   // ── ExchangeOwner ───────────────────────────────────────────────────────────────────────────
 
-  answer(exchange: ServerExchange, answer: ServerAnswer): void {
-    if (exchange.answered || this.#dead || exchange.gone) {
-      answer.rest?.destroy();
-      return;
-    }
-    exchange.answered = true;
-    exchange.status = answer.status;
-    if (answer.rest !== undefined && this.#streams++ === 0) this.#progressAt = this.#ctx.now;
-    if (this.#queue[0] !== exchange || this.#pump !== undefined) {
-      exchange.parked = answer;
-      return;
-    }
-    this.#write(exchange, answer);
+  answer(exchange: ExchangeSlot, answer: ServerAnswer): void {
+    // The exchange takes one answer, never after the client left (then this connection is dead too).
+    if (this.#dead) answer.rest?.destroy();
+    else this.#writer.answer(exchange, answer);
   }
 
-  continueWanted(exchange: ServerExchange): void {
-    if (exchange.continued) return;
-    if (this.#queue[0] === exchange && this.#pump === undefined) {
-      exchange.continued = true;
-      this.#socket.write(CONTINUE);
-    } else {
-      exchange.continuePending = true;
+  continueWanted(exchange: ExchangeSlot): void {
+    this.#writer.continueWanted(exchange);
+  }
+
+  // ── WriterOwner ─────────────────────────────────────────────────────────────────────────────
+
+  get first(): ExchangeSlot | undefined {
+    return this.#queue[0];
+  }
+
+  closesAfter(exchange: ExchangeSlot): boolean {
+    return (
+      exchange.closeAfter ||
+      (this.#closing && this.#queue.length === 1) ||
+      // It was answered without its body, and the client may be holding the body back for a 100.
+      exchange.mayHoldBody
+    );
+  }
+
+  /** `exchange` (the first unanswered) was written in full: on to the next, or close. */
+  written(exchange: ExchangeSlot, close: boolean): void {
+    this.#queue.shift();
+    this.#buffered -= exchange.finish();
+    this.#ctx.inFlight -= 1;
+    this.#ctx.app.answered?.(exchange);
+    if (close || (this.#closing && this.#queue.length === 0)) {
+      this.#closing = true;
+      this.#parser.stop();
+      this.#socket.destroySoon();
+      return;
+    }
+    if (this.#upgrading !== undefined && this.#queue.length === 0) {
+      this.#handOver();
+      return;
+    }
+    if (this.#socket.writableNeedDrain) this.#writeFull = true;
+    if (this.#writer.next()) return;
+    if (this.#queue.length === 0 && this.#parser.idle) this.#idle();
+    if (this.#pipelineFull && this.#queue.length < this.#ctx.pipelineDepth && this.#buffered < this.#ctx.maxBodyBytes) {
+      this.#pipelineFull = false;
+      this.#resumeReading();
     }
   }
 
@@ -257,6 +257,11 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
 
   #data(chunk: Buffer): void {
     if (this.#dead) return;
+    if (this.#upgrading !== undefined) {
+      // Bytes of the new protocol, read before the socket paused: they lead `rest`.
+      this.#upgradeRest = this.#upgradeRest === undefined ? chunk : Buffer.concat([this.#upgradeRest, chunk]);
+      return;
+    }
     if (this.#stash !== undefined) {
       chunk = Buffer.concat([this.#stash, chunk]);
       this.#stash = undefined;
@@ -268,6 +273,16 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
     this.#parsing = true;
     const used = this.#parser.execute(chunk);
     this.#parsing = false;
+    if (this.#upgrading !== undefined) {
+      this.#upgradeRest = chunk.subarray(used);
+      if (this.#queue.length === 0) {
+        this.#handOver();
+      } else if (!this.#readPaused) {
+        this.#readPaused = true;
+        this.#socket.pause();
+      }
+      return;
+    }
     if (used < chunk.length && !this.#parser.stopped) this.#stash = chunk.subarray(used);
     const waiting = this.#undispatched;
     if (waiting !== undefined) {
@@ -290,120 +305,13 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
     }
   }
 
-  #write(exchange: ServerExchange, answer: ServerAnswer): void {
-    const { status, headers, body, rest, length } = answer;
-    const socket = this.#socket;
-    let close =
-      exchange.closeAfter ||
-      asksClose(headers) ||
-      (this.#closing && this.#queue.length === 1) ||
-      // It was answered without its body, and the client may be holding the body back for a 100.
-      (exchange.expectContinue && !exchange.continued && !exchange.bodySettled);
-    const headOnly = exchange.method === 'HEAD';
-    // A stream waits behind this answer, or is this one: the wait for the client starts with this write.
-    if (this.#streams > 0 && socket.writableLength === 0) this.#progressAt = this.#ctx.now;
-    if (rest === undefined) {
-      const size = body === undefined ? 0 : body.length;
-      const framing = status === 204 || status === 304 || status < 200 ? NO_BODY : size;
-      const head = responseHead(status, headers, framing, close, !close && exchange.minor === 0);
-      if (headOnly || size === 0 || framing === NO_BODY) {
-        socket.write(head, 'latin1');
-      } else if (size <= COALESCE_BYTES) {
-        const out = Buffer.allocUnsafe(head.length + size);
-        out.write(head, 0, 'latin1');
-        (body as Buffer).copy(out, head.length);
-        socket.write(out);
-      } else {
-        socket.cork();
-        socket.write(head, 'latin1');
-        socket.write(body as Buffer);
-        socket.uncork();
-      }
-      this.#finished(exchange, close);
-      return;
-    }
-    const first = body ?? Buffer.alloc(0);
-    const framing = length !== undefined ? length : exchange.minor === 1 ? CHUNKED : CLOSE_DELIMITED;
-    if (framing === CLOSE_DELIMITED) close = true;
-    const head = responseHead(status, headers, framing, close, !close && exchange.minor === 0);
-    if (headOnly) {
-      socket.write(head, 'latin1');
-      rest.destroy();
-      this.#streams -= 1;
-      this.#finished(exchange, close);
-      return;
-    }
-    socket.cork();
-    socket.write(head, 'latin1');
-    if (first.length > 0) {
-      if (framing === CHUNKED) {
-        socket.write(first.length.toString(16) + '\r\n', 'latin1');
-        socket.write(first);
-        socket.write('\r\n', 'latin1');
-      } else {
-        socket.write(first);
-      }
-    }
-    socket.uncork();
-    this.#pump = new StreamPump(
-      socket,
-      rest,
-      framing,
-      first.length,
-      (ok) => {
-        this.#pump = undefined;
-        this.#streams -= 1;
-        if (ok) this.#finished(exchange, close);
-        else socket.destroy();
-      },
-      () => {
-        this.#progressAt = this.#ctx.now;
-      },
-    );
-  }
-
-  /** `exchange` (the first unanswered) was written in full: on to the next, or close. */
-  #finished(exchange: ServerExchange, close: boolean): void {
-    this.#queue.shift();
-    exchange.finished = true;
-    this.#ctx.inFlight -= 1;
-    this.#buffered -= exchange.bufferedBytes;
-    this.#ctx.app.answered?.(exchange);
-    if (close || (this.#closing && this.#queue.length === 0)) {
-      this.#closing = true;
-      this.#parser.stop();
-      this.#socket.destroySoon();
-      return;
-    }
-    if (this.#socket.writableNeedDrain) this.#writeFull = true;
-    const next = this.#queue[0];
-    if (next !== undefined) {
-      const parked = next.parked;
-      if (parked !== undefined) {
-        next.parked = undefined;
-        this.#write(next, parked);
-        return;
-      }
-      if (next.continuePending && !next.continued) {
-        next.continued = true;
-        this.#socket.write(CONTINUE);
-      }
-    } else if (this.#parser.idle) {
-      this.#idle();
-    }
-    if (this.#pipelineFull && this.#queue.length < this.#ctx.pipelineDepth && this.#buffered < this.#ctx.maxBodyBytes) {
-      this.#pipelineFull = false;
-      this.#resumeReading();
-    }
-  }
-
   #idle(): void {
     this.#deadline = this.#ctx.now + this.#ctx.idleTimeoutMs;
     this.#deadlineKind = IDLE;
   }
 
   #resumeReading(): void {
-    if (this.#dead || this.#parsing || this.#pipelineFull || this.#writeFull) return;
+    if (this.#dead || this.#parsing || this.#pipelineFull || this.#writeFull || this.#upgrading !== undefined) return;
     const stash = this.#stash;
     if (stash !== undefined) {
       this.#stash = undefined;
@@ -417,8 +325,7 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
   }
 
   #drained(): void {
-    this.#progressAt = this.#ctx.now;
-    this.#pump?.resume();
+    this.#writer.drained();
     if (this.#writeFull) {
       this.#writeFull = false;
       this.#resumeReading();
@@ -427,9 +334,8 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
 
   /**
    * The client closed its side. With calls still being worked on, it is gone (as nginx and node:http
-   * read it): the connection is destroyed, so those calls' signals fire and their origin requests stop
-   * instead of holding an origin for an answer nobody reads. Otherwise (nothing in flight, or only a
-   * request cut off mid-way, which gets its 400) the answers are finished, then the connection closes.
+   * read it): the connection is destroyed, so their signals fire and their work stops. Otherwise (none,
+   * or a request cut off mid-way, which gets its 400) the answers are finished, then it closes.
    */
   #ended(): void {
     if (this.#queue.some((exchange) => !exchange.answered && exchange !== this.#current)) {
@@ -442,7 +348,7 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
     if (partial && this.#current !== undefined) {
       const exchange = this.#current;
       this.#current = undefined;
-      exchange.closeAfter = true;
+      exchange.closeAfterAnswer();
       exchange.failBody(
         new RequestRefusal('aborted', 'The client closed the connection before sending the whole body.'),
       );
@@ -457,17 +363,37 @@ export class ServerConnection implements ParserSink, ExchangeOwner {
   #closed(): void {
     this.#dead = true;
     this.#parser.stop();
-    this.#pump?.abort();
-    this.#pump = undefined;
-    for (const exchange of this.#queue) {
-      exchange.markGone();
-      exchange.parked?.rest?.destroy();
-      exchange.parked = undefined;
-    }
+    this.#writer.abort();
+    for (const exchange of this.#queue) exchange.markGone();
     this.#current?.markGone();
-    this.#streams = 0;
+    this.#upgrading = undefined;
+    this.#upgradeRest = undefined;
     this.#ctx.inFlight -= this.#queue.length;
     this.#queue.length = 0;
     this.#ctx.forget(this);
+  }
+
+  /** Lets go of the socket and gives it to the application's upgrade hook (header: Upgrades). */
+  #handOver(): void {
+    const exchange = this.#upgrading as ExchangeSlot;
+    const rest = this.#upgradeRest ?? Buffer.alloc(0);
+    const socket = this.#socket;
+    this.#upgrading = undefined;
+    this.#upgradeRest = undefined;
+    this.#dead = true;
+    this.#parser.stop();
+    socket.off('data', this.#onData);
+    socket.off('drain', this.#onDrain);
+    socket.off('end', this.#onEnd);
+    socket.off('error', this.#onError);
+    socket.off('close', this.#onClose);
+    socket.pause();
+    this.#ctx.forget(this);
+    this.#ctx.upgraded(socket);
+    try {
+      this.#ctx.app.upgrade?.(exchange, socket, rest);
+    } catch {
+      socket.destroy();
+    }
   }
 }

@@ -9,8 +9,9 @@
  * midway — the connection is then cut, so the client sees a truncated answer, never a wrong one.
  * `abort()` (the client left) destroys `rest`, which stops the origin's request.
  *
- * Pieces may be views of recycled read buffers (../read-buffers.ts): each is released once the socket
- * wrote it (its write callback, called on success and on failure alike), never before.
+ * Pieces may be views of recycled read buffers (../buffer-pool.ts, the server's `buffers`): each is
+ * released there once the socket wrote it (its write callback, called on success and on failure alike),
+ * never before.
  *
  * Write progress, for the connection's stall cut (server-connection.ts, `gateway.stream_stall_timeout`):
  * `progressed()` is called when a piece was written to the socket, and when a piece is handed to a
@@ -18,7 +19,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { readBuffers } from '../buffer-pool.js';
+import type { BufferPool } from '../buffer-pool.js';
 import { CHUNKED } from './answer-head.js';
 
 const CRLF = Buffer.from('\r\n');
@@ -27,6 +28,7 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n');
 export class StreamPump {
   readonly #socket: Socket;
   readonly #rest: Readable;
+  readonly #buffers: BufferPool;
   /** Expected total bytes of the body (head included), or CHUNKED / CLOSE_DELIMITED. */
   readonly #length: number;
   readonly #done: (ok: boolean) => void;
@@ -45,9 +47,11 @@ export class StreamPump {
     sentAlready: number,
     done: (ok: boolean) => void,
     progressed: () => void,
+    buffers: BufferPool,
   ) {
     this.#socket = socket;
     this.#rest = rest;
+    this.#buffers = buffers;
     this.#length = length;
     this.#sent = sentAlready;
     this.#done = done;
@@ -83,7 +87,7 @@ export class StreamPump {
     }
     if (this.#socket.writableLength === 0) this.#progressed();
     const written = (): void => {
-      readBuffers.release(piece);
+      this.#buffers.release(piece);
       this.#progressed();
     };
     let ok: boolean;
