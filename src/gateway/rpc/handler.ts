@@ -80,15 +80,6 @@ interface CallContext {
   signal: () => ClientSignal | undefined;
 }
 
-/** Filter calls follow their filter's origin (filter-affinity.ts), so they never join an upstream batch. */
-const FILTER_METHODS: ReadonlySet<string> = new Set([
-  'eth_newFilter',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_uninstallFilter',
-]);
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
 
@@ -272,11 +263,11 @@ export class RpcHandler {
   /**
    * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
    * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
-   * (those follow their filter's origin, filter-affinity.ts).
+   * (those follow their filter's origin, filter-affinity.ts; `filter` in the method table).
    */
   #batchable(call: RpcCall, context: CallContext): boolean {
     return (
-      !FILTER_METHODS.has(call.method) &&
+      STANDARD_METHODS[call.method]?.filter === undefined &&
       context.route.policy.check(call.method) === undefined &&
       checkParams(call.method, call.params) === undefined
     );
