@@ -170,9 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const fail = (ex: ServerExchange, err: unknown): void => {
-    const error = edgeError(err);
-    if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
-    sendError(ex, error, undefined, CORS);
+    sendError(ex, edgeError(err, logger), undefined, CORS);
   };
 
   const fdLimit = openFilesLimit();

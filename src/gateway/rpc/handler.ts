@@ -152,8 +152,7 @@ export class RpcHandler {
 
   /** The whole request's error answer. */
   #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
-    const error = asSwitchyardError(err);
-    if (error.code === 'GATEWAY_INTERNAL') this.#options.logger.error('gateway request failed', { err });
+    const error = asSwitchyardError(err, this.#options.logger);
     return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
   }
 
@@ -199,7 +198,7 @@ export class RpcHandler {
   /** A single call's error answer (204 for a notification: nobody may be answered). */
   #callFailed(call: RpcCall, err: unknown, headers: Readonly<Record<string, string>>): HttpAnswer {
     if (call.id === undefined) return { status: 204, body: undefined, headers };
-    const error = asSwitchyardError(err);
+    const error = asSwitchyardError(err, this.#options.logger);
     return {
       status: error.httpStatus,
       body: errorResponse(error, call.idBytes),
@@ -256,7 +255,7 @@ export class RpcHandler {
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
     if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err);
+    const error = asSwitchyardError(err, this.#options.logger);
     return { body: errorResponse(error, call.idBytes), error };
   }
 
