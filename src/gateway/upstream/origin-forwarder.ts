@@ -10,8 +10,9 @@
  *   - failure: connection error, timeout, HTTP 5xx/429/401/403/407/408, empty or garbled body, wrong id.
  * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
  * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
- * the request surely never reached the origin. A connection failure also ejects the origin for a moment
- * (routing/demotion.ts) and is reported to the HealthView.
+ * the request surely never reached the origin. Every attempt's outcome is reported once to
+ * routing/feedback.ts (a connection failure demotes the origin for a moment; connect, timeout and
+ * network failures reach the HealthView).
  * Filter calls go first to the origin that created the filter (filter-affinity.ts).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
@@ -36,8 +37,7 @@
 
 import { finished } from 'node:stream';
 import type { Logger } from '../../log.js';
-import type { HealthView } from '../../model/health-view.js';
-import type { ConnectDemotion } from '../../routing/demotion.js';
+import type { OriginFeedback } from '../../routing/feedback.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
@@ -72,8 +72,8 @@ export const STREAM_AFTER_BYTES = 1_048_576;
 export interface OriginForwarderDeps {
   router: OriginRouter;
   clients: OriginClients;
-  health: HealthView;
-  ejection: ConnectDemotion;
+  /** Where each attempt's outcome goes, once (demotion and the HealthView). */
+  feedback: OriginFeedback;
   outstanding: OutstandingRequests;
   logger: Logger;
   filters: FilterAffinity;
@@ -119,7 +119,7 @@ export class OriginForwarder implements Forwarder {
           !write,
         );
         this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        this.#deps.feedback.succeeded(candidate);
         this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
         if (attempts.length > 0) {
           this.#deps.logger.info('request succeeded after failover', {
@@ -191,7 +191,7 @@ export class OriginForwarder implements Forwarder {
           );
         }
         this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        this.#deps.feedback.succeeded(candidate);
         if (attempts.length > 0) {
           this.#deps.logger.info('batch succeeded after failover', {
             network: request.network,
@@ -301,7 +301,7 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
-  /** Records a failed attempt: in `attempts`, metrics, ejection, the HealthView and the log. */
+  /** Records a failed attempt: in `attempts`, metrics, the origin feedback (routing/feedback.ts) and the log. */
   #noteFailure(
     candidate: Candidate,
     err: unknown,
@@ -315,7 +315,7 @@ export class OriginForwarder implements Forwarder {
     attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
     this.#deps.metrics?.attempt(network, failure.kind);
     if (failure.kind === 'busy') {
-      // The gateway's own capacity, not the origin's health: no ejection, no report, no warning per call
+      // The gateway's own capacity, not the origin's health: no feedback, no warning per call
       // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
       this.#deps.logger.debug('gateway busy', {
         network,
@@ -326,10 +326,7 @@ export class OriginForwarder implements Forwarder {
       });
       return failure;
     }
-    if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
-    if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
-      this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
-    }
+    this.#deps.feedback.failed(candidate, failure.kind, failure.message);
     this.#deps.logger.warn('origin attempt failed', {
       network,
       method,
