@@ -1,15 +1,18 @@
 /**
  * One attempt on one origin, the same for a single call and an upstream batch (origin-forwarder.ts):
  * the origin's connection pool (an address that cannot be used fails like a refused connection), the
- * exchange, the attempt's timer (`gateway.request_timeout`, from dispatch: the wait for a connection,
- * the connect and the answer), the client going away, the origin's outstanding count
- * (routing/outstanding.ts) and the classification of a failure (attempt-failure.ts). An HTTP status
- * that means failure (5xx, 401/403/407/408/429) fails the attempt as `status`.
+ * exchange, the client going away, the origin's outstanding count (routing/outstanding.ts) and the
+ * classification of a failure (attempt-failure.ts). An HTTP status that means failure (5xx,
+ * 401/403/407/408/429) fails the attempt as `status`.
+ * The attempt's budget, `gateway.request_timeout`, is the exchange's own deadline (one timer, in
+ * http1/client/client-exchange.ts): from dispatch (the wait for a connection, the connect, the answer)
+ * until the answer is complete or its stream is handed over; a handed-over stream is then bounded by
+ * the stall rule (no body bytes for request_timeout while the client keeps up). No timer here.
  *
  * The caller's `check` turns the answer into its result while all of that still holds. A streaming
  * answer it passes on is handed over (`LiveAttempt.handOver`): the outstanding count then lasts until
  * the stream ends. While it reads a stream itself (a late id, a wait for a stream slot), `onStop`
- * redirects what the timer or the client leaving stops.
+ * redirects what the client leaving stops (the deadline errors the stream itself).
  */
 import { finished, type Readable } from 'node:stream';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
@@ -38,8 +41,6 @@ export interface AttemptOptions {
 export class LiveAttempt {
   readonly candidate: Candidate;
   readonly timeoutMs: number;
-  /** The attempt's timer fired. */
-  timedOut = false;
   readonly #pending: PendingResponse;
   readonly #signal: ClientSignal | undefined;
   #stop: ((reason: Error) => void) | undefined;
@@ -55,24 +56,25 @@ export class LiveAttempt {
   /** The client left: stop the attempt (a listener on its signal). */
   readonly onClientAbort = (): void => this.stop(abortReason(this.#signal));
 
-  /** Stops the attempt: the exchange, or what `onStop` named since. */
+  /** Stops the attempt (the client left): the exchange, or what `onStop` named since. */
   stop(reason: Error): void {
     if (this.#stop === undefined) this.#pending.abort(reason);
     else this.#stop(reason);
   }
 
-  /** From now on the timer or the client leaving call `stop` (e.g. destroy the stream being read). */
+  /** From now on the client leaving calls `stop` (e.g. destroy the stream being read). */
   onStop(stop: (reason: Error) => void): void {
     this.#stop = stop;
   }
 
   /** This attempt's error as its failure kind. */
   failure(err: unknown): AttemptFailure {
-    return classify(err, this.timedOut, this.timeoutMs, this.#pending.busy);
+    return classify(err, this.timeoutMs, this.#pending.busy);
   }
 
   /** The answer streams on from here: the origin counts as busy until `rest` ends, then `after` runs. */
   handOver(rest: Readable, after?: () => void): void {
+    this.#pending.keep(); // the deadline ends; the stall rule takes over
     const done = this.#done;
     this.#done = undefined;
     finished(rest, () => {
@@ -113,7 +115,6 @@ export async function runAttempt<A, T>(
   }
   const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, options);
   const attempt = new LiveAttempt(candidate, pending, requestTimeoutMs, options.signal);
-  const timeout = setTimeout(onTimeout, requestTimeoutMs, attempt);
   const signal = options.signal;
   if (signal?.aborted) attempt.onClientAbort();
   else signal?.addEventListener('abort', attempt.onClientAbort, { once: true });
@@ -131,13 +132,7 @@ export async function runAttempt<A, T>(
     // A whole answer is checked synchronously: no promise to wait for.
     return result instanceof Promise ? await result : result;
   } finally {
-    clearTimeout(timeout);
     signal?.removeEventListener('abort', attempt.onClientAbort);
     attempt.end();
   }
-}
-
-function onTimeout(attempt: LiveAttempt): void {
-  attempt.timedOut = true;
-  attempt.stop(new DOMException('The origin did not answer in time', 'TimeoutError'));
 }

@@ -22,10 +22,10 @@
  * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
  * Answers whose id comes after the result (or past their first bytes) cannot stream and are collected whole.
  * A streaming answer takes one of its client's stream slots (stream-slots.ts, `max_streams_per_client`);
- * with none free it waits for one, paused, until the attempt's timer, then GATEWAY_BUSY.
+ * with none free it waits for one, paused, until the attempt's deadline, then GATEWAY_BUSY.
  * Busy, not failed (`busy`, never reported to the HealthView or ejected, no next origin: the wait
  * already took request_timeout): an attempt whose request still waited for a free connection of the
- * origin's pool when its timer fired, or whose answer found no stream slot. So a busy origin is not
+ * origin's pool when its deadline passed, or whose answer found no stream slot. So a busy origin is not
  * waited on needlessly, a plan whose first origin has no free connection (pool.ts `hasCapacity`) tries
  * first the planned origins that have one (except a filter call, which must reach its filter's origin).
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
