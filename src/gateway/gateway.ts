@@ -22,7 +22,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
-import { ConnectDemotion } from '../routing/demotion.js';
+import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
@@ -86,14 +86,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
     buffers,
   });
-  const ejection = new ConnectDemotion(clock);
+  // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
+  const feedback = new OriginFeedback(options.health, clock);
   const outstanding = new OutstandingRequests();
-  const router = new OriginRouter({ directory: options.directory, health: options.health, ejection, outstanding });
+  const router = new OriginRouter({
+    directory: options.directory,
+    health: options.health,
+    demotion: feedback.demotion,
+    outstanding,
+  });
   const origins = new OriginForwarder({
     router,
     clients,
-    health: options.health,
-    ejection,
+    feedback,
     outstanding,
     filters: new FilterAffinity(clock),
     metrics,
@@ -178,9 +183,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const fail = (ex: ServerExchange, err: unknown): void => {
-    const error = edgeError(err);
-    if (error.code === 'GATEWAY_INTERNAL') logger.error('gateway request failed', { err });
-    sendError(ex, error, undefined, CORS);
+    sendError(ex, edgeError(err, logger), undefined, CORS);
   };
 
   const fdLimit = openFilesLimit();

@@ -40,7 +40,7 @@ function setup(pools: Pool[], random = sequence()) {
   const health = new SimpleHealthView(directory);
   const ejection = new ConnectDemotion(clock, 5000);
   const outstanding = new OutstandingRequests();
-  const router = new OriginRouter({ directory, health, ejection, outstanding, random });
+  const router = new OriginRouter({ directory, health, demotion: ejection, outstanding, random });
   const names = (network: string, poolNames: string[]) =>
     router.plan(network, poolNames).map((c) => `${c.pool.name}/${c.origin.name}`);
   return { clock, directory, ejection, outstanding, router, names };

@@ -24,7 +24,8 @@ export interface Candidate {
 export interface RouterDeps {
   directory: PoolDirectory;
   health: HealthView;
-  ejection: ConnectDemotion;
+  /** Origins demoted after a failed connect (feedback.ts owns it): tried after every other candidate. */
+  demotion: ConnectDemotion;
   outstanding: OutstandingRequests;
   /** [0, 1); injectable for deterministic tests. */
   random?: () => number;
@@ -41,7 +42,7 @@ export class OriginRouter {
 
   /** Every origin worth trying for a network with these pools, best first. Throws NO_HEALTHY_ORIGIN. */
   plan(network: string, poolNames: readonly string[]): Candidate[] {
-    const { directory, health, ejection } = this.#deps;
+    const { directory, health, demotion } = this.#deps;
     const preferred: Candidate[] = [];
     let ejected: Candidate[] | undefined;
     for (const name of poolNames) {
@@ -51,7 +52,7 @@ export class OriginRouter {
         (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
       );
       for (const origin of origins.length > 1 ? this.#order(pool, origins) : origins) {
-        if (!ejection.isEjected(pool.id, origin.name)) preferred.push({ pool, origin });
+        if (!demotion.isEjected(pool.id, origin.name)) preferred.push({ pool, origin });
         else if (ejected === undefined) ejected = [{ pool, origin }];
         else ejected.push({ pool, origin });
       }

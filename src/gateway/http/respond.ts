@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { type RefusalKind, RequestRefusal, type ServerExchange } from '../../http1/index.js';
+import type { Logger } from '../../log.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 
 const WIRE_CODES: Record<RefusalKind, ErrorCode> = {
@@ -37,13 +38,13 @@ export function bodyTooLarge(limit: number): SwitchyardError {
  * Any thrown value at the HTTP edge as a SwitchyardError: the listener's refusals (RequestRefusal) get
  * their catalog errors here; everything else as rpc/errors.ts `asSwitchyardError`.
  */
-export function edgeError(err: unknown): SwitchyardError {
+export function edgeError(err: unknown, logger: Pick<Logger, 'error'>): SwitchyardError {
   if (err instanceof RequestRefusal) {
     // The connection closes after each of these: the rest of the request cannot be read reliably.
     if (err.kind === 'body-too-large') return bodyTooLarge(err.limit ?? 0);
     return new SwitchyardError(WIRE_CODES[err.kind], `${err.message} ${ADVICE[err.kind]}`, { headers: CLOSE });
   }
-  return asSwitchyardError(err);
+  return asSwitchyardError(err, logger);
 }
 
 const ADVICE: Record<RefusalKind, string> = {

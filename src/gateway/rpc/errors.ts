@@ -4,12 +4,18 @@
  * them (`null` when unknown). HTTP-level refusals are mapped at the edge (http/respond.ts `edgeError`).
  */
 import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
+import type { Logger } from '../../log.js';
 
 const NULL_ID = Buffer.from('null');
 
-/** Any thrown value as a SwitchyardError; unexpected ones become GATEWAY_INTERNAL (details stay in the log). */
-export function asSwitchyardError(err: unknown): SwitchyardError {
+/**
+ * Any thrown value as a SwitchyardError. An unexpected one becomes GATEWAY_INTERNAL and is logged here,
+ * once, with its details (the client sees only the catalog message): the one place that decides it, for
+ * the HTTP edge (http/respond.ts `edgeError`) and the JSON-RPC handler alike.
+ */
+export function asSwitchyardError(err: unknown, logger: Pick<Logger, 'error'>): SwitchyardError {
   if (isSwitchyardError(err)) return err;
+  logger.error('gateway request failed', { err });
   return new SwitchyardError('GATEWAY_INTERNAL', 'Internal gateway error; retry, and report it if it persists.', {
     cause: err,
   });

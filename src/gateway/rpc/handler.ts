@@ -80,15 +80,6 @@ interface CallContext {
   signal: () => ClientSignal | undefined;
 }
 
-/** Filter calls follow their filter's origin (filter-affinity.ts), so they never join an upstream batch. */
-const FILTER_METHODS: ReadonlySet<string> = new Set([
-  'eth_newFilter',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_uninstallFilter',
-]);
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
 
@@ -161,8 +152,7 @@ export class RpcHandler {
 
   /** The whole request's error answer. */
   #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
-    const error = asSwitchyardError(err);
-    if (error.code === 'GATEWAY_INTERNAL') this.#options.logger.error('gateway request failed', { err });
+    const error = asSwitchyardError(err, this.#options.logger);
     return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
   }
 
@@ -208,7 +198,7 @@ export class RpcHandler {
   /** A single call's error answer (204 for a notification: nobody may be answered). */
   #callFailed(call: RpcCall, err: unknown, headers: Readonly<Record<string, string>>): HttpAnswer {
     if (call.id === undefined) return { status: 204, body: undefined, headers };
-    const error = asSwitchyardError(err);
+    const error = asSwitchyardError(err, this.#options.logger);
     return {
       status: error.httpStatus,
       body: errorResponse(error, call.idBytes),
@@ -265,18 +255,18 @@ export class RpcHandler {
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
     if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err);
+    const error = asSwitchyardError(err, this.#options.logger);
     return { body: errorResponse(error, call.idBytes), error };
   }
 
   /**
    * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
    * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
-   * (those follow their filter's origin, filter-affinity.ts).
+   * (those follow their filter's origin, filter-affinity.ts; `filter` in the method table).
    */
   #batchable(call: RpcCall, context: CallContext): boolean {
     return (
-      !FILTER_METHODS.has(call.method) &&
+      STANDARD_METHODS[call.method]?.filter === undefined &&
       context.route.policy.check(call.method) === undefined &&
       checkParams(call.method, call.params) === undefined
     );

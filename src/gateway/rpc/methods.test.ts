@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BlockParamKind, STANDARD_METHODS } from './methods.js';
+import { type BlockParamKind, type MethodSpec, STANDARD_METHODS } from './methods.js';
 import { checkParams } from './params.js';
 
 /**
@@ -87,4 +87,47 @@ describe('block parameters follow ethereum/execution-apis', () => {
       }
     });
   }
+});
+
+/** The methods whose entry sets `field`, with its value: the lists each reader of the table once kept. */
+function withField<K extends keyof MethodSpec>(field: K): Record<string, MethodSpec[K]> {
+  return Object.fromEntries(
+    Object.entries(STANDARD_METHODS)
+      .filter(([, spec]) => spec[field] !== undefined)
+      .map(([method, spec]) => [method, spec[field]]),
+  );
+}
+
+describe('the method table', () => {
+  it('writes: retried only when they surely never reached the origin', () => {
+    assert.deepEqual(withField('write'), { eth_sendTransaction: true, eth_sendRawTransaction: true });
+  });
+
+  it('filter calls: the three that create, the two that use, the one that uninstalls', () => {
+    assert.deepEqual(withField('filter'), {
+      eth_newFilter: 'create',
+      eth_newBlockFilter: 'create',
+      eth_newPendingTransactionFilter: 'create',
+      eth_getFilterChanges: 'use',
+      eth_getFilterLogs: 'use',
+      eth_uninstallFilter: 'uninstall',
+    });
+  });
+
+  it('cacheable reads and their kind; nothing else is cached', () => {
+    assert.deepEqual(withField('cache'), {
+      eth_chainId: 'static',
+      net_version: 'static',
+      eth_getBlockByHash: 'block-hash',
+      eth_getTransactionByHash: 'tx-hash',
+      eth_getTransactionReceipt: 'tx-hash',
+      eth_getBlockByNumber: 'block-number',
+    });
+  });
+
+  it('no write is cacheable or a filter call', () => {
+    for (const [method, spec] of Object.entries(STANDARD_METHODS)) {
+      if (spec.write) assert.equal(spec.cache ?? spec.filter, undefined, method);
+    }
+  });
 });

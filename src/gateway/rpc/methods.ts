@@ -7,8 +7,29 @@
  *   tag      — block number quantity or tag (latest earliest pending safe finalized)
  *   tagOrHash — the same, or a 32-byte block hash, or an EIP-1898 object {blockHash|blockNumber}
  * `required` marks params that must be present; an absent optional block param is left to the origin.
+ *
+ * This is the one method table: the method policy (method-policy.ts), the params checks (params.ts), the
+ * batch rules (handler.ts), filter affinity (upstream/filter-affinity.ts), the write rule
+ * (upstream/origin-forwarder.ts) and the response cache (upstream/cache/cacheability.ts) all read it; none
+ * keeps a method list of its own.
  */
 export type BlockParamKind = 'tag' | 'tagOrHash';
+
+/**
+ * How the response cache may keep an answer (upstream/cache/cacheability.ts has the rules):
+ *   static       — [] params; a network's identity never changes;
+ *   block-hash   — [hash, fullTx]: a hash names one block's content;
+ *   tx-hash      — [hash]: kept only once the transaction's block is final;
+ *   block-number — [quantity, fullTx]: only at or below the finalized height.
+ */
+export type CacheKind = 'static' | 'block-hash' | 'tx-hash' | 'block-number';
+
+/**
+ * A method's part in filter affinity (upstream/filter-affinity.ts): it creates a filter (the answer's
+ * result is the filter id), uses one (params[0] names it), or uninstalls one (uses it, then forgets it).
+ * Filter calls never join an upstream batch: they follow their filter's origin.
+ */
+export type FilterRole = 'create' | 'use' | 'uninstall';
 
 export interface BlockParam {
   index: number;
@@ -24,6 +45,10 @@ export interface MethodSpec {
   filterParam?: true;
   /** eth_getBlockByNumber and friends: exact positional arity [min, max]. */
   arity?: readonly [number, number];
+  /** Filter affinity: creates, uses or uninstalls a filter (FilterRole). */
+  filter?: FilterRole;
+  /** Response cache: how an answer may be kept (CacheKind); absent: never cached. */
+  cache?: CacheKind;
 }
 
 const tag = (index: number, required = true): BlockParam => ({ index, kind: 'tag', required });
@@ -31,15 +56,15 @@ const tagOrHash = (index: number, required = true): BlockParam => ({ index, kind
 
 export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   // src/eth/block.yaml
-  eth_getBlockByHash: { arity: [2, 2] },
-  eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2] },
+  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash' },
+  eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2], cache: 'block-number' },
   eth_getBlockTransactionCountByHash: {},
   eth_getBlockTransactionCountByNumber: { blockParams: [tag(0, false)] },
   eth_getBlockReceipts: { blockParams: [tagOrHash(0)] },
   eth_getBlockAccessList: { blockParams: [tagOrHash(0)] },
   // src/eth/capabilities.yaml, client.yaml
   eth_capabilities: {},
-  eth_chainId: {},
+  eth_chainId: { cache: 'static' },
   eth_syncing: {},
   eth_coinbase: {},
   eth_accounts: {},
@@ -59,12 +84,12 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   // src/eth/fill.yaml
   eth_fillTransaction: {},
   // src/eth/filter.yaml
-  eth_newFilter: { filterParam: true },
-  eth_newBlockFilter: {},
-  eth_newPendingTransactionFilter: {},
-  eth_uninstallFilter: {},
-  eth_getFilterChanges: {},
-  eth_getFilterLogs: {},
+  eth_newFilter: { filterParam: true, filter: 'create' },
+  eth_newBlockFilter: { filter: 'create' },
+  eth_newPendingTransactionFilter: { filter: 'create' },
+  eth_uninstallFilter: { filter: 'uninstall' },
+  eth_getFilterChanges: { filter: 'use' },
+  eth_getFilterLogs: { filter: 'use' },
   eth_getLogs: { filterParam: true },
   // src/eth/sign.yaml
   eth_sign: {},
@@ -80,10 +105,10 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_sendTransaction: { write: true },
   eth_sendRawTransaction: { write: true },
   // src/eth/transaction.yaml
-  eth_getTransactionByHash: {},
+  eth_getTransactionByHash: { cache: 'tx-hash' },
   eth_getTransactionByBlockHashAndIndex: {},
   eth_getTransactionByBlockNumberAndIndex: { blockParams: [tag(0)] },
-  eth_getTransactionReceipt: {},
+  eth_getTransactionReceipt: { cache: 'tx-hash' },
   // Original Ethereum JSON-RPC spec, still served by execution clients.
   eth_getUncleByBlockHashAndIndex: {},
   eth_getUncleByBlockNumberAndIndex: { blockParams: [tag(0)] },
@@ -91,7 +116,7 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getUncleCountByBlockNumber: { blockParams: [tag(0)] },
   eth_protocolVersion: {},
   // net_ and web3_ (SPEC §2)
-  net_version: {},
+  net_version: { cache: 'static' },
   net_listening: {},
   net_peerCount: {},
   web3_clientVersion: {},

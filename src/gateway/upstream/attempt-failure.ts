@@ -83,11 +83,22 @@ export function abortReason(signal: ClientSignal | undefined): Error {
 }
 
 /**
- * An attempt's error (origin-http's codes, Node's socket codes, the timer, the client leaving) as its
- * kind. `busy`: the exchange was still waiting for a busy origin connection (upstream/origin-clients.ts `busy`).
+ * The exchange's deadline passed (http1/client/client-exchange.ts), or a kept stream stalled: the
+ * attempt's one timer, for its one budget (request_timeout).
  */
-export function classify(err: unknown, timedOut: boolean, timeoutMs: number, busy = false): AttemptFailure {
-  if (timedOut && busy) {
+export function timedOut(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT';
+}
+
+/**
+ * An attempt's error (the http1 client's codes, Node's socket codes, the deadline, the client leaving)
+ * as its kind. `busy`: the exchange was still waiting for a busy origin connection when its deadline
+ * passed (upstream/origin-clients.ts `busy`).
+ */
+export function classify(err: unknown, timeoutMs: number, busy = false): AttemptFailure {
+  const timeout = timedOut(err);
+  if (timeout && busy) {
     return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
   }
   const code = (err as { code?: unknown }).code;
@@ -95,7 +106,7 @@ export function classify(err: unknown, timedOut: boolean, timeoutMs: number, bus
   if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
     return new AttemptFailure('connect', `cannot connect (${code})`);
-  if (timedOut || code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {
+  if (timeout) {
     return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
   }
   if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');

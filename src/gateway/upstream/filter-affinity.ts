@@ -1,7 +1,7 @@
 /**
  * Filter affinity. Filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) live in
  * the one origin that created them, so eth_getFilterChanges / eth_getFilterLogs / eth_uninstallFilter
- * must go back to it. The forwarder records which pool/origin answered a filter creation with which
+ * must go back to it (which method does what: `filter` in the method table, rpc/methods.ts). The forwarder records which pool/origin answered a filter creation with which
  * filter id, and later calls naming that id try that origin first (then the normal plan: another origin
  * answers "filter not found", which tells the client to create a new filter).
  *
@@ -10,10 +10,8 @@
  */
 import type { Clock } from '../../clock.js';
 import { scanJson } from '../rpc/json-scan.js';
+import { STANDARD_METHODS } from '../rpc/methods.js';
 import type { RpcCall } from '../rpc/request.js';
-
-const CREATE = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter']);
-const USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
 
 export interface FilterHome {
   pool: string;
@@ -34,7 +32,9 @@ export class FilterAffinity {
 
   /** Where a filter-using call should go first, if its filter id is known. */
   homeOf(network: string, call: RpcCall): FilterHome | undefined {
-    if (!USE.has(call.method) || !Array.isArray(call.params) || typeof call.params[0] !== 'string') return undefined;
+    const role = STANDARD_METHODS[call.method]?.filter;
+    if (role === undefined || role === 'create') return undefined;
+    if (!Array.isArray(call.params) || typeof call.params[0] !== 'string') return undefined;
     const key = `${network}\u0000${call.params[0].toLowerCase()}`;
     const home = this.#homes.get(key);
     if (home === undefined) return undefined;
@@ -43,7 +43,7 @@ export class FilterAffinity {
       this.#homes.delete(key);
       return undefined;
     }
-    if (call.method === 'eth_uninstallFilter') this.#homes.delete(key);
+    if (role === 'uninstall') this.#homes.delete(key);
     else {
       this.#homes.delete(key);
       this.#homes.set(key, { ...home, until: now + this.#ttlMs });
@@ -53,7 +53,7 @@ export class FilterAffinity {
 
   /** Remembers the origin that answered a filter creation with a filter id. */
   record(network: string, call: RpcCall, body: Buffer, home: FilterHome): void {
-    if (!CREATE.has(call.method)) return;
+    if (STANDARD_METHODS[call.method]?.filter !== 'create') return;
     const scanned = scanJson(body);
     const result = scanned?.members.find((member) => member.key === 'result');
     if (result === undefined || result.value.kind !== 'string') return;

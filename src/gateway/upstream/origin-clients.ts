@@ -136,7 +136,9 @@ export interface ExchangeOptions {
 /**
  * POSTs `body` to the target and collects the answer (http1/client/client-exchange.ts). `response` rejects
  * with Node's socket errors (their codes kept), the client's own (http1/client/client-error.ts), or the reason
- * given to `abort`; `timeoutMs` bounds the wait for the answer's head and between body chunks.
+ * given to `abort`. `timeoutMs` is the exchange's one deadline, from dispatch (queue and connect
+ * included) until the answer is complete or its stream is kept (`keep`); a kept stream's body bytes may
+ * then be at most `timeoutMs` apart (the stall rule). ORIGIN_HEADERS_TIMEOUT / ORIGIN_BODY_TIMEOUT.
  *
  * With `streamAfter`, a 2xx body that grows past that many bytes resolves early: `body` holds what
  * arrived so far and `rest` streams the remainder, so a large answer never sits whole in memory. The

@@ -10,8 +10,9 @@
  *   - failure: connection error, timeout, HTTP 5xx/429/401/403/407/408, empty or garbled body, wrong id.
  * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
  * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
- * the request surely never reached the origin. A connection failure also ejects the origin for a moment
- * (routing/demotion.ts) and is reported to the HealthView.
+ * the request surely never reached the origin. Every attempt's outcome is reported once to
+ * routing/feedback.ts (a connection failure demotes the origin for a moment; connect, timeout and
+ * network failures reach the HealthView).
  * Filter calls go first to the origin that created the filter (filter-affinity.ts).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
@@ -21,10 +22,10 @@
  * connection is cut (as with any streaming proxy): the retry rules apply until the answer streams.
  * Answers whose id comes after the result (or past their first bytes) cannot stream and are collected whole.
  * A streaming answer takes one of its client's stream slots (stream-slots.ts, `max_streams_per_client`);
- * with none free it waits for one, paused, until the attempt's timer, then GATEWAY_BUSY.
+ * with none free it waits for one, paused, until the attempt's deadline, then GATEWAY_BUSY.
  * Busy, not failed (`busy`, never reported to the HealthView or ejected, no next origin: the wait
  * already took request_timeout): an attempt whose request still waited for a free connection of the
- * origin's pool when its timer fired, or whose answer found no stream slot. So a busy origin is not
+ * origin's pool when its deadline passed, or whose answer found no stream slot. So a busy origin is not
  * waited on needlessly, a plan whose first origin has no free connection (pool.ts `hasCapacity`) tries
  * first the planned origins that have one (except a filter call, which must reach its filter's origin).
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
@@ -34,36 +35,21 @@
  * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
  */
 
-import { finished } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Logger } from '../../log.js';
-import type { HealthView } from '../../model/health-view.js';
-import type { ConnectDemotion } from '../../routing/demotion.js';
+import type { OriginFeedback } from '../../routing/feedback.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
-import type {
-  BatchOutcome,
-  BatchRequest,
-  ClientSignal,
-  Forwarder,
-  UpstreamReply,
-  UpstreamRequest,
-} from '../rpc/forwarder.js';
+import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import {
-  type Attempt,
-  AttemptFailure,
-  abortReason,
-  classify,
-  describeAttempts,
-  exhausted,
-  FAILING_STATUS,
-} from './attempt-failure.js';
+import { type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
+import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
 import { batchWire, matchBatch } from './batch-wire.js';
 import type { FilterAffinity } from './filter-affinity.js';
 import { collect, headId, responseId } from './origin-answer.js';
-import { type ClientResponse, exchange, type OriginClients } from './origin-clients.js';
+import type { ClientResponse, OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
 
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
@@ -72,8 +58,8 @@ export const STREAM_AFTER_BYTES = 1_048_576;
 export interface OriginForwarderDeps {
   router: OriginRouter;
   clients: OriginClients;
-  health: HealthView;
-  ejection: ConnectDemotion;
+  /** Where each attempt's outcome goes, once (demotion and the HealthView). */
+  feedback: OriginFeedback;
   outstanding: OutstandingRequests;
   logger: Logger;
   filters: FilterAffinity;
@@ -105,21 +91,26 @@ export class OriginForwarder implements Forwarder {
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
     const idText = String(upstreamId);
     const wire = call.id === undefined ? call.raw : withId(call.raw, call.id, idText);
+    const streamFor = request.stream === true && call.id !== undefined ? (request.client ?? '') : undefined;
+    // One object for every attempt of this call: the runner's options and what `singleAnswer` checks.
+    const options: CallAttempt = {
+      signal: request.signal,
+      // A read may be sent once more on a fresh connection if the reused socket it went out on closed
+      // before any byte of the answer (origin-clients.ts); a write never is: it may have arrived.
+      replayable: !write,
+      streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
+      idText: call.id === undefined ? undefined : idText,
+      streamFor,
+      slots: this.#deps.streamSlots,
+    };
 
     const attempts: Attempt[] = [];
     for (const candidate of plan) {
       if (request.signal?.aborted) break;
       try {
-        const reply = await this.#attempt(
-          candidate,
-          wire,
-          call.id === undefined ? undefined : idText,
-          request.signal,
-          request.stream === true ? (request.client ?? '') : undefined,
-          !write,
-        );
+        const reply = await runAttempt(this.#deps, candidate, wire, options, singleAnswer, options);
         this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        this.#deps.feedback.succeeded(candidate);
         this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
         if (attempts.length > 0) {
           this.#deps.logger.info('request succeeded after failover', {
@@ -174,24 +165,15 @@ export class OriginForwarder implements Forwarder {
     let next = 0;
     const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
     const wire = batchWire(request.calls, ids);
+    // Upstream batches hold only reads (the handler sends writes call by call): replayable.
+    const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
     const attempts: Attempt[] = [];
     for (const candidate of plan) {
       if (request.signal?.aborted) break;
       try {
-        const res = await this.#whole(candidate, wire, request.signal);
-        const answers = matchBatch(res.body, ids);
-        if (answers === undefined) {
-          throw new AttemptFailure(
-            res.status >= 300 ? 'status' : 'garbled',
-            res.status >= 300
-              ? `HTTP ${res.status}`
-              : res.body.length === 0
-                ? 'empty body'
-                : 'body is not a JSON-RPC batch answer to this request',
-          );
-        }
+        const answers = await runAttempt(this.#deps, candidate, wire, options, batchAnswers, ids);
         this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.health.reportSuccess?.(candidate.pool.id, candidate.origin.name);
+        this.#deps.feedback.succeeded(candidate);
         if (attempts.length > 0) {
           this.#deps.logger.info('batch succeeded after failover', {
             network: request.network,
@@ -223,46 +205,6 @@ export class OriginForwarder implements Forwarder {
       return undefined;
     }
     throw exhausted(request.network, attempts);
-  }
-
-  /** One exchange with an origin, answered whole; an HTTP status that means failure throws. */
-  async #whole(candidate: Candidate, wire: Buffer, clientSignal: ClientSignal | undefined): Promise<ClientResponse> {
-    const { requestTimeoutMs, outstanding } = this.#deps;
-    const target = this.#target(candidate);
-    // Upstream batches hold only reads (the handler sends writes call by call): replayable.
-    const pending = exchange(target, wire, requestTimeoutMs, undefined, { replayable: true });
-    let timedOut = false;
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      pending.abort(new DOMException('The origin did not answer in time', 'TimeoutError'));
-    }, requestTimeoutMs);
-    const onClientAbort = (): void => pending.abort(abortReason(clientSignal));
-    if (clientSignal?.aborted) onClientAbort();
-    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
-    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
-    try {
-      let res: ClientResponse;
-      try {
-        res = await pending.response;
-      } catch (err) {
-        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
-      }
-      if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
-      return res;
-    } finally {
-      clearTimeout(timeout);
-      clientSignal?.removeEventListener('abort', onClientAbort);
-      done();
-    }
-  }
-
-  /** The origin's connection pool; an address that cannot be used fails like a refused connection. */
-  #target(candidate: Candidate): ReturnType<OriginClients['target']> {
-    try {
-      return this.#deps.clients.target(candidate.origin);
-    } catch (err) {
-      throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
-    }
   }
 
   /**
@@ -301,7 +243,7 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
-  /** Records a failed attempt: in `attempts`, metrics, ejection, the HealthView and the log. */
+  /** Records a failed attempt: in `attempts`, metrics, the origin feedback (routing/feedback.ts) and the log. */
   #noteFailure(
     candidate: Candidate,
     err: unknown,
@@ -315,7 +257,7 @@ export class OriginForwarder implements Forwarder {
     attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
     this.#deps.metrics?.attempt(network, failure.kind);
     if (failure.kind === 'busy') {
-      // The gateway's own capacity, not the origin's health: no ejection, no report, no warning per call
+      // The gateway's own capacity, not the origin's health: no feedback, no warning per call
       // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
       this.#deps.logger.debug('gateway busy', {
         network,
@@ -326,10 +268,7 @@ export class OriginForwarder implements Forwarder {
       });
       return failure;
     }
-    if (failure.kind === 'connect') this.#deps.ejection.eject(pool.id, origin.name);
-    if (failure.kind === 'connect' || failure.kind === 'timeout' || failure.kind === 'network') {
-      this.#deps.health.reportFailure(pool.id, origin.name, failure.message, failure.kind);
-    }
+    this.#deps.feedback.failed(candidate, failure.kind, failure.message);
     this.#deps.logger.warn('origin attempt failed', {
       network,
       method,
@@ -340,98 +279,96 @@ export class OriginForwarder implements Forwarder {
     });
     return failure;
   }
+}
 
-  async #attempt(
-    candidate: Candidate,
-    wire: Buffer,
-    idText: string | undefined,
-    clientSignal: ClientSignal | undefined,
-    /** The client whose stream slots a large answer takes; undefined: the answer is collected whole. */
-    streamFor: string | undefined,
-    replayable: boolean,
-  ): Promise<UpstreamReply> {
-    const { requestTimeoutMs, outstanding } = this.#deps;
-    const target = this.#target(candidate);
-    // A read may be sent once more on a fresh connection if the reused socket it went out on closed
-    // before any byte of the answer (upstream/origin-clients.ts); a write never is: it may have arrived.
-    const pending = exchange(
-      target,
-      wire,
-      requestTimeoutMs,
-      streamFor !== undefined && idText !== undefined ? STREAM_AFTER_BYTES : undefined,
-      { replayable },
-    );
-    // The timer or the client going away stops the attempt (while a late id is being collected from a
-    // stream, they stop that stream instead).
-    let stop = (reason: Error): void => pending.abort(reason);
-    let timedOut = false;
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      stop(new DOMException('The origin did not answer in time', 'TimeoutError'));
-    }, requestTimeoutMs);
-    const onClientAbort = (): void => stop(abortReason(clientSignal));
-    if (clientSignal?.aborted) onClientAbort();
-    else clientSignal?.addEventListener('abort', onClientAbort, { once: true });
-    const done = outstanding.start(candidate.pool.id, candidate.origin.name);
-    let streaming = false;
-    try {
-      let res: ClientResponse;
-      try {
-        res = await pending.response;
-      } catch (err) {
-        throw classify(err, timedOut, requestTimeoutMs, pending.busy);
-      }
-      if (res.rest !== undefined) {
-        const rest = res.rest;
-        const id = headId(res.body, idText as string);
-        if (id !== undefined) {
-          const slots = this.#deps.streamSlots;
-          const client = streamFor as string;
-          if (slots !== undefined && !slots.take(client)) {
-            await waitForSlot(slots, client, rest, requestTimeoutMs, (cancel) => {
-              stop = cancel;
-            });
-          }
-          // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
-          streaming = true;
-          finished(rest, () => {
-            done();
-            slots?.release(client);
-          });
-          const reply = { body: res.body, id, rest, pool: candidate.pool.name, origin: candidate.origin.name };
-          return res.length === undefined ? reply : { ...reply, length: res.length };
-        }
-        // The id is not in the first bytes (e.g. after the result): collect it all and check it whole.
-        stop = (reason) => rest.destroy(reason);
-        try {
-          res = { status: res.status, body: await collect(res.body, rest) };
-        } catch (err) {
-          throw classify(err, timedOut, requestTimeoutMs);
-        }
-      }
-      const body = res.body;
-      const status = res.status;
-      if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
-      if (idText === undefined) {
-        if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
-        return { body, id: undefined, pool: candidate.pool.name, origin: candidate.origin.name };
-      }
-      const id = responseId(body, idText);
-      if (id === undefined) {
-        throw new AttemptFailure(
-          status >= 300 ? 'status' : 'garbled',
-          status >= 300
-            ? `HTTP ${status}`
-            : body.length === 0
-              ? 'empty body'
-              : 'body is not a JSON-RPC response to this request',
-        );
-      }
-      return { body, id, pool: candidate.pool.name, origin: candidate.origin.name };
-    } finally {
-      clearTimeout(timeout);
-      clientSignal?.removeEventListener('abort', onClientAbort);
-      if (!streaming) done();
-    }
+/** What each attempt of one call needs: the runner's options and what its answer is checked against. */
+interface CallAttempt extends AttemptOptions {
+  /** Our id in the request; undefined for a notification. */
+  readonly idText: string | undefined;
+  /** The client whose stream slots a large answer takes; undefined: the answer is collected whole. */
+  readonly streamFor: string | undefined;
+  readonly slots: StreamSlots | undefined;
+}
+
+/**
+ * A single call's answer: ours (our id, `result` or `error`). A whole answer is checked at once (no
+ * promise); a streaming one in `streamingAnswer`.
+ */
+function singleAnswer(
+  res: ClientResponse,
+  attempt: LiveAttempt,
+  call: CallAttempt,
+): UpstreamReply | Promise<UpstreamReply> {
+  if (res.rest !== undefined) return streamingAnswer(res, res.rest, attempt, call);
+  const { body, status } = res;
+  const { idText } = call;
+  const pool = attempt.candidate.pool.name;
+  const origin = attempt.candidate.origin.name;
+  if (idText === undefined) {
+    if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
+    return { body, id: undefined, pool, origin };
   }
+  const id = responseId(body, idText);
+  if (id === undefined) {
+    throw new AttemptFailure(
+      status >= 300 ? 'status' : 'garbled',
+      status >= 300
+        ? `HTTP ${status}`
+        : body.length === 0
+          ? 'empty body'
+          : 'body is not a JSON-RPC response to this request',
+    );
+  }
+  return { body, id, pool, origin };
+}
+
+/**
+ * A large answer that started streaming: when its first bytes show our id, it streams on, once a
+ * stream slot of its client is free; else (the id comes late, e.g. after the result) it is collected
+ * whole and checked like any other.
+ */
+async function streamingAnswer(
+  res: ClientResponse,
+  rest: Readable,
+  attempt: LiveAttempt,
+  call: CallAttempt,
+): Promise<UpstreamReply> {
+  const id = headId(res.body, call.idText as string);
+  if (id === undefined) {
+    attempt.onStop((reason) => rest.destroy(reason));
+    let body: Buffer;
+    try {
+      body = await collect(res.body, rest);
+    } catch (err) {
+      throw attempt.failure(err);
+    }
+    return singleAnswer({ status: res.status, body }, attempt, call);
+  }
+  const slots = call.slots;
+  const client = call.streamFor as string;
+  if (slots !== undefined && !slots.take(client)) {
+    await waitForSlot(slots, client, rest, attempt.timeoutMs, (cancel) => attempt.onStop(cancel));
+  }
+  // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
+  attempt.handOver(rest, slots === undefined ? undefined : () => slots.release(client));
+  const reply = { body: res.body, id, rest, pool: attempt.candidate.pool.name, origin: attempt.candidate.origin.name };
+  return res.length === undefined ? reply : { ...reply, length: res.length };
+}
+
+/** An upstream batch's answers matched to our ids (batch-wire.ts); anything else fails the attempt. */
+function batchAnswers(
+  res: ClientResponse,
+  _attempt: LiveAttempt,
+  ids: readonly (string | undefined)[],
+): NonNullable<ReturnType<typeof matchBatch>> {
+  const answers = matchBatch(res.body, ids);
+  if (answers !== undefined) return answers;
+  throw new AttemptFailure(
+    res.status >= 300 ? 'status' : 'garbled',
+    res.status >= 300
+      ? `HTTP ${res.status}`
+      : res.body.length === 0
+        ? 'empty body'
+        : 'body is not a JSON-RPC batch answer to this request',
+  );
 }

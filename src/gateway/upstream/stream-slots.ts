@@ -6,7 +6,7 @@
  *
  * An answer that finds every slot of its client taken waits for one, first come first served, with its
  * origin connection paused (the exchange holds at most STREAM_HIGH_WATER bytes); origin-forwarder.ts bounds the
- * wait by the attempt's `request_timeout` timer and then answers GATEWAY_BUSY. Answering it whole
+ * wait by the attempt's `request_timeout` deadline and then answers GATEWAY_BUSY. Answering it whole
  * instead would hold the entire answer in memory, with no bound on its size or on how many a client
  * asks for. So that waiting cannot pin origin connections either, at most as many answers wait per
  * client as may stream (`max`): one more is refused at once (`queue` gives undefined; GATEWAY_BUSY and
@@ -17,7 +17,7 @@
  * `waitForSlot` is an attempt's wait (origin-forwarder.ts), with the attempt-failure kinds it ends in.
  */
 import { finished, type Readable } from 'node:stream';
-import { AttemptFailure, classify } from './attempt-failure.js';
+import { AttemptFailure, classify, timedOut } from './attempt-failure.js';
 
 /** A place in a client's queue for a stream slot. */
 export interface SlotWait {
@@ -111,8 +111,8 @@ export class StreamSlots {
 
 /**
  * Waits for one of `client`'s stream slots while `rest` holds the answer, paused. `onStop` gets how to
- * stop the wait (the attempt's timer, the client leaving). Throws `busy` when the client already has
- * as many answers waiting, or the attempt's timer stopped the wait; the kind of the origin's error when
+ * stop the wait (the client leaving). Throws `busy` when the client already has as many answers
+ * waiting, or the attempt's deadline passed (it errors `rest`); the kind of the origin's error when
  * `rest` failed meanwhile. On a throw `rest` is destroyed (its origin connection is closed: mid-answer).
  */
 export async function waitForSlot(
@@ -130,24 +130,21 @@ export async function waitForSlot(
       `this client already has ${slots.max} large answers streaming and ${slots.max} waiting (gateway.max_streams_per_client)`,
     );
   }
-  let timedOut = false;
-  onStop((reason) => {
-    timedOut = reason.name === 'TimeoutError';
-    wait.cancel(reason);
-  });
-  // The origin failing while we wait ends the wait (and `finished` keeps an 'error' from going unheard).
+  onStop((reason) => wait.cancel(reason));
+  // The origin failing, or the attempt's deadline passing (it errors `rest`: http1/client/client-exchange.ts),
+  // ends the wait (and `finished` keeps an 'error' from going unheard).
   const unwatch = finished(rest, (err) => wait.cancel(err ?? new Error('the answer ended while waiting')));
   try {
     await wait.granted;
   } catch (err) {
     rest.destroy();
-    if (timedOut) {
+    if (timedOut(err)) {
       throw new AttemptFailure(
         'busy',
         `no stream slot of this client came free within ${requestTimeoutMs} ms (gateway.max_streams_per_client: ${slots.max})`,
       );
     }
-    throw classify(err, false, requestTimeoutMs);
+    throw classify(err, requestTimeoutMs);
   } finally {
     unwatch();
   }

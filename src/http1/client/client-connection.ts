@@ -3,10 +3,11 @@
  * time (no pipelining). Its pool (pool.ts) hands it exchanges and keeps it while idle.
  *
  * Life: connecting (bounded by the connect timeout, TLS handshake included) → idle ⇄ busy → closed.
- *   - busy: the exchange's request is written with one socket write; the answer head must come within
- *     the exchange's `timeoutMs` (ORIGIN_HEADERS_TIMEOUT) and then body bytes at most `timeoutMs`
- *     apart (ORIGIN_BODY_TIMEOUT). While a streaming reader lags, the socket is paused and the wait
- *     does not count: the origin is not the slow side.
+ *   - busy: the exchange's request is written with one socket write; the exchange's own deadline
+ *     (client-exchange.ts) bounds it until its answer is complete or its stream is kept. A kept
+ *     stream's body bytes must then come at most `timeoutMs` apart (ORIGIN_BODY_TIMEOUT, the stall
+ *     rule; `watchStall`). While a streaming reader lags, the socket is paused and the wait does not
+ *     count: the origin is not the slow side.
  *   - after the answer ends the connection is idle again, unless the origin said `Connection: close`
  *     (or HTTP/1.0 without keep-alive), the body was close-delimited, or bytes came after the answer.
  *   - idle: closed after `idleMs` (pool: 30 s, shorter when the origin's `Keep-Alive: timeout=N` says
@@ -87,9 +88,13 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   /** The bytes being parsed are in the pool's scratch buffer (plain TCP): whatever is kept must be copied. */
   #borrowed = false;
   #connectTimer: NodeJS.Timeout | undefined;
-  /** Armed for the current exchange and refreshed on every byte; fires harmlessly when nothing runs. */
+  /**
+   * The stall timer of a kept stream (`#watching`), refreshed on every byte; fires harmlessly when
+   * nothing is watched. Until then the exchange's deadline bounds it: one timer at a time.
+   */
   #timer: NodeJS.Timeout | undefined;
   #timerMs = 0;
+  #watching = false;
   /** Refreshed each time the connection goes idle; closes it when it fires while still idle. */
   #idleTimer: NodeJS.Timeout | undefined;
   #idleTimerMs = 0;
@@ -155,7 +160,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     this.#received = 0;
     this.#headSeen = false;
     exchange.start(this, this.#buffers);
-    this.#arm(exchange.timeoutMs);
+    this.#watching = false;
     this.#socket.write(exchange.request);
   }
 
@@ -190,6 +195,12 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     if (this.#current === exchange) this.#teardown(reason);
   }
 
+  watchStall(exchange: ClientExchange): void {
+    if (this.#current !== exchange) return;
+    this.#watching = true;
+    this.#arm(exchange.timeoutMs);
+  }
+
   pauseFor(exchange: ClientExchange): void {
     if (this.#current !== exchange || this.#paused) return;
     this.#paused = true;
@@ -199,7 +210,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   resumeFor(exchange: ClientExchange): void {
     if (this.#current !== exchange || !this.#paused) return;
     this.#paused = false;
-    this.#timer?.refresh();
+    if (this.#watching) this.#timer?.refresh();
     this.#socket.resume();
   }
 
@@ -257,7 +268,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
       return;
     }
     this.#received += data.length;
-    this.#timer?.refresh();
+    if (this.#watching) this.#timer?.refresh();
     let consumed: number;
     try {
       consumed = this.#parser.execute(data);
@@ -304,7 +315,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
   };
 
   readonly #onTimeout = (): void => {
-    if (this.#current === undefined || this.#state !== BUSY) return;
+    if (this.#current === undefined || this.#state !== BUSY || !this.#watching) return;
     if (this.#paused) {
       this.#timer?.refresh(); // our reader is the slow side, not the origin
       return;

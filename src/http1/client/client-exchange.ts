@@ -12,12 +12,21 @@
  * takes its connection down (the answer would arrive on a socket we cannot reuse). Once the answer
  * streams, `abort` no longer applies (destroy `rest` instead).
  *
+ * Time: one timer per exchange for one budget, `timeoutMs`. The deadline runs from dispatch (the wait
+ * for a connection, the connect and the answer's head included) until the answer is complete or, for
+ * a streaming one, until the caller `keep`s the stream; then it fails the exchange with
+ * ORIGIN_HEADERS_TIMEOUT (no head yet: `busy` tells a wait behind busy connections) or
+ * ORIGIN_BODY_TIMEOUT (`rest` errors if it already streams). A kept stream is bounded by its connection
+ * instead: no body bytes for `timeoutMs` while its reader keeps up is ORIGIN_BODY_TIMEOUT
+ * (client-connection.ts, the stall rule).
+ *
  * Bytes of a large answer are views of recycled read buffers (../buffer-pool.ts), held while kept here:
  * `rest`'s reader releases each once written; a whole body releases them once copied together. The pool
  * is the one of the connection that runs the exchange (given to `start`).
  */
 import { Readable } from 'node:stream';
 import type { BufferPool } from '../buffer-pool.js';
+import { ClientError } from './client-error.js';
 
 export interface ClientResponse {
   readonly status: number;
@@ -33,6 +42,11 @@ export interface ClientResponse {
 export interface PendingResponse {
   readonly response: Promise<ClientResponse>;
   abort(reason: Error): void;
+  /**
+   * The caller holds the streaming answer from here: the deadline ends, and the stall rule bounds the
+   * rest (client-connection.ts). No effect on an answer that does not stream.
+   */
+  keep(): void;
   /**
    * It was aborted while still waiting in its pool behind busy connections (pool.ts): it was never
    * written, and the wait says nothing about the origin's health.
@@ -56,6 +70,8 @@ export const STREAM_HIGH_WATER = 256 * 1024;
 export interface ExchangeHost {
   /** Stops the exchange: the connection is destroyed if `exchange` is still its current one. */
   cancel(exchange: ClientExchange, reason: Error): void;
+  /** The exchange's stream was kept: from now on its body bytes may be at most `timeoutMs` apart. */
+  watchStall(exchange: ClientExchange): void;
   pauseFor(exchange: ClientExchange): void;
   resumeFor(exchange: ClientExchange): void;
 }
@@ -73,6 +89,7 @@ export class ClientExchange implements PendingResponse {
   readonly response: Promise<ClientResponse>;
   /** The whole request (head, length, body), written with one socket write. */
   readonly request: Buffer;
+  /** The deadline from dispatch; for a kept stream, the longest gap between body bytes. */
   readonly timeoutMs: number;
   /** May be sent once more on a fresh connection after a stale keep-alive socket failed (reads only). */
   readonly replayable: boolean;
@@ -96,6 +113,8 @@ export class ClientExchange implements PendingResponse {
   #chunks: Buffer[] = [];
   #size = 0;
   #rest: Readable | undefined;
+  /** The deadline, armed at construction (the caller dispatches at once) until complete or kept. */
+  #deadline: NodeJS.Timeout | undefined;
 
   constructor(request: Buffer, timeoutMs: number, streamAfter: number | undefined, replayable: boolean) {
     this.request = request;
@@ -106,6 +125,32 @@ export class ClientExchange implements PendingResponse {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    // The exchange rides along as the timer's argument: no closure per exchange.
+    this.#deadline = setTimeout(ClientExchange.#expire, timeoutMs, this);
+  }
+
+  /** The deadline passed before the answer was complete or kept. */
+  static #expire(exchange: ClientExchange): void {
+    exchange.#deadline = undefined;
+    const rest = exchange.#rest;
+    // A stream not kept yet errors even when all its bytes are in: its reader has not taken it.
+    if (rest !== undefined) {
+      if (!rest.destroyed) rest.destroy(new ClientError('ORIGIN_BODY_TIMEOUT', 'the answer was not taken in time'));
+      return;
+    }
+    if (exchange.#over) return;
+    exchange.abort(
+      exchange.#status === 0
+        ? new ClientError('ORIGIN_HEADERS_TIMEOUT', 'the origin did not answer in time')
+        : new ClientError('ORIGIN_BODY_TIMEOUT', 'the origin did not finish its answer in time'),
+    );
+  }
+
+  keep(): void {
+    if (this.#rest === undefined || this.#deadline === undefined) return;
+    clearTimeout(this.#deadline);
+    this.#deadline = undefined;
+    if (!this.#over) this.#host?.watchStall(this);
   }
 
   /** True once nothing more is expected of the connection for this exchange. */
@@ -122,6 +167,7 @@ export class ClientExchange implements PendingResponse {
     if (this.#settled) return;
     this.#settled = true;
     this.#over = true;
+    this.#clearDeadline();
     this.#reject(reason);
     if (this.#host !== undefined) {
       this.#host.cancel(this, reason);
@@ -196,6 +242,8 @@ export class ClientExchange implements PendingResponse {
 
   end(): void {
     this.#over = true;
+    // A stream's deadline lasts until it is kept or read to its end (its `destroy`).
+    if (this.#rest === undefined) this.#clearDeadline();
     if (this.#rest !== undefined) {
       this.#rest.push(null);
       return;
@@ -213,12 +261,19 @@ export class ClientExchange implements PendingResponse {
   fail(err: Error): void {
     if (this.#over) return;
     this.#over = true;
+    if (this.#rest === undefined) this.#clearDeadline();
     if (this.#rest !== undefined) {
       this.#rest.destroy(err);
       return;
     }
     this.#settled = true;
     this.#reject(err);
+  }
+
+  #clearDeadline(): void {
+    if (this.#deadline === undefined) return;
+    clearTimeout(this.#deadline);
+    this.#deadline = undefined;
   }
 
   #keep(chunk: Buffer, borrowed: boolean): Buffer {
@@ -261,6 +316,7 @@ export class ClientExchange implements PendingResponse {
       read: () => this.#host?.resumeFor(this),
       destroy: (err, callback) => {
         // Destroyed before the origin finished (the client left, or a pipe failed): stop the origin.
+        this.#clearDeadline();
         if (!this.#over) {
           this.#over = true;
           this.#host?.cancel(this, err ?? new Error('the reader stopped reading the answer'));

@@ -1,5 +1,6 @@
 /**
- * What the response cache may keep, decided in two steps.
+ * What the response cache may keep, decided in two steps. Which methods are cacheable, and as which
+ * kind, is `cache` in the method table (rpc/methods.ts); the rules per kind are here.
  *
  * `planRead` (before forwarding, from the request alone):
  *   - `eth_chainId`, `net_version`                       → kind `static`: a network's identity never changes.
@@ -21,8 +22,7 @@
  * The cache key is network + method + canonical params: the params re-serialised from their parsed form
  * (whitespace-free), with hashes and block numbers lower-cased, so `0xABC…` and `0xabc…` share an entry.
  */
-
-export type CacheKind = 'static' | 'block-hash' | 'tx-hash' | 'block-number';
+import { type CacheKind, STANDARD_METHODS } from '../../rpc/methods.js';
 
 export interface ReadPlan {
   readonly key: string;
@@ -55,24 +55,23 @@ export function planRead(
 ): ReadPlan | undefined {
   const list = params === undefined ? [] : params;
   if (!Array.isArray(list)) return undefined;
-  switch (method) {
-    case 'eth_chainId':
-    case 'net_version':
+  const kind = STANDARD_METHODS[method]?.cache;
+  switch (kind) {
+    case 'static':
       if (list.length !== 0) return undefined;
-      return { key: `${network}\u0000${method}\u0000[]`, network, kind: 'static' };
-    case 'eth_getBlockByHash': {
+      return { key: `${network}\u0000${method}\u0000[]`, network, kind };
+    case 'block-hash': {
       const [hash, full] = list;
       if (list.length !== 2 || typeof hash !== 'string' || !HASH.test(hash) || typeof full !== 'boolean')
         return undefined;
-      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}",${full}]`, network, kind: 'block-hash' };
+      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}",${full}]`, network, kind };
     }
-    case 'eth_getTransactionByHash':
-    case 'eth_getTransactionReceipt': {
+    case 'tx-hash': {
       const [hash] = list;
       if (list.length !== 1 || typeof hash !== 'string' || !HASH.test(hash)) return undefined;
-      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}"]`, network, kind: 'tx-hash' };
+      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}"]`, network, kind };
     }
-    case 'eth_getBlockByNumber': {
+    case 'block-number': {
       const [tag, full] = list;
       if (list.length !== 2 || typeof tag !== 'string' || !QUANTITY.test(tag) || typeof full !== 'boolean') {
         return undefined;
@@ -80,7 +79,7 @@ export function planRead(
       const height = BigInt(tag);
       if (finalized === undefined || height > finalized) return undefined;
       const canonical = `0x${height.toString(16)}`;
-      return { key: `${network}\u0000${method}\u0000["${canonical}",${full}]`, network, kind: 'block-number', height };
+      return { key: `${network}\u0000${method}\u0000["${canonical}",${full}]`, network, kind, height };
     }
     default:
       return undefined;
@@ -89,8 +88,9 @@ export function planRead(
 
 /** Whether a read's cacheability depends on knowing the network's finalized height (tags do not). */
 export function needsFinality(method: string, params: unknown): boolean {
-  if (method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt') return true;
-  if (method !== 'eth_getBlockByNumber' || !Array.isArray(params)) return false;
+  const kind = STANDARD_METHODS[method]?.cache;
+  if (kind === 'tx-hash') return true;
+  if (kind !== 'block-number' || !Array.isArray(params)) return false;
   const tag: unknown = params[0];
   return typeof tag === 'string' && QUANTITY.test(tag);
 }
