@@ -1,5 +1,5 @@
 /**
- * JSON-RPC handling of one HTTP request body for one network (after http/'s HTTP checks in gateway.ts):
+ * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
  *   (-32600), method policy (-32601), params (-32602), forwarding (origin-forwarder.ts). The body is parsed
