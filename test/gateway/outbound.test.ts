@@ -12,7 +12,8 @@ import { BufferPool } from '../../src/http1/index.js';
 import { OutboundPolicy, type Resolver } from '../../src/outbound/policy.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
-import { countingServer, originOf } from '../http1/servers.js';
+import { countingServer } from '../http1/servers.js';
+import { originOf } from './origin-fixture.js';
 
 const ROUTING = 'a'.repeat(32);
 

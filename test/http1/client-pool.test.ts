@@ -1,32 +1,28 @@
 /**
- * The gateway's origin HTTP client (src/gateway/origin-http/ through upstream.ts) against real origins
- * on free ports: keep-alive reuse, the connection cap and its FIFO queue, aborts of waiting requests,
- * sockets the origin closed or that said `Connection: close`, refused connections, connect / headers /
- * body timeouts, malformed and unsolicited answers, answers split across reads of several sockets, and
- * the stale keep-alive socket rule.
+ * The HTTP/1.1 client (src/http1/index.ts: EndpointPool, ClientExchange) driven directly against real
+ * origins on free ports: the connection cap and its FIFO queue, aborts of waiting requests, sockets
+ * the origin closed or that said `Connection: close`, refused connections, connect / headers / body
+ * timeouts, malformed and unsolicited answers, answers split across reads of several sockets, and the
+ * stale keep-alive socket rule. (Keep-alive reuse with the gateway's request head:
+ * test/gateway/origin-clients.test.ts.)
  */
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { exchange, OriginClients, type OriginClientsOptions } from '../../src/gateway/upstream/origin-clients.js';
-import { BufferPool } from '../../src/http1/index.js';
-import { countingServer, originOf, rawServer, waitFor } from './servers.js';
+import { BufferPool, type EndpointPool, type EndpointPoolOptions } from '../../src/http1/index.js';
+import { clientFor, post, type UrlClient } from './client-fixture.js';
+import { countingServer, rawServer, waitFor } from './servers.js';
 
-const clients: OriginClients[] = [];
+const pools: EndpointPool[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
-  for (const client of clients) await client.close();
+  for (const pool of pools) pool.destroy();
   for (const cleanup of cleanups) await cleanup();
 });
 
-function client(options: Partial<OriginClientsOptions> = {}): OriginClients {
-  const made = new OriginClients({
-    connectionsPerOrigin: 4,
-    connectTimeoutMs: 2_000,
-    buffers: new BufferPool(),
-    ...options,
-  });
-  clients.push(made);
+function client(url: string, options: Partial<EndpointPoolOptions> = {}): UrlClient {
+  const made = clientFor(url, { connections: 4, connectTimeoutMs: 2_000, buffers: new BufferPool(), ...options });
+  pools.push(made.pool);
   return made;
 }
 
@@ -39,35 +35,11 @@ async function track<T extends { close(): Promise<void> }>(server: Promise<T>): 
 const body = (text: string) => Buffer.from(text);
 const codeOf = (err: unknown) => (err as { code?: string }).code;
 
-describe('origin HTTP client: keep-alive and the connection cap', () => {
-  it('consecutive requests share one socket; the head carries path, query, Basic auth and headers', async () => {
-    const server = await track(countingServer());
-    const port = new URL(server.url).port;
-    const target = client().target(
-      originOf(`http://us%20er:p%40ss@127.0.0.1:${port}/v1/key?x=1`, { 'X-Api-Key': ['k1', 'k2'] }),
-    );
-    for (let i = 0; i < 20; i += 1) {
-      const res = await exchange(target, body(`{"i":${i}}`), 5_000).response;
-      assert.equal(res.status, 200);
-      assert.equal(res.body.toString(), `echo:{"i":${i}}`);
-    }
-    assert.equal(server.connections, 1);
-    const first = server.received[0];
-    assert.ok(first);
-    assert.equal(first.method, 'POST');
-    assert.equal(first.url, '/v1/key?x=1');
-    assert.equal(first.headers.host, `127.0.0.1:${port}`);
-    assert.equal(first.headers.authorization, `Basic ${Buffer.from('us er:p@ss').toString('base64')}`);
-    assert.equal(first.headers['x-api-key'], 'k1, k2');
-    assert.equal(first.headers['content-type'], 'application/json');
-    assert.equal(first.headers.accept, 'application/json');
-    assert.equal(first.headers['content-length'], '7');
-  });
-
-  it('opens at most connections_per_origin sockets; waiting requests go out first come, first served', async () => {
+describe('http1 client: the connection cap and keep-alive', () => {
+  it('opens at most `connections` sockets; waiting requests go out first come, first served', async () => {
     const server = await track(countingServer(() => undefined)); // answers are held below
-    const target = client({ connectionsPerOrigin: 2 }).target(originOf(server.url));
-    const pending = [0, 1, 2, 3, 4].map((i) => exchange(target, body(String(i)), 5_000));
+    const target = client(server.url, { connections: 2 });
+    const pending = [0, 1, 2, 3, 4].map((i) => post(target, body(String(i)), 5_000));
     await waitFor(() => server.received.length === 2, 'two requests at the origin');
     assert.equal(server.connections, 2);
     assert.equal(target.pool.waiting, 3);
@@ -90,10 +62,10 @@ describe('origin HTTP client: keep-alive and the connection cap', () => {
 
   it('a waiting request that is aborted is never written', async () => {
     const server = await track(countingServer(() => undefined));
-    const target = client({ connectionsPerOrigin: 1 }).target(originOf(server.url));
-    const first = exchange(target, body('first'), 5_000);
-    const second = exchange(target, body('second'), 5_000);
-    const third = exchange(target, body('third'), 5_000);
+    const target = client(server.url, { connections: 1 });
+    const first = post(target, body('first'), 5_000);
+    const second = post(target, body('second'), 5_000);
+    const third = post(target, body('third'), 5_000);
     await waitFor(() => server.received.length === 1, 'the first request');
     second.abort(new DOMException('the client went away', 'AbortError'));
     await assert.rejects(second.response, { name: 'AbortError' });
@@ -111,11 +83,11 @@ describe('origin HTTP client: keep-alive and the connection cap', () => {
 
   it('an idle socket the origin closed is dropped, not used', async () => {
     const server = await track(countingServer());
-    const target = client().target(originOf(server.url));
-    await exchange(target, body('a'), 5_000).response;
+    const target = client(server.url);
+    await post(target, body('a'), 5_000).response;
     for (const socket of server.open) socket.destroy();
     await waitFor(() => target.pool.size === 0, 'the client to drop the closed socket');
-    assert.equal((await exchange(target, body('b'), 5_000).response).body.toString(), 'echo:b');
+    assert.equal((await post(target, body('b'), 5_000).response).body.toString(), 'echo:b');
     assert.equal(server.connections, 2);
   });
 
@@ -128,23 +100,23 @@ describe('origin HTTP client: keep-alive and the connection cap', () => {
     for (const answer of answers) {
       // The origin leaves its side open: the client alone decides not to reuse.
       const server = await track(rawServer((socket) => socket.write(answer)));
-      const target = client().target(originOf(server.url));
+      const target = client(server.url);
       for (let i = 0; i < 3; i += 1) {
-        assert.equal((await exchange(target, body('x'), 5_000).response).body.toString(), 'ok');
+        assert.equal((await post(target, body('x'), 5_000).response).body.toString(), 'ok');
       }
       assert.equal(server.sockets.length, 3, answer);
     }
   });
 });
 
-describe('origin HTTP client: failures', () => {
+describe('http1 client: failures', () => {
   it('a refused connection rejects with ECONNREFUSED, every waiting request at once', async () => {
     const gone = net.createServer();
     await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
     const port = (gone.address() as AddressInfo).port;
     await new Promise<void>((resolve) => gone.close(() => resolve()));
-    const target = client({ connectionsPerOrigin: 1 }).target(originOf(`http://127.0.0.1:${port}`));
-    const outcomes = await Promise.allSettled([1, 2, 3].map((i) => exchange(target, body(String(i)), 5_000).response));
+    const target = client(`http://127.0.0.1:${port}`, { connections: 1 });
+    const outcomes = await Promise.allSettled([1, 2, 3].map((i) => post(target, body(String(i)), 5_000).response));
     assert.deepEqual(
       outcomes.map((o) => (o.status === 'rejected' ? codeOf(o.reason) : 'answered')),
       ['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED'],
@@ -158,22 +130,22 @@ describe('origin HTTP client: failures', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
     const port = (silent.address() as AddressInfo).port;
-    const target = client({ connectTimeoutMs: 150 }).target(originOf(`https://127.0.0.1:${port}`));
-    await assert.rejects(exchange(target, body('x'), 5_000).response, { code: 'ORIGIN_CONNECT_TIMEOUT' });
+    const target = client(`https://127.0.0.1:${port}`, { connectTimeoutMs: 150 });
+    await assert.rejects(post(target, body('x'), 5_000).response, { code: 'ORIGIN_CONNECT_TIMEOUT' });
     assert.equal(target.pool.size, 0);
   });
 
   it('no answer head in time → ORIGIN_HEADERS_TIMEOUT; a body that stalls → ORIGIN_BODY_TIMEOUT', async () => {
     const hang = await track(countingServer(() => undefined));
-    const hangTarget = client().target(originOf(hang.url));
-    await assert.rejects(exchange(hangTarget, body('x'), 150).response, { code: 'ORIGIN_HEADERS_TIMEOUT' });
+    const hangTarget = client(hang.url);
+    await assert.rejects(post(hangTarget, body('x'), 150).response, { code: 'ORIGIN_HEADERS_TIMEOUT' });
     await waitFor(() => hang.open.size === 0, 'the timed-out socket to close');
 
     const stall = await track(
       rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello')),
     );
-    const stallTarget = client().target(originOf(stall.url));
-    await assert.rejects(exchange(stallTarget, body('x'), 150).response, { code: 'ORIGIN_BODY_TIMEOUT' });
+    const stallTarget = client(stall.url);
+    await assert.rejects(post(stallTarget, body('x'), 150).response, { code: 'ORIGIN_BODY_TIMEOUT' });
     assert.equal(stallTarget.pool.size, 0);
   });
 
@@ -187,9 +159,9 @@ describe('origin HTTP client: failures', () => {
         ),
       ),
     );
-    const target = client().target(originOf(server.url));
-    await assert.rejects(exchange(target, body('x'), 5_000).response, { code: 'ORIGIN_MALFORMED_RESPONSE' });
-    assert.equal((await exchange(target, body('y'), 5_000).response).body.toString(), 'ok');
+    const target = client(server.url);
+    await assert.rejects(post(target, body('x'), 5_000).response, { code: 'ORIGIN_MALFORMED_RESPONSE' });
+    assert.equal((await post(target, body('y'), 5_000).response).body.toString(), 'ok');
     assert.equal(server.sockets.length, 2);
   });
 
@@ -197,8 +169,8 @@ describe('origin HTTP client: failures', () => {
     const trailing = await track(
       rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n\r\n')),
     );
-    const trailingTarget = client().target(originOf(trailing.url));
-    assert.equal((await exchange(trailingTarget, body('x'), 5_000).response).body.toString(), 'ok');
+    const trailingTarget = client(trailing.url);
+    assert.equal((await post(trailingTarget, body('x'), 5_000).response).body.toString(), 'ok');
     assert.equal(trailingTarget.pool.size, 0);
 
     const unsolicited = await track(
@@ -207,15 +179,15 @@ describe('origin HTTP client: failures', () => {
         if (request.count === 0) setImmediate(() => socket.write('HTTP/1.1 408 Request Timeout\r\n\r\n'));
       }),
     );
-    const target = client().target(originOf(unsolicited.url));
-    assert.equal((await exchange(target, body('x'), 5_000).response).body.toString(), 'ok');
+    const target = client(unsolicited.url);
+    assert.equal((await post(target, body('x'), 5_000).response).body.toString(), 'ok');
     await waitFor(() => target.pool.size === 0, 'the socket with unsolicited bytes to be dropped');
-    assert.equal((await exchange(target, body('y'), 5_000).response).body.toString(), 'ok');
+    assert.equal((await post(target, body('y'), 5_000).response).body.toString(), 'ok');
     assert.equal(unsolicited.sockets.length, 2);
   });
 });
 
-describe('origin HTTP client: reads', () => {
+describe('http1 client: reads', () => {
   it('answers arriving in pieces on several sockets at once come out whole (plain TCP reads share one buffer)', async () => {
     // Each connection's answer (head split mid-line, body in four pieces of its own letter) is written
     // piece by piece, round-robin across the connections, paced so they arrive as separate reads that
@@ -242,9 +214,9 @@ describe('origin HTTP client: reads', () => {
         void send();
       }),
     );
-    const target = client({ connectionsPerOrigin: connections }).target(originOf(server.url));
+    const target = client(server.url, { connections });
     const answers = await Promise.all(
-      Array.from({ length: connections }, (_, i) => exchange(target, body(`${i}`), 5_000).response),
+      Array.from({ length: connections }, (_, i) => post(target, body(`${i}`), 5_000).response),
     );
     const bodies = answers.map((res) => res.body.toString()).sort();
     assert.deepEqual(
@@ -254,7 +226,7 @@ describe('origin HTTP client: reads', () => {
   });
 });
 
-describe('origin HTTP client: a stale keep-alive socket', () => {
+describe('http1 client: a stale keep-alive socket', () => {
   /** Answers the first request of each connection; the second one on the first connection is dropped unanswered. */
   const dropsSecond = () =>
     track(
@@ -266,9 +238,9 @@ describe('origin HTTP client: a stale keep-alive socket', () => {
 
   it('a replayable request is sent once more on a fresh connection', async () => {
     const server = await dropsSecond();
-    const target = client().target(originOf(server.url));
-    await exchange(target, body('1'), 5_000).response;
-    const res = await exchange(target, body('2'), 5_000, undefined, { replayable: true }).response;
+    const target = client(server.url);
+    await post(target, body('1'), 5_000).response;
+    const res = await post(target, body('2'), 5_000, { replayable: true }).response;
     assert.equal(res.body.toString(), 'ok');
     assert.deepEqual(server.requests, [
       { connection: 0, body: '1' },
@@ -279,9 +251,9 @@ describe('origin HTTP client: a stale keep-alive socket', () => {
 
   it('any other request fails with the socket error and is not resent', async () => {
     const server = await dropsSecond();
-    const target = client().target(originOf(server.url));
-    await exchange(target, body('1'), 5_000).response;
-    await assert.rejects(exchange(target, body('2'), 5_000).response, (err) =>
+    const target = client(server.url);
+    await post(target, body('1'), 5_000).response;
+    await assert.rejects(post(target, body('2'), 5_000).response, (err) =>
       ['ECONNRESET', 'EPIPE', 'ORIGIN_CLOSED'].includes(codeOf(err) ?? ''),
     );
     assert.equal(server.requests.length, 2);
@@ -289,8 +261,8 @@ describe('origin HTTP client: a stale keep-alive socket', () => {
 
   it('a request that fails on a fresh connection is not replayed (the origin, not a stale socket, dropped it)', async () => {
     const server = await track(rawServer((socket) => socket.destroy()));
-    const target = client().target(originOf(server.url));
-    await assert.rejects(exchange(target, body('1'), 5_000, undefined, { replayable: true }).response);
+    const target = client(server.url);
+    await assert.rejects(post(target, body('1'), 5_000, { replayable: true }).response);
     assert.equal(server.requests.length, 1);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The origin HTTP client's streaming mode (a large 2xx body resolves early with `rest`: byte-exact,
- * with backpressure that stops the origin while nobody reads, and destroying `rest` drops the origin's
- * connection) and https origins (a real TLS server with a throwaway self-signed certificate, trusted
- * through the client's test-only `ca` option; without it the default CA verification refuses it).
+ * The HTTP/1.1 client (src/http1/index.ts) driven directly: its streaming mode (a large 2xx body
+ * resolves early with `rest`: byte-exact, with backpressure that stops the origin while nobody reads,
+ * and destroying `rest` drops the origin's connection) and https endpoints (a real TLS server with a
+ * throwaway self-signed certificate, trusted through the endpoint's test-only `ca`; without it the
+ * default CA verification refuses it).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,28 +16,23 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
-import { exchange, OriginClients } from '../../src/gateway/upstream/origin-clients.js';
-import { BufferPool, READ_BYTES } from '../../src/http1/buffer-pool.js';
 import { STREAM_HEAD_BYTES, STREAM_HIGH_WATER } from '../../src/http1/client/client-exchange.js';
+import { BufferPool, type EndpointPool, READ_BYTES } from '../../src/http1/index.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
-import { originOf, waitFor } from './servers.js';
+import { clientFor, post, type UrlClient } from './client-fixture.js';
+import { waitFor } from './servers.js';
 
 const MiB = 1_048_576;
-const clients: OriginClients[] = [];
+const pools: EndpointPool[] = [];
 const closers: Array<() => void> = [];
-after(async () => {
-  for (const client of clients) await client.close();
+after(() => {
+  for (const pool of pools) pool.destroy();
   for (const close of closers) close();
 });
 
-function client(ca?: string): OriginClients {
-  const made = new OriginClients({
-    connectionsPerOrigin: 2,
-    connectTimeoutMs: 2_000,
-    buffers: new BufferPool(),
-    ...(ca ? { ca } : {}),
-  });
-  clients.push(made);
+function client(url: string, ca?: string): UrlClient {
+  const made = clientFor(url, { connections: 2, connectTimeoutMs: 2_000, buffers: new BufferPool(), ca });
+  pools.push(made.pool);
   return made;
 }
 
@@ -96,12 +92,12 @@ async function largeOrigin(payload: Buffer, chunked: boolean): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, sender };
 }
 
-describe('origin HTTP client: large answers stream', () => {
+describe('http1 client: large answers stream', () => {
   it('with backpressure: the origin is held while nobody reads; the bytes arrive exact', async () => {
     const payload = randomBytes(24 * MiB);
     const { url, sender } = await largeOrigin(payload, false);
-    const target = client().target(originOf(url));
-    const res = await exchange(target, Buffer.from('{}'), 10_000, MiB).response;
+    const target = client(url);
+    const res = await post(target, Buffer.from('{}'), 10_000, { streamAfter: MiB }).response;
     assert.equal(res.status, 200);
     assert.equal(res.length, payload.length);
     const rest = res.rest;
@@ -123,9 +119,9 @@ describe('origin HTTP client: large answers stream', () => {
   it('chunked answers stream byte-exact, and the connection is reused afterwards', async () => {
     const payload = randomBytes(3 * MiB);
     const { url } = await largeOrigin(payload, true);
-    const target = client().target(originOf(url));
+    const target = client(url);
     for (let i = 0; i < 2; i += 1) {
-      const res = await exchange(target, Buffer.from('{}'), 10_000, MiB).response;
+      const res = await post(target, Buffer.from('{}'), 10_000, { streamAfter: MiB }).response;
       assert.equal(res.length, undefined);
       assert.ok(res.rest);
       assert.ok(Buffer.concat([res.body, await readAll(res.rest)]).equals(payload));
@@ -147,9 +143,9 @@ describe('origin HTTP client: large answers stream', () => {
       res.end(payload.subarray(at));
     });
     const port = await listen(server);
-    const target = client().target(originOf(`http://127.0.0.1:${port}`));
+    const target = client(`http://127.0.0.1:${port}`);
     for (let i = 0; i < 3; i += 1) {
-      const res = await exchange(target, Buffer.from('{}'), 10_000, 8 * 1024).response;
+      const res = await post(target, Buffer.from('{}'), 10_000, { streamAfter: 8 * 1024 }).response;
       assert.ok(res.rest, 'a body over streamAfter resolves with rest');
       assert.equal(res.body.length, STREAM_HEAD_BYTES);
       // Let later reads land before reading on: bytes of the split piece must not have been overwritten.
@@ -162,8 +158,8 @@ describe('origin HTTP client: large answers stream', () => {
   it('destroying rest before the end closes the origin connection', async () => {
     const payload = randomBytes(24 * MiB);
     const { url, sender } = await largeOrigin(payload, false);
-    const target = client().target(originOf(url));
-    const res = await exchange(target, Buffer.from('{}'), 10_000, MiB).response;
+    const target = client(url);
+    const res = await post(target, Buffer.from('{}'), 10_000, { streamAfter: MiB }).response;
     assert.ok(res.rest);
     res.rest.destroy();
     await waitFor(() => sender.closedEarly, 'the origin to see its connection closed');
@@ -171,7 +167,7 @@ describe('origin HTTP client: large answers stream', () => {
   });
 });
 
-describe('origin HTTP client: https origins', () => {
+describe('http1 client: https endpoints', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-origin-tls-'));
   closers.push(() => rmSync(dir, { recursive: true, force: true }));
   const good = makeSelfSignedCert(mkdtempSync(join(dir, 'good-')), '/CN=localhost', '127.0.0.1');
@@ -194,9 +190,9 @@ describe('origin HTTP client: https origins', () => {
 
   it('a trusted certificate: answers over TLS on one reused connection, no SNI for an IP address', async () => {
     const origin = await tlsOrigin(good);
-    const target = client(readFileSync(good.cert, 'utf8')).target(originOf(`${origin.url}/rpc`));
+    const target = client(`${origin.url}/rpc`, readFileSync(good.cert, 'utf8'));
     for (let i = 0; i < 5; i += 1) {
-      const res = await exchange(target, Buffer.from(`{"i":${i}}`), 5_000).response;
+      const res = await post(target, Buffer.from(`{"i":${i}}`), 5_000).response;
       assert.equal(res.body.toString(), `tls:{"i":${i}}`);
     }
     assert.equal(origin.state.handshakes, 1);
@@ -205,13 +201,13 @@ describe('origin HTTP client: https origins', () => {
 
   it('default CA verification refuses a self-signed origin (a never-connected error code)', async () => {
     const origin = await tlsOrigin(good);
-    const target = client().target(originOf(origin.url));
-    await assert.rejects(exchange(target, Buffer.from('{}'), 5_000).response, { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    const target = client(origin.url);
+    await assert.rejects(post(target, Buffer.from('{}'), 5_000).response, { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
   });
 
   it('a certificate for another address is refused', async () => {
     const origin = await tlsOrigin(other);
-    const target = client(readFileSync(other.cert, 'utf8')).target(originOf(origin.url));
-    await assert.rejects(exchange(target, Buffer.from('{}'), 5_000).response, { code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    const target = client(origin.url, readFileSync(other.cert, 'utf8'));
+    await assert.rejects(post(target, Buffer.from('{}'), 5_000).response, { code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
   });
 });

@@ -1,15 +1,11 @@
 /**
- * Real origins for the origin HTTP client's tests, on free ports: a node:http server that counts TCP
- * connections and lets a test hold answers, and a raw TCP server that answers with exact bytes (for
- * what node:http would never send: bad framing, unsolicited bytes, dropped sockets).
+ * Real origins on free ports for the HTTP/1.1 client's tests (and the gateway's origin tests): a
+ * node:http server that counts TCP connections and lets a test hold answers, and a raw TCP server that
+ * answers with exact bytes (for what node:http would never send: bad framing, unsolicited bytes,
+ * dropped sockets).
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { Origin } from '../../src/model/pool.js';
-
-export function originOf(address: string, header: Record<string, string[]> = {}): Origin {
-  return { name: 'o', address, enabled: true, weight: 1, header };
-}
 
 /** Waits, bounded, until `condition` holds (polling: no sleep stands in for an event). */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
