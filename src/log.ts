@@ -1,6 +1,6 @@
 /**
  * Structured JSON logs, one object per line on stderr (stdout stays free for CLI output such as tokens).
- * Never pass secrets in fields; URLs go through balancing/origin-address.ts `maskAddress` first.
+ * Never pass secrets in fields; URLs go through model/origin-address.ts `maskAddress` first.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

@@ -6,24 +6,26 @@
  * processes, then the store.
  */
 
+import { API_BASE_PATH, createApiServer } from './api/api-server.js';
 import { coreRoutes } from './api/routes/index.js';
-import { API_BASE_PATH, createApiServer } from './api/server.js';
-import type { HealthView, PoolDirectory } from './balancing/model.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
-import { CachingForwarder } from './gateway/cache/forwarder.js';
-import type { Forwarder } from './gateway/forward.js';
-import { startGateway } from './gateway/server.js';
+import { startGateway } from './gateway/gateway.js';
+import type { Forwarder } from './gateway/rpc/forwarder.js';
+import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
+import type { BufferPool } from './http1/index.js';
 import { createLogger, type Logger } from './log.js';
-import { MetricsRegistry } from './metrics.js';
+import { MetricsRegistry } from './metrics/registry.js';
+import type { HealthView } from './model/health-view.js';
+import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
-import { seedFromConfig } from './store/config-pools.js';
+import { seedFromConfig } from './pools/seed.js';
+import { StorePoolDirectory } from './pools/store-directory.js';
 import { openStore, type Store } from './store/database.js';
-import { StorePoolDirectory } from './store/pool-directory.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;
@@ -32,6 +34,8 @@ export interface SwitchyardOptions {
   env?: NodeJS.ProcessEnv;
   /** Resolves names for the outbound target policy (default: the system's DNS); tests inject answers. */
   resolve?: Resolver;
+  /** The gateway's read buffers for large answers (default: its own); tests inject one to watch it. */
+  buffers?: BufferPool;
 }
 
 export interface Switchyard {
@@ -135,7 +139,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
-    // Response cache for immutable reads (gateway/cache/forwarder.ts), wrapped around the origin forwarder.
+    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin forwarder.
     let caching: CachingForwarder | undefined;
     const gateway = await named(
       'gateway.listen',
@@ -148,6 +152,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         logger: logger.child({ part: 'gateway' }),
         metrics,
         outbound,
+        ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder) => {
             caching = new CachingForwarder(inner, {

@@ -12,11 +12,11 @@
  * The token secret is hashed before it reaches the store and never logged.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { findTokenBySecret, TOKEN_SHAPE, tokenRefusal, touchToken } from '../accounts/tokens.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { Store } from '../store/database.js';
-import { findTokenBySecret, TOKEN_SHAPE, tokenRefusal, touchToken } from '../store/tokens.js';
-import type { Access, Caller } from './router.js';
+import type { Access, Caller } from './route-table.js';
 
 export async function authenticate(headers: IncomingHttpHeaders, store: Store, clock: Clock): Promise<Caller> {
   const header = headers.authorization;

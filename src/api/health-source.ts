@@ -4,8 +4,9 @@
  * module's (health/report.ts); its `HealthMonitor` implements this interface (monitor-backed, shared by
  * every process through the store), and tests may pass a small fixed one.
  */
-import type { Origin, Pool } from '../balancing/model.js';
+
 import type { PoolHealthReport } from '../health/report.js';
+import type { Origin, Pool } from '../model/pool.js';
 
 export interface PoolHealthSource {
   poolHealthy(pool: Pool): boolean;

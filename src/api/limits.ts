@@ -7,7 +7,7 @@
  * - `limits.max_origins_per_pool` (default 64): a pool write with more origins is refused (the API's
  *   schema caps a pool at 100 origins whatever the limit says).
  * - `limits.probes_per_second` (default 50): the account's probe rate, Σ over its pools of
- *   origins × (retries + 1) ÷ interval (health/probe-rate.ts says exactly what counts), may not exceed
+ *   origins × (retries + 1) ÷ interval (model/probe-rate.ts says exactly what counts), may not exceed
  *   it. Checked on a pool create/update/patch and on a monitor put/patch that changes `interval` or
  *   `retries` (only pools using the monitor change). Early confirmation probes after a live-traffic
  *   ejection (health/confirmation.ts) are not counted.
@@ -18,12 +18,12 @@
  */
 
 import type { Kysely } from 'kysely';
-import type { Pool, PoolFields } from '../balancing/model.js';
+import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from '../accounts/account-usage.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
-import type { MonitorSettings } from '../health/monitor-schema.js';
-import { poolProbeRate, RATE_EPSILON, shownRate } from '../health/probe-rate.js';
-import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from '../store/account-usage.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import type { Pool, PoolFields } from '../model/pool.js';
+import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
 import type { Database } from '../store/schema.js';
 import { fieldError } from './validate.js';
 

@@ -5,7 +5,7 @@
  * `GET /client/v4/openapi.json`; built once on first request.
  */
 import { z } from 'zod';
-import type { Route, Router } from './router.js';
+import type { Route, RouteTable } from './route-table.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ export function buildOpenApi(routes: readonly Route[]): JsonSchema {
 }
 
 /** The route serving the document: the document is the whole body, not wrapped in an envelope. */
-export function openApiRoute(router: Router): Route {
+export function openApiRoute(router: RouteTable): Route {
   let cached: JsonSchema | undefined;
   return {
     method: 'GET',

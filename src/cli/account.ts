@@ -3,10 +3,11 @@
  * the config points at (the same one `serve` uses; safe while it runs) and prints its id on stdout.
  * Without --id a random 32-hex id is made. An id that exists already is an error (exit 1).
  */
+
+import { createAccount, isAccountId } from '../accounts/accounts.js';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import { SwitchyardError } from '../errors/base.js';
-import { createAccount, isAccountId } from '../store/accounts.js';
 import { openStore } from '../store/database.js';
 import { parseFlags } from './args.js';
 

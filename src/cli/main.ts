@@ -27,7 +27,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   'migrate-notifications': {
     summary:
       'migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID] [--per-page N] [--dry-run] [--yes] [--config FILE]   move pool emails to policies',
-    load: async () => (await import('./migrate-notifications.js')).migrateNotifications,
+    load: async () => (await import('./migrate-notifications/command.js')).migrateNotifications,
   },
 };
 

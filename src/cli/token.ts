@@ -14,15 +14,16 @@
  *   the store (authentication reads the token on every request). A token id not of that account is
  *   exit 1.
  */
+
+import { ensureAccount, findAccount, isAccountId } from '../accounts/accounts.js';
+import { countTokens, createToken, deleteToken, listTokens, tokenStatus } from '../accounts/tokens.js';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
-import { hasControlCharacters } from '../plain-text.js';
-import { ensureAccount, findAccount, isAccountId } from '../store/accounts.js';
+import { hasControlCharacters } from '../model/plain-text.js';
 import { openStore, type Store } from '../store/database.js';
 import { ID_PATTERN } from '../store/ids.js';
-import { countTokens, createToken, deleteToken, listTokens, tokenStatus } from '../store/tokens.js';
 import { parseArgs, parseFlags } from './args.js';
 
 const USAGE = [

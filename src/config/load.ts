@@ -1,10 +1,10 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { originUrl } from '../balancing/origin-address.js';
 import { SwitchyardError } from '../errors/base.js';
-import { MONITOR_DEFAULTS } from '../health/monitor-schema.js';
-import { poolProbeRate, RATE_EPSILON, shownRate } from '../health/probe-rate.js';
+import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
+import { originUrl } from '../model/origin-address.js';
+import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
 import { OutboundPolicy, TargetRefusedError, type TargetRules } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';

@@ -1,14 +1,6 @@
 import { z } from 'zod';
-import {
-  isEmailAddress,
-  notificationEmail,
-  notificationFilter,
-  originInput,
-  originSteering,
-  poolDescription,
-  poolName,
-} from '../balancing/pool-schema.js';
-import { monitorInput } from '../health/monitor-schema.js';
+import { type PoolInput, poolInput } from '../model/pool-input.js';
+import { isEmailAddress, poolName } from '../model/pool-schema.js';
 import { DEFAULTS } from './defaults.js';
 import { durationMs } from './duration.js';
 
@@ -71,18 +63,6 @@ const network = z.strictObject({
   deny_methods: z.array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern')).default([]),
 });
 
-const pool = z.strictObject({
-  name: poolName,
-  description: poolDescription.optional(),
-  enabled: z.boolean().optional(),
-  origins: z.array(originInput).min(1, 'a pool needs at least one origin'),
-  minimum_origins: z.number().int().min(0).optional(),
-  notification_email: notificationEmail.optional(),
-  notification_filter: notificationFilter.optional(),
-  origin_steering: originSteering.optional(),
-  monitor: monitorInput.optional(),
-});
-
 const devnet = z.strictObject({
   enabled: z.boolean().default(false),
   network: z.string().default('sepolia'),
@@ -143,7 +123,7 @@ const configObject = z.strictObject({
   networks: z
     .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
     .default({}),
-  pools: z.array(pool).default([]),
+  pools: z.array(poolInput).default([]),
   devnet: devnet.optional(),
 });
 
@@ -156,5 +136,6 @@ export const configSchema = configObject.transform((config) => ({
 
 export type Config = z.output<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];
-export type PoolConfig = Config['pools'][number];
+/** A pool as config declares it (model/pool-input.ts); the name config/, devnet/ and seeding use. */
+export type PoolConfig = PoolInput;
 export type DevnetConfig = NonNullable<Config['devnet']>;

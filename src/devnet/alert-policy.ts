@@ -15,9 +15,9 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { HEALTH_ALERT_TYPE } from '../notifications/matching.js';
+import { getPolicy, insertPolicy } from '../notifications/queries/alert-policies.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation, timestamp } from '../store/ids.js';
-import { getPolicy, insertPolicy } from '../store/policies.js';
 
 export const DEVNET_ALERT_POLICY_NAME = 'devnet health alerts (demo)';
 

@@ -4,7 +4,7 @@
  * `docs/errors.md` documents each entry; `src/errors/catalog.test.ts` fails when the two drift apart.
  *
  * Add an entry here, then throw `new SwitchyardError('CODE', message, { details })`. The wire format
- * is built in exactly one place per surface: `gateway/respond.ts` (JSON-RPC) and `api/envelope.ts` (v4).
+ * is built in exactly one place per surface: `gateway/http/respond.ts` (JSON-RPC) and `api/envelope.ts` (v4).
  */
 
 export interface ErrorSpec {

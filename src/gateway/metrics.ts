@@ -12,7 +12,7 @@
  *   switchyard_gateway_connections_refused_total{limit}         connections closed on accept, by limit
  *                                                               (max_connections | max_connections_per_client)
  */
-import type { Counter, Histogram, MetricsRegistry } from '../metrics.js';
+import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry.js';
 
 interface NetworkSeries {
   /** The `network` label: a configured network, or "unknown". */

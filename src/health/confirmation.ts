@@ -1,6 +1,6 @@
-import type { Pool, PoolDirectory } from '../balancing/model.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { Pool, PoolDirectory } from '../model/pool.js';
 import { checkOrigin } from './probes/check.js';
 import type { ProbeTransport } from './probes/transport.js';
 import type { PoolPlan } from './round.js';

@@ -1,4 +1,4 @@
-import type { OriginHealthRow, PoolHealthRow } from '../store/health.js';
+import type { OriginHealthRow, PoolHealthRow } from './state-queries.js';
 
 /**
  * This process's copy of the shared health state (`origin_health`, `pool_health`). Written through by

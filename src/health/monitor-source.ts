@@ -1,6 +1,6 @@
+import { type MonitorInput, type MonitorSettings, withMonitorDefaults } from '../model/monitor-schema.js';
 import type { Store } from '../store/database.js';
-import { getMonitor } from '../store/monitors.js';
-import { type MonitorInput, type MonitorSettings, withMonitorDefaults } from './monitor-schema.js';
+import { getMonitor } from './monitor-queries.js';
 
 /**
  * Where the checker finds a pool's monitor settings. The store-backed source reads the `monitors` row at

@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Origin, Pool, PoolDirectory } from '../balancing/model.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
-import {
-  deletePoolHealth,
-  type HealthEventInput,
-  loadOriginHealth,
-  loadPoolHealth,
-  releasePoolLeases,
-} from '../store/health.js';
 import { EjectionConfirmer } from './confirmation.js';
+import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
-import type { MonitorSettings } from './monitor-schema.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
@@ -27,6 +21,7 @@ import {
 } from './report.js';
 import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
 import { JitteredScheduler } from './scheduler.js';
+import { deletePoolHealth, loadOriginHealth, loadPoolHealth, releasePoolLeases } from './state-queries.js';
 import { MonitoredHealthView } from './view.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Origin, Pool } from '../balancing/model.js';
-import { maskAddress } from '../balancing/origin-address.js';
-import type { OriginHealthRow } from '../store/health.js';
+import { maskAddress } from '../model/origin-address.js';
+import type { Origin, Pool } from '../model/pool.js';
+import type { OriginHealthRow } from './state-queries.js';
 
 /**
  * Live health as the management API shows it: `GET …/pools/{id}/health` (Cloudflare shape) and the

@@ -1,29 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import type { Origin, Pool } from '../balancing/model.js';
-import { maskAddress } from '../balancing/origin-address.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import { maskAddress } from '../model/origin-address.js';
+import type { Origin, Pool } from '../model/pool.js';
 import type { Store } from '../store/database.js';
-import {
-  acquirePoolLease,
-  casOriginHealth,
-  casPoolHealth,
-  deleteOriginHealth,
-  type HealthEventInput,
-  insertHealthEvent,
-  loadOriginHealth,
-  loadPoolHealth,
-  type OriginHealthRow,
-  type PoolHealthRow,
-} from '../store/health.js';
 import { timestamp } from '../store/ids.js';
+import { type HealthEventInput, insertHealthEvent } from './events.js';
 import type { LiveState } from './live-state.js';
-import type { MonitorSettings } from './monitor-schema.js';
 import { checkOrigin } from './probes/check.js';
 import { applyBlockLag } from './probes/jsonrpc.js';
 import type { ProbeResult } from './probes/result.js';
 import type { ProbeTransport } from './probes/transport.js';
 import { change, nextOriginCounters, poolReason, poolStatus, type StateName } from './state-machine.js';
+import {
+  acquirePoolLease,
+  casOriginHealth,
+  casPoolHealth,
+  deleteOriginHealth,
+  loadOriginHealth,
+  loadPoolHealth,
+  type OriginHealthRow,
+  type PoolHealthRow,
+} from './state-queries.js';
 
 /**
  * One round of one pool: take (or renew) the pool's checker lease, check every enabled origin at once

@@ -13,7 +13,7 @@ export interface SchedulerOptions {
   onError?: (key: string, err: unknown) => void;
 }
 
-interface Entry {
+interface ScheduledTask {
   intervalMs: number;
   task: () => Promise<void>;
   timer: NodeJS.Timeout | undefined;
@@ -21,7 +21,7 @@ interface Entry {
 }
 
 export class JitteredScheduler {
-  #entries = new Map<string, Entry>();
+  #entries = new Map<string, ScheduledTask>();
   #jitter: number;
   #random: () => number;
   #onError: (key: string, err: unknown) => void;
@@ -45,7 +45,7 @@ export class JitteredScheduler {
       }
       return;
     }
-    const entry: Entry = { intervalMs, task, timer: undefined, running: undefined };
+    const entry: ScheduledTask = { intervalMs, task, timer: undefined, running: undefined };
     this.#entries.set(key, entry);
     this.#arm(key, entry, this.#random() * intervalMs);
   }
@@ -72,13 +72,13 @@ export class JitteredScheduler {
     await Promise.allSettled(running);
   }
 
-  #arm(key: string, entry: Entry, delayMs: number): void {
+  #arm(key: string, entry: ScheduledTask, delayMs: number): void {
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => this.#fire(key, entry), Math.max(0, delayMs));
     entry.timer.unref();
   }
 
-  #fire(key: string, entry: Entry): void {
+  #fire(key: string, entry: ScheduledTask): void {
     entry.timer = undefined;
     entry.running = entry
       .task()

@@ -1,5 +1,6 @@
-import type { HealthView, LiveFailureKind, Origin, Pool, PoolDirectory } from '../balancing/model.js';
 import type { Clock } from '../clock.js';
+import type { HealthView, LiveFailureKind } from '../model/health-view.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { LiveState } from './live-state.js';
 
 /**

@@ -13,13 +13,13 @@
  * written in one transaction, and the slot is taken by compare-and-set, so several processes queue one.
  */
 import { randomUUID } from 'node:crypto';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
+import { type LegacyEmailPool, poolsWithLegacyEmail } from '../pools/legacy-email.js';
 import type { Store } from '../store/database.js';
-import { insertDeliveries, takeDeprecationSlot } from '../store/deliveries.js';
-import { type LegacyEmailPool, poolsWithLegacyEmail } from '../store/legacy-email.js';
 import { DEPRECATION_ALERT_TYPE, deprecationNoticeEmail } from './messages.js';
+import { insertDeliveries, takeDeprecationSlot } from './queries/outbox.js';
 
 export interface DeprecationOptions {
   store: Store;

@@ -21,28 +21,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Kysely } from 'kysely';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
+import { type HealthEventRow, readEventsAfter, readEventsBySeq } from '../health/events.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/database.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
+import { poolLegacySettings } from '../pools/legacy-email.js';
+import type { Db, Store } from '../store/database.js';
+import { timestamp } from '../store/ids.js';
+import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
+import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
+import { enabledPolicies, type Policy } from './queries/alert-policies.js';
 import {
   advanceCursor,
   closeCorrelation,
-  type HealthEventRow,
   insertDeliveries,
   type NewDelivery,
   openCorrelation,
   readCursor,
-  readEventsAfter,
-  readEventsBySeq,
-} from '../store/deliveries.js';
-import { timestamp } from '../store/ids.js';
-import { poolLegacySettings } from '../store/legacy-email.js';
-import { enabledPolicies, type Policy } from '../store/policies.js';
-import type { Database } from '../store/schema.js';
-import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
-import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
+} from './queries/outbox.js';
 
 const BATCH = 100;
 export const GAP_WAIT_MS = 10_000;
@@ -55,8 +51,6 @@ export interface DispatcherOptions {
   /** Base URL of the management API, for "how to manage this" lines in emails. */
   apiBase: string;
 }
-
-type Db = Kysely<Database>;
 
 class CursorMoved extends Error {}
 

@@ -23,7 +23,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
-import { oneLine } from '../plain-text.js';
+import { oneLine } from '../model/plain-text.js';
 
 export interface OutgoingMail {
   to: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Policy } from '../store/policies.js';
 import { legacyFilterAllows, policyMatches } from './matching.js';
+import type { Policy } from './queries/alert-policies.js';
 
 const event = { pool_id: 'p1', new_health: 'Unhealthy', event_source: 'origin' } as const;
 

@@ -10,9 +10,9 @@
  * event's kind (`origin` or `pool`): `disable: true` sends nothing; `healthy: true` only when the object
  * becomes healthy, `healthy: false` only when it becomes unhealthy; `healthy` null or absent: both.
  */
-import type { NotificationFilter } from '../balancing/pool-schema.js';
-import type { Policy } from '../store/policies.js';
+import type { NotificationFilter } from '../model/pool-schema.js';
 import type { HealthEventsTable } from '../store/tables/health.js';
+import type { Policy } from './queries/alert-policies.js';
 
 export const HEALTH_ALERT_TYPE = 'load_balancing_health_alert';
 

@@ -3,7 +3,7 @@
  * alerts, legacy per-pool email and deprecation notices. Pure functions of their inputs.
  *
  * Origin addresses can carry provider API keys, so messages show them through the one masking function
- * (balancing/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
+ * (model/origin-address.ts `maskAddress`: credentials, query values and key-like path segments as
  * `***`) — also for event rows written by older versions, which stored some addresses unmasked. Every
  * email says how to manage what caused it.
  *
@@ -11,11 +11,12 @@
  * before input was checked (or in a probe's failure reason, which quotes what an origin answered) is
  * escaped, so no value can start a new line of an email or the webhook's `text`.
  */
-import { maskAddress } from '../balancing/origin-address.js';
-import { oneLine } from '../plain-text.js';
-import type { HealthEventRow } from '../store/deliveries.js';
-import type { Policy } from '../store/policies.js';
+
+import type { HealthEventRow } from '../health/events.js';
+import { maskAddress } from '../model/origin-address.js';
+import { oneLine } from '../model/plain-text.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
+import type { Policy } from './queries/alert-policies.js';
 
 export type AlertEvent = 'ALERT_STATE_EVENT_START' | 'ALERT_STATE_EVENT_END';
 

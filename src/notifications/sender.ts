@@ -19,10 +19,14 @@
  * pool's notification_email of the account (the migration is done for it).
  */
 import { randomUUID } from 'node:crypto';
-import { parseNotificationEmail } from '../balancing/pool-schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { parseNotificationEmail } from '../model/pool-schema.js';
+import { poolsWithLegacyEmail } from '../pools/legacy-email.js';
 import type { Store } from '../store/database.js';
+import { retryDelayMs, retryWindowOver } from './backoff.js';
+import { type Mailer, SmtpTlsRequiredError } from './mailer.js';
+import { getDestinationTarget, recordDestinationOutcome } from './queries/destinations.js';
 import {
   claimDueDeliveries,
   type DeliveryPayload,
@@ -30,11 +34,7 @@ import {
   finishDelivery,
   markDeliverySent,
   scheduleRetry,
-} from '../store/deliveries.js';
-import { getDestinationTarget, recordDestinationOutcome } from '../store/destinations.js';
-import { poolsWithLegacyEmail } from '../store/legacy-email.js';
-import { retryDelayMs, retryWindowOver } from './backoff.js';
-import { type Mailer, SmtpTlsRequiredError } from './mailer.js';
+} from './queries/outbox.js';
 import type { WebhookClient } from './webhook.js';
 
 const BATCH = 20;

@@ -9,7 +9,7 @@
  *   on `wake()` (the health monitor calls it when this process recorded events; a wake during a pass
  *   runs another pass right after it); deprecation notices at most every DEPRECATION_PASS_MS (60 s).
  *   The poll stays for what other processes write (events, deliveries coming due). Old finished
- *   deliveries, history and dispatched events are pruned (store/retention.ts) at start and then at most
+ *   deliveries, history and dispatched events are pruned (notifications/queries/retention.ts) at start and then at most
  *   every PRUNE_PASS_MS (1 h); `runOnce()` prunes too.
  *   Passes never overlap. `stop()` waits for the running pass; unsent deliveries stay queued.
  * - On the embedded SQLite store one process owns the database, so leases left by a killed process
@@ -18,20 +18,20 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { apiBaseUrl } from '../api/base-url.js';
-import { maskAddress } from '../balancing/origin-address.js';
 import { type Clock, systemClock } from '../clock.js';
+import { apiBaseUrl } from '../config/api-url.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import { maskAddress } from '../model/origin-address.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
-import { releaseAllLeases } from '../store/deliveries.js';
-import { type Pruned, pruneNotificationData } from '../store/retention.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
 import { createMailer, type Mailer, smtpUrlHasCredentials } from './mailer.js';
+import { releaseAllLeases } from './queries/outbox.js';
+import { type Pruned, pruneNotificationData } from './queries/retention.js';
 import { DeliverySender } from './sender.js';
 import { WebhookClient } from './webhook.js';
 

@@ -15,6 +15,9 @@ import type { Database } from './schema.js';
  */
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The query handle every feature's queries take: the store's connection or a transaction on it. */
+export type Db = Kysely<Database>;
+
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;

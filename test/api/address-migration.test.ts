@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { originTarget } from '../../src/balancing/origin-address.js';
+import { originTarget } from '../../src/model/origin-address.js';
 import type { Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { canonicalFromLegacy } from '../../src/store/migrations/005_origin_addresses.js';

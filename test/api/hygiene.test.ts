@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { insertDestination } from '../../src/store/destinations.js';
+import { insertDestination } from '../../src/notifications/queries/destinations.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
 
 describe('input hygiene', () => {

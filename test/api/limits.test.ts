@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { POOL_DEFAULTS } from '../../src/balancing/pool-defaults.js';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
-import { createPool } from '../../src/store/pools.js';
+import { POOL_DEFAULTS } from '../../src/model/pool-defaults.js';
+import { createPool } from '../../src/pools/pool-queries.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 const LIMITS = { probes_per_second: 10, max_pools_per_account: 4, max_origins_per_pool: 4 };

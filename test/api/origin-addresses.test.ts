@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getDestinationTarget } from '../../src/store/destinations.js';
-import { getPool } from '../../src/store/pools.js';
+import { getDestinationTarget } from '../../src/notifications/queries/destinations.js';
+import { getPool } from '../../src/pools/pool-queries.js';
 import { type Receiver, startReceiver } from '../notifications/helpers.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
 

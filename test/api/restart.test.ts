@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Cloudflare from 'cloudflare';
+import { findAccount } from '../../src/accounts/accounts.js';
+import { createToken } from '../../src/accounts/tokens.js';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { type Switchyard, startSwitchyard } from '../../src/main.js';
-import { findAccount } from '../../src/store/accounts.js';
-import { createToken } from '../../src/store/tokens.js';
 import { testStoreLocation } from '../helpers/store.js';
 
 const ACCOUNT = 'c0ffee00c0ffee00c0ffee00c0ffee00';

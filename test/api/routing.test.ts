@@ -2,12 +2,12 @@
 // without a restart: in this process at once, and by polling for writes made elsewhere.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { poolFieldsFromConfig } from '../../src/balancing/pool-defaults.js';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
+import { poolFieldsFromConfig } from '../../src/model/pool-defaults.js';
+import { createPool } from '../../src/pools/pool-queries.js';
+import { StorePoolDirectory } from '../../src/pools/store-directory.js';
 import { openStore } from '../../src/store/database.js';
-import { StorePoolDirectory } from '../../src/store/pool-directory.js';
-import { createPool } from '../../src/store/pools.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
 

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import type { PoolConfig } from '../../src/config/schema.js';
+import { listMonitors } from '../../src/health/monitor-queries.js';
 import { silentLogger } from '../../src/log.js';
-import { seedFromConfig } from '../../src/store/config-pools.js';
+import { findPoolByName, listPools, updatePool } from '../../src/pools/pool-queries.js';
+import { seedFromConfig } from '../../src/pools/seed.js';
 import { openStore } from '../../src/store/database.js';
-import { listMonitors } from '../../src/store/monitors.js';
-import { findPoolByName, listPools, updatePool } from '../../src/store/pools.js';
 import { storeOptions, testStoreLocation } from '../helpers/store.js';
 
 const ACCOUNT = 'd00dd00dd00dd00dd00dd00dd00dd00d';

@@ -5,9 +5,9 @@
  * read-only for the routing account, and a read-write token of a second account.
  */
 import Cloudflare from 'cloudflare';
+import { createAccount } from '../../src/accounts/accounts.js';
+import { createToken } from '../../src/accounts/tokens.js';
 import { systemClock } from '../../src/clock.js';
-import { createAccount } from '../../src/store/accounts.js';
-import { createToken } from '../../src/store/tokens.js';
 import { startApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { testStoreLocation } from '../helpers/store.js';
 

@@ -6,12 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/accounts/token-permissions.js';
+import { generateToken, hashToken } from '../../src/accounts/tokens.js';
 import { buildConfig } from '../../src/config/load.js';
 import { coreMigration } from '../../src/store/migrations/001_core.js';
 import { healthMigration } from '../../src/store/migrations/002_health.js';
 import { notificationsMigration } from '../../src/store/migrations/003_notifications.js';
-import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/store/token-permissions.js';
-import { generateToken, hashToken } from '../../src/store/tokens.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { type TestStoreLocation, testStoreLocation } from '../helpers/store.js';
 

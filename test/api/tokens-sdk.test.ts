@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Cloudflare from 'cloudflare';
 import type { Token } from 'cloudflare/resources/shared';
+import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/accounts/token-permissions.js';
 import { ManualClock } from '../../src/clock.js';
-import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/store/token-permissions.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 const START = Date.parse('2031-03-01T12:00:00.000Z');

@@ -2,7 +2,7 @@
 // what a GET returns can be sent back with PUT unchanged.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/store/token-permissions.js';
+import { READ_GROUP_ID, WRITE_GROUP_ID } from '../../src/accounts/token-permissions.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 describe('account API tokens: refused inputs', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { largeLogs } from '../../bench/payloads.js';
-import { readBuffers } from '../../src/gateway/read-buffers.js';
+import { BufferPool } from '../../src/http1/index.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
 import { waitFor } from './origin.js';
@@ -94,13 +94,18 @@ function distinct(id: string, mark: string): string {
 }
 const origins = new Map<Mode, Origin>();
 let app: TestApp;
+/** The gateway's read buffers, injected to watch their recycling. */
+const buffers = new BufferPool();
 
 before(async () => {
   for (const mode of MODES) origins.set(mode, await startOrigin(mode));
-  app = await startApp({
-    networks: Object.fromEntries(MODES.map((mode) => [mode, { chain_id: 1, pools: [mode] }])),
-    pools: MODES.map((mode) => poolOf(mode, [origins.get(mode)!.url])),
-  });
+  app = await startApp(
+    {
+      networks: Object.fromEntries(MODES.map((mode) => [mode, { chain_id: 1, pools: [mode] }])),
+      pools: MODES.map((mode) => poolOf(mode, [origins.get(mode)!.url])),
+    },
+    { buffers },
+  );
 });
 
 after(async () => {
@@ -140,9 +145,9 @@ test('large answers one after another reuse the read buffers of the first instea
     assert.ok(res.text === expected('1'));
   };
   await pass();
-  const afterFirst = readBuffers.stats;
+  const afterFirst = buffers.stats;
   for (let i = 0; i < 7; i += 1) await pass();
-  const { created, reused } = readBuffers.stats;
+  const { created, reused } = buffers.stats;
   // Seven more 4 MiB answers read ~450 buffers' worth; recycled, they need next to no new ones.
   assert.ok(created - afterFirst.created < 16, `${created - afterFirst.created} buffers allocated for 7 more answers`);
   assert.ok(reused - afterFirst.reused > 7 * 32, `only ${reused - afterFirst.reused} reuses for 7 more answers`);

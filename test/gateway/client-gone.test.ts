@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { poolOf, startApp } from '../helpers/app.js';
-import { rawServer, waitFor } from './origin-http/servers.js';
+import { rawServer, waitFor } from '../http1/servers.js';
 
 describe('a client that leaves while its call waits on an origin', () => {
   const cleanups: Array<() => Promise<void>> = [];

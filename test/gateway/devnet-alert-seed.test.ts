@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ensureAccount } from '../../src/accounts/accounts.js';
 import { ManualClock } from '../../src/clock.js';
 import { DEVNET_ALERT_POLICY_NAME, devnetAlertPolicyId, seedDevnetAlertPolicy } from '../../src/devnet/alert-policy.js';
 import { silentLogger } from '../../src/log.js';
 import { HEALTH_ALERT_TYPE } from '../../src/notifications/matching.js';
-import { ensureAccount } from '../../src/store/accounts.js';
+import { deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../src/notifications/queries/alert-policies.js';
 import type { Store } from '../../src/store/database.js';
-import { deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
 
 const ACCOUNT = 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1';

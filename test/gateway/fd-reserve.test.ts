@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { post, startHttpServer } from '../helpers/http.js';
-import { waitFor } from './origin-http/servers.js';
+import { waitFor } from '../http1/servers.js';
 import { callOn, idleConnection, SMALL_CALL } from './starvation-fixtures.js';
 
 describe('the file-descriptor reserve', () => {

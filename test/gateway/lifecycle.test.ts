@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { scanJson } from '../../src/gateway/json-scan.js';
+import { scanJson } from '../../src/gateway/rpc/json-scan.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post, type RpcAnswer, startHttpServer, type TestServer } from '../helpers/http.js';
 

@@ -7,11 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { exchange, OriginClients } from '../../src/gateway/upstream.js';
+import { exchange, OriginClients } from '../../src/gateway/upstream/origin-clients.js';
+import { BufferPool } from '../../src/http1/index.js';
 import { OutboundPolicy, type Resolver } from '../../src/outbound/policy.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
-import { countingServer, originOf } from './origin-http/servers.js';
+import { countingServer } from '../http1/servers.js';
+import { originOf } from './origin-fixture.js';
 
 const ROUTING = 'a'.repeat(32);
 
@@ -34,6 +36,7 @@ function clients(trusted: readonly string[]): OriginClients {
     connectionsPerOrigin: 2,
     connectTimeoutMs: 2_000,
     guard: policy.connectGuard(policy.rulesFor(ROUTING)),
+    buffers: new BufferPool(),
   });
   cleanups.push(() => made.close());
   return made;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { scanJson } from '../../src/gateway/json-scan.js';
+import { scanJson } from '../../src/gateway/rpc/json-scan.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post, type RpcAnswer, send } from '../helpers/http.js';

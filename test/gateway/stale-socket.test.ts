@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
-import { type RawServer, rawServer } from './origin-http/servers.js';
+import { type RawServer, rawServer } from '../http1/servers.js';
 
 const RAW_TX = `0x${'ab'.repeat(100)}`;
 

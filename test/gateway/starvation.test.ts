@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
-import { waitFor } from './origin-http/servers.js';
+import { waitFor } from '../http1/servers.js';
 import {
   type BigOrigin,
   bigAnswerLength,

@@ -6,14 +6,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Origin, Pool } from '../../src/balancing/model.js';
-import { StaticPoolDirectory } from '../../src/balancing/static-directory.js';
 import { ManualClock } from '../../src/clock.js';
+import { type HealthEventRow, readHealthEvents } from '../../src/health/events.js';
 import { HealthMonitor, type HealthMonitorOptions, type NetworkChains } from '../../src/health/monitor.js';
-import type { MonitorInput } from '../../src/health/monitor-schema.js';
 import { staticMonitorSource } from '../../src/health/monitor-source.js';
+import type { MonitorInput } from '../../src/model/monitor-schema.js';
+import type { Origin, Pool } from '../../src/model/pool.js';
+import { StaticPoolDirectory } from '../../src/routing/static-directory.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { type HealthEventRow, readHealthEvents } from '../../src/store/health.js';
 
 export const ACCOUNT = '0123456789abcdef0123456789abcdef';
 

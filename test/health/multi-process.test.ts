@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { withMonitorDefaults } from '../../src/health/monitor-schema.js';
 import { runPoolRound } from '../../src/health/round.js';
+import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { storeOptions, type TestStoreLocation, testStoreLocation } from '../helpers/store.js';

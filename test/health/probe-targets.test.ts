@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { withMonitorDefaults } from '../../src/health/monitor-schema.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
+import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
 import { OutboundPolicy } from '../../src/outbound/policy.js';
 import { TestOrigin } from './test-origin.js';
 

@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withMonitorDefaults } from '../../src/health/monitor-schema.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { matchesExpectedCodes } from '../../src/health/probes/expected-codes.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
+import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 import { TestOrigin } from './test-origin.js';
 

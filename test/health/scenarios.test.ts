@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { MonitorInput } from '../../src/health/monitor-schema.js';
+import type { MonitorInput } from '../../src/model/monitor-schema.js';
 import { describeEvent, makePool, startHarness } from './harness.js';
 import { type OriginBehaviour, TestOrigin } from './test-origin.js';
 

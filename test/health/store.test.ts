@@ -5,16 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { insertHealthEvent, latestHealthEventSeq, readHealthEvents } from '../../src/health/events.js';
 import {
   acquirePoolLease,
   casOriginHealth,
   casPoolHealth,
-  insertHealthEvent,
-  latestHealthEventSeq,
   type OriginHealthRow,
-  readHealthEvents,
   releasePoolLeases,
-} from '../../src/store/health.js';
+} from '../../src/health/state-queries.js';
 import { openTestStore } from '../helpers/store.js';
 
 describe('health store', () => {

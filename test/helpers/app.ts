@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import type { BufferPool } from '../../src/http1/index.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { type Switchyard, startSwitchyard } from '../../src/main.js';
 import type { Resolver } from '../../src/outbound/policy.js';
@@ -26,6 +27,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** DNS answers for the outbound target policy (default: the system's resolver). */
   resolve?: Resolver;
+  /** The gateway's read buffers for large answers (default: its own). */
+  buffers?: BufferPool;
 }
 
 type Raw = Record<string, unknown>;
@@ -50,6 +53,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
       logger: options.logger ?? createLogger({ level }),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),
+      ...(options.buffers ? { buffers: options.buffers } : {}),
     });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });

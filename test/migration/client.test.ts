@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { V4ApiError, V4Client } from '../../src/migration/client.js';
+import { V4ApiError, V4Client } from '../../src/cli/migrate-notifications/v4-client.js';
 
 type Answer = { status: number; body: string; headers?: Record<string, string> };
 const script: Answer[] = [];

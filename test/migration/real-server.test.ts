@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createToken } from '../../src/accounts/tokens.js';
 import { systemClock } from '../../src/clock.js';
-import { createToken } from '../../src/store/tokens.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { testStoreLocation } from '../helpers/store.js';
 import { expectedPolicies, fixturePools, POOL_COUNT, policyKey } from './fixture.js';

@@ -1,5 +1,5 @@
 /** Runs `switchyard migrate-notifications` in-process with captured output (no terminal unless asked). */
-import { type CommandIo, migrateNotifications } from '../../src/cli/migrate-notifications.js';
+import { type CommandIo, migrateNotifications } from '../../src/cli/migrate-notifications/command.js';
 
 export interface CommandRun {
   code: number;

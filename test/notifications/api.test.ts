@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Cloudflare from 'cloudflare';
+import { createToken } from '../../src/accounts/tokens.js';
 import { systemClock } from '../../src/clock.js';
-import { createToken } from '../../src/store/tokens.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { testStoreLocation } from '../helpers/store.js';
 import {

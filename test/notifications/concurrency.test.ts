@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildConfig } from '../../src/config/load.js';
+import { listHistory } from '../../src/notifications/queries/history.js';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { openStore } from '../../src/store/database.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { listHistory } from '../../src/store/notification-history.js';
 import { storeOptions, testStoreLocation } from '../helpers/store.js';
 import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 

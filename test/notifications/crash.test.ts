@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { openStore } from '../../src/store/database.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
 import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver, waitFor } from './helpers.js';
 

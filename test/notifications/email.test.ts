@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { listHistory } from '../../src/notifications/queries/history.js';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import type { Store } from '../../src/store/database.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { listHistory } from '../../src/store/notification-history.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,

@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import type { NotificationFilter } from '../../src/balancing/pool-schema.js';
 import { createLogger, type Logger } from '../../src/log.js';
+import type { NotificationFilter } from '../../src/model/pool-schema.js';
+import { insertPolicy, type PolicyMechanisms } from '../../src/notifications/queries/alert-policies.js';
+import { insertDestination } from '../../src/notifications/queries/destinations.js';
 import type { Store } from '../../src/store/database.js';
-import { insertDestination } from '../../src/store/destinations.js';
-import { insertPolicy, type PolicyMechanisms } from '../../src/store/policies.js';
 import type { HealthStatus } from '../../src/store/tables/health.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { readHealthEvents } from '../../src/health/events.js';
+import { listHistory } from '../../src/notifications/queries/history.js';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
+import { pruneNotificationData } from '../../src/notifications/queries/retention.js';
 import { NotificationService } from '../../src/notifications/service.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { readHealthEvents } from '../../src/store/health.js';
-import { listHistory } from '../../src/store/notification-history.js';
-import { pruneNotificationData } from '../../src/store/retention.js';
 import { openTestStore } from '../helpers/store.js';
 import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,

@@ -10,13 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { RETRY_BASE_MS } from '../../src/notifications/backoff.js';
+import { insertPolicy, type PolicyInput } from '../../src/notifications/queries/alert-policies.js';
+import { getDestination, insertDestination } from '../../src/notifications/queries/destinations.js';
+import { listHistory } from '../../src/notifications/queries/history.js';
+import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { verifyWebhook } from '../../src/notifications/signature.js';
 import type { Store } from '../../src/store/database.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { getDestination, insertDestination } from '../../src/store/destinations.js';
-import { listHistory } from '../../src/store/notification-history.js';
-import { insertPolicy, type PolicyInput } from '../../src/store/policies.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,

@@ -17,9 +17,7 @@
  *   write.
  */
 import { z } from 'zod';
-import { SwitchyardError } from '../../errors/base.js';
-import { ID_PATTERN } from '../../store/ids.js';
-import { PERMISSION_GROUPS } from '../../store/token-permissions.js';
+import { PERMISSION_GROUPS } from '../../accounts/token-permissions.js';
 import {
   countTokens,
   createToken,
@@ -29,11 +27,13 @@ import {
   rollToken,
   type TokenListFilter,
   updateToken,
-} from '../../store/tokens.js';
+} from '../../accounts/tokens.js';
+import { SwitchyardError } from '../../errors/base.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import {
   applyLifecycle,
   checkPolicies,

@@ -11,7 +11,7 @@
  * - The `secret` is write-only: accepted on POST/PUT (PUT without `secret`, or with `***`, keeps it; `""`
  *   removes it), never returned. `last_success` / `last_failure` follow every test message and delivery
  *   attempt.
- * - The URL is returned masked (balancing/origin-address.ts `maskAddress`: credentials, query values and
+ * - The URL is returned masked (model/origin-address.ts `maskAddress`: credentials, query values and
  *   key-like path segments as `***`); a PUT may send the masked URL back, each `***` standing for the
  *   stored part at that place.
  * - Secrets stay bound to their destination: a kept secret or a `***` in the URL is accepted only while the
@@ -22,6 +22,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Config } from '../../config/schema.js';
+import { SwitchyardError } from '../../errors/base.js';
 import {
   destinationOf,
   hasForbiddenCharacters,
@@ -29,13 +31,10 @@ import {
   MASK,
   maskAddress,
   unmaskAddress,
-} from '../../balancing/origin-address.js';
-import type { Config } from '../../config/schema.js';
-import { SwitchyardError } from '../../errors/base.js';
+} from '../../model/origin-address.js';
+import { plainText } from '../../model/plain-text.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
-import { WebhookClient } from '../../notifications/webhook.js';
-import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
-import { plainText } from '../../plain-text.js';
+import { policiesUsingDestination } from '../../notifications/queries/alert-policies.js';
 import {
   countDestinations,
   deleteDestination,
@@ -46,13 +45,14 @@ import {
   recordDestinationOutcome,
   updateDestination,
   type WebhookDestination,
-} from '../../store/destinations.js';
+} from '../../notifications/queries/destinations.js';
+import { WebhookClient } from '../../notifications/webhook.js';
+import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
 import { timestamp } from '../../store/ids.js';
-import { policiesUsingDestination } from '../../store/policies.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
 
 const BASE = '/accounts/:account_id/alerting/v3/destinations/webhooks';

@@ -7,12 +7,12 @@
  * and deprecation notices (`policy_id: null`).
  */
 import { z } from 'zod';
-import { countHistory, type HistoryRange, listHistory } from '../../store/notification-history.js';
+import { countHistory, type HistoryRange, listHistory } from '../../notifications/queries/history.js';
 import type { NotificationHistoryTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
 
 const MIN_PER_PAGE = 5;

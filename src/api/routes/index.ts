@@ -3,13 +3,13 @@
  * to `createApiServer`; a new resource adds its factory here.
  */
 import type { ApiDeps } from '../deps.js';
-import type { Route } from '../router.js';
+import type { Route } from '../route-table.js';
 import { accountTokenRoutes } from './account-tokens.js';
+import { policyRoutes } from './alert-policies.js';
 import { destinationRoutes } from './destinations.js';
 import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
 import { notificationMigrationRoutes } from './notification-migration.js';
-import { policyRoutes } from './policies.js';
 import { poolRoutes } from './pools.js';
 import { userTokenRoutes } from './user-tokens.js';
 

@@ -5,8 +5,6 @@
  * SDK reads only one page); page/per_page or limit/offset work as for pools.
  */
 import { z } from 'zod';
-import { type MonitorSettings, withMonitorDefaults } from '../../health/monitor-schema.js';
-import { ID_PATTERN } from '../../store/ids.js';
 import {
   createMonitor,
   deleteMonitor,
@@ -14,13 +12,15 @@ import {
   listMonitors,
   poolsUsingMonitor,
   saveMonitor,
-} from '../../store/monitors.js';
+} from '../../health/monitor-queries.js';
+import { type MonitorSettings, withMonitorDefaults } from '../../model/monitor-schema.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
 import { enforceAccountLimits } from '../limits.js';
 import { MAX_PER_PAGE, paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { applyMonitorBody, monitorBody, monitorResult, monitorView, settingsOf } from '../schemas/monitors.js';
 
 const BASE = '/accounts/:account_id/load_balancers/monitors';

@@ -6,11 +6,11 @@
  * how many still have one; `addresses` the distinct addresses they list (lower-cased, sorted).
  */
 import { z } from 'zod';
-import { parseNotificationEmail } from '../../balancing/pool-schema.js';
-import { poolsWithLegacyEmail } from '../../store/legacy-email.js';
+import { parseNotificationEmail } from '../../model/pool-schema.js';
+import { poolsWithLegacyEmail } from '../../pools/legacy-email.js';
 import type { ApiDeps } from '../deps.js';
 import { accountParam } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 
 const statusResult = z.object({
   complete: z.boolean(),

@@ -13,13 +13,12 @@
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
  */
 import { z } from 'zod';
-import type { Pool } from '../../balancing/model.js';
-import { originUrl } from '../../balancing/origin-address.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
+import { getMonitor } from '../../health/monitor-queries.js';
+import { originUrl } from '../../model/origin-address.js';
+import type { Pool } from '../../model/pool.js';
 import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
-import { ID_PATTERN } from '../../store/ids.js';
-import { getMonitor } from '../../store/monitors.js';
 import {
   clearNotificationEmailPage,
   createPool,
@@ -31,12 +30,13 @@ import {
   type PoolWriteGuard,
   poolFields,
   updatePool,
-} from '../../store/pools.js';
+} from '../../pools/pool-queries.js';
+import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import {
   applyPoolBody,
   bulkPatchBody,

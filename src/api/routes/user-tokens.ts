@@ -3,10 +3,11 @@
  * shape `{id, status, expires_on?, not_before?}`; a missing, unknown, disabled, expired or not-yet-valid
  * token gets the usual 401 (auth.ts), so `status` here is always "active".
  */
+
+import { getToken } from '../../accounts/tokens.js';
 import { SwitchyardError } from '../../errors/base.js';
-import { getToken } from '../../store/tokens.js';
 import type { ApiDeps } from '../deps.js';
-import { defineRoute, type Route } from '../router.js';
+import { defineRoute, type Route } from '../route-table.js';
 import { verifyResult, verifyView } from '../schemas/tokens.js';
 
 export function userTokenRoutes(deps: Pick<ApiDeps, 'store' | 'clock'>): Route[] {

@@ -1,15 +1,15 @@
 /**
  * Request and response shapes of the monitors API: Cloudflare's fields and defaults (type http, GET /,
  * expected "200", interval 60 s, timeout 5 s, retries 2, …) plus `type: "jsonrpc"` with `max_block_lag`
- * (default 8), Switchyard's extension. The field rules live in `health/monitor-schema.ts`, shared with
+ * (default 8), Switchyard's extension. The field rules live in `model/monitor-schema.ts`, shared with
  * the config file. Read-only fields (id, created_on, modified_on) are accepted and ignored on input.
- * Values of credential headers (Authorization, X-Api-Key, …) are shown as `***` (balancing/header-secrets.ts).
+ * Values of credential headers (Authorization, X-Api-Key, …) are shown as `***` (model/header-secrets.ts).
  * POST and PUT replace every field (omitted ones take defaults); PATCH changes the named ones.
  */
 import { z } from 'zod';
-import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
-import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../health/monitor-schema.js';
-import type { Monitor } from '../../store/monitors.js';
+import type { Monitor } from '../../health/monitor-queries.js';
+import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
+import { MONITOR_TYPES, type MonitorSettings, monitorInput } from '../../model/monitor-schema.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');

@@ -8,15 +8,14 @@
  * a 400 naming it. POST and PUT replace the whole pool (omitted optional fields take their defaults);
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
  *
- * Origin addresses are normalised by the address model (balancing/origin-address.ts) and shown masked.
+ * Origin addresses are normalised by the address model (model/origin-address.ts) and shown masked.
  * A `***` sent back — in the address (user, password, a query value, a key-like path segment) or as a
  * secret header value — keeps the stored secret of the origin with the same name only while the
  * destination (scheme, host, port of the address) is unchanged; with a new destination the write is
  * 400 "re-enter the secret for the new destination" and nothing is stored.
  */
 import { z } from 'zod';
-import { maskHeaders, unmaskHeaders } from '../../balancing/header-secrets.js';
-import type { Origin, Pool, PoolFields } from '../../balancing/model.js';
+import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
 import {
   AddressError,
   addressProblem,
@@ -25,8 +24,9 @@ import {
   maskAddress,
   normaliseAddress,
   unmaskAddress,
-} from '../../balancing/origin-address.js';
-import { originWithDefaults, POOL_DEFAULTS } from '../../balancing/pool-defaults.js';
+} from '../../model/origin-address.js';
+import type { Origin, Pool, PoolFields } from '../../model/pool.js';
+import { originWithDefaults, POOL_DEFAULTS } from '../../model/pool-defaults.js';
 import {
   notificationEmail,
   notificationFilter,
@@ -35,7 +35,7 @@ import {
   poolDescription,
   poolName,
   STEERING_POLICIES,
-} from '../../balancing/pool-schema.js';
+} from '../../model/pool-schema.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import type { PoolHealthSource } from '../health-source.js';
 import { fieldError } from '../validate.js';

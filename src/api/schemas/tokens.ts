@@ -5,7 +5,7 @@
  * Input rules (400 / 1002 naming the field):
  * - `name` 1..120 characters without control characters; `policies` 1..10, each `effect: "allow"`
  *   (no deny policies), 1..10 `permission_groups` whose `id` is one of the two fixed groups
- *   (store/token-permissions.ts; a `name`, if sent, must be that group's), and `resources` exactly
+ *   (accounts/token-permissions.ts; a `name`, if sent, must be that group's), and `resources` exactly
  *   `{"com.cloudflare.api.account.<this account>": "*"}` (checked by `checkPolicies`, which knows the
  *   account). A policy `id` (32 hex) is kept; without one a new id is given. `meta` is accepted and not kept.
  * - `expires_on` / `not_before`: RFC 3339 date-times (stored in UTC), or null to remove; `not_before`
@@ -19,15 +19,15 @@
  * `value` (the secret) appears only in the create and roll answers.
  */
 import { z } from 'zod';
-import { plainText } from '../../plain-text.js';
-import { ID_PATTERN, newId } from '../../store/ids.js';
 import {
   accountResource,
   PERMISSION_GROUPS,
   permissionGroup,
   type TokenPolicy,
-} from '../../store/token-permissions.js';
-import { type TokenInfo, type TokenStatus, tokenStatus } from '../../store/tokens.js';
+} from '../../accounts/token-permissions.js';
+import { type TokenInfo, type TokenStatus, tokenStatus } from '../../accounts/tokens.js';
+import { plainText } from '../../model/plain-text.js';
+import { ID_PATTERN, newId } from '../../store/ids.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');

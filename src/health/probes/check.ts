@@ -1,5 +1,5 @@
-import type { Origin } from '../../balancing/model.js';
-import type { MonitorSettings } from '../monitor-schema.js';
+import type { MonitorSettings } from '../../model/monitor-schema.js';
+import type { Origin } from '../../model/pool.js';
 import { httpCheck } from './http.js';
 import { jsonRpcCheck } from './jsonrpc.js';
 import type { ProbeResult } from './result.js';

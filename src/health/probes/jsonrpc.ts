@@ -1,5 +1,5 @@
-import type { Origin } from '../../balancing/model.js';
-import type { MonitorSettings } from '../monitor-schema.js';
+import type { MonitorSettings } from '../../model/monitor-schema.js';
+import type { Origin } from '../../model/pool.js';
 import { failed, type ProbeResult, passed } from './result.js';
 import { checkHeaders, jsonRpcCheckUrl } from './target.js';
 import { isProbeResponse, type ProbeTransport } from './transport.js';

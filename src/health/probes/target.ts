@@ -1,13 +1,13 @@
-import { isSecretHeader } from '../../balancing/header-secrets.js';
-import type { Origin } from '../../balancing/model.js';
-import { destinationOf, originTarget, originUrl } from '../../balancing/origin-address.js';
-import { originRequestHeaders } from '../../balancing/origin-request.js';
-import type { MonitorSettings } from '../monitor-schema.js';
+import { isSecretHeader } from '../../model/header-secrets.js';
+import type { MonitorSettings } from '../../model/monitor-schema.js';
+import { destinationOf, originTarget, originUrl } from '../../model/origin-address.js';
+import { originRequestHeaders } from '../../model/origin-request.js';
+import type { Origin } from '../../model/pool.js';
 
 /**
- * Where a check goes and what it carries, from the origin address model (balancing/origin-address.ts).
+ * Where a check goes and what it carries, from the origin address model (model/origin-address.ts).
  * - jsonrpc monitors reach the origin exactly as the gateway does: the stored address's path and query
- *   (never a `/` appended), the gateway's headers (balancing/origin-request.ts: Host, JSON content type,
+ *   (never a `/` appended), the gateway's headers (model/origin-request.ts: Host, JSON content type,
  *   the origin's `header` map, Basic auth from user:password). A monitor `port` other than 0 replaces
  *   the port.
  * - http/https monitors (Cloudflare semantics): the monitor's scheme (`type`), the origin's host, the

@@ -8,7 +8,7 @@ import type { Dialect } from '../database.js';
  * Existing tokens keep working unchanged: status "active", no window, modified_on = created_on, and one
  * policy granting the permission group that matches their `read_only` flag on their own account. The
  * group ids are written out here (not imported) because a migration must never change once released;
- * they equal READ_GROUP_ID / WRITE_GROUP_ID in store/token-permissions.ts. The policy id of a migrated
+ * they equal READ_GROUP_ID / WRITE_GROUP_ID in accounts/token-permissions.ts. The policy id of a migrated
  * token is the token's own id. `||` concatenation and CASE are the same on SQLite and PostgreSQL.
  */
 export function tokenLifecycleMigration(_dialect: Dialect) {

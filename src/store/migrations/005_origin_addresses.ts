@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import { AddressError, maskAddress, normaliseAddress, originTarget } from '../../balancing/origin-address.js';
+import { AddressError, maskAddress, normaliseAddress, originTarget } from '../../model/origin-address.js';
 import type { Dialect } from '../database.js';
 
 /**
- * Origin addresses in their canonical form (balancing/origin-address.ts). Older versions accepted an
+ * Origin addresses in their canonical form (model/origin-address.ts). Older versions accepted an
  * address without a scheme that carried userinfo, a path or a query (`user:pw@host:port/v3/KEY?k=v`) as a
  * "bare host", and stored URLs as written. The gateway always read such an address as `http://` + it
  * (WHATWG URL, fragment ignored), so each stored address is rewritten to the canonical form of exactly
@@ -20,7 +20,7 @@ import type { Dialect } from '../database.js';
  * unreadable URL, another scheme, a host the model refuses) stops the migration — and the start — with
  * a message naming the pool, the origin and what to do. Nothing is changed then.
  */
-interface PoolRow {
+interface AddressRow {
   id: string;
   account_id: string;
   name: string;
@@ -69,7 +69,10 @@ export function originAddressesMigration(_dialect: Dialect) {
     async up(untyped: Kysely<unknown>): Promise<void> {
       // biome-ignore lint/suspicious/noExplicitAny: a migration sees the tables as they are at this step.
       const db = untyped as Kysely<any>;
-      const pools: PoolRow[] = await db.selectFrom('pools').select(['id', 'account_id', 'name', 'settings']).execute();
+      const pools: AddressRow[] = await db
+        .selectFrom('pools')
+        .select(['id', 'account_id', 'name', 'settings'])
+        .execute();
       const rewrites: Rewrite[] = [];
       const settingsOf = new Map<string, string>();
       const problems: string[] = [];

@@ -23,7 +23,7 @@ export interface ApiTokensTable {
   expires_on: string | null; // RFC 3339 UTC; the token is refused from this instant on
   not_before: string | null; // RFC 3339 UTC; the token is refused before this instant
   modified_on: string;
-  policies: string; // JSON: TokenPolicy[] (store/token-permissions.ts); read_only is derived from it
+  policies: string; // JSON: TokenPolicy[] (accounts/token-permissions.ts); read_only is derived from it
 }
 
 export interface MonitorsTable {
@@ -60,9 +60,9 @@ export interface PoolSettings {
   description: string;
   disabled_at?: string;
   minimum_origins: number;
-  notification_filter: import('../../balancing/pool-schema.js').NotificationFilter | null;
-  origins: import('../../balancing/model.js').Origin[];
-  origin_steering: import('../../balancing/model.js').Pool['origin_steering'];
+  notification_filter: import('../../model/pool-schema.js').NotificationFilter | null;
+  origins: import('../../model/pool.js').Origin[];
+  origin_steering: import('../../model/pool.js').Pool['origin_steering'];
   check_regions: string[] | null;
   latitude?: number;
   longitude?: number;

@@ -1,0 +1,308 @@
+/**
+ * Notification policies: `/accounts/:account_id/alerting/v3/policies` (CRUD, Cloudflare shapes).
+ *
+ * Rules beyond the JSON shape (each failure is 400 / 1002 naming the field, the bad value and what is
+ * allowed): `alert_type` must be `load_balancing_health_alert`; filters are `pool_id` (pools of this
+ * account), `new_health` (⊆ Unhealthy, Healthy) and `event_source` (⊆ pool, origin), each a non-empty
+ * array — an omitted filter matches everything, so a policy without `pool_id` also covers pools created
+ * later; `mechanisms` has `email` (valid addresses) and/or `webhooks` (destination ids of this account),
+ * at least one target in all. Duplicate targets and filter values are dropped.
+ *
+ * POST answers `{id}`; PUT changes the fields it names (the merged policy is validated as a whole) and
+ * answers `{id}`; DELETE answers `result: null`. Lists are ordered by creation time, 25 per page.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { SwitchyardError } from '../../errors/base.js';
+import { plainText } from '../../model/plain-text.js';
+import { isEmailAddress } from '../../model/pool-schema.js';
+import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
+import {
+  countPolicies,
+  deletePolicy,
+  getPolicy,
+  insertPolicy,
+  listPolicies,
+  type Policy,
+  type PolicyInput,
+  updatePolicy,
+} from '../../notifications/queries/alert-policies.js';
+import { existingDestinationIds } from '../../notifications/queries/destinations.js';
+import { existingPoolIds } from '../../pools/pool-queries.js';
+import { timestamp } from '../../store/ids.js';
+import type { Database } from '../../store/schema.js';
+import type { ApiDeps } from '../deps.js';
+import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { accountParam, objectNotFound } from '../path-params.js';
+import { defineRoute, type Route } from '../route-table.js';
+import { fieldError } from '../validate.js';
+
+const BASE = '/accounts/:account_id/alerting/v3/policies';
+const TAG = 'notifications';
+
+const FILTER_VALUES: Record<string, readonly string[] | undefined> = {
+  new_health: ['Unhealthy', 'Healthy'],
+  event_source: ['pool', 'origin'],
+};
+const FILTER_KEYS = ['pool_id', 'new_health', 'event_source'];
+const MECHANISM_KEYS = ['email', 'webhooks'];
+
+const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
+const target = z.strictObject({ id: z.string().min(1).max(320) });
+const mechanisms = z
+  .record(z.string(), z.array(target).max(100))
+  .describe('{"email": [{"id": "<address>"}], "webhooks": [{"id": "<destination id>"}]}');
+const filters = z
+  .record(z.string(), z.array(z.string().max(200)).max(1000))
+  .describe('pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin); omitted = everything');
+
+const fields = {
+  name: plainText().min(1).max(256),
+  alert_type: z.string().max(100).describe(`Must be "${HEALTH_ALERT_TYPE}".`),
+  enabled: z.boolean(),
+  mechanisms,
+  description: plainText().max(1024).optional(),
+  filters: filters.optional(),
+  alert_interval: z
+    .string()
+    .max(32)
+    .nullable()
+    .optional()
+    .describe('Stored and returned, not used: each health change is alerted once, at once (no repeats).'),
+  id: readOnly,
+  created: readOnly,
+  modified: readOnly,
+};
+const createBody = z.strictObject(fields);
+const updateBody = z.strictObject({
+  ...fields,
+  name: fields.name.optional(),
+  alert_type: fields.alert_type.optional(),
+  enabled: fields.enabled.optional(),
+  mechanisms: fields.mechanisms.optional(),
+});
+
+const policyResult = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  alert_type: z.string(),
+  mechanisms: z.record(z.string(), z.array(z.object({ id: z.string() }))),
+  filters: z.record(z.string(), z.array(z.string())),
+  alert_interval: z.string().optional(),
+  created: z.string(),
+  modified: z.string(),
+});
+const idResult = z.object({ id: z.string() });
+
+function view(policy: Policy): z.infer<typeof policyResult> {
+  return {
+    id: policy.id,
+    name: policy.name,
+    description: policy.description,
+    enabled: policy.enabled,
+    alert_type: policy.alert_type,
+    mechanisms: policy.mechanisms as Record<string, { id: string }[]>,
+    filters: policy.filters,
+    ...(policy.alert_interval === null ? {} : { alert_interval: policy.alert_interval }),
+    created: policy.created,
+    modified: policy.modified,
+  };
+}
+
+const quote = (values: readonly string[]) => values.map((value) => `"${value}"`).join(', ');
+function unique<T>(values: readonly T[], key: (value: T) => string): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const value of values) {
+    if (seen.has(key(value))) continue;
+    seen.add(key(value));
+    out.push(value);
+  }
+  return out;
+}
+
+/**
+ * Checks everything beyond the JSON shape; returns the policy with duplicates dropped. `keptPoolIds`
+ * (on PUT: the policy's current pool ids) are accepted even if those pools were deleted since, so a
+ * policy can still be edited after one of its pools is gone.
+ */
+async function validatePolicy(
+  db: Kysely<Database>,
+  accountId: string,
+  input: PolicyInput,
+  keptPoolIds: readonly string[] = [],
+): Promise<PolicyInput> {
+  if (input.alert_type !== HEALTH_ALERT_TYPE) {
+    throw fieldError('alert_type', `"${input.alert_type}" is not supported; allowed: "${HEALTH_ALERT_TYPE}"`);
+  }
+  const outFilters: Record<string, string[]> = {};
+  for (const [key, values] of Object.entries(input.filters)) {
+    if (!FILTER_KEYS.includes(key)) {
+      throw fieldError(`filters.${key}`, `unknown filter for ${HEALTH_ALERT_TYPE}; allowed: ${quote(FILTER_KEYS)}`);
+    }
+    if (values.length === 0) {
+      throw fieldError(`filters.${key}`, 'must list at least one value; leave the filter out to match everything');
+    }
+    const allowed = FILTER_VALUES[key];
+    for (const [i, value] of values.entries()) {
+      if (allowed !== undefined && !allowed.includes(value)) {
+        throw fieldError(`filters.${key}.${i}`, `"${value}" is not allowed; allowed values: ${quote(allowed)}`);
+      }
+    }
+    outFilters[key] = unique(values, (value) => value);
+  }
+  const poolIds = outFilters.pool_id;
+  if (poolIds !== undefined) {
+    const known = await existingPoolIds(db, accountId, poolIds);
+    const index = poolIds.findIndex((id) => !known.has(id) && !keptPoolIds.includes(id));
+    if (index >= 0) {
+      throw fieldError(`filters.pool_id.${index}`, `"${poolIds[index]}" is not a pool of this account`);
+    }
+  }
+
+  const outMechanisms: PolicyInput['mechanisms'] = {};
+  for (const key of Object.keys(input.mechanisms)) {
+    if (!MECHANISM_KEYS.includes(key)) {
+      throw fieldError(`mechanisms.${key}`, `unsupported mechanism; allowed: ${quote(MECHANISM_KEYS)}`);
+    }
+  }
+  const emails = input.mechanisms.email ?? [];
+  for (const [i, { id }] of emails.entries()) {
+    if (!isEmailAddress(id)) throw fieldError(`mechanisms.email.${i}.id`, `"${id}" is not a valid email address`);
+  }
+  const hooks = input.mechanisms.webhooks ?? [];
+  const knownHooks = await existingDestinationIds(
+    db,
+    accountId,
+    hooks.map((hook) => hook.id),
+  );
+  for (const [i, { id }] of hooks.entries()) {
+    if (!knownHooks.has(id)) {
+      throw fieldError(`mechanisms.webhooks.${i}.id`, `"${id}" is not a webhook destination of this account`);
+    }
+  }
+  if (emails.length > 0) outMechanisms.email = unique(emails, (e) => e.id.toLowerCase()).map(({ id }) => ({ id }));
+  if (hooks.length > 0) outMechanisms.webhooks = unique(hooks, (h) => h.id).map(({ id }) => ({ id }));
+  if (emails.length + hooks.length === 0) {
+    throw fieldError(
+      'mechanisms',
+      'give at least one target: {"email": [{"id": "<address>"}]} or {"webhooks": [{"id": "<destination id>"}]}',
+    );
+  }
+  return { ...input, filters: outFilters, mechanisms: outMechanisms };
+}
+
+function notFound(id: string): SwitchyardError {
+  return objectNotFound('notification policy', id);
+}
+
+export function policyRoutes(deps: ApiDeps): Route[] {
+  const { store, clock } = deps;
+  const db = store.db;
+  const account = accountParam;
+  const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
+  const now = () => timestamp(clock);
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: BASE,
+      auth: 'read',
+      summary: 'List notification policies (oldest first, 25 per page by default)',
+      tag: TAG,
+      query: paginationQuery,
+      result: z.array(policyResult),
+      paginated: true,
+      async handler({ params, query }) {
+        return listPage(
+          parsePagination(query),
+          () => countPolicies(db, account(params)),
+          (limit, offset) => listPolicies(db, account(params), limit, offset),
+          view,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: BASE,
+      auth: 'write',
+      summary: 'Create a notification policy',
+      tag: TAG,
+      body: createBody,
+      result: idResult,
+      async handler({ params, body }) {
+        const input = await validatePolicy(db, account(params), {
+          name: body.name,
+          description: body.description ?? '',
+          enabled: body.enabled,
+          alert_type: body.alert_type,
+          mechanisms: body.mechanisms,
+          filters: body.filters ?? {},
+          alert_interval: body.alert_interval ?? null,
+        });
+        const id = randomUUID();
+        await insertPolicy(db, account(params), id, input, now());
+        return { result: { id } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/:policy_id`,
+      auth: 'read',
+      summary: 'Get a notification policy',
+      tag: TAG,
+      result: policyResult,
+      async handler({ params }) {
+        const policy = await getPolicy(db, account(params), policyId(params));
+        if (policy === undefined) throw notFound(policyId(params));
+        return { result: view(policy) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${BASE}/:policy_id`,
+      auth: 'write',
+      summary: 'Change the named fields of a notification policy',
+      tag: TAG,
+      body: updateBody,
+      result: idResult,
+      async handler({ params, body }) {
+        const current = await getPolicy(db, account(params), policyId(params));
+        if (current === undefined) throw notFound(policyId(params));
+        const input = await validatePolicy(
+          db,
+          account(params),
+          {
+            name: body.name ?? current.name,
+            description: body.description ?? current.description,
+            enabled: body.enabled ?? current.enabled,
+            alert_type: body.alert_type ?? current.alert_type,
+            mechanisms: body.mechanisms ?? current.mechanisms,
+            filters: body.filters ?? current.filters,
+            alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
+          },
+          current.filters.pool_id,
+        );
+        if (!(await updatePolicy(db, account(params), policyId(params), input, now()))) {
+          throw notFound(policyId(params));
+        }
+        return { result: { id: policyId(params) } };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: `${BASE}/:policy_id`,
+      auth: 'write',
+      summary: 'Delete a notification policy (alerts already queued are still delivered)',
+      tag: TAG,
+      result: z.null(),
+      async handler({ params }) {
+        if (!(await deletePolicy(db, account(params), policyId(params)))) throw notFound(policyId(params));
+        return { result: null };
+      },
+    }),
+  ];
+}

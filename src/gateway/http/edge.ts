@@ -1,0 +1,146 @@
+/**
+ * The gateway's HTTP edge: what happens to a request before it is JSON-RPC, and to an answer after.
+ * Checks, in this order, each with its catalog error:
+ *   path (404) → HTTP method (405 + Allow: POST) → API key (401, when configured)
+ *   → Content-Type (415) → body size (413, enforced by the listener while reading) → the JSON-RPC
+ *   handler (rpc/handler.ts) for the network named by the path.
+ * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
+ * response allows any origin (the gateway holds no cookies; API keys are explicit).
+ *
+ * Synchronous until something must wait (the body still arriving, an origin): a request whose body is in
+ * and whose answer is cached is answered without a promise or microtask on the way.
+ */
+import { SwitchyardError } from '../../errors/base.js';
+import type { Http1App, RequestRefusal, ServerExchange } from '../../http1/index.js';
+import type { Logger } from '../../log.js';
+import type { GatewayMetrics } from '../metrics.js';
+import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { ApiKeys } from './api-keys.js';
+import { edgeError, sendBody, sendError, sendStream } from './respond.js';
+
+export interface EdgeOptions {
+  handler: RpcHandler;
+  /** Present when `gateway.api_keys` is configured. */
+  apiKeys: ApiKeys | undefined;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** `gateway.stream_stall_timeout`, for the log line of a cut stream. */
+  streamStallMs: number;
+}
+
+const PATH = /^\/v1\/([^/?#]+)\/?(?:\?.*)?$/;
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc']);
+const CORS = { 'access-control-allow-origin': '*' };
+const PREFLIGHT = {
+  ...CORS,
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type, authorization',
+  'access-control-max-age': '86400',
+};
+
+/** The listener's application: every request through the checks above, every refusal answered. */
+export function gatewayEdge(options: EdgeOptions): Http1App {
+  const { handler, apiKeys, metrics, logger } = options;
+
+  const handle = (ex: ServerExchange, match: RegExpExecArray | null): Promise<void> | undefined => {
+    if (!match) {
+      throw new SwitchyardError(
+        'NOT_FOUND',
+        `No such path ${JSON.stringify(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
+      );
+    }
+    if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {
+      sendBody(ex, 204, undefined, PREFLIGHT);
+      return undefined;
+    }
+    if (ex.method !== 'POST') {
+      throw new SwitchyardError(
+        'HTTP_METHOD_NOT_ALLOWED',
+        `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
+        {
+          headers: { allow: 'POST' },
+        },
+      );
+    }
+    const key = apiKeys?.authenticate(ex.header('authorization'), ex.target);
+    const type = mediaType(ex.header('content-type'));
+    if (!JSON_TYPES.has(type)) {
+      throw new SwitchyardError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${type === '' ? '(none)' : JSON.stringify(type)} is not supported; send Content-Type: application/json.`,
+      );
+    }
+    // The listener enforces max_body_bytes while reading (a RequestRefusal → BODY_TOO_LARGE, 413).
+    const body = ex.bodyIfComplete();
+    if (body === undefined) return ex.readBody().then((late) => respond(ex, match, late, key));
+    return respond(ex, match, body, key);
+  };
+
+  const respond = (
+    ex: ServerExchange,
+    match: RegExpExecArray,
+    body: Buffer,
+    key: string | undefined,
+  ): Promise<void> | undefined => {
+    const network = decodeNetwork(match[1] as string);
+    // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
+    const client = key ?? ex.remoteAddress ?? 'unknown';
+    const answer = handler.handle(network, body, client, () => ex.signal());
+    if (answer instanceof Promise) return answer.then((late) => send(ex, late));
+    send(ex, answer);
+    return undefined;
+  };
+
+  const send = (ex: ServerExchange, answer: HttpAnswer): void => {
+    // CORS then the answer's own headers, as two lists: no merged object per request.
+    if (answer.rest !== undefined && answer.body !== undefined) {
+      sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
+    } else {
+      sendBody(ex, answer.status, answer.body, CORS, answer.headers);
+    }
+  };
+
+  const fail = (ex: ServerExchange, err: unknown): void => {
+    sendError(ex, edgeError(err, logger), undefined, CORS);
+  };
+
+  return {
+    request: (ex) => {
+      // The path is matched once per request; its network labels the request's metric.
+      const match = PATH.exec(ex.target);
+      ex.tag = match?.[1] ?? '';
+      try {
+        handle(ex, match)?.catch((err: unknown) => fail(ex, err));
+      } catch (err) {
+        fail(ex, err);
+      }
+    },
+    refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
+    // Taken when the answer was handed to the socket in full.
+    answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+    streamCut: () => {
+      metrics.streamCut();
+      logger.debug('streamed answer cut: the client took no bytes for gateway.stream_stall_timeout', {
+        stream_stall_timeout_ms: options.streamStallMs,
+      });
+    },
+  };
+}
+
+/** The media type of a Content-Type value, lower-cased, without parameters ('' when absent). */
+function mediaType(value: string | undefined): string {
+  if (value === undefined) return '';
+  // The usual value as clients send it, without splitting or new strings.
+  if (value === 'application/json') return value;
+  return value.split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/** The network segment of the path, percent-decoded; a malformed escape is kept as written (then unknown). */
+function decodeNetwork(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

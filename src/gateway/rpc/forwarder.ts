@@ -1,0 +1,74 @@
+/**
+ * The port between JSON-RPC handling (handler.ts) and whatever answers calls upstream: the `Forwarder`
+ * and its request and reply types. upstream/ implements it (origin-forwarder.ts, cache/), gateway.ts
+ * wires an implementation in, and rpc/ never imports upstream/.
+ */
+import type { Readable } from 'node:stream';
+import type { RpcCall } from './request.js';
+
+/**
+ * The waiting client as forwarding sees it: whether it went away, and 'abort' listeners — the part of
+ * AbortSignal that forwarding uses, so an AbortSignal satisfies it (tests, embedders), and so does the
+ * listener's own GoneSignal (http1), without either side importing the other.
+ */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export interface UpstreamRequest {
+  readonly network: string;
+  /** The network's pools, in failover order. */
+  readonly pools: readonly string[];
+  readonly call: RpcCall;
+  /** Aborts the attempts (the client went away). */
+  readonly signal?: ClientSignal | undefined;
+  /** The caller can pass a large answer on while it arrives (`rest`); others always get whole bodies. */
+  readonly stream?: boolean;
+  /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
+  readonly client?: string | undefined;
+}
+
+export interface UpstreamReply {
+  /** The origin's response body, unchanged (empty for a notification). */
+  readonly body: Buffer;
+  /** Span of the id inside `body` (absent for a notification). */
+  readonly id: { start: number; end: number } | undefined;
+  readonly pool: string;
+  readonly origin: string;
+  /** Only when the request allowed streaming: the rest of the body, after `body`, still arriving. */
+  readonly rest?: Readable;
+  /** The whole body's length as the origin announced it (with `rest`), when it did. */
+  readonly length?: number;
+}
+
+/** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
+export interface BatchRequest {
+  readonly network: string;
+  readonly pools: readonly string[];
+  readonly calls: readonly RpcCall[];
+  readonly signal?: ClientSignal | undefined;
+}
+
+/**
+ * Per call of a BatchRequest: the answer, the error the whole upstream batch failed with, `sent` (a
+ * notification inside a batch an origin took), or undefined — not answered (missing from the origin's
+ * array, or no origin took the batch): forward it on its own.
+ */
+export type BatchOutcome = { reply: UpstreamReply } | { error: unknown } | { sent: true } | undefined;
+
+export interface Forwarder {
+  forward(request: UpstreamRequest): Promise<UpstreamReply>;
+  /**
+   * When present: the answer if it is at hand without any I/O (a response cache hit), else undefined
+   * (then `forward`). Lets the handler answer a hit synchronously: no promise, no microtask per layer.
+   * Throws like `forward` would reject (e.g. NO_HEALTHY_ORIGIN).
+   */
+  cached?(request: UpstreamRequest): UpstreamReply | undefined;
+  /** When present, the handler sends a batch's read-only calls through it as one upstream batch. */
+  forwardBatch?(request: BatchRequest): Promise<BatchOutcome[]>;
+  /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
+  assertRoutable?(network: string, pools: readonly string[]): void;
+}

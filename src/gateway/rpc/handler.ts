@@ -1,0 +1,380 @@
+/**
+ * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
+ *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
+ *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
+ *   (-32600), method policy (-32601), params (-32602), forwarding (origin-forwarder.ts). The body is parsed
+ *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
+ *
+ * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
+ * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
+ * not reply), even when it is refused or fails; such drops are logged.
+ *
+ * Batch: its read-only calls (valid, allowed, no filter calls, not answered by the cache) go to one
+ * origin as one upstream batch (origin-forwarder.ts `forwardBatch`); an answer missing from the origin's array,
+ * and every call of a batch with a write or with fewer than two such calls, is forwarded on its own
+ * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
+ * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
+ * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
+ * the status of the first.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Readable } from 'node:stream';
+import type { Clock } from '../../clock.js';
+import type { NetworkConfig } from '../../config/schema.js';
+import { SwitchyardError } from '../../errors/base.js';
+import type { Logger } from '../../log.js';
+import type { GatewayMetrics } from '../metrics.js';
+import { asSwitchyardError, errorResponse } from './errors.js';
+import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import { withId } from './id-splice.js';
+import { NetworkLifecycle } from './lifecycle.js';
+import { MethodPolicy } from './method-policy.js';
+import { STANDARD_METHODS } from './methods.js';
+import { checkParams } from './params.js';
+import type { RateLimiter } from './rate-limit.js';
+import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+
+export interface HttpAnswer {
+  status: number;
+  /** The answer; with `rest`, its first bytes (the client's id already in place). */
+  body: Buffer | undefined;
+  headers: Readonly<Record<string, string>>;
+  /** A large single answer still arriving from the origin (origin-forwarder.ts, streaming): send after `body`. */
+  rest?: Readable;
+  /** Total length of `body` + `rest`, when the origin announced its length. */
+  length?: number;
+}
+
+/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
+interface CallAnswer {
+  body: Buffer;
+  rest?: Readable;
+  length?: number;
+}
+
+/** One element's answer in a batch response (undefined: a notification, which gets no element). */
+type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
+
+interface NetworkRoute {
+  readonly pools: readonly string[];
+  readonly lifecycle: NetworkLifecycle;
+  readonly policy: MethodPolicy;
+}
+
+export interface RpcHandlerOptions {
+  networks: Readonly<Record<string, NetworkConfig>>;
+  forwarder: Forwarder;
+  clock: Clock;
+  logger: Logger;
+  maxBatch: number;
+  rateLimiter?: RateLimiter | undefined;
+  metrics?: GatewayMetrics | undefined;
+}
+
+interface CallContext {
+  network: string;
+  route: NetworkRoute;
+  /** Who asked (gateway API key, else remote address): rate limit and stream slots. */
+  client: string;
+  /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
+  signal: () => ClientSignal | undefined;
+}
+
+const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
+const COMMA = Buffer.from(',');
+
+export class RpcHandler {
+  readonly #routes = new Map<string, NetworkRoute>();
+  readonly #options: RpcHandlerOptions;
+
+  constructor(options: RpcHandlerOptions) {
+    this.#options = options;
+    for (const [name, network] of Object.entries(options.networks)) {
+      this.#routes.set(name, {
+        pools: network.pools,
+        lifecycle: new NetworkLifecycle(name, network, options.clock),
+        policy: new MethodPolicy(name, network.allow_methods, network.deny_methods),
+      });
+    }
+  }
+
+  /**
+   * The HTTP answer for one body. Returned directly when it needed no I/O (an error, a cache hit), else
+   * as a promise: a cache hit then costs no promise or microtask per layer. Never rejects or throws.
+   */
+  handle(
+    network: string,
+    body: Buffer,
+    client: string,
+    signal?: ClientSignal | (() => ClientSignal),
+  ): HttpAnswer | Promise<HttpAnswer> {
+    let headers: Readonly<Record<string, string>> = {};
+    let wholeId: Buffer | undefined;
+    try {
+      // An unreadable body is reported only after the network checks, so every request to a retired
+      // network gets its 410 (SPEC §2) and to an unknown network its 404, whatever the body.
+      let parsed: ParsedBody | undefined;
+      let unreadable: unknown;
+      try {
+        parsed = parseBody(body, this.#options.maxBatch);
+        this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
+        if (!parsed.batch) wholeId = parsed.element.ok ? parsed.element.call.idBytes : parsed.element.idBytes;
+      } catch (err) {
+        unreadable = err;
+      }
+      const route = this.#routes.get(network);
+      if (route === undefined) {
+        const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
+        throw new SwitchyardError(
+          'NETWORK_UNKNOWN',
+          `Unknown network "${network}"; configured networks: ${known || '(none)'}.`,
+          { details: { network } },
+        );
+      }
+      headers = route.lifecycle.check();
+      if (parsed === undefined) throw unreadable;
+      this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
+      const context: CallContext = {
+        network,
+        route,
+        client,
+        signal: typeof signal === 'function' ? signal : () => signal,
+      };
+      if (!parsed.batch) return this.#single(parsed.element, context, headers);
+      const answerHeaders = headers;
+      return this.#batch(parsed.elements, context, headers).catch((err: unknown) =>
+        this.#failed(err, answerHeaders, undefined),
+      );
+    } catch (err) {
+      return this.#failed(err, headers, wholeId);
+    }
+  }
+
+  /** The whole request's error answer. */
+  #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
+    const error = asSwitchyardError(err, this.#options.logger);
+    return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
+  }
+
+  /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
+  #single(
+    element: Element,
+    context: CallContext,
+    headers: Readonly<Record<string, string>>,
+  ): HttpAnswer | Promise<HttpAnswer> {
+    if (!element.ok)
+      return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
+    const call = element.call;
+    const forwarder = this.#options.forwarder;
+    if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
+    try {
+      const refusal = this.#refusal(call, context);
+      if (refusal !== undefined) throw refusal;
+      const request = this.#request(call, context, true);
+      const reply = forwarder.cached(request);
+      if (reply !== undefined) return { status: 200, headers, body: splice(reply, call) };
+      return this.#forwardSingle(call, context, headers, request);
+    } catch (err) {
+      return this.#callFailed(call, err, headers);
+    }
+  }
+
+  async #forwardSingle(
+    call: RpcCall,
+    context: CallContext,
+    headers: Readonly<Record<string, string>>,
+    checked?: UpstreamRequest,
+  ): Promise<HttpAnswer> {
+    try {
+      const answer = await this.#call(call, context, true, checked);
+      if (answer === undefined) return { status: 204, body: undefined, headers };
+      if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
+      return { status: 200, headers, ...answer };
+    } catch (err) {
+      return this.#callFailed(call, err, headers);
+    }
+  }
+
+  /** A single call's error answer (204 for a notification: nobody may be answered). */
+  #callFailed(call: RpcCall, err: unknown, headers: Readonly<Record<string, string>>): HttpAnswer {
+    if (call.id === undefined) return { status: 204, body: undefined, headers };
+    const error = asSwitchyardError(err, this.#options.logger);
+    return {
+      status: error.httpStatus,
+      body: errorResponse(error, call.idBytes),
+      headers: { ...headers, ...error.headers },
+    };
+  }
+
+  async #batch(
+    elements: Element[],
+    context: CallContext,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<HttpAnswer> {
+    // Each forwarded call of the batch listens to the client's signal (up to gateway.max_batch): no leak.
+    const signal = context.signal();
+    if (signal instanceof EventTarget && elements.length > 10) setMaxListeners(elements.length, signal);
+    // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
+    // did not answer run as async per-call forwards (no async closure per element of a large batch).
+    const grouped = this.#upstreamBatch(elements, context, signal);
+    const outcomes = grouped === undefined ? undefined : await grouped;
+    const answers = await Promise.all(
+      elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
+        if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
+        const call = element.call;
+        const outcome = outcomes?.[index];
+        if (outcome === undefined) return this.#batchCall(call, context);
+        if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
+        if ('sent' in outcome || call.id === undefined) return undefined;
+        return { body: splice(outcome.reply, call) };
+      }),
+    );
+    const present = answers.filter((answer) => answer !== undefined);
+    if (present.length === 0) return { status: 204, body: undefined, headers };
+    const parts: Buffer[] = [Buffer.from('[')];
+    present.forEach((answer, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(answer.body);
+    });
+    parts.push(Buffer.from(']'));
+    const first = present[0]?.error;
+    const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
+    return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+  }
+
+  /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
+  async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
+    try {
+      const answer = await this.#call(call, context, false);
+      return answer === undefined ? undefined : { body: answer.body };
+    } catch (err) {
+      return this.#batchFailure(call, context, err);
+    }
+  }
+
+  /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
+  #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
+    if (call.id === undefined) return this.#undelivered(call, context, err);
+    const error = asSwitchyardError(err, this.#options.logger);
+    return { body: errorResponse(error, call.idBytes), error };
+  }
+
+  /**
+   * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
+   * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
+   * (those follow their filter's origin, filter-affinity.ts; `filter` in the method table).
+   */
+  #batchable(call: RpcCall, context: CallContext): boolean {
+    return (
+      STANDARD_METHODS[call.method]?.filter === undefined &&
+      context.route.policy.check(call.method) === undefined &&
+      checkParams(call.method, call.params) === undefined
+    );
+  }
+
+  /**
+   * Sends the batch's batchable calls to one origin as one upstream batch (origin-forwarder.ts `forwardBatch`),
+   * when the forwarder can and the batch has no write and at least two such calls. Resolves to one
+   * outcome per element (undefined: not in the upstream batch, or missing from the origin's array —
+   * forwarded on its own), or undefined when the batch is forwarded call by call.
+   */
+  #upstreamBatch(
+    elements: readonly Element[],
+    context: CallContext,
+    signal: ClientSignal | undefined,
+  ): Promise<BatchOutcome[]> | undefined {
+    const forwardBatch = this.#options.forwarder.forwardBatch;
+    if (forwardBatch === undefined) return undefined;
+    const indexes: number[] = [];
+    for (let i = 0; i < elements.length; i += 1) {
+      const element = elements[i] as Element;
+      if (!element.ok) continue;
+      if (STANDARD_METHODS[element.call.method]?.write === true) return undefined;
+      if (this.#batchable(element.call, context)) indexes.push(i);
+    }
+    if (indexes.length < 2) return undefined;
+    const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
+    const request = { network: context.network, pools: context.route.pools, calls, signal };
+    return forwardBatch.call(this.#options.forwarder, request).then((outcomes) => {
+      const all: BatchOutcome[] = elements.map(() => undefined);
+      indexes.forEach((index, k) => {
+        all[index] = outcomes[k];
+      });
+      return all;
+    });
+  }
+
+  /** Why the network refuses this call (method policy, then params), if it does. */
+  #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
+    return context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+  }
+
+  /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */
+  #request(call: RpcCall, context: CallContext, stream: boolean): UpstreamRequest {
+    return {
+      network: context.network,
+      pools: context.route.pools,
+      call,
+      stream,
+      client: context.client,
+      signal: context.signal(),
+    };
+  }
+
+  /**
+   * One call: policy, params, forward (`checked`: the request of a call already checked). Returns the
+   * client's answer bytes (for a single request a large answer may come as its first bytes plus a
+   * stream of the rest), or undefined for a notification. Throws a SwitchyardError for the call's error.
+   */
+  async #call(
+    call: RpcCall,
+    context: CallContext,
+    stream: boolean,
+    checked?: UpstreamRequest,
+  ): Promise<CallAnswer | undefined> {
+    const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
+    if (refusal !== undefined) {
+      if (call.id === undefined) {
+        this.#options.logger.debug('notification dropped', {
+          network: context.network,
+          method: call.method,
+          reason: refusal.message,
+        });
+        return undefined;
+      }
+      throw refusal;
+    }
+    try {
+      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
+      if (call.id === undefined || reply.id === undefined) {
+        reply.rest?.destroy();
+        return undefined;
+      }
+      const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
+      if (reply.rest === undefined) return { body };
+      if (reply.length === undefined) return { body, rest: reply.rest };
+      const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
+      return { body, rest: reply.rest, length };
+    } catch (err) {
+      if (call.id === undefined) return this.#undelivered(call, context, err);
+      throw err;
+    }
+  }
+
+  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
+  #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
+    this.#options.logger.info('notification not delivered', {
+      network: context.network,
+      method: call.method,
+      reason: (err as Error).message,
+    });
+    return undefined;
+  }
+}
+
+/** The origin's answer with the client's raw id in place of ours. */
+function splice(reply: UpstreamReply, call: RpcCall): Buffer {
+  const id = reply.id;
+  if (id === undefined) return reply.body;
+  return withId(reply.body, id, call.idBytes);
+}

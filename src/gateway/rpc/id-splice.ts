@@ -1,0 +1,13 @@
+/** The JSON-RPC id splice on raw bytes: rpc/ owns ids, upstream/ uses the same splice on the way up. */
+/**
+ * `raw` with the span `id` replaced, in one allocation: by our ASCII id on the way up (origin-forwarder.ts), by
+ * the client's raw id bytes on the way back (handler.ts).
+ */
+export function withId(raw: Buffer, id: { start: number; end: number }, replacement: Buffer | string): Buffer {
+  const out = Buffer.allocUnsafe(raw.length - (id.end - id.start) + replacement.length);
+  raw.copy(out, 0, 0, id.start);
+  if (typeof replacement === 'string') out.write(replacement, id.start, 'latin1');
+  else replacement.copy(out, id.start);
+  raw.copy(out, id.start + replacement.length, id.end);
+  return out;
+}

@@ -1,0 +1,132 @@
+/**
+ * The standard execution-API methods, as data. Source: ethereum/execution-apis `src/eth/*.yaml` at commit
+ * 033ca6e69da0 (2026-08), plus `net_*`/`web3_*` (SPEC §2) and the uncle methods of the original
+ * Ethereum JSON-RPC spec, which execution clients still serve. Updating the list is a data change here.
+ *
+ * `blockParams` names the position of each block parameter (checked before any upstream call):
+ *   tag      — block number quantity or tag (latest earliest pending safe finalized)
+ *   tagOrHash — the same, or a 32-byte block hash, or an EIP-1898 object {blockHash|blockNumber}
+ * `required` marks params that must be present; an absent optional block param is left to the origin.
+ *
+ * This is the one method table: the method policy (method-policy.ts), the params checks (params.ts), the
+ * batch rules (handler.ts), filter affinity (upstream/filter-affinity.ts), the write rule
+ * (upstream/origin-forwarder.ts) and the response cache (upstream/cache/cacheability.ts) all read it; none
+ * keeps a method list of its own.
+ */
+export type BlockParamKind = 'tag' | 'tagOrHash';
+
+/**
+ * How the response cache may keep an answer (upstream/cache/cacheability.ts has the rules):
+ *   static       — [] params; a network's identity never changes;
+ *   block-hash   — [hash, fullTx]: a hash names one block's content;
+ *   tx-hash      — [hash]: kept only once the transaction's block is final;
+ *   block-number — [quantity, fullTx]: only at or below the finalized height.
+ */
+export type CacheKind = 'static' | 'block-hash' | 'tx-hash' | 'block-number';
+
+/**
+ * A method's part in filter affinity (upstream/filter-affinity.ts): it creates a filter (the answer's
+ * result is the filter id), uses one (params[0] names it), or uninstalls one (uses it, then forgets it).
+ * Filter calls never join an upstream batch: they follow their filter's origin.
+ */
+export type FilterRole = 'create' | 'use' | 'uninstall';
+
+export interface BlockParam {
+  index: number;
+  kind: BlockParamKind;
+  required: boolean;
+}
+
+export interface MethodSpec {
+  /** Retried on another origin only when it surely never reached the first (SPEC §2). */
+  write?: true;
+  blockParams?: readonly BlockParam[];
+  /** eth_getLogs / eth_newFilter: params[0] is a filter object with fromBlock/toBlock/blockHash. */
+  filterParam?: true;
+  /** eth_getBlockByNumber and friends: exact positional arity [min, max]. */
+  arity?: readonly [number, number];
+  /** Filter affinity: creates, uses or uninstalls a filter (FilterRole). */
+  filter?: FilterRole;
+  /** Response cache: how an answer may be kept (CacheKind); absent: never cached. */
+  cache?: CacheKind;
+}
+
+const tag = (index: number, required = true): BlockParam => ({ index, kind: 'tag', required });
+const tagOrHash = (index: number, required = true): BlockParam => ({ index, kind: 'tagOrHash', required });
+
+export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
+  // src/eth/block.yaml
+  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash' },
+  eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2], cache: 'block-number' },
+  eth_getBlockTransactionCountByHash: {},
+  eth_getBlockTransactionCountByNumber: { blockParams: [tag(0, false)] },
+  eth_getBlockReceipts: { blockParams: [tagOrHash(0)] },
+  eth_getBlockAccessList: { blockParams: [tagOrHash(0)] },
+  // src/eth/capabilities.yaml, client.yaml
+  eth_capabilities: {},
+  eth_chainId: { cache: 'static' },
+  eth_syncing: {},
+  eth_coinbase: {},
+  eth_accounts: {},
+  eth_blockNumber: {},
+  eth_config: {},
+  // src/eth/execute.yaml
+  eth_call: { blockParams: [tagOrHash(1, false)] },
+  eth_estimateGas: { blockParams: [tag(1, false)] },
+  eth_createAccessList: { blockParams: [tag(1, false)] },
+  eth_simulateV1: { blockParams: [tagOrHash(1, false)] },
+  // src/eth/fee_market.yaml
+  eth_gasPrice: {},
+  eth_baseFee: {},
+  eth_blobBaseFee: {},
+  eth_maxPriorityFeePerGas: {},
+  eth_feeHistory: { blockParams: [tag(1)] },
+  // src/eth/fill.yaml
+  eth_fillTransaction: {},
+  // src/eth/filter.yaml
+  eth_newFilter: { filterParam: true, filter: 'create' },
+  eth_newBlockFilter: { filter: 'create' },
+  eth_newPendingTransactionFilter: { filter: 'create' },
+  eth_uninstallFilter: { filter: 'uninstall' },
+  eth_getFilterChanges: { filter: 'use' },
+  eth_getFilterLogs: { filter: 'use' },
+  eth_getLogs: { filterParam: true },
+  // src/eth/sign.yaml
+  eth_sign: {},
+  eth_signTransaction: {},
+  // src/eth/state.yaml
+  eth_getBalance: { blockParams: [tagOrHash(1, false)] },
+  eth_getStorageAt: { blockParams: [tagOrHash(2, false)] },
+  eth_getStorageValues: { blockParams: [tagOrHash(1, false)] },
+  eth_getTransactionCount: { blockParams: [tagOrHash(1, false)] },
+  eth_getCode: { blockParams: [tagOrHash(1, false)] },
+  eth_getProof: { blockParams: [tagOrHash(2, false)] },
+  // src/eth/submit.yaml
+  eth_sendTransaction: { write: true },
+  eth_sendRawTransaction: { write: true },
+  // src/eth/transaction.yaml
+  eth_getTransactionByHash: { cache: 'tx-hash' },
+  eth_getTransactionByBlockHashAndIndex: {},
+  eth_getTransactionByBlockNumberAndIndex: { blockParams: [tag(0)] },
+  eth_getTransactionReceipt: { cache: 'tx-hash' },
+  // Original Ethereum JSON-RPC spec, still served by execution clients.
+  eth_getUncleByBlockHashAndIndex: {},
+  eth_getUncleByBlockNumberAndIndex: { blockParams: [tag(0)] },
+  eth_getUncleCountByBlockHash: {},
+  eth_getUncleCountByBlockNumber: { blockParams: [tag(0)] },
+  eth_protocolVersion: {},
+  // net_ and web3_ (SPEC §2)
+  net_version: { cache: 'static' },
+  net_listening: {},
+  net_peerCount: {},
+  web3_clientVersion: {},
+  web3_sha3: {},
+};
+
+/** Namespaces refused unless a network's `allow_methods` lets them through. */
+export const REFUSED_NAMESPACES = ['admin_', 'debug_', 'personal_', 'miner_', 'txpool_', 'engine_'] as const;
+
+/** Methods that need a persistent connection; Switchyard serves HTTP only. */
+export const SUBSCRIPTION_METHODS = ['eth_subscribe', 'eth_unsubscribe'] as const;
+
+export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const;

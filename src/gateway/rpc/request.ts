@@ -1,0 +1,157 @@
+/**
+ * Turns a request body into JSON-RPC calls, validating each before any upstream call (SPEC §2):
+ * `jsonrpc` must be "2.0", `method` a non-empty string, `params` an array or object if present, `id` a
+ * string, number or null if present (absent = notification). A member given twice is refused, because
+ * the client and an origin could disagree about which copy counts.
+ *
+ * Nothing is re-serialised: a call keeps the raw bytes of its element and of its id, so forwarding can
+ * send the client's own bytes with only the id swapped, and the reply can carry the client's exact id.
+ */
+import { isUtf8 } from 'node:buffer';
+import { SwitchyardError } from '../../errors/base.js';
+import { scanJson, type ValueSpan } from './json-scan.js';
+
+export interface RpcCall {
+  /** The element's own bytes (the whole body for a single request). */
+  readonly raw: Buffer;
+  /** The id's span inside `raw`; undefined for a notification. */
+  readonly id: ValueSpan | undefined;
+  /** The id's raw bytes (`null` for a notification, only used in logs). */
+  readonly idBytes: Buffer;
+  readonly method: string;
+  /** The params' span inside `raw`, when present. */
+  readonly paramsSpan: ValueSpan | undefined;
+  /** Parsed params (for checks only; never re-serialised, so big numbers in them are harmless). */
+  readonly params: unknown;
+}
+
+/** One element of the body: a valid call, or the error that element answers with. */
+export type Element = { ok: true; call: RpcCall } | { ok: false; error: SwitchyardError; idBytes: Buffer };
+
+export type ParsedBody = { batch: false; element: Element } | { batch: true; elements: Element[] };
+
+const NULL = Buffer.from('null');
+const BACKSLASH = 0x5c;
+
+export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
+  const scanned = isUtf8(body) ? scanJson(body) : undefined;
+  if (scanned === undefined) {
+    throw new SwitchyardError(
+      'RPC_PARSE_ERROR',
+      'Parse error: the body is not valid JSON (UTF-8); send one JSON-RPC request object or an array of them.',
+    );
+  }
+  if (scanned.kind !== 'array') return { batch: false, element: parseElement(body, scanned, false) };
+  if (scanned.elements.length === 0) {
+    throw new SwitchyardError(
+      'RPC_EMPTY_BATCH',
+      'Invalid request: the batch is an empty array; send at least one request.',
+    );
+  }
+  if (scanned.elements.length > maxBatch) {
+    throw new SwitchyardError(
+      'BATCH_TOO_LARGE',
+      `The batch has ${scanned.elements.length} requests; at most ${maxBatch} are allowed (gateway.max_batch). Split it.`,
+      { details: { max_batch: maxBatch, received: scanned.elements.length } },
+    );
+  }
+  return {
+    batch: true,
+    elements: scanned.elements.map((span) => {
+      const raw = body.subarray(span.start, span.end);
+      return parseElement(raw, span.kind === 'object' ? scanJson(raw) : span, true);
+    }),
+  };
+}
+
+function invalid(reason: string, inBatch: boolean, idBytes: Buffer = NULL): Element {
+  return {
+    ok: false,
+    idBytes,
+    error: new SwitchyardError(
+      inBatch ? 'RPC_INVALID_BATCH_ELEMENT' : 'RPC_INVALID_REQUEST',
+      `Invalid request: ${reason}. A request is {"jsonrpc":"2.0","method":"…","params":[…],"id":1}.`,
+    ),
+  };
+}
+
+/** A JSON string value's text: its bytes between the quotes when it has no escapes, else JSON.parse. */
+function stringValue(raw: Buffer, span: ValueSpan): string {
+  const inner = raw.subarray(span.start + 1, span.end - 1);
+  return inner.includes(BACKSLASH)
+    ? (JSON.parse(raw.toString('utf8', span.start, span.end)) as string)
+    : inner.toString();
+}
+
+function parseElement(
+  raw: Buffer,
+  scanned: ReturnType<typeof scanJson> | ValueSpan | undefined,
+  inBatch: boolean,
+): Element {
+  if (scanned === undefined || scanned.kind !== 'object' || !('members' in scanned)) {
+    return invalid('the request must be a JSON object', inBatch);
+  }
+  // One pass over the members, no per-call map: the four known members by name, any other name kept
+  // only to find duplicates (rare: most requests have exactly the four).
+  let version: ValueSpan | undefined;
+  let method: ValueSpan | undefined;
+  let params: ValueSpan | undefined;
+  let id: ValueSpan | undefined;
+  let others: string[] | undefined;
+  let duplicate: string | undefined;
+  for (const member of scanned.members) {
+    const value = member.value;
+    switch (member.key) {
+      case 'jsonrpc':
+        if (version !== undefined) duplicate ??= 'jsonrpc';
+        version = value;
+        break;
+      case 'method':
+        if (method !== undefined) duplicate ??= 'method';
+        method = value;
+        break;
+      case 'params':
+        if (params !== undefined) duplicate ??= 'params';
+        params = value;
+        break;
+      case 'id':
+        if (id !== undefined) duplicate ??= 'id';
+        id = value;
+        break;
+      default:
+        others ??= [];
+        if (others.includes(member.key)) duplicate ??= member.key;
+        else others.push(member.key);
+    }
+  }
+  const idValid = id === undefined || id.kind === 'string' || id.kind === 'number' || id.kind === 'null';
+  const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL;
+
+  if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
+  if (version === undefined || version.kind !== 'string' || stringValue(raw, version) !== '2.0') {
+    return invalid('"jsonrpc" must be the string "2.0"', inBatch, idBytes);
+  }
+  const methodName = method?.kind === 'string' ? stringValue(raw, method) : '';
+  if (methodName === '') return invalid('"method" must be a non-empty string', inBatch, idBytes);
+  if (params !== undefined && params.kind !== 'array' && params.kind !== 'object') {
+    return invalid('"params" must be an array or an object when present', inBatch, idBytes);
+  }
+  if (!idValid) return invalid('"id" must be a string, a number or null when present', inBatch);
+  return {
+    ok: true,
+    call: {
+      raw,
+      id,
+      idBytes: id === undefined ? NULL : idBytes,
+      method: methodName,
+      paramsSpan: params,
+      params: params === undefined ? undefined : parseParams(raw, params),
+    },
+  };
+}
+
+/** Parsed params; the common empty list is answered without JSON.parse. */
+function parseParams(raw: Buffer, span: ValueSpan): unknown {
+  if (span.end - span.start === 2) return span.kind === 'array' ? [] : {};
+  return JSON.parse(raw.toString('utf8', span.start, span.end));
+}

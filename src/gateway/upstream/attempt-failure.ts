@@ -1,0 +1,115 @@
+/**
+ * How an attempt on an origin failed, and what the client gets when every attempt did (origin-forwarder.ts).
+ * Kinds: `connect` (never connected: no byte reached the origin, so even a write may go elsewhere),
+ * `timeout`, `network` (the connection broke, or the answer's HTTP framing was malformed), `status`
+ * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
+ * gateway's own capacity, not the origin: no origin connection came free within request_timeout, or a
+ * large answer found no stream slot of its client; never reported against the origin's health).
+ */
+import { SwitchyardError } from '../../errors/base.js';
+import type { ClientSignal } from '../rpc/forwarder.js';
+
+export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'busy';
+
+export class AttemptFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Attempt {
+  pool: string;
+  origin: string;
+  reason: string;
+  kind: FailureKind;
+}
+
+export function describeAttempts(attempts: readonly Attempt[]): string {
+  return attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`).join('; ');
+}
+
+/**
+ * The client's error once the attempts ended: 503 GATEWAY_BUSY when the last one was `busy` (attempts
+ * stop there: origin-forwarder.ts), else 504 when all of them timed out, else 502.
+ */
+export function exhausted(network: string, attempts: readonly Attempt[], writeNote = ''): SwitchyardError {
+  const tried = describeAttempts(attempts);
+  const details = { attempts: attempts.map(({ pool, origin, reason }) => ({ pool, origin, reason })) };
+  const last = attempts[attempts.length - 1];
+  if (last?.kind === 'busy') {
+    return new SwitchyardError('GATEWAY_BUSY', `gateway busy: ${last.reason} (${network}); retry later.`, { details });
+  }
+  if (attempts.length > 0 && attempts.every((a) => a.kind === 'timeout')) {
+    return new SwitchyardError(
+      'UPSTREAM_TIMEOUT',
+      `Every origin tried for ${network} timed out (${tried}); retry later.`,
+      {
+        details,
+      },
+    );
+  }
+  return new SwitchyardError(
+    'UPSTREAM_FAILED',
+    `Every origin tried for ${network} failed (${tried || 'request aborted'}).${writeNote || ' Retry later.'}`,
+    { details },
+  );
+}
+
+/** Error codes that mean the connection was never established, so no request byte reached the origin. */
+export const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ORIGIN_CONNECT_TIMEOUT',
+  'ORIGIN_CONNECT_FAILED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+export const FAILING_STATUS = new Set([401, 403, 407, 408, 429]);
+
+/** Why the client's signal aborted, as an Error named AbortError (classify() reads the name). */
+export function abortReason(signal: ClientSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException('The client went away', 'AbortError');
+}
+
+/**
+ * The exchange's deadline passed (http1/client/client-exchange.ts), or a kept stream stalled: the
+ * attempt's one timer, for its one budget (request_timeout).
+ */
+export function timedOut(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT';
+}
+
+/**
+ * An attempt's error (the http1 client's codes, Node's socket codes, the deadline, the client leaving)
+ * as its kind. `busy`: the exchange was still waiting for a busy origin connection when its deadline
+ * passed (upstream/origin-clients.ts `busy`).
+ */
+export function classify(err: unknown, timeoutMs: number, busy = false): AttemptFailure {
+  const timeout = timedOut(err);
+  if (timeout && busy) {
+    return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
+  }
+  const code = (err as { code?: unknown }).code;
+  // The outbound policy refused the origin's address: never connected, and the reason says why.
+  if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
+  if (typeof code === 'string' && NEVER_CONNECTED.has(code))
+    return new AttemptFailure('connect', `cannot connect (${code})`);
+  if (timeout) {
+    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
+  }
+  if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');
+  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
+  return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
+}

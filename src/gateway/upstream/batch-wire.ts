@@ -1,0 +1,76 @@
+/**
+ * Upstream batches (proxyd-style): the forwardable calls of a client's batch go to one origin as one
+ * JSON-RPC batch, each with an id of ours, and the origin's array is matched back to the calls by
+ * those ids. origin-forwarder.ts (OriginForwarder.forwardBatch) runs the attempts; this file builds the wire
+ * bytes and reads the origin's answer. Nothing is re-serialised: each element is the client's own
+ * bytes with only its id replaced, and each answer element is a slice of the origin's body with the
+ * span of its id, so the handler splices the client's raw id in exactly as for a single request.
+ */
+import { scanJson } from '../rpc/json-scan.js';
+import type { RpcCall } from '../rpc/request.js';
+
+export interface BatchElementAnswer {
+  /** The origin's answer element, unchanged. */
+  readonly body: Buffer;
+  /** Span of the id inside `body`. */
+  readonly id: { start: number; end: number };
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** `[call, call, …]` with each call's id replaced by ours (notifications, `undefined` ids, unchanged). */
+export function batchWire(calls: readonly RpcCall[], ids: readonly (string | undefined)[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  calls.forEach((call, i) => {
+    if (i > 0) parts.push(COMMA);
+    const id = ids[i];
+    if (call.id === undefined || id === undefined) parts.push(call.raw);
+    else parts.push(call.raw.subarray(0, call.id.start), Buffer.from(id), call.raw.subarray(call.id.end));
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+}
+
+/**
+ * The origin's answers matched to our ids, in call order (undefined where the array has no answer —
+ * with `result` or `error` — carrying that id, and for notifications). Returns undefined when the body
+ * is not a JSON array, or when it answers none of the calls that have an id: the origin failed as a
+ * whole. An array answering only some calls is accepted; the rest go out again one by one.
+ */
+export function matchBatch(
+  body: Buffer,
+  ids: readonly (string | undefined)[],
+): Array<BatchElementAnswer | undefined> | undefined {
+  const expected = ids.filter((id) => id !== undefined).length;
+  if (expected === 0) return ids.map(() => undefined);
+  const scanned = scanJson(body);
+  if (scanned === undefined || scanned.kind !== 'array') return undefined;
+  const byId = new Map<string, BatchElementAnswer>();
+  for (const element of scanned.elements) {
+    if (element.kind !== 'object') continue;
+    const object = scanJson(body, element.start, element.end);
+    if (object === undefined) continue;
+    let id: { start: number; end: number } | undefined;
+    let outcome = false;
+    for (const member of object.members) {
+      if (member.key === 'id') id = member.value;
+      else if (member.key === 'result' || member.key === 'error') outcome = true;
+    }
+    if (id === undefined || !outcome) continue;
+    const key = body.toString('latin1', id.start, id.end);
+    if (byId.has(key)) continue;
+    byId.set(key, {
+      body: body.subarray(element.start, element.end),
+      id: { start: id.start - element.start, end: id.end - element.start },
+    });
+  }
+  let found = 0;
+  const answers = ids.map((id) => {
+    const answer = id === undefined ? undefined : byId.get(id);
+    if (answer !== undefined) found += 1;
+    return answer;
+  });
+  return found === 0 ? undefined : answers;
+}

@@ -1,0 +1,110 @@
+/**
+ * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (gateway.ts's
+ * `wrapForwarder`). For each call with an id:
+ *   not cacheable (policy.ts) → the inner forwarder, untouched (same signal, same retries);
+ *   cached                    → the stored UpstreamReply (body + id span), no upstream call — but only
+ *                               while the network has a routable pool: with every pool disabled or
+ *                               unhealthy a hit answers 503 NO_HEALTHY_ORIGIN like any call (SPEC §2);
+ *   otherwise                 → one shared upstream call per key (coalescing), stored when admitted.
+ * The handler splices each client's own id into whichever reply it gets, so cached and coalesced
+ * answers carry the right id without any JSON work. A shared call is not tied to the client that
+ * started it (no client abort signal): other clients may be waiting on it.
+ *
+ * Finality for blocks by number is polled through the inner forwarder too (so a healthy origin of
+ * the network answers), with `eth_getBlockByNumber("finalized"|<height>, false)`.
+ */
+import type { Clock } from '../../../clock.js';
+import type { NetworkConfig } from '../../../config/schema.js';
+import type { Logger } from '../../../log.js';
+import type { MetricsRegistry } from '../../../metrics/registry.js';
+import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../../rpc/forwarder.js';
+import { parseBody, type RpcCall } from '../../rpc/request.js';
+import { blockSource } from './block-source.js';
+import { FinalityTracker } from './finality.js';
+import { ResponseCache } from './response-cache.js';
+
+export interface CachingForwarderOptions {
+  maxBytes: number;
+  networks: Readonly<Record<string, NetworkConfig>>;
+  clock: Clock;
+  logger: Logger;
+  metrics?: MetricsRegistry;
+  /** Finality poll interval (ms); default finality.ts's FINALITY_POLL_MS. */
+  finalityIntervalMs?: number;
+}
+
+export class CachingForwarder implements Forwarder {
+  readonly cache: ResponseCache<UpstreamReply>;
+  readonly finality: FinalityTracker;
+  readonly #inner: Forwarder;
+
+  constructor(inner: Forwarder, options: CachingForwarderOptions) {
+    this.#inner = inner;
+    this.finality = new FinalityTracker({
+      clock: options.clock,
+      logger: options.logger,
+      ...(options.finalityIntervalMs === undefined ? {} : { intervalMs: options.finalityIntervalMs }),
+      source: blockSource(async (network, body) => {
+        const parsed = parseBody(Buffer.from(body), 1);
+        if (parsed.batch || !parsed.element.ok) throw new Error('finality request did not parse');
+        const pools = options.networks[network]?.pools ?? [];
+        return (await inner.forward({ network, pools, call: parsed.element.call })).body;
+      }),
+    });
+    this.cache = new ResponseCache<UpstreamReply>({
+      maxBytes: options.maxBytes,
+      finality: this.finality,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    });
+  }
+
+  cached(request: UpstreamRequest): UpstreamReply | undefined {
+    const { call } = request;
+    if (call.id === undefined) return undefined;
+    const plan = this.cache.plan(request.network, call.method, call.params);
+    if (plan === undefined) return undefined;
+    this.#inner.assertRoutable?.(request.network, request.pools);
+    return this.cache.lookup(plan);
+  }
+
+  forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const { call } = request;
+    if (call.id === undefined) return this.#inner.forward(request);
+    const plan = this.cache.plan(request.network, call.method, call.params);
+    if (plan === undefined) return this.#inner.forward(request);
+    try {
+      this.#inner.assertRoutable?.(request.network, request.pools);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const hit = this.cache.lookup(plan);
+    if (hit !== undefined) return Promise.resolve(hit);
+    const shared = { network: request.network, pools: request.pools, call };
+    return this.cache.read(plan, () => this.#inner.forward(shared)).then((result) => result.answer);
+  }
+
+  /**
+   * A batch's read-only calls: the cacheable ones are left to the handler's per-call path (undefined:
+   * hits, coalescing and storing as for single calls); the rest go to the origins as one batch.
+   */
+  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+    const inner = this.#inner.forwardBatch?.bind(this.#inner);
+    const outcomes: BatchOutcome[] = request.calls.map(() => undefined);
+    if (inner === undefined) return outcomes;
+    const rest: number[] = [];
+    request.calls.forEach((call, i) => {
+      if (call.id === undefined || this.cache.plan(request.network, call.method, call.params) === undefined)
+        rest.push(i);
+    });
+    if (rest.length === 0) return outcomes;
+    const answered = await inner({ ...request, calls: rest.map((i) => request.calls[i] as RpcCall) });
+    rest.forEach((index, k) => {
+      outcomes[index] = answered[k];
+    });
+    return outcomes;
+  }
+
+  close(): void {
+    this.finality.close();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Filter affinity. Filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) live in
+ * the one origin that created them, so eth_getFilterChanges / eth_getFilterLogs / eth_uninstallFilter
+ * must go back to it (which method does what: `filter` in the method table, rpc/methods.ts). The forwarder records which pool/origin answered a filter creation with which
+ * filter id, and later calls naming that id try that origin first (then the normal plan: another origin
+ * answers "filter not found", which tells the client to create a new filter).
+ *
+ * Entries expire after `ttlMs` without use (default 5 min, like geth's filter timeout) and at most
+ * `maxEntries` (default 10 000) are kept, oldest dropped first. Reads the injected Clock.
+ */
+import type { Clock } from '../../clock.js';
+import { scanJson } from '../rpc/json-scan.js';
+import { STANDARD_METHODS } from '../rpc/methods.js';
+import type { RpcCall } from '../rpc/request.js';
+
+export interface FilterHome {
+  pool: string;
+  origin: string;
+}
+
+export class FilterAffinity {
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #homes = new Map<string, FilterHome & { until: number }>();
+
+  constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number } = {}) {
+    this.#clock = clock;
+    this.#ttlMs = options.ttlMs ?? 300_000;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  /** Where a filter-using call should go first, if its filter id is known. */
+  homeOf(network: string, call: RpcCall): FilterHome | undefined {
+    const role = STANDARD_METHODS[call.method]?.filter;
+    if (role === undefined || role === 'create') return undefined;
+    if (!Array.isArray(call.params) || typeof call.params[0] !== 'string') return undefined;
+    const key = `${network}\u0000${call.params[0].toLowerCase()}`;
+    const home = this.#homes.get(key);
+    if (home === undefined) return undefined;
+    const now = this.#clock.now();
+    if (now >= home.until) {
+      this.#homes.delete(key);
+      return undefined;
+    }
+    if (role === 'uninstall') this.#homes.delete(key);
+    else {
+      this.#homes.delete(key);
+      this.#homes.set(key, { ...home, until: now + this.#ttlMs });
+    }
+    return { pool: home.pool, origin: home.origin };
+  }
+
+  /** Remembers the origin that answered a filter creation with a filter id. */
+  record(network: string, call: RpcCall, body: Buffer, home: FilterHome): void {
+    if (STANDARD_METHODS[call.method]?.filter !== 'create') return;
+    const scanned = scanJson(body);
+    const result = scanned?.members.find((member) => member.key === 'result');
+    if (result === undefined || result.value.kind !== 'string') return;
+    const id = (JSON.parse(body.toString('utf8', result.value.start, result.value.end)) as string).toLowerCase();
+    this.#homes.set(`${network}\u0000${id}`, { ...home, until: this.#clock.now() + this.#ttlMs });
+    while (this.#homes.size > this.#maxEntries) {
+      const oldest = this.#homes.keys().next().value;
+      if (oldest === undefined) break;
+      this.#homes.delete(oldest);
+    }
+  }
+}

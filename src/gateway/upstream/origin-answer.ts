@@ -1,0 +1,40 @@
+/**
+ * Checks of an origin's answer to one forwarded call (origin-forwarder.ts), on raw bytes: the span of our id in
+ * a whole answer or in the first bytes of a streaming one,
+ * The id splice both ways is rpc/id-splice.ts.
+ */
+import type { Readable } from 'node:stream';
+import { scanJson, scanObjectHead } from '../rpc/json-scan.js';
+
+const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
+
+/** The id span in the first bytes of a streaming answer, if they show our id before `result`/`error`. */
+export function headId(head: Buffer, idText: string): { start: number; end: number } | undefined {
+  const members = scanObjectHead(head, OUTCOME_KEYS);
+  if (members === undefined) return undefined;
+  const id = members.find((member) => member.key === 'id')?.value;
+  if (id === undefined || head.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}
+
+/** The rest of a body that started streaming, read whole (the attempt stops it by destroying `rest`). */
+export async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [head];
+  for await (const chunk of rest) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The span of the id in a JSON-RPC response carrying `result` or `error` and exactly our id; else undefined. */
+export function responseId(body: Buffer, idText: string): { start: number; end: number } | undefined {
+  const scanned = scanJson(body);
+  if (scanned === undefined || scanned.kind !== 'object') return undefined;
+  let id: { start: number; end: number } | undefined;
+  let outcome = false;
+  for (const member of scanned.members) {
+    if (member.key === 'id') id = member.value;
+    else if (member.key === 'result' || member.key === 'error') outcome = true;
+  }
+  if (id === undefined || !outcome) return undefined;
+  if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
+  return id;
+}

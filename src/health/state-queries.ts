@@ -1,0 +1,140 @@
+import type { Db } from '../store/database.js';
+import type { OriginHealthTable, PoolHealthTable } from '../store/tables/health.js';
+
+/**
+ * Queries on the health state tables (origin_health, pool_health, leases; the events are events.ts). State writes are compare-and-set on `generation`: an insert of a new row
+ * succeeds only when no row exists, an update only when the row still has the generation the writer read.
+ * A `false` return means another process wrote first; the caller re-reads and drops its own result.
+ * PostgreSQL returns `bigserial` values as strings, hence the Number() on `seq`.
+ */
+
+export type OriginHealthRow = OriginHealthTable;
+export type PoolHealthRow = PoolHealthTable;
+export async function loadOriginHealth(db: Db, poolIds?: readonly string[]): Promise<OriginHealthRow[]> {
+  if (poolIds !== undefined && poolIds.length === 0) return [];
+  let query = db.selectFrom('origin_health').selectAll();
+  if (poolIds !== undefined) query = query.where('pool_id', 'in', poolIds);
+  return (await query.execute()).map(normaliseOrigin);
+}
+
+export async function loadPoolHealth(db: Db, poolIds?: readonly string[]): Promise<PoolHealthRow[]> {
+  if (poolIds !== undefined && poolIds.length === 0) return [];
+  let query = db.selectFrom('pool_health').selectAll();
+  if (poolIds !== undefined) query = query.where('pool_id', 'in', poolIds);
+  return (await query.execute()).map((row) => ({ ...row, generation: Number(row.generation) }));
+}
+
+/** Writes `row` if the stored generation is still `expected` (null: no row yet). */
+export async function casOriginHealth(db: Db, row: OriginHealthRow, expected: number | null): Promise<boolean> {
+  if (expected === null) {
+    const result = await db
+      .insertInto('origin_health')
+      .values(row)
+      .onConflict((oc) => oc.columns(['pool_id', 'origin_name']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+  const { pool_id, origin_name, ...rest } = row;
+  const result = await db
+    .updateTable('origin_health')
+    .set(rest)
+    .where('pool_id', '=', pool_id)
+    .where('origin_name', '=', origin_name)
+    .where('generation', '=', expected)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Writes the pool's state (not its lease) if the stored generation is still `expected` (null: no row yet). */
+export async function casPoolHealth(
+  db: Db,
+  row: Pick<PoolHealthRow, 'pool_id' | 'account_id' | 'status' | 'changed_at' | 'generation'>,
+  expected: number | null,
+): Promise<boolean> {
+  if (expected === null) {
+    const result = await db
+      .insertInto('pool_health')
+      .values({ ...row, lease_owner: null, lease_until: null })
+      .onConflict((oc) => oc.column('pool_id').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+  const result = await db
+    .updateTable('pool_health')
+    .set({ status: row.status, changed_at: row.changed_at, generation: row.generation })
+    .where('pool_id', '=', row.pool_id)
+    .where('generation', '=', expected)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes or renews the checker lease of a pool: succeeds when nobody holds it, `owner` already holds it,
+ * or the holder's lease ran out. Creates the pool's row (status Unknown) when missing.
+ */
+export async function acquirePoolLease(
+  db: Db,
+  lease: { pool_id: string; account_id: string; owner: string; now: string; until: string },
+): Promise<boolean> {
+  await db
+    .insertInto('pool_health')
+    .values({
+      pool_id: lease.pool_id,
+      account_id: lease.account_id,
+      status: 'Unknown',
+      changed_at: null,
+      generation: 0,
+      lease_owner: null,
+      lease_until: null,
+    })
+    .onConflict((oc) => oc.column('pool_id').doNothing())
+    .execute();
+  const result = await db
+    .updateTable('pool_health')
+    .set({ lease_owner: lease.owner, lease_until: lease.until })
+    .where('pool_id', '=', lease.pool_id)
+    .where((eb) =>
+      eb.or([
+        eb('lease_owner', 'is', null),
+        eb('lease_owner', '=', lease.owner),
+        eb('lease_until', 'is', null),
+        eb('lease_until', '<', lease.now),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives up every lease `owner` holds (clean shutdown), so another process takes over at once. */
+export async function releasePoolLeases(db: Db, owner: string): Promise<void> {
+  await db
+    .updateTable('pool_health')
+    .set({ lease_owner: null, lease_until: null })
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+/** Forgets the state of origins no longer monitored (removed, disabled, address changed). */
+export async function deleteOriginHealth(db: Db, poolId: string, originNames: readonly string[]): Promise<void> {
+  if (originNames.length === 0) return;
+  await db.deleteFrom('origin_health').where('pool_id', '=', poolId).where('origin_name', 'in', originNames).execute();
+}
+
+/** Forgets every health row of pools that no longer exist. */
+export async function deletePoolHealth(db: Db, poolIds: readonly string[]): Promise<void> {
+  if (poolIds.length === 0) return;
+  await db.deleteFrom('origin_health').where('pool_id', 'in', poolIds).execute();
+  await db.deleteFrom('pool_health').where('pool_id', 'in', poolIds).execute();
+}
+
+function normaliseOrigin(row: OriginHealthRow): OriginHealthRow {
+  return {
+    ...row,
+    failures: Number(row.failures),
+    successes: Number(row.successes),
+    last_ok: Number(row.last_ok),
+    response_code: row.response_code === null ? null : Number(row.response_code),
+    rtt_ms: row.rtt_ms === null ? null : Number(row.rtt_ms),
+    generation: Number(row.generation),
+  };
+}

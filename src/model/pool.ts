@@ -1,0 +1,57 @@
+/**
+ * The pool and origin model as the data plane sees it (Cloudflare field names). The store maps rows to
+ * these; the API serialises them; routing and health read them. Live `healthy` flags are not part of
+ * the model: they come from the HealthView (health-view.ts) at read time.
+ */
+import type { NotificationFilter } from './pool-schema.js';
+
+export type SteeringPolicy = 'random' | 'hash' | 'least_outstanding_requests' | 'least_connections';
+
+export interface Origin {
+  name: string;
+  /** Node URL (http(s)://host:port/path) or bare host[:port]; may embed an API key: never log it raw. */
+  address: string;
+  enabled: boolean;
+  /** 0..1; 0 = never chosen. */
+  weight: number;
+  header: Record<string, string[]>;
+  disabled_at?: string;
+}
+
+export interface Pool {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  disabled_at?: string;
+  minimum_origins: number;
+  /** Monitor id, or null when the pool has none (then its enabled origins count as healthy). */
+  monitor: string | null;
+  notification_email: string;
+  notification_filter: NotificationFilter | null;
+  origins: Origin[];
+  origin_steering: { policy: SteeringPolicy };
+  check_regions: string[] | null;
+  latitude?: number;
+  longitude?: number;
+  load_shedding?: Record<string, unknown>;
+  created_on: string;
+  modified_on: string;
+}
+
+/** Every Pool field a client controls (what a PUT sends); the store adds id, account and timestamps. */
+export type PoolFields = Omit<Pool, 'id' | 'account_id' | 'created_on' | 'modified_on'>;
+
+/**
+ * Where the data plane finds pools. Lookups are synchronous and cheap (an in-memory snapshot) because
+ * they sit on the request hot path; implementations refresh the snapshot when the store changes.
+ */
+export interface PoolDirectory {
+  /** The pool of the routing account with this name, if it exists now. */
+  poolByName(name: string): Pool | undefined;
+  /** Every pool currently known (all accounts), for monitors. */
+  allPools(): readonly Pool[];
+  /** Subscribe to snapshot changes; returns an unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}

@@ -1,0 +1,137 @@
+/**
+ * How a pool is stored: the columns (name, notification_email, monitor_id, enabled) plus JSON `settings`
+ * (PoolSettings) for every other field, and back.
+ *
+ * Reading is defensive: `settings` is checked against the shape `fieldsToColumns` writes (members added
+ * later, or missing, take their defaults). A row that still cannot be decoded — not JSON, `{}` (no
+ * `origins`), a string where a list belongs: what a hand edit or a bad restore leaves — is reported, never
+ * thrown at a caller that reads many rows: `rowsToPools` skips it and tells `onCorrupt`; `rowToPool`
+ * (one pool asked for by id or name) throws `CorruptPoolError`.
+ */
+import { z } from 'zod';
+import type { Pool, PoolFields } from '../model/pool.js';
+import { notificationFilter, STEERING_POLICIES } from '../model/pool-schema.js';
+import type { PoolSettings, PoolsTable } from '../store/tables/core.js';
+
+export type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };
+
+/** Told about each row that cannot be decoded; the row is skipped. */
+export type OnCorruptPool = (corrupt: { pool_id: string; reason: string }) => void;
+
+/** A read of one pool whose stored settings cannot be decoded. */
+export class CorruptPoolError extends Error {
+  constructor(
+    readonly poolId: string,
+    reason: string,
+  ) {
+    super(`pool ${poolId}: stored settings cannot be read (${reason})`);
+    this.name = 'CorruptPoolError';
+  }
+}
+
+/** The shape of `pools.settings` as written by `fieldsToColumns`; fields added later get defaults. */
+const storedOrigin = z.object({
+  name: z.string(),
+  address: z.string(),
+  enabled: z.boolean().default(true),
+  weight: z.number().default(1),
+  header: z.record(z.string(), z.array(z.string())).default({}),
+  disabled_at: z.string().optional(),
+});
+const storedSettings = z.object({
+  description: z.string().default(''),
+  disabled_at: z.string().optional(),
+  minimum_origins: z.number().default(1),
+  notification_filter: notificationFilter.default(null),
+  origins: z.array(storedOrigin),
+  origin_steering: z.object({ policy: z.enum(STEERING_POLICIES) }).default({ policy: 'random' }),
+  check_regions: z.array(z.string()).nullable().default(null),
+  latitude: z.number().optional(),
+  longitude: z.number().optional(),
+  load_shedding: z.record(z.string(), z.unknown()).optional(),
+});
+
+function decodeSettings(text: string): { settings: PoolSettings } | { reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { reason: 'not JSON' };
+  }
+  const parsed = storedSettings.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { reason: `${issue?.path.join('.') || 'settings'}: ${issue?.message ?? 'invalid'}` };
+  }
+  return { settings: parsed.data as PoolSettings };
+}
+
+/** The row as a Pool, or why it cannot be one. */
+function decodeRow(row: PoolRow): { pool: Pool } | { reason: string } {
+  const decoded = decodeSettings(row.settings);
+  if (!('settings' in decoded)) return decoded;
+  const { settings } = decoded;
+  const pool: Pool = {
+    id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    description: settings.description,
+    enabled: Number(row.enabled) === 1,
+    minimum_origins: settings.minimum_origins,
+    monitor: row.monitor_id,
+    notification_email: row.notification_email,
+    notification_filter: settings.notification_filter,
+    origins: settings.origins,
+    origin_steering: settings.origin_steering,
+    check_regions: settings.check_regions,
+    created_on: row.created_on,
+    modified_on: row.modified_on,
+  };
+  copyOptional(settings, pool);
+  return { pool };
+}
+
+/** One pool; throws CorruptPoolError when its row cannot be decoded. */
+export function rowToPool(row: PoolRow): Pool {
+  const decoded = decodeRow(row);
+  if ('pool' in decoded) return decoded.pool;
+  throw new CorruptPoolError(row.id, decoded.reason);
+}
+
+/** Many pools; undecodable rows are skipped and reported. */
+export function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+  const pools: Pool[] = [];
+  for (const row of rows) {
+    const decoded = decodeRow(row);
+    if ('pool' in decoded) pools.push(decoded.pool);
+    else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
+  }
+  return pools;
+}
+
+/** The fields stored only when present (both directions use it, so they cannot drift). */
+function copyOptional(from: Partial<PoolSettings | PoolFields>, to: Partial<PoolSettings | Pool>): void {
+  if (from.disabled_at !== undefined) to.disabled_at = from.disabled_at;
+  if (from.latitude !== undefined) to.latitude = from.latitude;
+  if (from.longitude !== undefined) to.longitude = from.longitude;
+  if (from.load_shedding !== undefined) to.load_shedding = from.load_shedding;
+}
+
+export function fieldsToColumns(fields: PoolFields) {
+  const settings: PoolSettings = {
+    description: fields.description,
+    minimum_origins: fields.minimum_origins,
+    notification_filter: fields.notification_filter,
+    origins: fields.origins,
+    origin_steering: fields.origin_steering,
+    check_regions: fields.check_regions,
+  };
+  copyOptional(fields, settings);
+  return {
+    name: fields.name,
+    notification_email: fields.notification_email,
+    monitor_id: fields.monitor,
+    enabled: fields.enabled ? 1 : 0,
+    settings: JSON.stringify(settings),
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The store-backed PoolDirectory the gateway routes through: an in-memory snapshot of every pool,
+ * read synchronously on the hot path, refreshed
+ *   - at once when this process changes pools (the API awaits `refresh()` after each commit), and
+ *   - by polling every `pollMs` (default 1000 ms) for changes made by other processes sharing the
+ *     database (CLI, other `serve` processes on PostgreSQL). A poll reads only `id, version` of each
+ *     pool and reloads everything when that fingerprint differs (every write bumps `version`; inserts
+ *     and deletes change the id set).
+ * `poolByName` answers for the routing account (`account_id` in the config) only. If the store is
+ * unreachable the last snapshot stays in use and the failure is logged (once per outage). A pool row
+ * that cannot be decoded (pools/pool-queries.ts) is left out of the snapshot and logged whenever the pools
+ * change; the other pools keep routing.
+ */
+
+import type { Logger } from '../log.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { Pool, PoolDirectory } from '../model/pool.js';
+import { PoolSnapshot } from '../model/pool-snapshot.js';
+import type { Store } from '../store/database.js';
+import { listAllPools, poolVersions } from './pool-queries.js';
+
+export const DEFAULT_POLL_MS = 1000;
+
+export interface StorePoolDirectoryOptions {
+  store: Store;
+  /** The routing account: `poolByName` looks up its pools. */
+  accountId: string;
+  logger: Logger;
+  pollMs?: number;
+  /** Registers `switchyard_pools` (pools in the snapshot, all accounts) and a reload counter. */
+  metrics?: MetricsRegistry;
+}
+
+export class StorePoolDirectory implements PoolDirectory {
+  readonly #store: Store;
+  readonly #logger: Logger;
+  readonly #snapshot: PoolSnapshot;
+  #versions = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  /** Serialises reloads: a refresh asked for during a reload runs once more after it. */
+  #running: Promise<void> | undefined;
+  #again = false;
+  #failing = false;
+  #reloads: { inc(): void } = { inc() {} };
+
+  private constructor(options: StorePoolDirectoryOptions) {
+    this.#store = options.store;
+    this.#logger = options.logger;
+    this.#snapshot = new PoolSnapshot({
+      accountId: options.accountId,
+      onListenerError: (err) => this.#logger.error('pool directory listener failed', { err }),
+    });
+  }
+
+  /** Loads the first snapshot (errors propagate: serve must not start blind) and starts polling. */
+  static async start(options: StorePoolDirectoryOptions): Promise<StorePoolDirectory> {
+    const directory = new StorePoolDirectory(options);
+    if (options.metrics !== undefined) {
+      options.metrics.gauge(
+        'switchyard_pools',
+        'Pools in the routing snapshot (all accounts)',
+        [],
+        () => directory.allPools().length,
+      );
+      directory.#reloads = options.metrics.counter(
+        'switchyard_pool_snapshot_reloads_total',
+        'Times the routing snapshot of pools was reloaded after a change',
+      );
+    }
+    await directory.#reload();
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    directory.#timer = setInterval(() => void directory.#poll(), pollMs);
+    directory.#timer.unref();
+    return directory;
+  }
+
+  poolByName(name: string): Pool | undefined {
+    return this.#snapshot.poolByName(name);
+  }
+
+  allPools(): readonly Pool[] {
+    return this.#snapshot.allPools();
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.#snapshot.onChange(listener);
+  }
+
+  /** Reloads now (after an in-process write). Never throws; resolves when the snapshot is current. */
+  refresh(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#guarded(() => this.#reload());
+        } while (this.#again);
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    return this.#running;
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#snapshot.clearListeners();
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#running !== undefined) return;
+    await this.#guarded(async () => {
+      const versions = await poolVersions(this.#store.db);
+      if (!sameVersions(versions, this.#versions)) await this.refresh();
+    });
+  }
+
+  async #guarded(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+      if (this.#failing) this.#logger.info('pool directory: store reachable again');
+      this.#failing = false;
+    } catch (err) {
+      if (!this.#failing) this.#logger.error('pool directory: cannot read pools; keeping the last snapshot', { err });
+      this.#failing = true;
+    }
+  }
+
+  async #reload(): Promise<void> {
+    const corrupt: { pool_id: string; reason: string }[] = [];
+    const { pools, versions } = await listAllPools(this.#store.db, (row) => corrupt.push(row));
+    if (sameVersions(versions, this.#versions)) return;
+    for (const row of corrupt) {
+      this.#logger.error('pool directory: skipping a pool whose stored settings cannot be read', row);
+    }
+    this.#versions = versions;
+    this.#reloads.inc();
+    this.#snapshot.replace(pools.map((pool) => Object.freeze(pool)));
+  }
+}
+
+function sameVersions(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, version] of a) if (b.get(id) !== version) return false;
+  return true;
+}
