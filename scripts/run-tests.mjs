@@ -44,6 +44,7 @@ const POSTGRES_SUITES = [
   'test/health/multi-process.test.ts',
   'test/health/store.test.ts',
   'test/notifications/api.test.ts',
+  'test/notifications/list-defaults.test.ts',
   'test/notifications/concurrency.test.ts',
   'test/notifications/webhook-delivery.test.ts',
   'test/notifications/serve-processes.test.ts',

@@ -33,7 +33,7 @@ import { existingPoolIds } from '../../pools/pool-queries.js';
 import { timestamp } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { ApiDeps } from '../deps.js';
-import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { listPage, MAX_PER_PAGE, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
@@ -211,14 +211,14 @@ export function policyRoutes(deps: ApiDeps): Route[] {
       method: 'GET',
       path: BASE,
       auth: 'read',
-      summary: 'List notification policies (oldest first, 25 per page by default)',
+      summary: 'List notification policies (oldest first; every one, up to 1000, unless per_page is given)',
       tag: TAG,
       query: paginationQuery,
       result: z.array(policyResult),
       paginated: true,
       async handler({ params, query }) {
         return listPage(
-          parsePagination(query),
+          parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
           () => countPolicies(db, account(params)),
           (limit, offset) => listPolicies(db, account(params), limit, offset),
           view,

@@ -50,7 +50,7 @@ import { WebhookClient } from '../../notifications/webhook.js';
 import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
 import { timestamp } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
-import { listPage, paginationQuery, parsePagination } from '../pagination.js';
+import { listPage, MAX_PER_PAGE, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
@@ -213,14 +213,14 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
       method: 'GET',
       path: BASE,
       auth: 'read',
-      summary: 'List webhook destinations (the secret is never returned)',
+      summary: 'List webhook destinations (every one, up to 1000, unless per_page is given; the secret is never returned)',
       tag: TAG,
       query: paginationQuery,
       result: z.array(destinationResult),
       paginated: true,
       async handler({ params, query }) {
         return listPage(
-          parsePagination(query),
+          parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
           () => countDestinations(db, account(params)),
           (limit, offset) => listDestinations(db, account(params), limit, offset),
           view,
