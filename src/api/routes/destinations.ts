@@ -213,7 +213,8 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
       method: 'GET',
       path: BASE,
       auth: 'read',
-      summary: 'List webhook destinations (every one, up to 1000, unless per_page is given; the secret is never returned)',
+      summary:
+        'List webhook destinations (every one, up to 1000, unless per_page is given; the secret is never returned)',
       tag: TAG,
       query: paginationQuery,
       result: z.array(destinationResult),
