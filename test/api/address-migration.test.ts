@@ -7,14 +7,14 @@
  * holding old rows by forgetting that it ran (it is the newest).
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { originTarget } from '../../src/model/origin-address.js';
 import type { Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { canonicalFromLegacy } from '../../src/store/migrations/005_origin_addresses.js';
 import { openTestStore } from '../helpers/store.js';
-import { insertAccount } from '../notifications/helpers.js';
+import { insertAccount, insertPool } from '../notifications/helpers.js';
 
 const KEY = 'fedcba9876543210fedcba9876543210';
 const LEGACY = `apiuser:PASS@127.0.0.1:9/v3/${KEY}?apikey=K`;
@@ -29,31 +29,9 @@ function oldRequest(address: string) {
   return { host: url.host, path: `${url.pathname}${url.search}`, auth, scheme: url.protocol };
 }
 
-async function insertLegacyPool(store: Store, accountId: string, name: string, addresses: string[]): Promise<string> {
-  const id = randomBytes(16).toString('hex');
-  const now = new Date().toISOString();
-  await store.db
-    .insertInto('pools')
-    .values({
-      id,
-      account_id: accountId,
-      name,
-      notification_email: '',
-      monitor_id: null,
-      enabled: 1,
-      settings: JSON.stringify({
-        description: '',
-        minimum_origins: 1,
-        notification_filter: null,
-        origins: addresses.map((address, i) => ({ name: `o${i}`, address, enabled: true, weight: 1, header: {} })),
-        origin_steering: { policy: 'random' },
-        check_regions: null,
-      }),
-      created_on: now,
-      modified_on: now,
-    })
-    .execute();
-  return id;
+/** A pool row as an older version stored it: addresses unchecked. */
+function insertLegacyPool(store: Store, accountId: string, name: string, addresses: string[]): Promise<string> {
+  return insertPool(store, accountId, { name, addresses });
 }
 
 async function rerun(store: Store): Promise<void> {

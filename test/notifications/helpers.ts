@@ -191,9 +191,11 @@ export interface PoolFixture {
   name: string;
   notification_email?: string;
   notification_filter?: NotificationFilter | null;
+  /** The origins' addresses as stored, unchecked (o0, o1, …); default one origin at http://127.0.0.1:1. */
+  addresses?: string[];
 }
 
-/** Inserts a pool row (one origin "o0") directly; returns its id. */
+/** Inserts a pool row directly, bypassing the API's checks; returns its id. */
 export async function insertPool(store: Store, accountId: string, fixture: PoolFixture): Promise<string> {
   const id = randomBytes(16).toString('hex');
   const now = new Date().toISOString();
@@ -210,7 +212,13 @@ export async function insertPool(store: Store, accountId: string, fixture: PoolF
         description: '',
         minimum_origins: 1,
         notification_filter: fixture.notification_filter ?? null,
-        origins: [{ name: 'o0', address: 'http://127.0.0.1:1', enabled: true, weight: 1, header: {} }],
+        origins: (fixture.addresses ?? ['http://127.0.0.1:1']).map((address, i) => ({
+          name: `o${i}`,
+          address,
+          enabled: true,
+          weight: 1,
+          header: {},
+        })),
         origin_steering: { policy: 'random' },
         check_regions: null,
       }),
