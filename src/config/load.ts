@@ -5,7 +5,7 @@ import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
 import { originUrl } from '../model/origin-address.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { OutboundPolicy, TargetRefusedError, type TargetRules } from '../outbound/policy.js';
+import { OutboundPolicy, type TargetRules } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
 import { type Config, configSchema } from './schema.js';
@@ -182,13 +182,7 @@ function originRefusal(address: string, outbound: { policy: OutboundPolicy; rule
   } catch {
     return undefined;
   }
-  try {
-    outbound.policy.checkUrl(url, outbound.rules);
-    return undefined;
-  } catch (err) {
-    if (err instanceof TargetRefusedError) return err.message;
-    throw err;
-  }
+  return outbound.policy.refusal(url, outbound.rules);
 }
 
 function deepFreeze<T>(value: T): T {

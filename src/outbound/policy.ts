@@ -94,6 +94,17 @@ export class OutboundPolicy {
     return checkUrl(target, rules);
   }
 
+  /** The same check as `checkUrl`, answered as the refusal's message, or undefined when allowed. */
+  refusal(target: string | URL, rules: TargetRules): string | undefined {
+    try {
+      checkUrl(target, rules);
+      return undefined;
+    } catch (err) {
+      if (err instanceof TargetRefusedError) return err.message;
+      throw err;
+    }
+  }
+
   /**
    * Resolves `hostname` and checks every address (a literal IP is checked as is). Throws
    * TargetRefusedError, or the resolver's own error when the name does not resolve.

@@ -18,7 +18,7 @@ import { SwitchyardError } from '../../errors/base.js';
 import { getMonitor } from '../../health/monitor-queries.js';
 import { originUrl } from '../../model/origin-address.js';
 import type { Pool } from '../../model/pool.js';
-import { type OutboundPolicy, TargetRefusedError } from '../../outbound/policy.js';
+import type { OutboundPolicy } from '../../outbound/policy.js';
 import {
   clearNotificationEmailPage,
   createPool,
@@ -95,12 +95,8 @@ function allowedTargets(outbound: OutboundPolicy, accountId: string, fields: Poo
     } catch {
       continue;
     }
-    try {
-      outbound.checkUrl(url, rules);
-    } catch (err) {
-      if (err instanceof TargetRefusedError) throw fieldError(`origins.${i}.address`, err.message);
-      throw err;
-    }
+    const refused = outbound.refusal(url, rules);
+    if (refused !== undefined) throw fieldError(`origins.${i}.address`, refused);
   }
   return fields;
 }
