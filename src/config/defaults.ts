@@ -16,6 +16,12 @@ export const DEFAULTS = {
     max_streams_per_client: 4, // streamed (large) answers per client at once; more wait for a slot
     max_connections: 10_000, // client connections at once (lowered at start to fit RLIMIT_NOFILE)
     max_connections_per_client: 256, // client connections per remote address at once
+    sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
+  },
+  network: {
+    head_poll_interval: 1_000, // ms between head polls of each origin (chain tracker)
+    max_head_lag: 0, // blocks an origin may be behind the network head and still take head-relative calls
+    max_logs_block_range: 10_000, // blocks one eth_getLogs / eth_newFilter may span; null = no limit
   },
   api: {
     listen: '127.0.0.1:8787',

@@ -42,6 +42,8 @@ const gateway = z.strictObject({
   api_keys: z.array(z.string().min(16)).optional(),
   /** Per-client (API key, else remote address) token bucket. */
   rate_limit: rateLimit.optional(),
+  /** After a client's eth_sendRawTransaction, its pending-state reads go first to the origin that took it. */
+  sticky_after_write: durationMs.prefault(DEFAULTS.gateway.sticky_after_write / 1000),
 });
 
 const api = z.strictObject({
@@ -61,6 +63,14 @@ const network = z.strictObject({
     .default([]),
   /** Methods refused on this network even though the standard policy allows them. */
   deny_methods: z.array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern')).default([]),
+  /** How often the chain tracker asks each origin for its head. */
+  head_poll_interval: durationMs
+    .prefault(DEFAULTS.network.head_poll_interval / 1000)
+    .refine((ms) => ms >= 10, 'must be at least 10 ms'),
+  /** Blocks behind the network head an origin may be and still take head-relative calls. */
+  max_head_lag: z.number().int().nonnegative().default(DEFAULTS.network.max_head_lag),
+  /** Widest eth_getLogs / eth_newFilter block range; null = no limit. */
+  max_logs_block_range: z.number().int().positive().nullable().default(DEFAULTS.network.max_logs_block_range),
 });
 
 const devnet = z.strictObject({

@@ -1,0 +1,68 @@
+/**
+ * The chain tracker's vocabulary (SPEC §9): what it knows of each origin's chain, what a call needs from
+ * one, and the two ports the rest of the gateway uses — `ChainView` (read, synchronous, on the hot path)
+ * and `ChainFeedback` (what answers reveal). `chain/` imports only `model/` and the leaves; routing/ and
+ * gateway/ import it.
+ *
+ * Block numbers are JS numbers: exact up to 2^53, far beyond any chain's height.
+ */
+
+/** A block header as the tracker keeps it. */
+export interface BlockHead {
+  readonly number: number;
+  /** Lowercase 0x + 64 hex. */
+  readonly hash: string;
+  readonly parentHash: string;
+  /** Seconds since the epoch. */
+  readonly timestamp: number;
+  /** The header object as the origin answered it (`eth_getBlockByNumber(…, false)`), for newHeads (§10). */
+  readonly header: Readonly<Record<string, unknown>>;
+}
+
+/** What one origin has, as far as the tracker knows. */
+export interface OriginChainState {
+  /** Highest head seen from the origin (poll, push, or an answer); undefined until one is seen. */
+  readonly head: number | undefined;
+  /** The hash of `head` when it came from a header (an answer that showed only a number leaves it undefined). */
+  readonly hash: string | undefined;
+  /**
+   * Lowest block the origin serves state and history for: 0 for `archive: true` and until learned from a
+   * missing-data answer (forgotten an hour after it was learned).
+   */
+  readonly earliest: number;
+  /** The origin said it is syncing (eth_syncing not false). */
+  readonly syncing: boolean;
+}
+
+/**
+ * What a call needs from an origin's chain (gateway/rpc/call-needs.ts classifies, routing/ orders by it):
+ *   head  — head-relative: a latest/pending/safe/finalized tag or no block parameter;
+ *   block — pinned to blocks from..to (a number, `earliest` = 0, an eth_getLogs range);
+ *   hash  — a lookup by hash: any origin, but a null from one behind the network head is retried;
+ *   none  — nothing chain-dependent (eth_chainId, net_version, web3_sha3, …).
+ */
+export type CallNeeds =
+  | { readonly kind: 'head' }
+  | { readonly kind: 'block'; readonly from: number; readonly to: number }
+  | { readonly kind: 'hash' }
+  | { readonly kind: 'none' };
+
+/** The tracker as routing reads it. Synchronous and cheap: called for every forwarded call. */
+export interface ChainView {
+  /** The highest head among the network's healthy origins; undefined while none is known. */
+  networkHead(network: string): number | undefined;
+  /** One origin's state (pool id + origin name); undefined when the tracker has never seen it. */
+  origin(poolId: string, originName: string): OriginChainState | undefined;
+  /** The highest block number the gateway has reported for the network (monotonic head), if any. */
+  reportedHead(network: string): number | undefined;
+}
+
+/** What answers reveal, reported by the forwarder. */
+export interface ChainFeedback {
+  /** The origin answered with a head at least this high (eth_blockNumber, a latest block, a receipt). */
+  sawHead(poolId: string, originName: string, number: number): void;
+  /** The origin answered a missing-data error for block `number`: it serves nothing at or below it. */
+  lacksBlock(poolId: string, originName: string, number: number): void;
+  /** The gateway reported this head to a client of the network (the monotonic head only rises). */
+  reported(network: string, number: number): void;
+}
