@@ -345,7 +345,7 @@ export const MISSING_DATA_TABLE: readonly MissingDataRow[] = [
     codes: [-32602],
     meaning: 'unknown-block',
     source: 'foundry-rs/foundry crates/anvil/src/eth/error/mod.rs (FeeHistoryError::BlockNotFound)',
-    example: 'could not find block number requested: Number(100)',
+    example: 'could not find block number requested: 0x64',
   },
   {
     // Last: the code alone, for 4444 answers whose text no row above knows (EIP-4444 reserves the code).
