@@ -5,7 +5,10 @@
  *   random (default) — weighted random order (weight 0..1; 0 = never chosen);
  *   least_outstanding_requests / least_connections — fewest requests in flight per unit of weight first,
  *     ties broken at random;
- *   hash — treated as random (the gateway has no session affinity key).
+ *   hash — session affinity (Cloudflare's "hash"): each client (gateway API key, else remote address)
+ *     gets its own fixed order of the pool's origins (weighted rendezvous hashing of client and origin
+ *     name), so it keeps its origin while that origin is healthy, moves to its next one when it is not,
+ *     and comes back when it recovers; adding or removing an origin moves only the clients it concerns.
  * The plan lists every candidate: the first pool's origins, then the next pool's (failover), with
  * passively ejected origins moved to the end. An empty plan is NO_HEALTHY_ORIGIN (503), whose details
  * say why each pool was skipped (names only; addresses may hold keys).
@@ -40,8 +43,11 @@ export class OriginRouter {
     this.#random = deps.random ?? Math.random;
   }
 
-  /** Every origin worth trying for a network with these pools, best first. Throws NO_HEALTHY_ORIGIN. */
-  plan(network: string, poolNames: readonly string[]): Candidate[] {
+  /**
+   * Every origin worth trying for a network with these pools, best first. `client` keys `hash` steering
+   * (absent: one shared order). Throws NO_HEALTHY_ORIGIN.
+   */
+  plan(network: string, poolNames: readonly string[], client = ''): Candidate[] {
     const { directory, health, demotion } = this.#deps;
     const preferred: Candidate[] = [];
     let ejected: Candidate[] | undefined;
@@ -51,7 +57,7 @@ export class OriginRouter {
       const origins = pool.origins.filter(
         (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
       );
-      for (const origin of origins.length > 1 ? this.#order(pool, origins) : origins) {
+      for (const origin of origins.length > 1 ? this.#order(pool, origins, client) : origins) {
         if (!demotion.isEjected(pool.id, origin.name)) preferred.push({ pool, origin });
         else if (ejected === undefined) ejected = [{ pool, origin }];
         else ejected.push({ pool, origin });
@@ -104,8 +110,9 @@ export class OriginRouter {
     this.plan(network, poolNames);
   }
 
-  #order(pool: Pool, origins: Origin[]): Origin[] {
+  #order(pool: Pool, origins: Origin[], client: string): Origin[] {
     const policy = pool.origin_steering.policy;
+    if (policy === 'hash') return affinityOrder(origins, client);
     if (policy === 'least_outstanding_requests' || policy === 'least_connections') {
       const load = new Map(
         origins.map((o) => [o, this.#deps.outstanding.get(pool.id, o.name) / o.weight + this.#random() * 1e-9]),
@@ -114,6 +121,33 @@ export class OriginRouter {
     }
     return weightedShuffle(origins, this.#random);
   }
+}
+
+/**
+ * A client's own order of origins (weighted rendezvous hashing): each origin scores
+ * weight / −ln(u), u ∈ (0, 1) drawn from a hash of client and origin name; highest first. The order
+ * depends only on the client and each origin's own name and weight.
+ */
+export function affinityOrder(origins: readonly Origin[], client: string): Origin[] {
+  const scored = origins.map((origin) => {
+    const u = (fnv1a(`${client}\u0000${origin.name}`) + 0.5) / 4_294_967_296;
+    return { origin, score: origin.weight / -Math.log(u) };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.origin.name < b.origin.name ? -1 : 1));
+  return scored.map((entry) => entry.origin);
+}
+
+/** FNV-1a over the UTF-16 code units of `text`, then a final avalanche: 32 well-mixed bits. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  return hash >>> 0;
 }
 
 /** A random order where each next origin is drawn with probability proportional to its weight. */
