@@ -39,6 +39,11 @@ export const CATALOG = {
   },
   RPC_METHOD_NOT_FOUND: { http: 200, rpc: -32601, summary: 'The method is not a known execution-API method.' },
   RPC_INVALID_PARAMS: { http: 200, rpc: -32602, summary: 'The params of a checked method are invalid.' },
+  LOGS_RANGE_TOO_LARGE: {
+    http: 200,
+    rpc: -32005,
+    summary: 'An eth_getLogs or eth_newFilter range spans more blocks than networks.{name}.max_logs_block_range.',
+  },
   HTTP_METHOD_NOT_ALLOWED: {
     http: 405,
     rpc: -32600,

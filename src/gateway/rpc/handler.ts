@@ -2,7 +2,8 @@
  * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602), forwarding (origin-forwarder.ts). The body is parsed
+ *   (-32600), method policy (-32601), params (-32602), the eth_getLogs range guard (logs-range.ts, -32005),
+ *   forwarding (origin-forwarder.ts). The body is parsed
  *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
@@ -19,6 +20,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
+import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
@@ -28,6 +30,7 @@ import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { withId } from './id-splice.js';
 import { NetworkLifecycle } from './lifecycle.js';
+import { logsRangeRefusal } from './logs-range.js';
 import { MethodPolicy } from './method-policy.js';
 import { STANDARD_METHODS } from './methods.js';
 import { checkParams } from './params.js';
@@ -59,6 +62,8 @@ interface NetworkRoute {
   readonly pools: readonly string[];
   readonly lifecycle: NetworkLifecycle;
   readonly policy: MethodPolicy;
+  /** networks.{name}.max_logs_block_range (null: no guard). */
+  readonly maxLogsRange: number | null;
 }
 
 export interface RpcHandlerOptions {
@@ -69,6 +74,8 @@ export interface RpcHandlerOptions {
   maxBatch: number;
   rateLimiter?: RateLimiter | undefined;
   metrics?: GatewayMetrics | undefined;
+  /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
+  chain?: Pick<ChainView, 'networkHead'> | undefined;
 }
 
 interface CallContext {
@@ -94,6 +101,7 @@ export class RpcHandler {
         pools: network.pools,
         lifecycle: new NetworkLifecycle(name, network, options.clock),
         policy: new MethodPolicy(name, network.allow_methods, network.deny_methods),
+        maxLogsRange: network.max_logs_block_range ?? null,
       });
     }
   }
@@ -260,16 +268,12 @@ export class RpcHandler {
   }
 
   /**
-   * Whether a call of a batch may go upstream inside one batch: allowed, valid params, and neither a
+   * Whether a call of a batch may go upstream inside one batch: not refused (#refusal), and neither a
    * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
    * (those follow their filter's origin, filter-affinity.ts; `filter` in the method table).
    */
   #batchable(call: RpcCall, context: CallContext): boolean {
-    return (
-      STANDARD_METHODS[call.method]?.filter === undefined &&
-      context.route.policy.check(call.method) === undefined &&
-      checkParams(call.method, call.params) === undefined
-    );
+    return STANDARD_METHODS[call.method]?.filter === undefined && this.#refusal(call, context) === undefined;
   }
 
   /**
@@ -304,9 +308,17 @@ export class RpcHandler {
     });
   }
 
-  /** Why the network refuses this call (method policy, then params), if it does. */
+  /** Why the network refuses this call (method policy, then params, then the logs range guard), if it does. */
   #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
-    return context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+    const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+    if (refusal !== undefined || context.route.maxLogsRange === null) return refusal;
+    return logsRangeRefusal(
+      context.network,
+      call.method,
+      call.params,
+      context.route.maxLogsRange,
+      this.#options.chain?.networkHead(context.network),
+    );
   }
 
   /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */

@@ -8,10 +8,16 @@
  *   tagOrHash — the same, or a 32-byte block hash, or an EIP-1898 object {blockHash|blockNumber}
  * `required` marks params that must be present; an absent optional block param is left to the origin.
  *
+ * `chain` says what a call needs from an origin's chain when its block parameters do not say it
+ * (call-needs.ts): `none` — nothing (chain id, client version, hashing); `hash` — a lookup by hash. Methods
+ * without it are head-relative unless a block parameter pins them. `readYourWrites` marks the pending-state
+ * reads that follow a client's own transaction to the origin that took it (SPEC §9): `always`, or only at
+ * the `pending` tag.
+ *
  * This is the one method table: the method policy (method-policy.ts), the params checks (params.ts), the
  * batch rules (handler.ts), filter affinity (upstream/filter-affinity.ts), the write rule
- * (upstream/origin-forwarder.ts) and the response cache (upstream/cache/cacheability.ts) all read it; none
- * keeps a method list of its own.
+ * (upstream/origin-forwarder.ts), chain-aware routing (call-needs.ts) and the response cache
+ * (upstream/cache/cacheability.ts) all read it; none keeps a method list of its own.
  */
 export type BlockParamKind = 'tag' | 'tagOrHash';
 
@@ -31,6 +37,9 @@ export type CacheKind = 'static' | 'block-hash' | 'tx-hash' | 'block-number';
  */
 export type FilterRole = 'create' | 'use' | 'uninstall';
 
+/** What a call needs from an origin's chain when its block parameters do not say (call-needs.ts). */
+export type ChainKind = 'none' | 'hash';
+
 export interface BlockParam {
   index: number;
   kind: BlockParamKind;
@@ -49,6 +58,10 @@ export interface MethodSpec {
   filter?: FilterRole;
   /** Response cache: how an answer may be kept (CacheKind); absent: never cached. */
   cache?: CacheKind;
+  /** Chain-aware routing: `none` or a lookup by `hash`; absent: head-relative unless a block param pins it. */
+  chain?: ChainKind;
+  /** Read-your-writes: goes first to the origin that took the client's last transaction. */
+  readYourWrites?: 'always' | 'pending';
 }
 
 const tag = (index: number, required = true): BlockParam => ({ index, kind: 'tag', required });
@@ -56,23 +69,23 @@ const tagOrHash = (index: number, required = true): BlockParam => ({ index, kind
 
 export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   // src/eth/block.yaml
-  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash' },
+  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash', chain: 'hash' },
   eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2], cache: 'block-number' },
-  eth_getBlockTransactionCountByHash: {},
+  eth_getBlockTransactionCountByHash: { chain: 'hash' },
   eth_getBlockTransactionCountByNumber: { blockParams: [tag(0, false)] },
   eth_getBlockReceipts: { blockParams: [tagOrHash(0)] },
   eth_getBlockAccessList: { blockParams: [tagOrHash(0)] },
   // src/eth/capabilities.yaml, client.yaml
-  eth_capabilities: {},
-  eth_chainId: { cache: 'static' },
+  eth_capabilities: { chain: 'none' },
+  eth_chainId: { cache: 'static', chain: 'none' },
   eth_syncing: {},
-  eth_coinbase: {},
-  eth_accounts: {},
+  eth_coinbase: { chain: 'none' },
+  eth_accounts: { chain: 'none' },
   eth_blockNumber: {},
-  eth_config: {},
+  eth_config: { chain: 'none' },
   // src/eth/execute.yaml
-  eth_call: { blockParams: [tagOrHash(1, false)] },
-  eth_estimateGas: { blockParams: [tag(1, false)] },
+  eth_call: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending' },
+  eth_estimateGas: { blockParams: [tag(1, false)], readYourWrites: 'pending' },
   eth_createAccessList: { blockParams: [tag(1, false)] },
   eth_simulateV1: { blockParams: [tagOrHash(1, false)] },
   // src/eth/fee_market.yaml
@@ -92,35 +105,35 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getFilterLogs: { filter: 'use' },
   eth_getLogs: { filterParam: true },
   // src/eth/sign.yaml
-  eth_sign: {},
-  eth_signTransaction: {},
+  eth_sign: { chain: 'none' },
+  eth_signTransaction: { chain: 'none' },
   // src/eth/state.yaml
   eth_getBalance: { blockParams: [tagOrHash(1, false)] },
   eth_getStorageAt: { blockParams: [tagOrHash(2, false)] },
   eth_getStorageValues: { blockParams: [tagOrHash(1, false)] },
-  eth_getTransactionCount: { blockParams: [tagOrHash(1, false)] },
+  eth_getTransactionCount: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending' },
   eth_getCode: { blockParams: [tagOrHash(1, false)] },
   eth_getProof: { blockParams: [tagOrHash(2, false)] },
   // src/eth/submit.yaml
-  eth_sendTransaction: { write: true },
-  eth_sendRawTransaction: { write: true },
+  eth_sendTransaction: { write: true, chain: 'none' },
+  eth_sendRawTransaction: { write: true, chain: 'none' },
   // src/eth/transaction.yaml
-  eth_getTransactionByHash: { cache: 'tx-hash' },
-  eth_getTransactionByBlockHashAndIndex: {},
+  eth_getTransactionByHash: { cache: 'tx-hash', chain: 'hash', readYourWrites: 'always' },
+  eth_getTransactionByBlockHashAndIndex: { chain: 'hash' },
   eth_getTransactionByBlockNumberAndIndex: { blockParams: [tag(0)] },
-  eth_getTransactionReceipt: { cache: 'tx-hash' },
+  eth_getTransactionReceipt: { cache: 'tx-hash', chain: 'hash', readYourWrites: 'always' },
   // Original Ethereum JSON-RPC spec, still served by execution clients.
-  eth_getUncleByBlockHashAndIndex: {},
+  eth_getUncleByBlockHashAndIndex: { chain: 'hash' },
   eth_getUncleByBlockNumberAndIndex: { blockParams: [tag(0)] },
-  eth_getUncleCountByBlockHash: {},
+  eth_getUncleCountByBlockHash: { chain: 'hash' },
   eth_getUncleCountByBlockNumber: { blockParams: [tag(0)] },
-  eth_protocolVersion: {},
+  eth_protocolVersion: { chain: 'none' },
   // net_ and web3_ (SPEC §2)
-  net_version: { cache: 'static' },
-  net_listening: {},
-  net_peerCount: {},
-  web3_clientVersion: {},
-  web3_sha3: {},
+  net_version: { cache: 'static', chain: 'none' },
+  net_listening: { chain: 'none' },
+  net_peerCount: { chain: 'none' },
+  web3_clientVersion: { chain: 'none' },
+  web3_sha3: { chain: 'none' },
 };
 
 /** Namespaces refused unless a network's `allow_methods` lets them through. */
