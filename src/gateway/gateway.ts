@@ -34,6 +34,7 @@ import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
+import { WriteAffinity } from './upstream/write-affinity.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -93,6 +94,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
+    writes: new WriteAffinity(clock, settings.sticky_after_write),
+    networks: config.networks,
   });
   const forwarder = options.wrapForwarder ? options.wrapForwarder(origins) : origins;
   const handler = new RpcHandler({

@@ -4,6 +4,7 @@
  * wires an implementation in, and rpc/ never imports upstream/.
  */
 import type { Readable } from 'node:stream';
+import type { MemberSpan } from './json-scan.js';
 import type { RpcCall } from './request.js';
 
 /**
@@ -42,6 +43,8 @@ export interface UpstreamReply {
   readonly rest?: Readable;
   /** The whole body's length as the origin announced it (with `rest`), when it did. */
   readonly length?: number;
+  /** The answer's `result` or `error` member and where it is in `body` (whole answers only). */
+  readonly outcome?: MemberSpan;
 }
 
 /** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */

@@ -6,7 +6,7 @@
  * bytes with only its id replaced, and each answer element is a slice of the origin's body with the
  * span of its id, so the handler splices the client's raw id in exactly as for a single request.
  */
-import { scanJson } from '../rpc/json-scan.js';
+import { type MemberSpan, scanJson } from '../rpc/json-scan.js';
 import type { RpcCall } from '../rpc/request.js';
 
 export interface BatchElementAnswer {
@@ -14,6 +14,8 @@ export interface BatchElementAnswer {
   readonly body: Buffer;
   /** Span of the id inside `body`. */
   readonly id: { start: number; end: number };
+  /** The `result` or `error` member, its offsets inside `body`. */
+  readonly outcome: MemberSpan;
 }
 
 const OPEN = Buffer.from('[');
@@ -53,17 +55,22 @@ export function matchBatch(
     const object = scanJson(body, element.start, element.end);
     if (object === undefined) continue;
     let id: { start: number; end: number } | undefined;
-    let outcome = false;
+    let outcome: MemberSpan | undefined;
     for (const member of object.members) {
       if (member.key === 'id') id = member.value;
-      else if (member.key === 'result' || member.key === 'error') outcome = true;
+      else if (member.key === 'result' || member.key === 'error') outcome = member;
     }
-    if (id === undefined || !outcome) continue;
+    if (id === undefined || outcome === undefined) continue;
     const key = body.toString('latin1', id.start, id.end);
     if (byId.has(key)) continue;
+    const { value } = outcome;
     byId.set(key, {
       body: body.subarray(element.start, element.end),
       id: { start: id.start - element.start, end: id.end - element.start },
+      outcome: {
+        key: outcome.key,
+        value: { kind: value.kind, start: value.start - element.start, end: value.end - element.start },
+      },
     });
   }
   let found = 0;

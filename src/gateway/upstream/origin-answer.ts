@@ -1,10 +1,10 @@
 /**
- * Checks of an origin's answer to one forwarded call (origin-forwarder.ts), on raw bytes: the span of our id in
- * a whole answer or in the first bytes of a streaming one,
+ * Checks of an origin's answer to one forwarded call (origin-forwarder.ts), on raw bytes: the span of our id
+ * and of the `result`/`error` member in a whole answer, or of our id in the first bytes of a streaming one.
  * The id splice both ways is rpc/id-splice.ts.
  */
 import type { Readable } from 'node:stream';
-import { scanJson, scanObjectHead } from '../rpc/json-scan.js';
+import { type MemberSpan, scanJson, scanObjectHead } from '../rpc/json-scan.js';
 
 const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
@@ -24,17 +24,26 @@ export async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The span of the id in a JSON-RPC response carrying `result` or `error` and exactly our id; else undefined. */
-export function responseId(body: Buffer, idText: string): { start: number; end: number } | undefined {
-  const scanned = scanJson(body);
+/** A JSON-RPC answer's id span and its `result` or `error` member (offsets into the scanned body). */
+export interface AnswerParts {
+  readonly id: { start: number; end: number };
+  readonly outcome: MemberSpan;
+}
+
+/**
+ * The id span and outcome of a JSON-RPC response carrying `result` or `error` and exactly our id (the
+ * object between `start` and `end` of `body`; offsets stay the body's); else undefined.
+ */
+export function answerParts(body: Buffer, idText: string, start = 0, end = body.length): AnswerParts | undefined {
+  const scanned = scanJson(body, start, end);
   if (scanned === undefined || scanned.kind !== 'object') return undefined;
   let id: { start: number; end: number } | undefined;
-  let outcome = false;
+  let outcome: MemberSpan | undefined;
   for (const member of scanned.members) {
     if (member.key === 'id') id = member.value;
-    else if (member.key === 'result' || member.key === 'error') outcome = true;
+    else if (member.key === 'result' || member.key === 'error') outcome = member;
   }
-  if (id === undefined || !outcome) return undefined;
+  if (id === undefined || outcome === undefined) return undefined;
   if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
-  return id;
+  return { id, outcome };
 }

@@ -13,7 +13,15 @@
  * the request surely never reached the origin. Every attempt's outcome is reported once to
  * routing/feedback.ts (a connection failure demotes the origin for a moment; connect, timeout and
  * network failures reach the HealthView).
- * Filter calls go first to the origin that created the filter (filter-affinity.ts).
+ * The order of origins per call is call-plan.ts's: router, chain-aware order (head-relative calls to
+ * origins at the network head, pinned calls to origins that have the block), read-your-writes, filter
+ * affinity, max_attempts, free connections first.
+ * With a chain tracker, each whole answer to a read is checked (answer-checks.ts): a missing-data error
+ * sends the call on to the next origin (when every origin lacks the data, the last one's error passes
+ * through), and a null from an origin behind the chain, or a head below one already reported, is retried
+ * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
+ * against the origin's health. An origin that takes a transaction becomes the client's origin for its
+ * pending-state reads (write-affinity.ts).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -36,21 +44,29 @@
  */
 
 import type { Readable } from 'node:stream';
+import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import type { NetworkConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
+import { mostAdvanced } from '../../routing/chain-order.js';
 import type { OriginFeedback } from '../../routing/feedback.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
+import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
+import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
-import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
-import { batchWire, matchBatch } from './batch-wire.js';
+import { type Attempt, AttemptFailure, exhausted } from './attempt-failure.js';
+import { recordFailure, recordSuccess } from './attempt-record.js';
+import { CallPlanner } from './call-plan.js';
 import type { FilterAffinity } from './filter-affinity.js';
-import { collect, headId, responseId } from './origin-answer.js';
+import { answerParts, collect, headId } from './origin-answer.js';
 import type { ClientResponse, OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
+import { forwardUpstreamBatch } from './upstream-batch.js';
+import type { WriteAffinity } from './write-affinity.js';
 
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
 export const STREAM_AFTER_BYTES = 1_048_576;
@@ -68,14 +84,24 @@ export interface OriginForwarderDeps {
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
+  /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
+  chain?: (ChainView & ChainFeedback) | undefined;
+  /** Read-your-writes (gateway.sticky_after_write). */
+  writes?: WriteAffinity | undefined;
+  /** Per network: `max_head_lag`. */
+  networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'>>> | undefined;
 }
+
+const NO_NEEDS: CallNeeds = { kind: 'none' };
 
 export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
+  readonly #planner: CallPlanner;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
     this.#deps = deps;
+    this.#planner = new CallPlanner(deps);
   }
 
   assertRoutable(network: string, pools: readonly string[]): void {
@@ -83,10 +109,11 @@ export class OriginForwarder implements Forwarder {
   }
 
   async forward(request: UpstreamRequest): Promise<UpstreamReply> {
-    const { maxAttempts } = this.#deps;
-    const { call } = request;
-    const plan = this.#plan(request, maxAttempts);
+    const { chain } = this.#deps;
+    const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
+    const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain.networkHead(network));
+    const { plan, all } = this.#planner.forCall(request, needs);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
     const idText = String(upstreamId);
@@ -105,179 +132,89 @@ export class OriginForwarder implements Forwarder {
     };
 
     const attempts: Attempt[] = [];
-    for (const candidate of plan) {
+    // An answer that did not satisfy the chain checks: it passes through if nothing better comes.
+    let fallback: UpstreamReply | undefined;
+    let queue = plan;
+    let retriedBehind = false;
+    for (let i = 0; i < queue.length; i += 1) {
+      const candidate = queue[i] as Candidate;
       if (request.signal?.aborted) break;
+      let reply: UpstreamReply;
       try {
-        const reply = await runAttempt(this.#deps, candidate, wire, options, singleAnswer, options);
-        this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.feedback.succeeded(candidate);
-        this.#deps.filters.record(request.network, call, reply.body, { pool: reply.pool, origin: reply.origin });
-        if (attempts.length > 0) {
-          this.#deps.logger.info('request succeeded after failover', {
-            network: request.network,
-            method: call.method,
-            origin: candidate.origin.name,
-            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
-          });
-        }
-        return reply;
+        reply = await runAttempt(this.#deps, candidate, wire, options, singleAnswer, options);
       } catch (err) {
         // The client went away: not the origin's fault, and nobody is waiting for a retry.
         if (request.signal?.aborted) break;
-        const failure = this.#noteFailure(candidate, err, request.network, call.method, attempts);
+        const failure = recordFailure(this.#deps, candidate, err, network, call.method, attempts);
         if (failure.kind === 'busy' || (write && failure.kind !== 'connect')) break;
+        continue;
+      }
+      recordSuccess(this.#deps, network, candidate);
+      this.#deps.filters.record(network, call, reply.body, { pool: reply.pool, origin: reply.origin });
+      const context: AnswerContext = { network, method: call.method, params: call.params, needs, candidate };
+      const verdict: Verdict = chain === undefined || write ? 'ok' : judgeAnswer(chain, context, reply);
+      if (verdict === 'ok' || (verdict === 'behind' && retriedBehind)) {
+        if (verdict === 'behind' && chain !== undefined) reportPassedHead(chain, context, reply);
+        this.#succeeded(request, candidate, reply, attempts, write);
+        return reply;
+      }
+      fallback = reply;
+      this.#deps.logger.debug(verdict === 'missing' ? 'origin lacks the data; trying the next' : 'origin is behind', {
+        network,
+        method: call.method,
+        pool: candidate.pool.name,
+        origin: candidate.origin.name,
+      });
+      if (verdict === 'behind') {
+        retriedBehind = true;
+        const best = mostAdvanced(
+          all,
+          chain as ChainView,
+          candidate,
+          chain?.origin(candidate.pool.id, candidate.origin.name)?.head,
+        );
+        if (best === undefined) break;
+        queue = [...queue.slice(0, i + 1), best, ...queue.slice(i + 1).filter((c) => c !== best)];
       }
     }
+    if (fallback !== undefined) return fallback;
     const writeNote =
       write && attempts.length < plan.length
         ? ' The transaction may have reached the origin, so it was not resent; check its hash before sending again.'
         : '';
-    throw exhausted(request.network, attempts, writeNote);
+    throw exhausted(network, attempts, writeNote);
+  }
+
+  /** A call answered: read-your-writes for a taken transaction, and a log line after failover. */
+  #succeeded(
+    request: UpstreamRequest,
+    candidate: Candidate,
+    reply: UpstreamReply,
+    attempts: readonly Attempt[],
+    write: boolean,
+  ): void {
+    if (write && request.client !== undefined && reply.outcome?.key === 'result') {
+      this.#deps.writes?.record(request.client, request.network, {
+        poolId: candidate.pool.id,
+        origin: candidate.origin.name,
+      });
+    }
+    if (attempts.length > 0) {
+      this.#deps.logger.info('request succeeded after failover', {
+        network: request.network,
+        method: request.call.method,
+        origin: candidate.origin.name,
+        failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+      });
+    }
   }
 
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
-   * one upstream batch, origin after origin of the plan until one answers as a whole (batch-wire.ts).
-   * Per call: the origin's answer element, or undefined when its array had none for that call (the
-   * handler then forwards that call on its own) or the call is a notification. When every origin
-   * answered but none with a usable batch (HTTP error status, garbled, not an array, no answer of
-   * ours), every call is forwarded on its own; when attempts failed otherwise (connection, timeout) or
-   * no origin is healthy, every call gets the error forward() would have thrown.
+   * one upstream batch (upstream-batch.ts).
    */
-  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
-    try {
-      const replies = await this.#batch(request);
-      if (replies === undefined) return request.calls.map(() => undefined);
-      return replies.map((reply, i) =>
-        reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
-      );
-    } catch (error) {
-      return request.calls.map(() => ({ error }));
-    }
-  }
-
-  /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
-  async #batch(request: BatchRequest): Promise<Array<UpstreamReply | undefined> | undefined> {
-    const { maxAttempts } = this.#deps;
-    const planned = this.#deps.router.plan(request.network, request.pools);
-    const plan = this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
-    // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
-    let next = 0;
-    const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
-    const wire = batchWire(request.calls, ids);
-    // Upstream batches hold only reads (the handler sends writes call by call): replayable.
-    const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
-    const attempts: Attempt[] = [];
-    for (const candidate of plan) {
-      if (request.signal?.aborted) break;
-      try {
-        const answers = await runAttempt(this.#deps, candidate, wire, options, batchAnswers, ids);
-        this.#deps.metrics?.attempt(request.network, 'ok');
-        this.#deps.feedback.succeeded(candidate);
-        if (attempts.length > 0) {
-          this.#deps.logger.info('batch succeeded after failover', {
-            network: request.network,
-            origin: candidate.origin.name,
-            failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
-          });
-        }
-        const pool = candidate.pool.name;
-        const origin = candidate.origin.name;
-        return answers.map((answer) =>
-          answer === undefined ? undefined : { body: answer.body, id: answer.id, pool, origin },
-        );
-      } catch (err) {
-        if (request.signal?.aborted) break;
-        if (this.#noteFailure(candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
-      }
-    }
-    // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
-    // the calls go out one by one instead, with the usual per-call rules.
-    if (
-      !request.signal?.aborted &&
-      attempts.length > 0 &&
-      attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
-    ) {
-      this.#deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
-        network: request.network,
-        failed: describeAttempts(attempts),
-      });
-      return undefined;
-    }
-    throw exhausted(request.network, attempts);
-  }
-
-  /**
-   * The router's plan cut to `maxAttempts`, with the home origin of the call's filter (filter-affinity.ts)
-   * moved to the front; else origins with a free connection first (#roomFirst).
-   */
-  #plan(request: UpstreamRequest, maxAttempts: number): Candidate[] {
-    const planned = this.#deps.router.plan(request.network, request.pools);
-    const home = this.#deps.filters.homeOf(request.network, request.call);
-    if (home === undefined) {
-      return this.#roomFirst(planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned);
-    }
-    const index = planned.findIndex((c) => c.pool.name === home.pool && c.origin.name === home.origin);
-    if (index > 0) planned.unshift(...planned.splice(index, 1));
-    return planned.length > maxAttempts ? planned.slice(0, maxAttempts) : planned;
-  }
-
-  /**
-   * `plan` unchanged when its first origin has a free connection (the usual case: one check); else
-   * the candidates that have one first, each group in plan order, so a call does not queue behind an
-   * origin's busy connections while another planned origin has room.
-   */
-  #roomFirst(plan: Candidate[]): Candidate[] {
-    if (plan.length < 2 || this.#hasRoom(plan[0] as Candidate)) return plan;
-    const room: Candidate[] = [];
-    const full: Candidate[] = [];
-    for (const candidate of plan) (this.#hasRoom(candidate) ? room : full).push(candidate);
-    return room.length === 0 ? plan : room.concat(full);
-  }
-
-  #hasRoom(candidate: Candidate): boolean {
-    try {
-      return this.#deps.clients.target(candidate.origin).pool.hasCapacity;
-    } catch {
-      return true; // an unusable address fails at once, without waiting
-    }
-  }
-
-  /** Records a failed attempt: in `attempts`, metrics, the origin feedback (routing/feedback.ts) and the log. */
-  #noteFailure(
-    candidate: Candidate,
-    err: unknown,
-    network: string,
-    method: string,
-    attempts: Attempt[],
-  ): AttemptFailure {
-    const failure =
-      err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
-    const { pool, origin } = candidate;
-    attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
-    this.#deps.metrics?.attempt(network, failure.kind);
-    if (failure.kind === 'busy') {
-      // The gateway's own capacity, not the origin's health: no feedback, no warning per call
-      // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
-      this.#deps.logger.debug('gateway busy', {
-        network,
-        method,
-        pool: pool.name,
-        origin: origin.name,
-        reason: failure.message,
-      });
-      return failure;
-    }
-    this.#deps.feedback.failed(candidate, failure.kind, failure.message);
-    this.#deps.logger.warn('origin attempt failed', {
-      network,
-      method,
-      pool: pool.name,
-      origin: origin.name,
-      kind: failure.kind,
-      reason: failure.message,
-    });
-    return failure;
+  forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+    return forwardUpstreamBatch(this.#deps, this.#planner, request);
   }
 }
 
@@ -308,8 +245,8 @@ function singleAnswer(
     if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
     return { body, id: undefined, pool, origin };
   }
-  const id = responseId(body, idText);
-  if (id === undefined) {
+  const parts = answerParts(body, idText);
+  if (parts === undefined) {
     throw new AttemptFailure(
       status >= 300 ? 'status' : 'garbled',
       status >= 300
@@ -319,7 +256,7 @@ function singleAnswer(
           : 'body is not a JSON-RPC response to this request',
     );
   }
-  return { body, id, pool, origin };
+  return { body, id: parts.id, pool, origin, outcome: parts.outcome };
 }
 
 /**
@@ -353,22 +290,4 @@ async function streamingAnswer(
   attempt.handOver(rest, slots === undefined ? undefined : () => slots.release(client));
   const reply = { body: res.body, id, rest, pool: attempt.candidate.pool.name, origin: attempt.candidate.origin.name };
   return res.length === undefined ? reply : { ...reply, length: res.length };
-}
-
-/** An upstream batch's answers matched to our ids (batch-wire.ts); anything else fails the attempt. */
-function batchAnswers(
-  res: ClientResponse,
-  _attempt: LiveAttempt,
-  ids: readonly (string | undefined)[],
-): NonNullable<ReturnType<typeof matchBatch>> {
-  const answers = matchBatch(res.body, ids);
-  if (answers !== undefined) return answers;
-  throw new AttemptFailure(
-    res.status >= 300 ? 'status' : 'garbled',
-    res.status >= 300
-      ? `HTTP ${res.status}`
-      : res.body.length === 0
-        ? 'empty body'
-        : 'body is not a JSON-RPC batch answer to this request',
-  );
 }

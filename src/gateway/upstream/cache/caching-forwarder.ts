@@ -79,7 +79,9 @@ export class CachingForwarder implements Forwarder {
     }
     const hit = this.cache.lookup(plan);
     if (hit !== undefined) return Promise.resolve(hit);
-    const shared = { network: request.network, pools: request.pools, call };
+    // Not tied to the client's signal (others may wait on it), but routed for it: the first client's
+    // key steers it (hash steering, read-your-writes), which is as good as any for the clients that join.
+    const shared = { network: request.network, pools: request.pools, call, client: request.client };
     return this.cache.read(plan, () => this.#inner.forward(shared)).then((result) => result.answer);
   }
 

@@ -1,0 +1,147 @@
+/**
+ * What an origin's answer to a read says about the chain (SPEC §9), checked on the raw bytes the
+ * forwarder already scanned (the `outcome` span of the answer; nothing is parsed twice):
+ *   - a missing-data error (chain/missing-data.ts: pruned state or history, a block the origin does not
+ *     have) → `missing`: the forwarder tries the next origin; for a call pinned to blocks, and unless the
+ *     origin is simply behind them, the tracker learns that the origin lacks the first block;
+ *   - `null` for a lookup by hash, or for a pinned block, from an origin behind the network head (or
+ *     behind the block) → `behind`: retried once on the most advanced origin;
+ *   - eth_blockNumber, and eth_getBlockByNumber("latest"), below the head already reported to clients of
+ *     the network → `behind` (monotonic head); otherwise the number is reported (and the origin's head
+ *     is at least that);
+ *   - a receipt's blockNumber tells the tracker the origin has that block.
+ * Answers still streaming (large ones) are never errors or nulls worth checking: they pass.
+ */
+import { missingData } from '../../chain/missing-data.js';
+import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import type { Candidate } from '../../routing/router.js';
+import type { UpstreamReply } from '../rpc/forwarder.js';
+
+export type Verdict = 'ok' | 'missing' | 'behind';
+
+/** Error answers longer than this are not missing-data errors (those are one short message). */
+const MAX_ERROR_BYTES = 4096;
+const NUMBER_KEY = Buffer.from('"number":"');
+const BLOCK_NUMBER_KEY = Buffer.from('"blockNumber":"');
+
+export interface AnswerContext {
+  readonly network: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly needs: CallNeeds;
+  readonly candidate: Candidate;
+}
+
+export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerContext, reply: UpstreamReply): Verdict {
+  const outcome = reply.outcome;
+  if (outcome === undefined || reply.rest !== undefined) return 'ok';
+  const { candidate, needs, network, method } = context;
+  const poolId = candidate.pool.id;
+  const origin = candidate.origin.name;
+  const value = outcome.value;
+  if (outcome.key === 'error') {
+    if (value.end - value.start > MAX_ERROR_BYTES) return 'ok';
+    const match = missingData(errorOf(reply.body, value.start, value.end));
+    if (match === undefined) return 'ok';
+    if (needs.kind === 'block') {
+      const head = chain.origin(poolId, origin)?.head;
+      // A block the origin does not have yet is lag, not pruning: nothing to learn about its earliest block.
+      const notYet = match.meaning === 'unknown-block' && head !== undefined && head < needs.to;
+      // Some clients name their earliest block ("available from block N"): exact, better than a guess.
+      if (!notYet) chain.lacksBlock(poolId, origin, (match.earliestAvailable ?? needs.from + 1) - 1);
+    }
+    return 'missing';
+  }
+  if (value.kind === 'null') {
+    if (needs.kind !== 'hash' && needs.kind !== 'block') return 'ok';
+    const head = chain.origin(poolId, origin)?.head;
+    if (head === undefined) return 'behind';
+    const wanted = needs.kind === 'block' ? needs.to : chain.networkHead(network);
+    return wanted !== undefined && head < wanted ? 'behind' : 'ok';
+  }
+  if (method === 'eth_blockNumber' && value.kind === 'string') {
+    return reportHead(chain, network, poolId, origin, quantity(reply.body, value.start + 1, value.end - 1));
+  }
+  if (method === 'eth_getBlockByNumber' && value.kind === 'object' && isLatest(context.params)) {
+    return reportHead(chain, network, poolId, origin, keyedQuantity(reply.body, NUMBER_KEY, value.start, value.end));
+  }
+  if (method === 'eth_getTransactionReceipt' && value.kind === 'object') {
+    const block = keyedQuantity(reply.body, BLOCK_NUMBER_KEY, value.start, value.end);
+    if (block !== undefined) chain.sawHead(poolId, origin, block);
+  }
+  return 'ok';
+}
+
+/** The head a client is about to see: `behind` when lower than one already reported, else reported. */
+function reportHead(
+  chain: ChainView & ChainFeedback,
+  network: string,
+  poolId: string,
+  origin: string,
+  number: number | undefined,
+): Verdict {
+  if (number === undefined) return 'ok';
+  chain.sawHead(poolId, origin, number);
+  const reported = chain.reportedHead(network);
+  if (reported !== undefined && number < reported) return 'behind';
+  chain.reported(network, number);
+  return 'ok';
+}
+
+/** The head number in an answer that passes through after a `behind` retry (reported: it is the best we have). */
+export function reportPassedHead(chain: ChainFeedback, context: AnswerContext, reply: UpstreamReply): void {
+  const value = reply.outcome?.value;
+  if (value === undefined || reply.outcome?.key !== 'result') return;
+  const number =
+    context.method === 'eth_blockNumber' && value.kind === 'string'
+      ? quantity(reply.body, value.start + 1, value.end - 1)
+      : context.method === 'eth_getBlockByNumber' && value.kind === 'object'
+        ? keyedQuantity(reply.body, NUMBER_KEY, value.start, value.end)
+        : undefined;
+  if (number !== undefined) chain.reported(context.network, number);
+}
+
+function isLatest(params: unknown): boolean {
+  return Array.isArray(params) && params[0] === 'latest';
+}
+
+function errorOf(body: Buffer, start: number, end: number): { code?: number; message?: string } {
+  try {
+    const error = JSON.parse(body.toString('utf8', start, end)) as unknown;
+    if (error === null || typeof error !== 'object') return {};
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return {
+      ...(typeof code === 'number' ? { code } : {}),
+      ...(typeof message === 'string' ? { message } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** `0x…` between start and end (no quotes) as a number; undefined unless a plain hex quantity. */
+function quantity(body: Buffer, start: number, end: number): number | undefined {
+  if (end - start < 3 || end - start > 16 || body[start] !== 0x30 || body[start + 1] !== 0x78) return undefined;
+  let n = 0;
+  for (let i = start + 2; i < end; i += 1) {
+    const c = body[i] as number;
+    const digit =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (digit < 0) return undefined;
+    n = n * 16 + digit;
+  }
+  return n;
+}
+
+/**
+ * The first `"key":"0x…"` inside [start, end) as a number. Used for a block's top-level `number` (full
+ * transactions carry `blockNumber`, never `number`) and a receipt's `blockNumber` (its logs carry the same).
+ */
+function keyedQuantity(body: Buffer, key: Buffer, start: number, end: number): number | undefined {
+  const at = body.indexOf(key, start);
+  if (at < 0 || at >= end) return undefined;
+  const from = at + key.length;
+  const close = body.indexOf(0x22, from);
+  if (close < 0 || close >= end) return undefined;
+  return quantity(body, from, close);
+}

@@ -1,0 +1,157 @@
+/**
+ * Upstream batches (proxyd-style): the read-only calls of a client's batch go to one origin as one JSON-RPC
+ * batch (batch-wire.ts builds and matches the bytes), origin after origin of the batch's plan
+ * (call-plan.ts, for what the calls need together) until one answers as a whole. With a chain tracker
+ * each answer element is checked like a single call's (answer-checks.ts); one the checks turn down
+ * (missing data, a null or a head from behind the chain) is left out, so the handler forwards that call
+ * on its own with the per-call rules.
+ */
+import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import { callNeeds } from '../rpc/call-needs.js';
+import type { BatchOutcome, BatchRequest, UpstreamReply } from '../rpc/forwarder.js';
+import { judgeAnswer } from './answer-checks.js';
+import { type AttemptDeps, type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
+import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
+import { type AttemptRecordDeps, recordFailure, recordSuccess } from './attempt-record.js';
+import { batchWire, matchBatch } from './batch-wire.js';
+import type { CallPlanner } from './call-plan.js';
+import type { ClientResponse } from './origin-clients.js';
+
+export interface UpstreamBatchDeps extends AttemptDeps, AttemptRecordDeps {
+  readonly chain?: (ChainView & ChainFeedback) | undefined;
+}
+
+const NO_NEEDS: CallNeeds = { kind: 'none' };
+
+/**
+ * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
+ * one upstream batch, origin after origin of the plan until one answers as a whole (batch-wire.ts).
+ * Per call: the origin's answer element, or undefined when its array had none for that call (the
+ * handler then forwards that call on its own) or the call is a notification. When every origin
+ * answered but none with a usable batch (HTTP error status, garbled, not an array, no answer of
+ * ours), every call is forwarded on its own; when attempts failed otherwise (connection, timeout) or
+ * no origin is healthy, every call gets the error forward() would have thrown.
+ */
+export async function forwardUpstreamBatch(
+  deps: UpstreamBatchDeps,
+  planner: CallPlanner,
+  request: BatchRequest,
+): Promise<BatchOutcome[]> {
+  try {
+    const replies = await sendBatch(deps, planner, request);
+    if (replies === undefined) return request.calls.map(() => undefined);
+    return replies.map((reply, i) =>
+      reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
+    );
+  } catch (error) {
+    return request.calls.map(() => ({ error }));
+  }
+}
+
+/** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
+async function sendBatch(
+  deps: UpstreamBatchDeps,
+  planner: CallPlanner,
+  request: BatchRequest,
+): Promise<Array<UpstreamReply | undefined> | undefined> {
+  const { chain } = deps;
+  const needs =
+    chain === undefined
+      ? []
+      : request.calls.map((call) => callNeeds(call.method, call.params, chain.networkHead(request.network)));
+  const plan = planner.forBatch(request.network, request.pools, batchNeeds(needs, chain?.networkHead(request.network)));
+  // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
+  let next = 0;
+  const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
+  const wire = batchWire(request.calls, ids);
+  // Upstream batches hold only reads (the handler sends writes call by call): replayable.
+  const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
+  const attempts: Attempt[] = [];
+  for (const candidate of plan) {
+    if (request.signal?.aborted) break;
+    try {
+      const answers = await runAttempt(deps, candidate, wire, options, batchAnswers, ids);
+      recordSuccess(deps, request.network, candidate);
+      if (attempts.length > 0) {
+        deps.logger.info('batch succeeded after failover', {
+          network: request.network,
+          origin: candidate.origin.name,
+          failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+        });
+      }
+      const pool = candidate.pool.name;
+      const origin = candidate.origin.name;
+      return answers.map((answer, i) => {
+        if (answer === undefined) return undefined;
+        const reply: UpstreamReply = { body: answer.body, id: answer.id, pool, origin, outcome: answer.outcome };
+        if (chain === undefined) return reply;
+        const call = request.calls[i] as BatchRequest['calls'][number];
+        const context = {
+          network: request.network,
+          method: call.method,
+          params: call.params,
+          needs: needs[i] as CallNeeds,
+          candidate,
+        };
+        // An answer the chain checks turn down goes out again on its own, with the per-call rules.
+        return judgeAnswer(chain, context, reply) === 'ok' ? reply : undefined;
+      });
+    } catch (err) {
+      if (request.signal?.aborted) break;
+      if (recordFailure(deps, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
+    }
+  }
+  // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
+  // the calls go out one by one instead, with the usual per-call rules.
+  if (
+    !request.signal?.aborted &&
+    attempts.length > 0 &&
+    attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
+  ) {
+    deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+      network: request.network,
+      failed: describeAttempts(attempts),
+    });
+    return undefined;
+  }
+  throw exhausted(request.network, attempts);
+}
+
+/**
+ * What an upstream batch needs from one origin, together: the widest block range its pinned calls span
+ * (stretched to the network head when it also holds head-relative calls), else head-relative if any call
+ * is, else nothing.
+ */
+function batchNeeds(needs: readonly CallNeeds[], networkHead: number | undefined): CallNeeds {
+  let from = Number.POSITIVE_INFINITY;
+  let to = -1;
+  let head = false;
+  for (const need of needs) {
+    if (need.kind === 'head') head = true;
+    else if (need.kind === 'block') {
+      from = Math.min(from, need.from);
+      to = Math.max(to, need.to);
+    }
+  }
+  if (to < 0) return head ? { kind: 'head' } : NO_NEEDS;
+  if (head && networkHead !== undefined) to = Math.max(to, networkHead);
+  return { kind: 'block', from, to };
+}
+
+/** An upstream batch's answers matched to our ids (batch-wire.ts); anything else fails the attempt. */
+function batchAnswers(
+  res: ClientResponse,
+  _attempt: LiveAttempt,
+  ids: readonly (string | undefined)[],
+): NonNullable<ReturnType<typeof matchBatch>> {
+  const answers = matchBatch(res.body, ids);
+  if (answers !== undefined) return answers;
+  throw new AttemptFailure(
+    res.status >= 300 ? 'status' : 'garbled',
+    res.status >= 300
+      ? `HTTP ${res.status}`
+      : res.body.length === 0
+        ? 'empty body'
+        : 'body is not a JSON-RPC batch answer to this request',
+  );
+}

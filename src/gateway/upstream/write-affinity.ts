@@ -1,0 +1,57 @@
+/**
+ * Read-your-writes (SPEC §9). When an origin takes a client's `eth_sendRawTransaction` (answers a
+ * `result`), that client's pending-state reads — receipts and transactions by hash, and
+ * eth_getTransactionCount / eth_call / eth_estimateGas at `pending` (`readYourWrites` in the method table,
+ * rpc/call-needs.ts `followsWrites`) — go to that origin first for `gateway.sticky_after_write` (default
+ * 60 s), even when it is behind the network head: it is the one origin sure to know the transaction.
+ * The client is its gateway API key, else its remote address (the handler's `client`).
+ *
+ * One entry per client and network (the latest write wins), at most `maxEntries` (default 100 000; the
+ * oldest dropped first), expired entries dropped when met. Reads the injected Clock.
+ */
+import type { Clock } from '../../clock.js';
+
+export interface WriteHome {
+  readonly poolId: string;
+  readonly origin: string;
+}
+
+export class WriteAffinity {
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  /** client + network → where its last transaction went, and until when that counts */
+  readonly #homes = new Map<string, WriteHome & { until: number }>();
+
+  constructor(clock: Clock, ttlMs: number, maxEntries = 100_000) {
+    this.#clock = clock;
+    this.#ttlMs = ttlMs;
+    this.#maxEntries = maxEntries;
+  }
+
+  /** An origin took this client's transaction. */
+  record(client: string, network: string, home: WriteHome): void {
+    if (this.#ttlMs <= 0) return;
+    const key = `${network}\u0000${client}`;
+    this.#homes.delete(key); // re-inserted last: the map's order is the eviction order
+    this.#homes.set(key, { ...home, until: this.#clock.now() + this.#ttlMs });
+    while (this.#homes.size > this.#maxEntries) {
+      const oldest = this.#homes.keys().next().value;
+      if (oldest === undefined) break;
+      this.#homes.delete(oldest);
+    }
+  }
+
+  /** Where this client's pending-state reads go first, while its last write is recent. */
+  homeOf(client: string, network: string): WriteHome | undefined {
+    if (this.#homes.size === 0) return undefined;
+    const key = `${network}\u0000${client}`;
+    const home = this.#homes.get(key);
+    if (home === undefined) return undefined;
+    if (home.until <= this.#clock.now()) {
+      this.#homes.delete(key);
+      return undefined;
+    }
+    return home;
+  }
+}
