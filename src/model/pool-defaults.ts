@@ -2,7 +2,8 @@
  * Cloudflare's defaults for a pool and its origins, in one place for every writer of pools: the config
  * seeding (pools/seed.ts), the static directory (static-directory.ts) and the management API
  * (api/schemas/pools.ts). Pool: enabled, minimum_origins 1, no monitor, notification_email "", no
- * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {}.
+ * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {},
+ * archive false.
  */
 
 import type { Origin, PoolFields } from './pool.js';
@@ -22,7 +23,7 @@ export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {
 
 /** An origin as written by a user (config or API), with the defaults filled in. */
 export function originWithDefaults(
-  input: Pick<OriginInput, 'name' | 'address' | 'enabled' | 'weight' | 'header'>,
+  input: Pick<OriginInput, 'name' | 'address' | 'enabled' | 'weight' | 'header' | 'archive'>,
 ): Origin {
   return {
     name: input.name,
@@ -30,6 +31,7 @@ export function originWithDefaults(
     enabled: input.enabled ?? true,
     weight: input.weight ?? 1,
     header: input.header ?? {},
+    archive: input.archive ?? false,
   };
 }
 

@@ -117,6 +117,8 @@ export const originInput = z.strictObject({
   enabled: z.boolean().optional(),
   weight: z.number().min(0).max(1).optional(),
   header: headerMap.optional(),
+  /** An archive node (every block from 0); default false. */
+  archive: z.boolean().optional(),
 });
 export type OriginInput = z.infer<typeof originInput>;
 

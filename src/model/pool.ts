@@ -15,6 +15,12 @@ export interface Origin {
   /** 0..1; 0 = never chosen. */
   weight: number;
   header: Record<string, string[]>;
+  /**
+   * True: an archive node, which serves every block from 0 (SPEC §9: the chain tracker takes its earliest
+   * block as 0 instead of learning it from missing-data answers). Absent means false; every writer (config,
+   * API, stored rows) fills it in, so only hand-built origins lack it.
+   */
+  archive?: boolean;
   disabled_at?: string;
 }
 

@@ -1,38 +1,38 @@
 /**
- * Email out, behind one small interface with two implementations:
+ * Email out, behind one small interface with two implementations. Both send the message built by
+ * mail-message.ts (`composeMail`): plain 7bit/8bit UTF-8 bodies where the path allows, so an `.eml` file
+ * reads with `cat` (see that file for the encoding rule and the 998-octet line limit).
  *
- * - SMTP (`smtp_url` set): nodemailer over `smtp://` or `smtps://`, with short timeouts (connect and
+ * - SMTP (`smtp_url` set): one nodemailer SMTPConnection per message, with short timeouts (connect and
  *   greeting 10 s, socket 30 s) so a dead mail server fails an attempt instead of holding its lease.
+ *   Not nodemailer's SMTP transport: it composes the body before it has seen the server's EHLO, so it
+ *   cannot send 8-bit only to servers that advertise 8BITMIME. Here the session runs connect (STARTTLS as
+ *   below) → AUTH when the URL has credentials and the server offers AUTH → compose (8-bit allowed iff
+ *   the EHLO reply lists 8BITMIME; then `MAIL FROM … BODY=8BITMIME`) → send → close, as the transport does.
  *   Nodemailer's own logger stays off; the URL is logged only through `maskAddress` (no user or password).
  *   Credentials never travel in clear text: when `smtp_url` carries a user or password, the connection
  *   must be TLS — `smtps://`, or STARTTLS required (nodemailer `requireTLS`); a server that offers no
  *   STARTTLS fails the attempt before AUTH is sent (`SmtpTlsRequiredError`, retried like any failure).
  *   `smtp_allow_insecure_auth: true` lifts this (STARTTLS is then used when offered, as before). The
  *   URL is parsed here and the TLS options are set after it, so a query such as `?ignoreTLS=true` or
- *   `?requireTLS=false` cannot weaken the rule.
- * - Outbox (no `smtp_url`): nodemailer's stream transport builds the same RFC 5322 message, which is
- *   written to `<data_dir>/outbox/<date>-<message id>.eml` (temp file + rename, so a file is never
- *   half-written). The name derives from the delivery's stable Message-ID, so a retried delivery
- *   rewrites its own file instead of adding a second one.
+ *   `?requireTLS=false` cannot weaken the rule. Other query options go to the SMTPConnection (`tls.*`,
+ *   `name`, `authMethod`, …); transport-only ones (`pool`, `proxy`, `service`) have no effect.
+ * - Outbox (no `smtp_url`): the same RFC 5322 message, 8-bit allowed, is written to
+ *   `<data_dir>/outbox/<date>-<message id>.eml` (temp file + rename, so a file is never half-written).
+ *   The name derives from the delivery's stable Message-ID, so a retried delivery rewrites its own file
+ *   instead of adding a second one.
  *
- * Every message carries a Message-ID fixed per delivery (`<message id>@switchyard`), so receivers can
+ * Every message carries a Message-ID fixed per delivery (`<message id>@switchyard>`), so receivers can
  * de-duplicate an at-least-once retry. The subject goes out through `oneLine` (plain-text.ts): a control
  * character in a stored name can never start a new header line.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
-import { oneLine } from '../model/plain-text.js';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { type ComposedMail, composeMail, type OutgoingMail } from './mail-message.js';
 
-export interface OutgoingMail {
-  to: string;
-  subject: string;
-  text: string;
-  /** Stable per delivery; becomes the Message-ID `<id@switchyard>`. */
-  messageId: string;
-  date: Date;
-}
+export type { OutgoingMail } from './mail-message.js';
 
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
@@ -73,21 +73,15 @@ export class SmtpTlsRequiredError extends Error {
   }
 }
 
-function envelope(mail: OutgoingMail, from: string) {
-  return {
-    from,
-    to: mail.to,
-    subject: oneLine(mail.subject),
-    text: mail.text,
-    messageId: `<${mail.messageId}@switchyard>`,
-    date: mail.date,
-  };
-}
-
 function smtpMailer(smtpUrl: string, from: string, allowInsecureAuth: boolean): Mailer {
   const requireTls = smtpUrlHasCredentials(smtpUrl) && !allowInsecureAuth;
-  const transport = nodemailer.createTransport({
-    ...parseConnectionUrl(smtpUrl),
+  const { auth, authMethod, forceAuth, ...fromUrl } = parseConnectionUrl(smtpUrl) as SMTPConnection.Options & {
+    auth?: { user?: string; pass?: string };
+    authMethod?: string;
+    forceAuth?: boolean;
+  };
+  const options: SMTPConnection.Options = {
+    ...fromUrl,
     // After the URL's own options, so its query cannot turn them off. With `smtps://` (secure) the
     // connection is TLS from the start and requireTLS changes nothing.
     ...(requireTls ? { requireTLS: true, ignoreTLS: false, opportunisticTLS: false } : {}),
@@ -96,12 +90,16 @@ function smtpMailer(smtpUrl: string, from: string, allowInsecureAuth: boolean): 
     socketTimeout: 30_000,
     logger: false,
     debug: false,
-  });
+  };
+  const credentials =
+    auth === undefined || (!auth.user && !auth.pass)
+      ? undefined
+      : { user: auth.user ?? '', pass: auth.pass ?? '', ...(authMethod ? { method: authMethod } : {}) };
   return {
     kind: 'smtp',
     async send(mail) {
       try {
-        await transport.sendMail(envelope(mail, from));
+        await smtpSession(options, credentials, forceAuth === true, (eightBit) => composeMail(mail, from, eightBit));
       } catch (err) {
         // Nodemailer reports a refused or impossible STARTTLS as ETLS (or as the STARTTLS command failing).
         const failed = err as { code?: unknown; command?: unknown };
@@ -112,28 +110,67 @@ function smtpMailer(smtpUrl: string, from: string, allowInsecureAuth: boolean): 
       }
     },
     close() {
-      transport.close();
+      // Nothing to close: each message has its own connection, closed when its session ends.
     },
   };
 }
 
+/** Nodemailer's test for the extension in an EHLO reply (smtp-connection `_parseEhloExtensions`). */
+const EIGHT_BIT_MIME = /[ -]8BITMIME\b/im;
+
+/** One SMTP session for one message (see header); rejects with nodemailer's error on any failure. */
+async function smtpSession(
+  options: SMTPConnection.Options,
+  credentials: SMTPConnection.AuthenticationCredentials | undefined,
+  forceAuth: boolean,
+  compose: (eightBit: boolean) => Promise<ComposedMail>,
+): Promise<void> {
+  const connection = new SMTPConnection(options);
+  // Some failures arrive only as an 'error' event, not through the step's callback: each step races it.
+  // The listener stays for the connection's life, so a late error after close is never unhandled.
+  let fail: (err: Error) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {});
+  connection.on('error', (err: Error) => fail(err));
+  const step = <T>(run: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
+    Promise.race([
+      failed,
+      new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T)))),
+    ]);
+  try {
+    await step<void>((done) => connection.connect((err) => done(err)));
+    // Right after connect the last reply is the EHLO that counts (the one after STARTTLS); a HELO
+    // fallback or a plaintext session after a failed opportunistic STARTTLS reads as "no 8BITMIME".
+    const eightBit = EIGHT_BIT_MIME.test(String(connection.lastServerResponse || ''));
+    if (credentials !== undefined && (connection.allowsAuth || forceAuth)) {
+      await step<boolean | undefined>((done) => connection.login(credentials, done));
+    }
+    const message = await compose(eightBit);
+    await step((done) =>
+      connection.send({ ...message.envelope, use8BitMime: message.encoding === '8bit' }, message.bytes, done),
+    );
+  } finally {
+    connection.close();
+  }
+}
+
 function outboxMailer(dataDir: string, from: string): Mailer {
   const outbox = join(dataDir, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     kind: 'outbox',
     async send(mail) {
-      const info = await transport.sendMail(envelope(mail, from));
+      // A file travels no SMTP path: 8-bit is always allowed (lines still within 998 octets).
+      const message = await composeMail(mail, from, true);
       await mkdir(outbox, { recursive: true });
       const stamp = mail.date.toISOString().replace(/[:.]/g, '-');
       const safeId = mail.messageId.replace(/[^A-Za-z0-9_-]/g, '');
       const file = join(outbox, `${stamp}-${safeId}.eml`);
       const temp = `${file}.tmp`;
-      await writeFile(temp, info.message as Buffer);
+      await writeFile(temp, message.bytes);
       await rename(temp, file);
     },
-    close() {
-      transport.close();
-    },
+    close() {},
   };
 }

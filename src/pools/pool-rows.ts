@@ -36,6 +36,8 @@ const storedOrigin = z.object({
   enabled: z.boolean().default(true),
   weight: z.number().default(1),
   header: z.record(z.string(), z.array(z.string())).default({}),
+  // Added with issue 15; rows written before have no `archive`.
+  archive: z.boolean().default(false),
   disabled_at: z.string().optional(),
 });
 const storedSettings = z.object({

@@ -35,7 +35,7 @@ describe('pool, origin and monitor fields', () => {
     return res.body;
   };
 
-  test('a pool with only name and origins has exactly the Cloudflare fields and defaults', async () => {
+  test('a pool with only name and origins has exactly the Cloudflare fields and defaults (+ origins[].archive)', async () => {
     const pool = await ok('POST', pools, { name: 'defaults', origins: [ORIGIN] });
     assert.deepEqual(Object.keys(pool).sort(), [
       'check_regions',
@@ -68,7 +68,9 @@ describe('pool, origin and monitor fields', () => {
         minimum_origins: 1,
         notification_email: '',
         notification_filter: null,
-        origins: [{ name: 'o', address: '127.0.0.1:1', enabled: true, weight: 1, header: {}, healthy: true }],
+        origins: [
+          { name: 'o', address: '127.0.0.1:1', enabled: true, weight: 1, header: {}, archive: false, healthy: true },
+        ],
         origin_steering: { policy: 'random' },
         check_regions: null,
         networks: [],
@@ -185,6 +187,9 @@ describe('pool, origin and monitor fields', () => {
       [origin({ weight: 1.01 }), 'origins.0.weight'],
       [origin({ weight: -0.1 }), 'origins.0.weight'],
       [origin({ enabled: 'yes' }), 'origins.0.enabled'],
+      [origin({ archive: 'true' }), 'origins.0.archive'],
+      [origin({ archive: 1 }), 'origins.0.archive'],
+      [origin({ archive: null }), 'origins.0.archive'],
       [origin({ header: { Host: 'rpc.example' } }), 'origins.0.header.Host'],
       [origin({ header: { Host: [] } }), 'origins.0.header.Host'],
       [origin({ header: { Host: ['a\r\nX-Injected: 1'] } }), 'origins.0.header.Host.0'],

@@ -1,8 +1,12 @@
-// Pools and monitors through the official Cloudflare SDK: CRUD, defaults, references, validation.
+// Pools and monitors through the official Cloudflare SDK: CRUD, defaults, references, validation, origins[].archive.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Cloudflare from 'cloudflare';
+import { buildConfig } from '../../src/config/load.js';
+import { isSwitchyardError } from '../../src/errors/base.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
+
+type OriginParam = Cloudflare.LoadBalancers.PoolCreateParams['origins'][number];
 
 describe('pools and monitors through the cloudflare SDK', () => {
   let f: ApiFixture;
@@ -170,6 +174,154 @@ describe('pools and monitors through the cloudflare SDK', () => {
       listed.result.map((p) => p.name),
       ['dup'],
       'refused bodies created nothing',
+    );
+  });
+
+  test('origins[].archive (Switchyard extension): default false, round-trips on POST, GET, list, PUT and PATCH', async () => {
+    const account_id = f.accountId;
+    // The SDK's OriginParam does not know `archive`; it sends the body as given.
+    const origin = (name: string, archive?: unknown) =>
+      ({
+        name,
+        address: `http://127.0.0.1:${name === 'full' ? 1 : 2}/`,
+        ...(archive === undefined ? {} : { archive }),
+      }) as OriginParam;
+    const archiveOf = (pool: { origins?: unknown[] }) =>
+      (pool.origins ?? []).map((o) => [(o as { name: string }).name, (o as { archive?: unknown }).archive]);
+
+    const created = await f.sdk.loadBalancers.pools.create({
+      account_id,
+      name: 'archive-pool',
+      origins: [origin('full', true), origin('pruned')],
+    });
+    assert.deepEqual(
+      archiveOf(created),
+      [
+        ['full', true],
+        ['pruned', false],
+      ],
+      'omitted means false, and is shown',
+    );
+    const id = created.id as string;
+    assert.deepEqual(archiveOf(await f.sdk.loadBalancers.pools.get(id, { account_id })), archiveOf(created));
+    const listed = await f.sdk.loadBalancers.pools.list({ account_id });
+    assert.deepEqual(archiveOf(listed.result.find((p) => p.id === id) ?? {}), archiveOf(created));
+
+    const patchedOther = await f.sdk.loadBalancers.pools.edit(id, { account_id, description: 'kept' });
+    assert.deepEqual(archiveOf(patchedOther), archiveOf(created), 'PATCH of another field keeps archive');
+    const patched = await f.sdk.loadBalancers.pools.edit(id, {
+      account_id,
+      origins: [origin('full', false), origin('pruned', true)],
+    });
+    assert.deepEqual(archiveOf(patched), [
+      ['full', false],
+      ['pruned', true],
+    ]);
+    // A pool fetched with GET can be sent back with PUT as it is.
+    const fetched = await f.sdk.loadBalancers.pools.get(id, { account_id });
+    const replaced = await f.sdk.loadBalancers.pools.update(id, {
+      account_id,
+      name: fetched.name as string,
+      origins: fetched.origins as OriginParam[],
+    });
+    assert.deepEqual(archiveOf(replaced), [
+      ['full', false],
+      ['pruned', true],
+    ]);
+    const reset = await f.sdk.loadBalancers.pools.update(id, {
+      account_id,
+      name: 'archive-pool',
+      origins: [origin('full'), origin('pruned')],
+    });
+    assert.deepEqual(
+      archiveOf(reset),
+      [
+        ['full', false],
+        ['pruned', false],
+      ],
+      'PUT resets an omitted archive',
+    );
+
+    for (const value of ['true', 1, null, {}]) {
+      await assert.rejects(
+        f.sdk.loadBalancers.pools.edit(id, { account_id, origins: [origin('full'), origin('pruned', value)] }),
+        (err: unknown) => {
+          assert.ok(err instanceof Cloudflare.BadRequestError, String(err));
+          const first = (err.errors as { code: number; message: string }[])[0];
+          assert.equal(first?.code, 1002);
+          assert.match(first?.message ?? '', /^origins\.1\.archive:/);
+          return true;
+        },
+      );
+    }
+    assert.deepEqual(archiveOf(await f.sdk.loadBalancers.pools.get(id, { account_id })), archiveOf(reset));
+    await f.sdk.loadBalancers.pools.delete(id, { account_id });
+  });
+
+  test('a pool row stored before origins had `archive` reads as archive false; its next write stores the field', async () => {
+    const account_id = f.accountId;
+    const id = 'a1'.repeat(16);
+    // The settings JSON exactly as earlier versions wrote it (no migration adds the field).
+    await f.app.store.db
+      .insertInto('pools')
+      .values({
+        id,
+        account_id,
+        name: 'stored-before-archive',
+        notification_email: '',
+        monitor_id: null,
+        enabled: 1,
+        settings: JSON.stringify({
+          description: '',
+          minimum_origins: 1,
+          notification_filter: null,
+          origins: [{ name: 'o', address: 'http://127.0.0.1:1/', enabled: true, weight: 1, header: {} }],
+          origin_steering: { policy: 'random' },
+          check_regions: null,
+        }),
+        created_on: '2026-01-01T00:00:00.000Z',
+        modified_on: '2026-01-01T00:00:00.000Z',
+      })
+      .execute();
+    const got = await f.sdk.loadBalancers.pools.get(id, { account_id });
+    assert.equal((got.origins?.[0] as { archive?: unknown } | undefined)?.archive, false);
+    await f.sdk.loadBalancers.pools.edit(id, { account_id, description: 'touched' });
+    const row = await f.app.store.db
+      .selectFrom('pools')
+      .select('settings')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal((JSON.parse(row.settings) as { origins: { archive?: unknown }[] }).origins[0]?.archive, false);
+    await f.sdk.loadBalancers.pools.delete(id, { account_id });
+  });
+
+  test('origins[].archive from the config file: seeded as given, shown through the SDK; a non-boolean is refused', async () => {
+    const origins = [
+      { name: 'archive-node', address: 'http://127.0.0.1:1', archive: true },
+      { name: 'full-node', address: 'http://127.0.0.1:2' },
+    ];
+    const seeded = await startApiFixture({ pools: [{ name: 'from-config', origins }] });
+    try {
+      const [pool] = (await seeded.sdk.loadBalancers.pools.list({ account_id: seeded.accountId })).result.filter(
+        (p) => p.name === 'from-config',
+      );
+      assert.deepEqual(
+        pool?.origins?.map((o) => [o.name, (o as { archive?: unknown }).archive]),
+        [
+          ['archive-node', true],
+          ['full-node', false],
+        ],
+      );
+    } finally {
+      await seeded.close();
+    }
+    assert.throws(
+      () => buildConfig({ pools: [{ name: 'p', origins: [{ ...origins[0], archive: 'yes' }] }] }, 'switchyard.yaml'),
+      (err: unknown) => {
+        assert.ok(isSwitchyardError(err) && err.code === 'CONFIG_INVALID', String(err));
+        assert.match(err.message, /^switchyard\.yaml: pools\.0\.origins\.0\.archive: /);
+        return true;
+      },
     );
   });
 

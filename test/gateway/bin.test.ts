@@ -2,10 +2,14 @@
  * The build produces runnable JS: `bin/switchyard.js` (what `npx switchyard` runs) starts the compiled
  * `dist/` CLI, which serves JSON-RPC and stops on SIGTERM with exit 0. `npm test` builds first; when
  * `dist/` is missing outside CI (a single file run without `npm run build`) the test is skipped.
+ *
+ * `npx switchyard` itself, offline with an empty npx cache (what a newcomer's first run after `npm install`
+ * is): npm exec links the checkout into its cache and runs `prepare`, which must find dist/ current and
+ * compile nothing (scripts/build.mjs).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -67,5 +71,40 @@ describe('the compiled CLI (bin/switchyard.js → dist/)', {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('the first npx switchyard after install runs without recompiling (npm exec runs prepare on its cache link)', () => {
+    // Bring dist/ up to date with the sources the way `npm install` does (a no-op under `npm test`).
+    const prepared = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--if-changed'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    assert.equal(prepared.status, 0, prepared.stderr);
+    const main = join(REPO_ROOT, 'dist/cli/main.js');
+    const stamp = join(REPO_ROOT, 'dist/.build-inputs');
+    const before = { mtime: statSync(main).mtimeMs, stamp: readFileSync(stamp, 'utf8') };
+
+    // An empty npx cache of its own, no network: exactly the first-run path of `npx switchyard …`.
+    const npx = spawnSync(
+      'npm',
+      [
+        'exec',
+        '--offline',
+        '--yes',
+        '--foreground-scripts',
+        '--cache',
+        join(dir, 'npm-cache'),
+        '--',
+        'switchyard',
+        '--help',
+      ],
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(npx.status, 0, `${npx.stdout}\n${npx.stderr}`);
+    assert.match(npx.stdout, /switchyard serve \[--config FILE\]/, 'the CLI ran');
+    // --foreground-scripts shows prepare's output: it ran, and found nothing to compile.
+    assert.match(npx.stdout + npx.stderr, /dist\/ is current \(src\/ unchanged since the last build\)/);
+    assert.doesNotMatch(npx.stdout + npx.stderr, /tsc -p tsconfig\.build\.json/);
+    assert.deepEqual({ mtime: statSync(main).mtimeMs, stamp: readFileSync(stamp, 'utf8') }, before, 'dist/ untouched');
   });
 });

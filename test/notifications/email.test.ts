@@ -38,7 +38,7 @@ interface Fixture {
   close(): Promise<void>;
 }
 
-async function setup(smtpUrl: string | undefined): Promise<Fixture> {
+async function setup(smtpUrl: string | undefined, apiBase?: string): Promise<Fixture> {
   const opened = await openTestStore();
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const { logger, lines } = capturingLogger();
@@ -50,7 +50,14 @@ async function setup(smtpUrl: string | undefined): Promise<Fixture> {
     },
     '(test)',
   );
-  const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    config,
+    clock,
+    logger,
+    random: () => 0.5,
+    ...(apiBase === undefined ? {} : { apiBase }),
+  });
   const account = await insertAccount(opened.store);
   return {
     store: opened.store,
@@ -99,7 +106,12 @@ describe('email over SMTP', () => {
         'AUTH only inside TLS (STARTTLS)',
       );
 
-      const policyMail = parseMail(alerts.find((m) => m.to[0] === 'ops@example.com')?.raw ?? '');
+      const policyReceived = alerts.find((m) => m.to[0] === 'ops@example.com');
+      const policyMail = parseMail(policyReceived?.raw ?? '');
+      // The server advertises 8BITMIME (smtp-server's default), so the body travels as plain UTF-8.
+      assert.equal(policyReceived?.bodyType, '8bitmime');
+      assert.equal(policyMail.headers['content-transfer-encoding'], '8bit');
+      assert.ok(policyReceived?.raw.includes('Healthy → Unhealthy'));
       assert.equal(policyMail.headers.subject, '[Switchyard] Origin node-a (pool mainnet-a) is Unhealthy');
       assert.equal(policyMail.headers.from, 'Switchyard <sy@example.net>');
       assert.match(policyMail.headers['message-id'] ?? '', /^<msg_[0-9a-f]{32}@switchyard>$/);
@@ -305,8 +317,10 @@ describe('email over SMTP', () => {
 });
 
 describe('email outbox', () => {
-  test('without smtp_url, mail is written as RFC 5322 .eml files to data_dir/outbox', async () => {
-    const f = await setup(undefined);
+  test('without smtp_url, mail is written as RFC 5322 .eml files to data_dir/outbox, readable with cat', async () => {
+    // A long API base makes every URL line longer than 76 characters (quoted-printable would break them).
+    const apiBase = 'https://switchyard-management.example.internal:8443/client/v4';
+    const f = await setup(undefined, apiBase);
     try {
       const pool = await insertPool(f.store, f.account, { name: 'outbox', notification_email: 'legacy@example.com' });
       await insertEvent(f.store, {
@@ -335,6 +349,26 @@ describe('email outbox', () => {
         .find((m) => m.headers.subject?.includes('Pool outbox'));
       assert.equal(alert?.headers.subject, '[Switchyard] Pool outbox is Unhealthy');
       assert.match(alert?.text ?? '', /Healthy → Unhealthy/);
+
+      // Readable as a file: the bodies are the literal UTF-8 text, not quoted-printable.
+      const raws = files.map((file) => readFileSync(join(dir, file), 'utf8'));
+      const base = `${apiBase}/accounts/${f.account}`;
+      const alertRaw = raws.find((raw) => raw.includes('Pool outbox is Unhealthy')) ?? '';
+      const noticeRaw = raws.find((raw) => raw !== alertRaw) ?? '';
+      for (const raw of raws) {
+        // 8bit for the alert (its arrow); the notice is ASCII, so 7bit, also with lines over 76 characters.
+        assert.equal(parseMail(raw).headers['content-transfer-encoding'], raw === alertRaw ? '8bit' : '7bit');
+        assert.ok(!/=\r\n/.test(raw.slice(raw.indexOf('\r\n\r\n'))), 'no soft line breaks in the body');
+      }
+      assert.ok(alertRaw.includes('Healthy → Unhealthy'), 'the arrow as UTF-8');
+      assert.ok(alertRaw.includes(`(POST ${base}/alerting/v3/policies)`), 'the URL unbroken');
+      for (const url of [
+        `POST ${base}/alerting/v3/policies`,
+        `PATCH ${base}/load_balancers/pools?page=1&per_page=25`,
+        `GET ${base}/load_balancers/notification_migration`,
+      ]) {
+        assert.ok(noticeRaw.includes(url), `the notice holds ${url} unbroken`);
+      }
     } finally {
       await f.close();
     }

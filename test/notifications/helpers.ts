@@ -85,6 +85,8 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
+  /** The MAIL FROM's BODY= parameter as the server recorded it (`7bit` when none was given). */
+  bodyType: string;
 }
 
 export interface SmtpSink {
@@ -103,6 +105,8 @@ export interface SmtpOptions {
    * `?tls.rejectUnauthorized=false`, as an operator's would for such a relay. False: plain text only.
    */
   startTls?: boolean;
+  /** Leave 8BITMIME out of the EHLO reply (default false: smtp-server advertises it). */
+  hide8BitMime?: boolean;
 }
 
 /**
@@ -123,6 +127,7 @@ export async function startSmtp(
   const server = new SMTPServer({
     // hideSTARTTLS alone still upgrades a client that asks anyway; disabling the command refuses it.
     hideSTARTTLS: !startTls,
+    hide8BITMIME: options.hide8BitMime === true,
     ...(startTls ? {} : { disabledCommands: ['STARTTLS'] }),
     ...(cert === undefined ? {} : { key: readFileSync(cert.key), cert: readFileSync(cert.cert) }),
     allowInsecureAuth: true,
@@ -152,6 +157,7 @@ export async function startSmtp(
           from: from === false ? '' : from.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw: Buffer.concat(chunks).toString('utf8'),
+          bodyType: session.envelope.bodyType ?? '7bit',
         });
         callback();
       });

@@ -1,7 +1,8 @@
 /**
  * Request and response shapes of the pools API (CLOUDFLARE-API.md), as zod schemas: they validate
  * bodies and generate the OpenAPI document. Defaults are Cloudflare's: enabled true, minimum_origins 1,
- * no monitor, notification_email "", origin_steering random, origin enabled true / weight 1 / header {}.
+ * no monitor, notification_email "", origin_steering random, origin enabled true / weight 1 / header {};
+ * Switchyard's origin extension `archive` (SPEC §9) defaults to false and is on every answer.
  *
  * Read-only fields (id, created_on, modified_on, disabled_at, networks, healthy) are accepted and
  * ignored on input, so a pool fetched with GET can be sent back with PUT; any other unknown field is
@@ -80,6 +81,10 @@ const originBody = originInput.extend({
   weight: originInput.shape.weight.describe('0..1, default 1; 0 = never chosen.'),
   header: originInput.shape.header.describe(
     'Request headers, e.g. {"Host": ["…"]}. Values of credential headers are returned as ***.',
+  ),
+  archive: originInput.shape.archive.describe(
+    'Switchyard extension. true: an archive node, serving every block from 0; default false (the earliest ' +
+      'block is learned from missing-data answers).',
   ),
   disabled_at: readOnly,
   healthy: readOnly,
@@ -258,6 +263,7 @@ export function poolView(pool: Pool, health: PoolHealthSource, networks: readonl
       enabled: origin.enabled,
       weight: origin.weight,
       header: maskHeaders(origin.header),
+      archive: origin.archive === true,
       ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
       healthy: health.originHealthy(pool, origin),
     })),
@@ -291,6 +297,7 @@ export const poolResult = z.object({
       enabled: z.boolean(),
       weight: z.number(),
       header: z.record(z.string(), z.array(z.string())),
+      archive: z.boolean().describe('Archive node (Switchyard extension).'),
       disabled_at: z.string().optional(),
       healthy: z.boolean(),
     }),
