@@ -16,6 +16,8 @@ export interface Origin {
   weight: number;
   header: Record<string, string[]>;
   disabled_at?: string;
+  /** Serves state and history from genesis (the chain tracker's earliest block is 0 for it). */
+  archive?: boolean;
 }
 
 export interface Pool {
