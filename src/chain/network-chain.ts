@@ -16,7 +16,8 @@
  * - after each poll round or new head, every usable origin's last header is offered, highest first
  *   (the leader first among equals): any origin may extend the chain with blocks that link to it; only
  *   the leader may replace blocks (a reorg) or restart it after a gap. So two origins on two chains make
- *   the chain switch only when the other one is ahead by more than the margin, and then it stays.
+ *   the chain switch only when the other one is ahead by more than the margin, and then it stays. A header
+ *   the chain refused is not offered again (no fetches) until that origin shows another one.
  *
  * Finality: while the network was touched within FINALITY_IDLE_MS (5 min), its `finalized` block is
  * fetched from the best usable origin (the leader, else the highest) every FINALITY_POLL_MS (12 s), and
@@ -60,6 +61,8 @@ export class NetworkChain {
   #headAt = Number.NEGATIVE_INFINITY;
   #advancing: Promise<void> | undefined;
   #again = false;
+  /** The last header each origin offered that the chain refused: not offered again until it changes. */
+  readonly #refused = new WeakMap<OriginChain, string>();
   #touchedAt: number | undefined;
   #finalityAt: number | undefined;
   #finalityInFlight = false;
@@ -200,12 +203,15 @@ export class NetworkChain {
     );
     for (const origin of offers) {
       const header = origin.header as BlockHead;
+      const mayReplace = origin === leader;
+      if (!mayReplace && this.#refused.get(origin) === header.hash) continue;
       try {
         const outcome = await this.canonical.follow(
           header,
           (n) => this.#deps.source.block(origin.pool, origin.origin, n),
-          origin === leader,
+          mayReplace,
         );
+        if (outcome === 'refused') this.#refused.set(origin, header.hash);
         if (outcome === 'failed') {
           this.#deps.logger?.debug('canonical chain step failed (the origin changed while read)', {
             network: this.name,

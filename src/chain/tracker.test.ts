@@ -139,14 +139,22 @@ describe('canonical heads', () => {
     assert.deepEqual(t.heads(), [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
     assert.equal(t.tracker.canonicalHead('net')?.hash, a.head.hash, 'the leader is the first at the top');
 
-    b.mine(1); // the same chain, one ahead: any origin may extend
-    await t.tracker.refresh();
-    assert.deepEqual(t.heads().slice(-2), [50, 51]);
-
     x.mine(LEADER_MARGIN, 'x'); // ahead of the leader, but within the margin: nothing moves
     await t.tracker.refresh();
     assert.ok(!t.events.some((e) => 'reorg' in e));
     assert.equal(t.tracker.networkHead('net'), 50 + LEADER_MARGIN);
+    assert.ok(t.source.asked.includes('x:51'), 'x was read once to see whether it links');
+    t.source.asked.length = 0;
+    await t.tracker.refresh();
+    assert.deepEqual(
+      t.source.asked.filter((q) => /^x:\d+$/.test(q)),
+      [],
+      'a refused header is not read again',
+    );
+
+    b.mine(1); // the same chain, one ahead: any origin may extend
+    await t.tracker.refresh();
+    assert.deepEqual(t.heads().slice(-2), [50, 51]);
 
     x.mine(2, 'x'); // now more than the margin ahead of the leader: x leads, the chain switches once
     await t.tracker.refresh();

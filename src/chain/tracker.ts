@@ -28,8 +28,9 @@
  * network-chain.ts and canonical.ts.
  *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
- * each network's interval (unref'd timers); `stop()` ends both (answers still in flight are taken,
- * nothing new is asked). Without `start()` nothing is asked but through `refresh()` (tests).
+ * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
+ * taken, nothing new is asked, listeners hear nothing more). Without `start()` nothing is asked but
+ * through `refresh()` (tests).
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -79,6 +80,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   readonly #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | undefined;
   #running = false;
+  #stopped = false;
   readonly #reorgCount: ((network: string) => void) | undefined;
 
   constructor(options: ChainTrackerOptions) {
@@ -120,7 +122,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   }
 
   start(): void {
-    if (this.#running) return;
+    if (this.#running || this.#stopped) return;
     this.#running = true;
     for (const network of this.#networks.values()) {
       const timer = setInterval(() => void this.#round(network), network.pollIntervalMs);
@@ -132,6 +134,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
 
   stop(): void {
     this.#running = false;
+    this.#stopped = true;
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
@@ -253,6 +256,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
 
   #poll(record: OriginChain): Promise<void> {
     if (record.polling !== undefined) return record.polling;
+    if (this.#stopped) return Promise.resolve();
     const { source, clock, logger } = this.#options;
     const run = async (): Promise<void> => {
       try {
@@ -329,6 +333,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   }
 
   #emit(call: (listener: ChainListener) => void): void {
+    if (this.#stopped) return;
     for (const listener of this.#listeners) {
       try {
         call(listener);
