@@ -8,6 +8,7 @@
 
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
 import { coreRoutes } from './api/routes/index.js';
+import type { ChainTracker } from './chain/tracker.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
@@ -46,6 +47,8 @@ export interface Switchyard {
   readonly store: Store;
   /** The anvil devnet when `devnet.enabled` (the offline default), else undefined. */
   readonly devnet: Devnet | undefined;
+  /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
+  readonly chain: ChainTracker;
   close(): Promise<void>;
 }
 
@@ -139,7 +142,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
-    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin forwarder.
+    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
+    // forwarder; its finality comes from the gateway's chain tracker.
     let caching: CachingForwarder | undefined;
     const gateway = await named(
       'gateway.listen',
@@ -154,11 +158,10 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         outbound,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(config.gateway.cache_max_bytes > 0 && {
-          wrapForwarder: (inner: Forwarder) => {
+          wrapForwarder: (inner: Forwarder, chain: ChainTracker) => {
             caching = new CachingForwarder(inner, {
               maxBytes: config.gateway.cache_max_bytes,
-              networks: config.networks,
-              clock,
+              chain,
               logger: logger.child({ part: 'cache' }),
               metrics,
             });
@@ -213,6 +216,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       apiUrl,
       store,
       devnet,
+      chain: gateway.chain,
       close: () => {
         closing ??= unwind().then(() => logger.info('switchyard stopped'));
         return closing;

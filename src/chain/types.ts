@@ -6,6 +6,7 @@
  *
  * Block numbers are JS numbers: exact up to 2^53, far beyond any chain's height.
  */
+import type { Origin, Pool } from '../model/pool.js';
 
 /** A block header as the tracker keeps it. */
 export interface BlockHead {
@@ -65,4 +66,49 @@ export interface ChainFeedback {
   lacksBlock(poolId: string, originName: string, number: number): void;
   /** The gateway reported this head to a client of the network (the monotonic head only rises). */
   reported(network: string, number: number): void;
+}
+
+// ── Added with the tracker (src/chain/tracker.ts): how it asks origins, and what it tells listeners. ──
+
+/**
+ * How the tracker asks one origin (the gateway implements it over its origin clients:
+ * gateway/upstream/chain-source.ts). `block` resolves undefined when the origin answered but has no such
+ * block (a null result, or an error answer such as an unsupported `finalized` tag); it rejects when the
+ * origin could not be asked (connect, timeout, HTTP failure, garbled answer). Both bounded by a timeout.
+ */
+export interface ChainSource {
+  block(pool: Pool, origin: Origin, which: 'latest' | 'finalized' | number): Promise<BlockHead | undefined>;
+  /** True while the origin says it is syncing (eth_syncing answers anything but false). */
+  syncing(pool: Pool, origin: Origin): Promise<boolean>;
+}
+
+/** Blocks that left a network's canonical chain. The new branch's heads follow as `head` events. */
+export interface ChainReorg {
+  /** The first block number whose block changed. */
+  readonly forkPoint: number;
+  /** The canonical blocks from `forkPoint` on that were replaced, oldest first. */
+  readonly removed: readonly BlockHead[];
+  /**
+   * The change reached below the tracker's window of recent blocks: the real fork point is at or below
+   * `forkPoint` (the window's lowest block), and `removed` holds only what the window held.
+   */
+  readonly beyondWindow: boolean;
+}
+
+/**
+ * What the tracker tells about a network's canonical chain, in order and synchronously (a listener must
+ * not block). Per network: `head` numbers rise by exactly 1 (no gap, no duplicate) except right after a
+ * `reorg` (the next head is its fork point) or a `gap`; the first head of a network is whatever block the
+ * tracker saw first.
+ */
+export interface ChainListener {
+  head?(network: string, block: BlockHead): void;
+  reorg?(network: string, reorg: ChainReorg): void;
+  /**
+   * The tracker could not back-fill: heads `from..to` were never seen (more than the back-fill bound
+   * behind, e.g. after every origin was down for long). The next head is `to + 1`.
+   */
+  gap?(network: string, from: number, to: number): void;
+  /** The network's finalized block as an origin answered it (fetched while the network is in use). */
+  finalized?(network: string, block: BlockHead): void;
 }

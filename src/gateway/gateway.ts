@@ -9,8 +9,16 @@
  * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
+ *
+ * The chain tracker (src/chain/tracker.ts) is created here, before the router and forwarder. It asks
+ * origins through upstream/chain-source.ts over origin clients of its own — the same class, address
+ * model, headers and connect guard as forwarded calls, but CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per
+ * origin apart from `connections_per_origin`, so head polls never queue behind client calls and never
+ * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
+ * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  */
 
+import { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
@@ -30,6 +38,7 @@ import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import { RateLimiter } from './rpc/rate-limit.js';
+import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
@@ -46,8 +55,8 @@ export interface GatewayOptions {
   metrics?: MetricsRegistry;
   /** The outbound target policy origin connects follow (default: from `outbound.trusted_accounts`). */
   outbound?: OutboundPolicy;
-  /** Wraps the origin forwarder, e.g. with a response cache (issue 7). */
-  wrapForwarder?: (inner: Forwarder) => Forwarder;
+  /** Wraps the origin forwarder, e.g. with a response cache (issue 7), which reads finality from `chain`. */
+  wrapForwarder?: (inner: Forwarder, chain: ChainTracker) => Forwarder;
   /**
    * The read buffers large answers pass through, from the origin clients to the listener (default: a
    * new pool). Tests only: to watch its recycling.
@@ -57,6 +66,8 @@ export interface GatewayOptions {
 
 export interface Gateway {
   readonly url: string;
+  /** The chain tracker of the configured networks (SPEC §9). */
+  readonly chain: ChainTracker;
   close(graceMs: number): Promise<void>;
 }
 
@@ -73,6 +84,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
     buffers,
+  });
+  const chainClients = new OriginClients({
+    connectionsPerOrigin: CHAIN_CONNECTIONS_PER_ORIGIN,
+    connectTimeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+    guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
+    buffers,
+  });
+  const chain = new ChainTracker({
+    networks: config.networks,
+    directory: options.directory,
+    health: options.health,
+    source: new GatewayChainSource({
+      clients: chainClients,
+      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+    }),
+    clock,
+    logger: logger.child({ part: 'chain' }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
@@ -97,7 +126,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     writes: new WriteAffinity(clock, settings.sticky_after_write),
     networks: config.networks,
   });
-  const forwarder = options.wrapForwarder ? options.wrapForwarder(origins) : origins;
+  const forwarder = options.wrapForwarder ? options.wrapForwarder(origins, chain) : origins;
   const handler = new RpcHandler({
     networks: config.networks,
     forwarder,
@@ -108,16 +137,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
   });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
-  const unsubscribe = options.directory.onChange(() =>
-    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins)),
-  );
+  const unsubscribe = options.directory.onChange(() => {
+    const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
+    clients.prune(inUse);
+    chainClients.prune(inUse);
+  });
 
   const fdLimit = openFilesLimit();
   const budget = connectionBudget({
     configured: settings.max_connections,
     fdLimit,
     originConnections:
-      settings.connections_per_origin * originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
+      (settings.connections_per_origin + CHAIN_CONNECTIONS_PER_ORIGIN) *
+      originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
   });
   if (budget.lowered) {
     logger.warn(
@@ -147,12 +179,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gatewayEdge({ handler, apiKeys, metrics, logger, streamStallMs: settings.stream_stall_timeout }),
   );
   logger.info('gateway listening', { url: listener.url });
+  chain.start();
   return {
     url: listener.url,
+    chain,
     close: async (graceMs) => {
       await listener.close(graceMs);
+      chain.stop();
       unsubscribe();
       await clients.close();
+      await chainClients.close();
     },
   };
 }

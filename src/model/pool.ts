@@ -22,6 +22,8 @@ export interface Origin {
    */
   archive?: boolean;
   disabled_at?: string;
+  /** Serves state and history from genesis (the chain tracker's earliest block is 0 for it). */
+  archive?: boolean;
 }
 
 export interface Pool {

@@ -133,7 +133,7 @@ test('with a real anvil: finalized blocks by number are cached, blocks above fin
       anvil.url,
       '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x10",true]}',
     );
-    // The first read starts the finality poll; once finality is known, the block is kept and hit.
+    // The first read makes the chain tracker fetch finality; once it is known, the block is kept and hit.
     await waitFor(async () => {
       await post(chain!.rpcUrl(), '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x10",true]}');
       return (await hits()) > 0;

@@ -1,11 +1,11 @@
 /**
  * A JSON-RPC origin for the bench/cache tests: a real node:http server on port 0 that answers like a
- * node (echoing each request's id), counts calls per method (`eth_getBlockByNumber("finalized")` as
- * "finality poll"), and can hold answers until released (to
+ * node (echoing each request's id), counts calls per method (the gateway chain tracker's own requests —
+ * head polls, eth_syncing, finalized blocks — apart, as "chain tracker"), and can hold answers until released (to
  * line up concurrent requests without sleeping). `answers` maps a method to its result JSON text or to
  * a function of the params; unknown methods get a -32601 error.
  */
-import { startHttpServer, type TestServer } from '../helpers/http.js';
+import { fromChainTracker, startHttpServer, type TestServer } from '../helpers/http.js';
 
 export type Answer = { result: string } | { error: string } | { status: number; body: string };
 
@@ -40,9 +40,8 @@ export async function startOrigin(answers: FakeOrigin['answers'] = {}): Promise<
   };
   const server: TestServer = await startHttpServer(async (_req, res, body) => {
     const request = JSON.parse(body) as { id?: unknown; method: string; params?: unknown };
-    // The cache's finality polls are counted apart, so they never blur a method's count.
-    const finality = request.method === 'eth_getBlockByNumber' && (request.params as unknown[])?.[0] === 'finalized';
-    const counted = finality ? 'finality poll' : request.method;
+    // The chain tracker's requests are counted apart, so they never blur a method's count.
+    const counted = fromChainTracker(body) ? 'chain tracker' : request.method;
     counts.set(counted, (counts.get(counted) ?? 0) + 1);
     if (gate !== undefined) await gate;
     // Echo the id exactly as it came (the gateway sends its own small integer).

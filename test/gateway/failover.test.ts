@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { scanJson } from '../../src/gateway/rpc/json-scan.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
-import { post, type RpcAnswer, startHttpServer, type TestServer } from '../helpers/http.js';
+import { fromChainTracker, post, type RpcAnswer, startHttpServer, type TestServer } from '../helpers/http.js';
 
 type Behaviour = 'ok' | 'status500' | 'status429' | 'garbled' | 'empty' | 'wrongId' | 'hang';
 
@@ -168,13 +168,15 @@ describe('failover with misbehaving origins', () => {
   });
 
   it('invalid params are refused before any upstream call', async () => {
-    const before = good.received.length;
+    // The chain tracker polls every origin on its own: count the calls the gateway forwarded.
+    const forwarded = () => good.received.filter((r) => !fromChainTracker(r.body)).length;
+    const before = forwarded();
     const res = await post(
       app.rpcUrl('net-good'),
       '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x01",false]}',
     );
     assert.equal(res.json<RpcAnswer>().error?.code, -32602);
-    assert.equal(good.received.length, before);
+    assert.equal(forwarded(), before);
   });
 
   it('a batch fails over element by element', async () => {

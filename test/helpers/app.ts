@@ -64,6 +64,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
     apiUrl: app.apiUrl,
     store: app.store,
     devnet: app.devnet,
+    chain: app.chain,
     config,
     dataDir,
     rpcUrl: (network = 'sepolia') => `${app.gatewayUrl}/v1/${network}`,

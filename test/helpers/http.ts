@@ -47,6 +47,15 @@ export async function rpc(url: string, method: string, params: unknown[] = [], i
   return { ...res, answer: res.json<RpcAnswer>() };
 }
 
+/**
+ * The gateway's chain tracker asks every origin for its head (and now and then eth_syncing) under the
+ * JSON-RPC id "switchyard-chain" (src/gateway/upstream/chain-source.ts); tests that count a client's
+ * calls at an origin leave those out.
+ */
+export function fromChainTracker(body: string): boolean {
+  return body.includes('"id":"switchyard-chain"');
+}
+
 export interface TestServer {
   readonly url: string;
   readonly port: number;

@@ -10,47 +10,36 @@
  * answers carry the right id without any JSON work. A shared call is not tied to the client that
  * started it (no client abort signal): other clients may be waiting on it.
  *
- * Finality for blocks by number is polled through the inner forwarder too (so a healthy origin of
- * the network answers), with `eth_getBlockByNumber("finalized"|<height>, false)`.
+ * Finality for blocks by number comes from the chain tracker (chain-finality.ts): it fetches the
+ * network's finalized block from a usable origin while the network is in use; nothing here polls.
  */
-import type { Clock } from '../../../clock.js';
-import type { NetworkConfig } from '../../../config/schema.js';
 import type { Logger } from '../../../log.js';
 import type { MetricsRegistry } from '../../../metrics/registry.js';
 import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../../rpc/forwarder.js';
-import { parseBody, type RpcCall } from '../../rpc/request.js';
-import { blockSource } from './block-source.js';
-import { FinalityTracker } from './finality.js';
+import type { RpcCall } from '../../rpc/request.js';
+import { type ChainBlocks, finalityFromChain } from './chain-finality.js';
+import type { FinalityTracker } from './finality.js';
 import { ResponseCache } from './response-cache.js';
 
 export interface CachingForwarderOptions {
   maxBytes: number;
-  networks: Readonly<Record<string, NetworkConfig>>;
-  clock: Clock;
+  /** The gateway's chain tracker: where finalized blocks come from. */
+  chain: ChainBlocks;
   logger: Logger;
   metrics?: MetricsRegistry;
-  /** Finality poll interval (ms); default finality.ts's FINALITY_POLL_MS. */
-  finalityIntervalMs?: number;
 }
 
 export class CachingForwarder implements Forwarder {
   readonly cache: ResponseCache<UpstreamReply>;
   readonly finality: FinalityTracker;
   readonly #inner: Forwarder;
+  readonly #closeFinality: () => void;
 
   constructor(inner: Forwarder, options: CachingForwarderOptions) {
     this.#inner = inner;
-    this.finality = new FinalityTracker({
-      clock: options.clock,
-      logger: options.logger,
-      ...(options.finalityIntervalMs === undefined ? {} : { intervalMs: options.finalityIntervalMs }),
-      source: blockSource(async (network, body) => {
-        const parsed = parseBody(Buffer.from(body), 1);
-        if (parsed.batch || !parsed.element.ok) throw new Error('finality request did not parse');
-        const pools = options.networks[network]?.pools ?? [];
-        return (await inner.forward({ network, pools, call: parsed.element.call })).body;
-      }),
-    });
+    const fed = finalityFromChain(options.chain, options.logger);
+    this.finality = fed.finality;
+    this.#closeFinality = () => fed.close();
     this.cache = new ResponseCache<UpstreamReply>({
       maxBytes: options.maxBytes,
       finality: this.finality,
@@ -107,6 +96,6 @@ export class CachingForwarder implements Forwarder {
   }
 
   close(): void {
-    this.finality.close();
+    this.#closeFinality();
   }
 }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../../../../test/helpers/anvil.js';
-import { ManualClock } from '../../../clock.js';
-import { blockSource } from './block-source.js';
 import { type BlockSource, FinalityTracker } from './finality.js';
 
-/** Finality tracking against a real anvil (finalized = latest − 64 there) and its `anvil_reorg`. */
+/**
+ * Finality tracking against a real anvil (finalized = latest − 64 there) and its `anvil_reorg`. Here the
+ * tracker pulls through its source (`refresh`); chain-finality.test.ts feeds it from the chain tracker.
+ */
 
 let anvil: AnvilNode;
 before(async () => {
@@ -26,14 +27,15 @@ async function call(method: string, params: unknown[]): Promise<unknown> {
   return answer.result;
 }
 
-const anvilSource: BlockSource = blockSource(async (_network, body) => {
-  const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  return Buffer.from(await res.arrayBuffer());
-});
+const anvilSource: BlockSource = async (_network, which) => {
+  const tag = which === 'finalized' ? 'finalized' : `0x${which.toString(16)}`;
+  const block = (await call('eth_getBlockByNumber', [tag, false])) as { number: string; hash: string } | null;
+  return block === null ? undefined : { number: BigInt(block.number), hash: block.hash };
+};
 
 test('follows a real chain finality and finds how deep a reorg below it went', async () => {
   const reorgs: bigint[] = [];
-  const finality = new FinalityTracker({ source: anvilSource, clock: new ManualClock(0), poll: false });
+  const finality = new FinalityTracker({ source: anvilSource });
   finality.addListener({ reorg: (_network, height) => reorgs.push(height) });
 
   await call('anvil_mine', ['0x54']); // latest 84 → finalized 20
@@ -55,25 +57,38 @@ test('follows a real chain finality and finds how deep a reorg below it went', a
   await finality.refresh('sepolia');
   assert.equal(finality.finalized('sepolia'), 50n);
   assert.deepEqual(reorgs, [50n, 21n], 'the new chain is accepted without further alarms');
-  finality.close();
 });
 
-test('touch polls a network once while its finality is unknown; a chain without finality stays unknown', async () => {
-  let calls = 0;
+test('touch only tells the feeder the network is in use; a chain without finality stays unknown', async () => {
+  const demanded: string[] = [];
+  let asked = 0;
   const finality = new FinalityTracker({
-    clock: new ManualClock(0),
-    poll: false,
+    demand: (network) => demanded.push(network),
     source: async () => {
-      calls += 1;
+      asked += 1;
       return undefined; // e.g. an error answer to "finalized"
     },
   });
   finality.touch('l2');
   finality.touch('l2');
+  assert.deepEqual(demanded, ['l2', 'l2']);
+  assert.equal(asked, 0, 'no request of its own: the chain tracker fetches');
   await finality.refresh('l2');
   assert.equal(finality.finalized('l2'), undefined);
-  assert.ok(calls >= 1 && calls <= 2, `polled ${calls} times`);
-  finality.close();
+});
+
+test('observed finalized blocks move finality up; a lower one from a lagging origin moves nothing', async () => {
+  const c = chain(100n);
+  c.rebuild(120n);
+  const reorgs: bigint[] = [];
+  const finality = new FinalityTracker({ source: c.source });
+  finality.addListener({ reorg: (_n, h) => reorgs.push(h) });
+  await finality.observe('net', { number: 90n, hash: c.state.blocks.get(90n)! });
+  await finality.observe('net', { number: 100n, hash: c.state.blocks.get(100n)!.toUpperCase().replace('0X', '0x') });
+  assert.equal(finality.finalized('net'), 100n);
+  await finality.observe('net', { number: 97n, hash: c.state.blocks.get(97n)! });
+  assert.equal(finality.finalized('net'), 100n);
+  assert.deepEqual(reorgs, []);
 });
 
 /** A chain in memory: height → hash, with a finalized height; enough to drive the tracker's rules. */
@@ -96,21 +111,20 @@ test('a lagging origin reporting an older finalized block moves nothing back and
   const c = chain(100n);
   c.rebuild(200n);
   const reorgs: bigint[] = [];
-  const finality = new FinalityTracker({ source: c.source, clock: new ManualClock(0), poll: false });
+  const finality = new FinalityTracker({ source: c.source });
   finality.addListener({ reorg: (_n, h) => reorgs.push(h) });
   await finality.refresh('net');
   c.state.finalized = 97n; // the next answer came from an origin three blocks behind
   await finality.refresh('net');
   assert.equal(finality.finalized('net'), 100n);
   assert.deepEqual(reorgs, []);
-  finality.close();
 });
 
 test('a chain that went back (restarted devnet) drops everything: no remembered block matches', async () => {
   const c = chain(100n);
   c.rebuild(100n);
   const reorgs: bigint[] = [];
-  const finality = new FinalityTracker({ source: c.source, clock: new ManualClock(0), poll: false });
+  const finality = new FinalityTracker({ source: c.source });
   finality.addListener({ reorg: (_n, h) => reorgs.push(h) });
   for (const n of [60n, 80n, 100n]) {
     c.state.finalized = n;
@@ -124,5 +138,4 @@ test('a chain that went back (restarted devnet) drops everything: no remembered 
   await finality.refresh('net');
   assert.deepEqual(reorgs, [100n, 0n]);
   assert.equal(finality.finalized('net'), 10n);
-  finality.close();
 });

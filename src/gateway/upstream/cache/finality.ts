@@ -3,14 +3,18 @@
  * and notices when blocks that were final change (a reorg past finality, an origin on another chain,
  * a restarted devnet).
  *
- * Polling
- * - A network is polled only while in use: `touch(network)` marks it active (the cache calls it for
- *   reads that depend on finality) and polls at once while nothing is known; then every `intervalMs`
- *   (default 12 s, one slot) while it was touched within the last `idleMs` (default 5 min).
- * - A poll asks the network, through the gateway's own forwarding (so a healthy origin answers), for
- *   `eth_getBlockByNumber("finalized", false)`. A chain without that tag (pre-merge, some L2s) answers
- *   an error or null: its finalized height stays unknown, and blocks by number are never cached there.
- * - One poll in flight per network; failures are logged at debug and retried next round.
+ * Where finalized blocks come from: the chain tracker (src/chain/), which fetches
+ * `eth_getBlockByNumber("finalized", false)` from the network's best usable origin while the network is
+ * in use and hands each answer to `observe` (wired by chain-finality.ts). This tracker has no timer and
+ * asks nothing on its own schedule:
+ * - `touch(network)` (the cache calls it for reads that depend on finality) tells the chain tracker the
+ *   network is in use (`demand`): it fetches at once while nothing is known, then every 12 s until the
+ *   network has been idle for 5 minutes (chain/network-chain.ts);
+ * - its own lookups — a block by height while checking a conflict, the finalized block after one, or
+ *   `refresh` — go through `source` (the chain tracker's network-wide block lookup).
+ * A chain without the `finalized` tag (pre-merge, some L2s) never reports one: its finalized height stays
+ * unknown, and blocks by number are never cached there. One check in flight per network; an observation
+ * arriving meanwhile is dropped (the next one comes a round later); failures are logged at debug.
  *
  * Finality only moves up, unless the chain proves otherwise
  * - The last `HISTORY` (256) finalized height → hash pairs seen are remembered.
@@ -23,11 +27,8 @@
  *   ~8 block fetches): listeners get `reorg(network, L)` with L the first height that differs (0 when
  *   no remembered block still matches). The finalized block becomes the new chain's.
  */
-import type { Clock } from '../../../clock.js';
 import type { Logger } from '../../../log.js';
 
-export const FINALITY_POLL_MS = 12_000;
-export const FINALITY_IDLE_MS = 300_000;
 const HISTORY = 256; // remembered finalized heights per network
 
 export interface FinalizedBlock {
@@ -50,36 +51,25 @@ interface NetworkState {
   finalized?: FinalizedBlock;
   /** height (decimal string) → hash, insertion-ordered, at most HISTORY entries */
   history: Map<string, string>;
-  lastTouched: number;
   polling?: Promise<void>;
 }
 
 export class FinalityTracker {
   readonly #source: BlockSource;
-  readonly #clock: Clock;
+  readonly #demand: ((network: string) => void) | undefined;
   readonly #logger: Logger | undefined;
-  readonly #idleMs: number;
   readonly #networks = new Map<string, NetworkState>();
   readonly #listeners: FinalityListener[] = [];
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: {
     source: BlockSource;
-    clock: Clock;
+    /** The network is in use: whoever feeds `observe` should keep its finalized block coming. */
+    demand?: (network: string) => void;
     logger?: Logger;
-    intervalMs?: number;
-    idleMs?: number;
-    /** Start the background timer (default true); tests call `refresh` themselves. */
-    poll?: boolean;
   }) {
     this.#source = options.source;
-    this.#clock = options.clock;
+    this.#demand = options.demand;
     this.#logger = options.logger;
-    this.#idleMs = options.idleMs ?? FINALITY_IDLE_MS;
-    if (options.poll ?? true) {
-      this.#timer = setInterval(() => this.#pollActive(), options.intervalMs ?? FINALITY_POLL_MS);
-      this.#timer.unref();
-    }
   }
 
   addListener(listener: FinalityListener): void {
@@ -91,14 +81,20 @@ export class FinalityTracker {
     return this.#networks.get(network)?.finalized?.number;
   }
 
-  /** Marks the network as in use; starts a poll when its finality is not known yet. */
+  /** Marks the network as in use (a read depends on its finality). Synchronous: on the hot path. */
   touch(network: string): void {
-    const state = this.#state(network);
-    state.lastTouched = this.#clock.now();
-    if (state.finalized === undefined && state.polling === undefined) void this.refresh(network);
+    this.#demand?.(network);
   }
 
-  /** Polls the network once (joins a poll or a conflict resolution already in flight). */
+  /**
+   * The network's finalized block as an origin answered it (the chain tracker's fetch). Checked and
+   * taken unless a check of this network is in flight (then joined, and this block dropped).
+   */
+  observe(network: string, block: FinalizedBlock): Promise<void> {
+    return this.#exclusive(network, () => this.#take(network, normalise(block)));
+  }
+
+  /** Asks `source` for the finalized block once (joins a check already in flight). */
   refresh(network: string): Promise<void> {
     return this.#exclusive(network, async () => {
       const block = await this.#source(network, 'finalized');
@@ -127,15 +123,10 @@ export class FinalityTracker {
     return tracked;
   }
 
-  close(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
   #state(network: string): NetworkState {
     let state = this.#networks.get(network);
     if (state === undefined) {
-      state = { history: new Map(), lastTouched: this.#clock.now() };
+      state = { history: new Map() };
       this.#networks.set(network, state);
     }
     return state;
@@ -145,7 +136,7 @@ export class FinalityTracker {
     const state = this.#state(network);
     if (state.polling !== undefined) return state.polling;
     const tracked: Promise<void> = work()
-      .catch((err: unknown) => this.#logger?.debug('finality poll failed', { network, err }))
+      .catch((err: unknown) => this.#logger?.debug('finality check failed', { network, err }))
       .finally(() => {
         if (state.polling === tracked) state.polling = undefined;
       });
@@ -225,13 +216,6 @@ export class FinalityTracker {
 
   #emitReorg(network: string, height: bigint): void {
     for (const listener of this.#listeners) listener.reorg?.(network, height);
-  }
-
-  #pollActive(): void {
-    const now = this.#clock.now();
-    for (const [network, state] of this.#networks) {
-      if (now - state.lastTouched <= this.#idleMs) void this.refresh(network);
-    }
   }
 }
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startHttpServer, type TestServer } from '../../../../test/helpers/http.js';
-import { ManualClock } from '../../../clock.js';
 import { MetricsRegistry } from '../../../metrics/registry.js';
 import { FinalityTracker } from './finality.js';
 import { type OriginAnswer, ResponseCache } from './response-cache.js';
@@ -69,12 +68,13 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000
   }
 }
 
-/** A finality tracker that never polls on its own; tests feed it through its source. */
+/**
+ * A finality tracker fed as the chain tracker feeds it (`observe`); its own lookups (by height during a
+ * conflict search) go to `state`.
+ */
 function tracker(finalized: { number: bigint; hash: string } | undefined) {
   const state = { finalized, blocks: new Map<bigint, string>() };
   const finality = new FinalityTracker({
-    clock: new ManualClock(0),
-    poll: false,
     source: async (_network, which) => {
       if (which === 'finalized') return state.finalized;
       const hash = state.blocks.get(which);
@@ -186,7 +186,6 @@ test('latest/pending and other moving reads are never planned, so never cached',
   ] as const) {
     assert.equal(cache.plan('sepolia', method, params), undefined, method);
   }
-  finality.close();
 });
 
 test('blocks by number are cached at or below finality, and a reorg there drops them from its height up', async () => {
@@ -197,7 +196,7 @@ test('blocks by number are cached at or below finality, and a reorg there drops 
   // Finality advances over time; the tracker remembers each finalized block it saw.
   for (const n of [10n, 50n, 90n, 100n]) {
     state.finalized = { number: n, hash: hashOf(n) };
-    await finality.refresh('sepolia');
+    await finality.observe('sepolia', state.finalized);
   }
   const cache = new ResponseCache({ maxBytes: 1_048_576, finality });
   upstream.answer = (method, params) => {
@@ -218,7 +217,7 @@ test('blocks by number are cached at or below finality, and a reorg there drops 
   // tracker binary-searches its remembered blocks: 50 still matches, 90 does not → drop from 51 up.
   for (let n = 60n; n <= 100n; n++) state.blocks.set(n, hashOf(n, 'f'));
   state.finalized = { number: 100n, hash: hashOf(100n, 'f') };
-  await finality.refresh('sepolia');
+  await finality.observe('sepolia', state.finalized);
   const outcomes = [];
   for (const n of [10n, 50n, 90n, 100n]) outcomes.push((await read(n)).outcome);
   assert.deepEqual(outcomes, ['hit', 'hit', 'miss', 'miss']);
@@ -227,12 +226,11 @@ test('blocks by number are cached at or below finality, and a reorg there drops 
   const again = await read(90n);
   assert.equal(again.outcome, 'hit');
   assert.match(again.answer.body.toString(), new RegExp(hashOf(90n, 'f')));
-  finality.close();
 });
 
 test('a cached block that disagrees with a finalized block at its height triggers invalidation', async () => {
   const { finality, state } = tracker({ number: 100n, hash: `0x${'11'.repeat(32)}` });
-  await finality.refresh('sepolia');
+  await finality.observe('sepolia', { number: 100n, hash: `0x${'11'.repeat(32)}` });
   const cache = new ResponseCache({ maxBytes: 1_048_576, finality });
   const plan = cache.plan('sepolia', 'eth_getBlockByNumber', ['0x64', false])!;
   const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"number":"0x64","hash":"${BLOCK_HASH}"}}`);
@@ -241,14 +239,13 @@ test('a cached block that disagrees with a finalized block at its height trigger
   // The tracker has seen 0x11… for block 100 while the cached block says 0xcd…: the next observation of
   // block 100 as final must drop the entry (whichever of the two was wrong).
   state.finalized = { number: 100n, hash: `0x${'11'.repeat(32)}` };
-  await finality.refresh('sepolia');
+  await finality.observe('sepolia', state.finalized);
   await waitFor(() => cache.stats().entries === 0, 'the conflicting entry to be dropped');
-  finality.close();
 });
 
 test('an answer in flight across a reorg is not stored', async () => {
   const { finality } = tracker({ number: 100n, hash: BLOCK_HASH });
-  await finality.refresh('sepolia');
+  await finality.observe('sepolia', { number: 100n, hash: BLOCK_HASH });
   const cache = new ResponseCache({ maxBytes: 1_048_576, finality });
   const plan = cache.plan('sepolia', 'eth_getBlockByNumber', ['0x50', false])!;
   let finish: ((a: OriginAnswer) => void) | undefined;
@@ -266,7 +263,6 @@ test('an answer in flight across a reorg is not stored', async () => {
   });
   await read;
   assert.equal(cache.stats().entries, 0);
-  finality.close();
 });
 
 test('the cache stays within its byte budget, evicting the least recently used answers', async () => {

@@ -1,0 +1,155 @@
+/**
+ * One network's canonical chain: a window of its most recent blocks (CANONICAL_WINDOW, 128), contiguous
+ * by number and linked by parentHash, and the events that move it (types.ts ChainListener).
+ *
+ * `follow(target, fetch, mayReplace)` moves the chain to `target`, a header one origin showed, reading
+ * any other block it needs from that same origin by number (`fetch`):
+ * - empty chain → `target` is the first head;
+ * - `target` above the tip → the blocks between are back-filled by number (at most 8 at once), checked
+ *   to link by parentHash, and emitted in order; a gap wider than the window is not back-filled: a `gap`
+ *   event names the skipped numbers and the chain restarts with the last window of blocks up to `target`;
+ * - `target`'s chain does not link to ours (another block at a height we hold) → a reorg: walking down
+ *   the origin's chain by number until a parent matches ours finds the fork point (the first number that
+ *   changed); listeners get `reorg` with the removed blocks, then the new branch's heads from the fork
+ *   point on (as geth's newHeads). A walk that runs out of window is reported with `beyondWindow`.
+ * - `target` at or below the tip on our chain (or below the window) changes nothing.
+ * Replacing blocks (reorg, gap restart) needs `mayReplace`: the network decides which origin may do that
+ * (network-chain.ts, the leader rule); any origin may extend the chain with blocks that link.
+ *
+ * An origin whose chain changes while it is being read (a parent that is not the block's parent, a block
+ * that vanished) fails the step ('failed'): nothing is emitted and the next round tries again. The caller
+ * runs one `follow` at a time per network, so events are in order.
+ */
+import type { BlockHead, ChainReorg } from './types.js';
+
+export const CANONICAL_WINDOW = 128;
+/** Blocks fetched at once while back-filling. */
+const FETCH_CONCURRENCY = 8;
+
+export type BlockFetch = (number: number) => Promise<BlockHead | undefined>;
+
+export interface CanonicalEvents {
+  head(block: BlockHead): void;
+  reorg(reorg: ChainReorg): void;
+  gap(from: number, to: number): void;
+}
+
+export type FollowOutcome = 'unchanged' | 'extended' | 'reorged' | 'refused' | 'failed';
+
+export class CanonicalChain {
+  readonly #window: number;
+  readonly #events: CanonicalEvents;
+  /** Ascending, contiguous, each block's parentHash the previous block's hash; at most #window long. */
+  #blocks: BlockHead[] = [];
+
+  constructor(events: CanonicalEvents, window = CANONICAL_WINDOW) {
+    this.#events = events;
+    this.#window = window;
+  }
+
+  get tip(): BlockHead | undefined {
+    return this.#blocks[this.#blocks.length - 1];
+  }
+
+  /** The canonical block at `number`, while it is in the window. */
+  at(number: number): BlockHead | undefined {
+    const low = this.#blocks[0];
+    if (low === undefined || number < low.number) return undefined;
+    return this.#blocks[number - low.number];
+  }
+
+  /** The window, oldest first (a copy). */
+  blocks(): BlockHead[] {
+    return [...this.#blocks];
+  }
+
+  async follow(target: BlockHead, fetch: BlockFetch, mayReplace: boolean): Promise<FollowOutcome> {
+    const tip = this.tip;
+    if (tip === undefined) {
+      this.#append([target]);
+      return 'extended';
+    }
+    if (target.number <= tip.number) {
+      const ours = this.at(target.number);
+      if (ours === undefined || ours.hash === target.hash) return 'unchanged';
+      return mayReplace ? this.#reorg([target], fetch) : 'refused';
+    }
+    const wide = target.number - tip.number > this.#window;
+    if (wide && !mayReplace) return 'refused';
+    const from = wide ? target.number - this.#window + 1 : tip.number + 1;
+    const between = await fetchRange(from, target.number - 1, fetch);
+    if (between === undefined) return 'failed';
+    const segment = [...between, target];
+    if (!linked(segment)) return 'failed';
+    if (wide) {
+      this.#events.gap(tip.number + 1, from - 1);
+      this.#blocks = [];
+      this.#append(segment);
+      return 'extended';
+    }
+    if (segment[0]?.parentHash === tip.hash) {
+      this.#append(segment);
+      return 'extended';
+    }
+    return mayReplace ? this.#reorg(segment, fetch) : 'refused';
+  }
+
+  /**
+   * `segment` (ascending, linked) ends on the origin's chain and its lowest block differs from ours or
+   * lies above our tip: walk down until a parent is ours.
+   */
+  async #reorg(segment: BlockHead[], fetch: BlockFetch): Promise<FollowOutcome> {
+    const low = this.#blocks[0]?.number ?? 0;
+    let beyondWindow = false;
+    for (;;) {
+      const lowest = segment[0] as BlockHead;
+      const parent = lowest.number - 1;
+      if (parent < low) {
+        // Nothing of ours left to compare with: the fork is at or below the window's first block.
+        beyondWindow = parent >= 0;
+        break;
+      }
+      if (this.at(parent)?.hash === lowest.parentHash) break;
+      const block = await fetch(parent);
+      if (block === undefined || block.number !== parent || block.hash !== lowest.parentHash) return 'failed';
+      segment.unshift(block);
+    }
+    const forkPoint = (segment[0] as BlockHead).number;
+    const keep = Math.max(0, forkPoint - low);
+    const removed = this.#blocks.slice(keep);
+    this.#blocks = this.#blocks.slice(0, keep);
+    this.#events.reorg({ forkPoint, removed, beyondWindow });
+    this.#append(segment);
+    return 'reorged';
+  }
+
+  #append(blocks: readonly BlockHead[]): void {
+    for (const block of blocks) {
+      this.#blocks.push(block);
+      if (this.#blocks.length > this.#window) this.#blocks.shift();
+      this.#events.head(block);
+    }
+  }
+}
+
+/** Blocks from..to by number (empty when from > to); undefined when the origin lacks one of them. */
+async function fetchRange(from: number, to: number, fetch: BlockFetch): Promise<BlockHead[] | undefined> {
+  const out: BlockHead[] = [];
+  for (let start = from; start <= to; start += FETCH_CONCURRENCY) {
+    const numbers: number[] = [];
+    for (let n = start; n <= Math.min(to, start + FETCH_CONCURRENCY - 1); n++) numbers.push(n);
+    const blocks = await Promise.all(numbers.map(fetch));
+    for (const [i, block] of blocks.entries()) {
+      if (block === undefined || block.number !== numbers[i]) return undefined;
+      out.push(block);
+    }
+  }
+  return out;
+}
+
+function linked(segment: readonly BlockHead[]): boolean {
+  for (let i = 1; i < segment.length; i++) {
+    if ((segment[i] as BlockHead).parentHash !== (segment[i - 1] as BlockHead).hash) return false;
+  }
+  return true;
+}

@@ -1,0 +1,345 @@
+/**
+ * The chain tracker (SPEC §9): one view per network of what each origin has, read by routing on every
+ * call (ChainView), taught by answers (ChainFeedback), and followed by a canonical chain whose heads,
+ * reorgs and finalized blocks go to listeners (subscriptions §10, incident alerts §14, the response
+ * cache's finality).
+ *
+ * Which origins: for each configured network, the pools named in `networks.{name}.pools` (looked up by
+ * name in the PoolDirectory, followed through its changes), their enabled origins with weight > 0 in
+ * enabled pools — the origins routing can pick. State is keyed by pool id + origin name and kept across
+ * directory changes unless the origin's address changed (then it is another node: state starts over).
+ * A pool listed by two networks shares its origins' state.
+ *
+ * Feeding
+ * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked
+ *   `eth_getBlockByNumber("latest", false)` — one poll in flight per origin (a slow origin skips rounds);
+ *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug.
+ *   `eth_syncing` is asked with the first poll and then every SYNCING_CHECK_MS (30 s).
+ * - Pushes (issue 16: an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
+ *   does — the seam a push feeds.
+ * - Answers (ChainFeedback, from the forwarder): `sawHead` raises an origin's head, `lacksBlock` teaches
+ *   its earliest block (origin-chain.ts has the rules), `reported` raises the network's monotonic head.
+ * - Health probes teach nothing here (the probe's eth_blockNumber stays in health/).
+ *
+ * Reading: `networkHead`, `origin` and `reportedHead` are synchronous, allocation-free map lookups
+ * (network-chain.ts caches the network head). `touch(network)` marks a network in use for finality;
+ * `block(network, which)` reads a block from the network's best usable origins (the cache's finality
+ * lookups). The network head, leader rule, canonical window and finality cadence are described in
+ * network-chain.ts and canonical.ts.
+ *
+ * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
+ * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
+ * taken, nothing new is asked, listeners hear nothing more). Without `start()` nothing is asked but
+ * through `refresh()` (tests).
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { HealthView } from '../model/health-view.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import { chainMetrics } from './metrics.js';
+import { NetworkChain } from './network-chain.js';
+import { OriginChain } from './origin-chain.js';
+import type { BlockHead, ChainFeedback, ChainListener, ChainSource, ChainView, OriginChainState } from './types.js';
+
+export const SYNCING_CHECK_MS = 30_000;
+
+/** What the tracker reads of a network's config (config/schema.ts NetworkConfig has these keys). */
+export interface ChainNetworkSettings {
+  readonly pools: readonly string[];
+  /** ms */
+  readonly head_poll_interval: number;
+}
+
+export interface ChainTrackerOptions {
+  readonly networks: Readonly<Record<string, ChainNetworkSettings>>;
+  readonly directory: PoolDirectory;
+  readonly health: HealthView;
+  readonly source: ChainSource;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  readonly metrics?: MetricsRegistry;
+}
+
+/** One tracked origin of a network, for listings (console, incident checks). */
+export interface TrackedOrigin {
+  readonly pool: Pool;
+  readonly origin: Origin;
+  readonly state: OriginChainState;
+  /** Counts for the network head now: pool and origin enabled and healthy. */
+  readonly usable: boolean;
+}
+
+export class ChainTracker implements ChainView, ChainFeedback {
+  readonly #options: ChainTrackerOptions;
+  readonly #networks = new Map<string, NetworkChain>();
+  /** pool id → origin name → state: two lookups, no key string built on the hot path. */
+  #origins = new Map<string, Map<string, OriginChain>>();
+  #networksOf = new Map<OriginChain, NetworkChain[]>();
+  readonly #listeners = new Set<ChainListener>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  #unsubscribe: (() => void) | undefined;
+  #running = false;
+  #stopped = false;
+  readonly #reorgCount: ((network: string) => void) | undefined;
+
+  constructor(options: ChainTrackerOptions) {
+    this.#options = options;
+    const { health, source, clock, logger } = options;
+    for (const [name, settings] of Object.entries(options.networks)) {
+      if (settings.pools.length === 0) continue;
+      this.#networks.set(
+        name,
+        new NetworkChain(name, settings.head_poll_interval, {
+          health,
+          source,
+          clock,
+          logger,
+          events: {
+            head: (block) => this.#emit((l) => l.head?.(name, block)),
+            reorg: (reorg) => {
+              this.#reorgCount?.(name);
+              logger?.info('chain reorg', {
+                network: name,
+                fork_point: reorg.forkPoint,
+                removed: reorg.removed.length,
+                beyond_window: reorg.beyondWindow,
+              });
+              this.#emit((l) => l.reorg?.(name, reorg));
+            },
+            gap: (from, to) => {
+              logger?.warn('chain heads skipped: too far behind to back-fill', { network: name, from, to });
+              this.#emit((l) => l.gap?.(name, from, to));
+            },
+          },
+          finalized: (block) => this.#emit((l) => l.finalized?.(name, block)),
+        }),
+      );
+    }
+    this.#reindex();
+    this.#unsubscribe = options.directory.onChange(() => this.#reindex());
+    this.#reorgCount = options.metrics === undefined ? undefined : chainMetrics(options.metrics, this);
+  }
+
+  start(): void {
+    if (this.#running || this.#stopped) return;
+    this.#running = true;
+    for (const network of this.#networks.values()) {
+      const timer = setInterval(() => void this.#round(network), network.pollIntervalMs);
+      timer.unref();
+      this.#timers.push(timer);
+      void this.#round(network);
+    }
+  }
+
+  stop(): void {
+    this.#running = false;
+    this.#stopped = true;
+    for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  /** Polls every origin of every network once (joining polls in flight) and moves the canonical chains. */
+  async refresh(): Promise<void> {
+    await Promise.all([...this.#networks.values()].map((network) => this.#round(network)));
+  }
+
+  addListener(listener: ChainListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // ── ChainView ──
+
+  networkHead(network: string): number | undefined {
+    return this.#networks.get(network)?.networkHead();
+  }
+
+  origin(poolId: string, originName: string): OriginChainState | undefined {
+    return this.#origins.get(poolId)?.get(originName);
+  }
+
+  reportedHead(network: string): number | undefined {
+    return this.#networks.get(network)?.reported;
+  }
+
+  // ── ChainFeedback ──
+
+  sawHead(poolId: string, originName: string, number: number): void {
+    const record = this.#origins.get(poolId)?.get(originName);
+    if (record === undefined || !record.sawNumber(number)) return;
+    for (const network of this.#networksOf.get(record) ?? []) network.invalidate();
+  }
+
+  lacksBlock(poolId: string, originName: string, number: number): void {
+    const record = this.#origins.get(poolId)?.get(originName);
+    if (record?.lacks(number) === true) {
+      this.#options.logger?.debug('origin earliest block learned from a missing-data answer', {
+        pool: record.pool.name,
+        origin: originName,
+        earliest: record.earliest,
+      });
+    }
+  }
+
+  reported(network: string, number: number): void {
+    const chain = this.#networks.get(network);
+    if (chain !== undefined && (chain.reported === undefined || number > chain.reported)) chain.reported = number;
+  }
+
+  // ── Heads from polls and pushes ──
+
+  /** An origin showed this header as its head (a poll now; a newHeads push with issue 16). */
+  headSeen(poolId: string, originName: string, header: BlockHead): void {
+    const record = this.#origins.get(poolId)?.get(originName);
+    if (record !== undefined) this.#take(record, header);
+  }
+
+  // ── Finality and lookups ──
+
+  /** The network is in use by a read that depends on finality (keeps its finalized block fetched). */
+  touch(network: string): void {
+    this.#networks.get(network)?.touch();
+  }
+
+  /** The finalized block last fetched for the network (not monotonic: FinalityTracker judges that). */
+  finalized(network: string): BlockHead | undefined {
+    return this.#networks.get(network)?.finalized;
+  }
+
+  /**
+   * A block of the network from its best usable origins (the leader first, then by head): undefined when
+   * the origin answered that it has none; rejects when no origin could be asked.
+   */
+  block(network: string, which: 'finalized' | number): Promise<BlockHead | undefined> {
+    const chain = this.#networks.get(network);
+    return chain === undefined ? Promise.resolve(undefined) : chain.lookup(which);
+  }
+
+  // ── Listings ──
+
+  /** The canonical chain's recent blocks (up to 128), oldest first. */
+  canonical(network: string): BlockHead[] {
+    return this.#networks.get(network)?.canonical.blocks() ?? [];
+  }
+
+  canonicalHead(network: string): BlockHead | undefined {
+    return this.#networks.get(network)?.canonical.tip;
+  }
+
+  /** The networks the tracker follows (configured, with at least one pool). */
+  networks(): string[] {
+    return [...this.#networks.keys()];
+  }
+
+  trackedOrigins(network: string): TrackedOrigin[] {
+    const chain = this.#networks.get(network);
+    if (chain === undefined) return [];
+    return chain.origins.map((record) => ({
+      pool: record.pool,
+      origin: record.origin,
+      state: record,
+      usable: chain.usable(record),
+    }));
+  }
+
+  // ── Internals ──
+
+  async #round(network: NetworkChain): Promise<void> {
+    const work: Array<Promise<void>> = network.origins.map((record) => this.#poll(record));
+    if (network.finalityDue()) work.push(network.fetchFinalized());
+    await Promise.all(work);
+    // Also when nothing changed: health may have (the leader rule reads it).
+    await network.advance();
+  }
+
+  #poll(record: OriginChain): Promise<void> {
+    if (record.polling !== undefined) return record.polling;
+    if (this.#stopped) return Promise.resolve();
+    const { source, clock, logger } = this.#options;
+    const run = async (): Promise<void> => {
+      try {
+        const header = await source.block(record.pool, record.origin, 'latest');
+        if (header !== undefined) this.#take(record, header);
+      } catch (err) {
+        logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
+      }
+      const checked = record.syncingCheckedAt;
+      if (checked !== undefined && clock.now() - checked < SYNCING_CHECK_MS) return;
+      record.syncingCheckedAt = clock.now();
+      try {
+        record.syncing = await source.syncing(record.pool, record.origin);
+      } catch (err) {
+        logger?.debug('eth_syncing poll failed', { pool: record.pool.name, origin: record.origin.name, err });
+      }
+    };
+    record.polling = run().finally(() => {
+      record.polling = undefined;
+    });
+    return record.polling;
+  }
+
+  #take(record: OriginChain, header: BlockHead): void {
+    if (!record.takeHeader(header)) return;
+    for (const network of this.#networksOf.get(record) ?? []) {
+      network.invalidate();
+      void network.advance();
+    }
+  }
+
+  /** Rebuilds each network's origin list from the directory, keeping the state of origins that stayed. */
+  #reindex(): void {
+    const { directory, clock, networks } = this.#options;
+    const origins = new Map<string, Map<string, OriginChain>>();
+    const networksOf = new Map<OriginChain, NetworkChain[]>();
+    const fresh: OriginChain[] = [];
+    for (const chain of this.#networks.values()) {
+      const list: OriginChain[] = [];
+      for (const poolName of networks[chain.name]?.pools ?? []) {
+        const pool = directory.poolByName(poolName);
+        if (pool === undefined || !pool.enabled) continue;
+        let byName = origins.get(pool.id);
+        if (byName === undefined) {
+          byName = new Map();
+          origins.set(pool.id, byName);
+        }
+        for (const origin of pool.origins) {
+          if (!origin.enabled || origin.weight <= 0) continue;
+          let record = byName.get(origin.name);
+          if (record === undefined) {
+            const known = this.#origins.get(pool.id)?.get(origin.name);
+            record = known !== undefined && known.origin.address === origin.address ? known : undefined;
+            if (record === undefined) {
+              record = new OriginChain(pool, origin, clock);
+              fresh.push(record);
+            }
+            record.pool = pool;
+            record.origin = origin;
+            byName.set(origin.name, record);
+          }
+          if (!list.includes(record)) list.push(record);
+          const of = networksOf.get(record);
+          if (of === undefined) networksOf.set(record, [chain]);
+          else if (!of.includes(chain)) of.push(chain);
+        }
+      }
+      chain.origins = list;
+      chain.invalidate();
+    }
+    this.#origins = origins;
+    this.#networksOf = networksOf;
+    if (this.#running) for (const record of fresh) void this.#poll(record);
+  }
+
+  #emit(call: (listener: ChainListener) => void): void {
+    if (this.#stopped) return;
+    for (const listener of this.#listeners) {
+      try {
+        call(listener);
+      } catch (err) {
+        this.#options.logger?.error('chain listener failed', { err });
+      }
+    }
+  }
+}
