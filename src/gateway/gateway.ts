@@ -123,6 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
+    chain,
     writes: new WriteAffinity(clock, settings.sticky_after_write),
     networks: config.networks,
   });
@@ -135,6 +136,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxBatch: settings.max_batch,
     metrics,
     rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
+    chain,
   });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
   const unsubscribe = options.directory.onChange(() => {

@@ -22,8 +22,6 @@ export interface Origin {
    */
   archive?: boolean;
   disabled_at?: string;
-  /** Serves state and history from genesis (the chain tracker's earliest block is 0 for it). */
-  archive?: boolean;
 }
 
 export interface Pool {

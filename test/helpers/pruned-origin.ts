@@ -22,7 +22,8 @@
  *   When anvil refuses the forwarded part as a whole (it rejects ids of 2^64−1 and above, for one), its
  *   answer is returned as it is. Anvil's answers keep anvil's formatting; a locally built answer is compact
  *   JSON ending in a newline, as geth's encoder writes it.
- * - `missingAnswers` counts calls answered with the error; `forwarded` counts calls sent to anvil.
+ * - `missingAnswers` counts calls answered with the error; `forwarded` counts calls sent to anvil
+ *   (`forwardedOf(method)`: single requests of one method).
  *   `setEarliest` moves the window, as a real node's window moves while it prunes.
  * Register `after(() => origin.close())`.
  */
@@ -47,6 +48,8 @@ export interface PrunedOrigin {
   readonly missingAnswers: number;
   /** Calls forwarded to the upstream so far. */
   readonly forwarded: number;
+  /** Calls of one method forwarded to the upstream so far (single requests). */
+  forwardedOf(method: string): number;
   setEarliest(block: number): void;
   close(): Promise<void>;
 }
@@ -84,6 +87,7 @@ export async function startPrunedOrigin(options: PrunedOriginOptions): Promise<P
   let earliest = options.earliest;
   let missingAnswers = 0;
   let forwarded = 0;
+  const byMethod = new Map<string, number>();
 
   const postUpstream = (body: Buffer): Promise<Upstream> =>
     new Promise((resolve, reject) => {
@@ -177,6 +181,7 @@ export async function startPrunedOrigin(options: PrunedOriginOptions): Promise<P
       return { status: 200, contentType: 'application/json', body: Buffer.concat([mine, Buffer.from('\n')]) };
     }
     forwarded += 1;
+    if (typeof call?.method === 'string') byMethod.set(call.method, (byMethod.get(call.method) ?? 0) + 1);
     return postUpstream(body);
   };
 
@@ -204,6 +209,7 @@ export async function startPrunedOrigin(options: PrunedOriginOptions): Promise<P
     get missingAnswers() {
       return missingAnswers;
     },
+    forwardedOf: (method: string) => byMethod.get(method) ?? 0,
     get forwarded() {
       return forwarded;
     },
