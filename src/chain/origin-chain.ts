@@ -10,9 +10,10 @@
  *
  * Earliest block
  * - `archive: true` → always 0; missing-data answers teach nothing.
- * - Otherwise 0 until a missing-data answer for block n (`lacks`) raises it to n + 1 — only when n is
- *   below the origin's known head: a "header not found" for a block at or above its head means the
- *   origin is behind, not pruned, and an unknown head cannot tell the two apart.
+ * - Otherwise 0 until a missing-data answer for block n (`lacks`) raises it to n + 1 — unless n is at or
+ *   above the origin's known head: a missing block there means the origin is behind, not pruned. (The
+ *   forwarder reports only answers that mean pruning: pruned state or history, or an unknown block below
+ *   a known head — gateway/upstream/answer-checks.ts.)
  * - A learned earliest block is forgotten EARLIEST_TTL_MS (1 h) after it was last raised or confirmed,
  *   so a node that was re-synced or had its pruning changed is tried again. Read through the clock on
  *   every access (a getter, no timer).
@@ -79,7 +80,7 @@ export class OriginChain implements OriginChainState {
 
   /** The origin answered missing data for block `number`. True when its earliest block rose. */
   lacks(number: number): boolean {
-    if (this.archive || this.head === undefined || number >= this.head) return false;
+    if (this.archive || (this.head !== undefined && number >= this.head)) return false;
     const current = this.earliest;
     if (number + 1 < current) return false;
     this.#learnedAt = this.#clock.now();

@@ -269,13 +269,17 @@ describe('the network head', () => {
 });
 
 describe('what each origin can serve', () => {
-  test('earliest: learned from a missing-data answer below the head, forgotten after an hour; archive = 0', async () => {
+  test('earliest: learned from a missing-data answer (not at or above a known head), forgotten after an hour; archive = 0', async () => {
     const a = new FakeNode().mine(1000);
     const b = new FakeNode().sync(a);
     const pool = fakePool('p', ['a', { name: 'b', archive: true }]);
     const t = setup({ a, b }, [pool]);
     t.tracker.lacksBlock(pool.id, 'a', 10);
-    assert.equal(t.tracker.origin(pool.id, 'a')?.earliest, 0, 'an unknown head cannot tell pruned from behind');
+    assert.equal(
+      t.tracker.origin(pool.id, 'a')?.earliest,
+      11,
+      'learned before the first poll too (the forwarder reports only pruning)',
+    );
     await t.tracker.refresh();
     t.tracker.lacksBlock(pool.id, 'a', 99);
     assert.equal(t.tracker.origin(pool.id, 'a')?.earliest, 100);

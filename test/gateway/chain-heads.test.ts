@@ -1,0 +1,87 @@
+/**
+ * Head-aware routing and the monotonic head (SPEC §9), with two real anvil nodes that share a genesis block
+ * but not their later blocks: blocks are mined on one node or the other, so their heights keep crossing.
+ * Through the gateway (random steering):
+ *   - 200 eth_blockNumber calls, mixed with mining, never go down;
+ *   - a block only the leading node has is never answered null.
+ * Without the chain tracker, each call would land on either node and both rules would break at once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { poolOf, startApp, type TestApp } from '../helpers/app.js';
+import { rpc } from '../helpers/http.js';
+
+let nodes: AnvilNode[];
+let app: TestApp;
+
+async function mine(node: AnvilNode, blocks: number): Promise<void> {
+  const answer = await rpc(node.url, 'anvil_mine', [`0x${blocks.toString(16)}`]);
+  assert.equal(answer.answer.error, undefined);
+}
+
+async function height(url: string): Promise<number> {
+  const answer = await rpc(url, 'eth_blockNumber');
+  assert.equal(typeof answer.answer.result, 'string', JSON.stringify(answer.answer));
+  return Number(answer.answer.result);
+}
+
+before(async () => {
+  nodes = await Promise.all([startTestAnvil(), startTestAnvil()]);
+  app = await startApp({
+    networks: { sepolia: { chain_id: 11155111, pools: ['pair'], head_poll_interval: '50ms' } },
+    pools: [
+      poolOf(
+        'pair',
+        nodes.map((node) => node.url),
+      ),
+    ],
+  });
+});
+
+after(async () => {
+  await app?.close();
+  await Promise.all(nodes?.map((node) => node.stop()) ?? []);
+});
+
+describe('one chain that only moves forward', () => {
+  it('200 eth_blockNumber calls never decrease while the nodes take turns leading', async () => {
+    const [a, b] = nodes as [AnvilNode, AnvilNode];
+    await mine(a, 3);
+    let last = -1;
+    const seen: number[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      // Every 25 calls the other node jumps ahead (3 then 6 then 9 … blocks past its own height).
+      if (i % 25 === 24) await mine(i % 50 === 24 ? b : a, 3 + ((i / 25) | 0) * 2);
+      const n = await height(app.rpcUrl());
+      seen.push(n);
+      assert.ok(n >= last, `eth_blockNumber went back from ${last} to ${n} at call ${i}: ${seen.slice(-10).join(' ')}`);
+      last = n;
+    }
+    // It follows the leading node: within a few polls it reports the highest height.
+    const top = Math.max(await height(a.url), await height(b.url));
+    const deadline = Date.now() + 5000;
+    while ((await height(app.rpcUrl())) < top) assert.ok(Date.now() < deadline, `never reported ${top}`);
+  });
+
+  it('never answers null for a block only the leading node has', async () => {
+    const [a, b] = nodes as [AnvilNode, AnvilNode];
+    for (let round = 0; round < 5; round += 1) {
+      const leader = round % 2 === 0 ? a : b;
+      const other = leader === a ? b : a;
+      const target = Math.max(await height(a.url), await height(b.url)) + 2;
+      await mine(leader, target - (await height(leader.url)));
+      assert.ok((await height(other.url)) < target, 'the other node does not have the block');
+      // The client sees the new head through the gateway (once the tracker has polled the leader), then
+      // asks for that block, 10 times.
+      const deadline = Date.now() + 5000;
+      while ((await height(app.rpcUrl())) < target)
+        assert.ok(Date.now() < deadline, `the gateway never reported ${target}`);
+      for (let i = 0; i < 10; i += 1) {
+        const block = await rpc(app.rpcUrl(), 'eth_getBlockByNumber', [`0x${target.toString(16)}`, false]);
+        assert.notEqual(block.answer.result, null, `block ${target} answered null (round ${round}, call ${i})`);
+        assert.equal(Number((block.answer.result as { number: string }).number), target);
+      }
+    }
+  });
+});
