@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { poolOf, startApp, type TestApp } from '../helpers/app.js';
+import type { AnvilNode } from '../helpers/anvil.js';
+import { type AnvilPair, startAnvilPair, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
 
+let pair: AnvilPair;
 let nodes: AnvilNode[];
 let app: TestApp;
 
@@ -27,22 +28,11 @@ async function height(url: string): Promise<number> {
 }
 
 before(async () => {
-  nodes = await Promise.all([startTestAnvil(), startTestAnvil()]);
-  app = await startApp({
-    networks: { sepolia: { chain_id: 11155111, pools: ['pair'], head_poll_interval: '50ms' } },
-    pools: [
-      poolOf(
-        'pair',
-        nodes.map((node) => node.url),
-      ),
-    ],
-  });
+  pair = await startAnvilPair({ head_poll_interval: '50ms' });
+  ({ nodes, app } = pair);
 });
 
-after(async () => {
-  await app?.close();
-  await Promise.all(nodes?.map((node) => node.stop()) ?? []);
-});
+after(() => pair?.close());
 
 describe('one chain that only moves forward', () => {
   it('200 eth_blockNumber calls never decrease while the nodes take turns leading', async () => {

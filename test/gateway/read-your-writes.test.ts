@@ -9,33 +9,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { poolOf, startApp, type TestApp } from '../helpers/app.js';
+import type { AnvilNode } from '../helpers/anvil.js';
+import { type AnvilPair, startAnvilPair, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const RECIPIENT = '0x000000000000000000000000000000000000bEEF';
 
+let pair: AnvilPair;
 let nodes: AnvilNode[];
 let app: TestApp;
 
 before(async () => {
-  nodes = await Promise.all([startTestAnvil(), startTestAnvil()]);
-  app = await startApp({
-    networks: { sepolia: { chain_id: 11155111, pools: ['pair'] } },
-    pools: [
-      poolOf(
-        'pair',
-        nodes.map((node) => node.url),
-      ),
-    ],
-  });
+  pair = await startAnvilPair();
+  ({ nodes, app } = pair);
 });
 
-after(async () => {
-  await app?.close();
-  await Promise.all(nodes?.map((node) => node.stop()) ?? []);
-});
+after(() => pair?.close());
 
 describe('read-your-writes', () => {
   it("sends each client's receipt, transaction and pending nonce reads to the origin that took its transaction", async () => {

@@ -14,6 +14,7 @@ import type { BufferPool } from '../../src/http1/index.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { type Switchyard, startSwitchyard } from '../../src/main.js';
 import type { Resolver } from '../../src/outbound/policy.js';
+import { type AnvilNode, startTestAnvil } from './anvil.js';
 
 export interface TestApp extends Switchyard {
   readonly config: Readonly<Config>;
@@ -78,4 +79,38 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
 /** A config `pools:` entry with one origin per URL (origins named o0, o1, …). */
 export function poolOf(name: string, urls: readonly string[], extra: Raw = {}): Raw {
   return { name, origins: urls.map((address, i) => ({ name: `o${i}`, address })), ...extra };
+}
+
+/** `count` independent anvil nodes (one genesis, nothing mirrored) as the pool `pair` of `sepolia`. */
+export interface AnvilPair {
+  readonly nodes: AnvilNode[];
+  readonly app: TestApp;
+  close(): Promise<void>;
+}
+
+export async function startAnvilPair(network: Raw = {}, count = 2): Promise<AnvilPair> {
+  const nodes = await Promise.all(Array.from({ length: count }, () => startTestAnvil()));
+  let app: TestApp;
+  try {
+    app = await startApp({
+      networks: { sepolia: { chain_id: 11155111, pools: ['pair'], ...network } },
+      pools: [
+        poolOf(
+          'pair',
+          nodes.map((node) => node.url),
+        ),
+      ],
+    });
+  } catch (err) {
+    await Promise.all(nodes.map((node) => node.stop()));
+    throw err;
+  }
+  return {
+    nodes,
+    app,
+    close: async () => {
+      await app.close();
+      await Promise.all(nodes.map((node) => node.stop()));
+    },
+  };
 }
