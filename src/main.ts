@@ -9,6 +9,7 @@
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
 import { coreRoutes } from './api/routes/index.js';
 import type { ChainTracker } from './chain/tracker.js';
+import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
@@ -125,6 +126,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     //    Events this process records nudge the notification service (started below), so alerts go out at
     //    once; its poll still picks up events recorded by other processes.
     let notifications: NotificationService | undefined;
+    // What probes reveal of an origin's head reaches the gateway's chain tracker (started below).
+    let chain: ChainFeedback | undefined;
     const monitor = new HealthMonitor({
       store,
       directory,
@@ -135,6 +138,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       metrics,
       outbound,
       onEvents: () => notifications?.wake(),
+      onBlockNumber: (poolId, originName, blockNumber) => chain?.sawHead(poolId, originName, blockNumber),
     });
     await monitor.start();
     stops.push(() => monitor.stop());
@@ -172,6 +176,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     );
     listeners.push(() => gateway.close(config.shutdown_grace));
     stops.push(async () => caching?.close());
+    chain = gateway.chain;
 
     // ── Management API listener.
     const api = createApiServer({

@@ -19,7 +19,7 @@
  *   does — the seam a push feeds.
  * - Answers (ChainFeedback, from the forwarder): `sawHead` raises an origin's head, `lacksBlock` teaches
  *   its earliest block (origin-chain.ts has the rules), `reported` raises the network's monotonic head.
- * - Health probes teach nothing here (the probe's eth_blockNumber stays in health/).
+ * - Health probes: main.ts passes each block number a jsonrpc probe saw to `sawHead` (health/round.ts).
  *
  * Reading: `networkHead`, `origin` and `reportedHead` are synchronous, allocation-free map lookups
  * (network-chain.ts caches the network head). `touch(network)` marks a network in use for finality;

@@ -41,7 +41,8 @@ import { MonitoredHealthView } from './view.js';
  * Live-traffic ejections (view.ts) of origins in monitored pools get early confirmation probes
  * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
  * `onEvents` hears about the events this process recorded right after they commit (the notification
- * service uses it to send alerts at once instead of at its next poll).
+ * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
+ * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head).
  *
  * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
@@ -69,6 +70,8 @@ export interface HealthMonitorOptions {
   unmonitoredIntervalMs?: number;
   /** Called with the events this process recorded, after their transaction committed. */
   onEvents?: (events: readonly HealthEventInput[]) => void;
+  /** Called with the head a jsonrpc probe saw on an origin (eth_blockNumber), after its round committed. */
+  onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
   /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
   outbound?: OutboundPolicy;
 }
@@ -129,6 +132,11 @@ export class HealthMonitor {
       live: this.live,
       logger: this.#logger,
       ...(options.onEvents === undefined ? {} : { onEvents: options.onEvents }),
+      ...(options.onBlockNumber === undefined
+        ? {}
+        : {
+            onBlockNumber: options.onBlockNumber,
+          }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }

@@ -48,6 +48,8 @@ export interface RoundContext {
   onEvent?: (event: HealthEventInput) => void;
   /** Called once per committed round that recorded events (the notification service's nudge). */
   onEvents?: (events: readonly HealthEventInput[]) => void;
+  /** Called with each block number a probe of the committed round saw (the chain tracker's feed). */
+  onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
 }
 
 export interface PoolPlan {
@@ -196,6 +198,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     for (const origin of enabled) {
       const result = results.get(origin.name);
       if (result !== undefined && monitor !== undefined) ctx.onCheck?.(pool, origin, result, monitor.type);
+      if (result?.block_number !== undefined) ctx.onBlockNumber?.(pool.id, origin.name, Number(result.block_number));
     }
     for (const event of written.events) {
       ctx.onEvent?.(event);
