@@ -1,0 +1,80 @@
+/**
+ * The devnet's own JSON-RPC client for its anvil nodes (replication, failover): one POST per call or per
+ * batch, each bounded by a timeout (default 500 ms: a local anvil
+ * answers in about a millisecond, and a stopped leader must not hold up failover for long), over fetch's keep-alive connections to 127.0.0.1.
+ *
+ * Two kinds of failure are kept apart because the replicator treats them differently:
+ * - `NodeUnreachable`: no answer (connection refused, reset, timed out) — the node may be gone or stopped;
+ * - `NodeRefused`: the node answered with a JSON-RPC error (its message is anvil's own, e.g.
+ *   "nonce too low") — the node is alive.
+ */
+
+export const CALL_TIMEOUT_MS = 500;
+
+export class NodeUnreachable extends Error {
+  override readonly name = 'NodeUnreachable';
+}
+
+export class NodeRefused extends Error {
+  override readonly name = 'NodeRefused';
+  readonly code: number | undefined;
+  constructor(method: string, error: { code?: number; message?: string }) {
+    super(`${method}: ${error.message ?? 'error'}`);
+    this.code = error.code;
+  }
+}
+
+export type BatchAnswer = { ok: true; result: unknown } | { ok: false; error: NodeRefused };
+
+interface Answer {
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: number; message?: string };
+}
+
+export class NodeRpc {
+  readonly url: string;
+  /** The origin name the pool gives this node (`anvil-0`, …), for logs. */
+  readonly name: string;
+
+  constructor(url: string, name: string) {
+    this.url = url;
+    this.name = name;
+  }
+
+  async call<T = unknown>(method: string, params: readonly unknown[] = [], timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
+    const answer = (await this.#post({ jsonrpc: '2.0', id: 1, method, params }, timeoutMs)) as Answer;
+    if (answer.error) throw new NodeRefused(method, answer.error);
+    return answer.result as T;
+  }
+
+  /** One HTTP request carrying several calls; answers in the calls' order. Empty batches send nothing. */
+  async batch(calls: ReadonlyArray<readonly [string, readonly unknown[]]>, timeoutMs = CALL_TIMEOUT_MS) {
+    if (calls.length === 0) return [] as BatchAnswer[];
+    const body = calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
+    const answers = (await this.#post(body, timeoutMs)) as Answer[];
+    if (!Array.isArray(answers)) throw new NodeUnreachable(`${this.name}: batch answered with a non-array`);
+    const byId = new Map(answers.map((answer) => [answer.id, answer]));
+    return calls.map(([method], id): BatchAnswer => {
+      const answer = byId.get(id);
+      if (answer === undefined) return { ok: false, error: new NodeRefused(method, { message: 'no answer in batch' }) };
+      if (answer.error) return { ok: false, error: new NodeRefused(method, answer.error) };
+      return { ok: true, result: answer.result };
+    });
+  }
+
+  async #post(body: unknown, timeoutMs: number): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return await res.json();
+    } catch (err) {
+      throw new NodeUnreachable(`${this.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
