@@ -1,0 +1,85 @@
+/**
+ * A devnet node whose latest block is not on the leader's chain — a user mined on it (evm_mine,
+ * anvil_mine sent to a follower), it was the leader before a failover and mined on after, or a replay
+ * was cut off — is brought back by the replicator with these steps:
+ * - `forkPoint`: the highest block both share, searched downwards 16 blocks per request, at most
+ *   `MAX_REWIND` (1024) blocks deep (deeper is reported, not repaired);
+ * - `adopt`: when the leader is still at the fork, the node's own blocks become the chain's: replayed on
+ *   the leader (replay.ts, identical hashes) with the leader's automine off and its gate closed;
+ * - `rollBack`: otherwise the node's own blocks are undone (anvil_rollback) and their transactions put
+ *   back in its pool; the caller hands them to the leader too, so none is lost.
+ */
+import type { NodeGate } from './node-proxy.js';
+import type { NodeRpc } from './node-rpc.js';
+import { type ChainBlock, type Head, hex, type RawTransactions, readBlock, replayBlock, sendAll } from './replay.js';
+
+export const MAX_REWIND = 1024;
+const WINDOW = 16;
+
+interface Node {
+  readonly rpc: NodeRpc;
+  readonly gate: NodeGate;
+}
+
+/** The highest block at or below `from` that `node` and `leader` share; undefined past MAX_REWIND. */
+export async function forkPoint(node: NodeRpc, leader: NodeRpc, from: number): Promise<Head | undefined> {
+  for (let top = from; top >= 0 && from - top < MAX_REWIND; top -= WINDOW) {
+    const numbers = Array.from({ length: Math.min(WINDOW, top + 1) }, (_, i) => top - i);
+    const calls = numbers.map((n) => ['eth_getBlockByNumber', [hex(n), false]] as const);
+    const [mine, theirs] = await Promise.all([node.batch(calls), leader.batch(calls)]);
+    for (const [i, n] of numbers.entries()) {
+      const a = mine[i];
+      const b = theirs[i];
+      const hash = a?.ok ? (a.result as Head | null)?.hash : undefined;
+      if (hash !== undefined && b?.ok && (b.result as Head | null)?.hash === hash) return { number: n, hash };
+    }
+  }
+  return undefined;
+}
+
+/** Blocks `from`…`to` of `node`, with their transactions' bytes. */
+export async function readBlocks(node: NodeRpc, from: number, to: number, raws: RawTransactions) {
+  const blocks: ChainBlock[] = [];
+  for (let n = from; n <= to; n += 1) {
+    const block = await readBlock(node, n, raws);
+    if (block !== null) blocks.push(block);
+  }
+  return blocks;
+}
+
+/**
+ * Replays `blocks` (which follow `fork`) on the leader. False when the leader is no longer at the fork
+ * or a replay differs (the leader is then left at the last block that matched).
+ */
+export async function adopt(
+  leader: Node,
+  fork: Head,
+  blocks: readonly ChainBlock[],
+  raws: RawTransactions,
+  options: { automine: boolean; stillLeader: () => boolean },
+): Promise<boolean> {
+  return leader.gate.exclusive(async () => {
+    try {
+      if (options.automine) await leader.rpc.call('evm_setAutomine', [false]);
+      const latest = await leader.rpc.call<Head>('eth_getBlockByNumber', ['latest', false]);
+      if (latest.hash !== fork.hash) return false;
+      for (const block of blocks) if (!(await replayBlock(leader.rpc, block, raws)).ok) return false;
+      return true;
+    } finally {
+      if (options.automine && options.stillLeader()) {
+        await leader.rpc.call('evm_setAutomine', [true]).catch(() => undefined);
+      }
+    }
+  });
+}
+
+/** Rolls `node` back from `height` to `fork` and puts `txs` (those of the undone blocks) back in its pool. */
+export async function rollBack(node: Node, fork: Head, height: number, blocks: readonly ChainBlock[]) {
+  await node.gate.exclusive(async () => {
+    if (height > fork.number) await node.rpc.call('anvil_rollback', [height - fork.number]);
+    await sendAll(
+      node.rpc,
+      blocks.flatMap((block) => block.txs),
+    );
+  });
+}

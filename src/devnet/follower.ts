@@ -1,0 +1,274 @@
+/**
+ * One follower's round (replicator.ts runs one at a time per follower, every poll or when woken):
+ * 1. make sure its own mining is off (a node that was the leader may still automine);
+ * 2. read its latest block and pool; hand the transactions clients sent to it to the leader (signed
+ *    bytes, nonce order, once per leader); copy the leader's pending transactions into its pool, so every
+ *    node's pending nonce counts them and none is lost with the leader;
+ * 3. replay each leader block it lacks (replay.ts), behind its gate;
+ * 4. when its latest block is not on the leader's chain, find the fork point and have its own blocks
+ *    adopted by the leader or rolled back (divergence.ts); rolled-back transactions go to the leader.
+ * A follower that was lost (or demoted) refuses clients through its proxy until a round finds it in step.
+ * A block whose replay keeps differing (the node's state was changed outside blocks, e.g. anvil_setBalance
+ * sent to its own port) is retried every 5 s with a warning; the follower stays behind meanwhile.
+ */
+import type { Logger } from '../log.js';
+import { adopt, forkPoint, readBlocks, rollBack } from './divergence.js';
+import type { NodeGate } from './node-proxy.js';
+import { NodeRefused, type NodeRpc, NodeUnreachable } from './node-rpc.js';
+import {
+  type ChainBlock,
+  type Head,
+  hashesOf,
+  hex,
+  type RawTransactions,
+  readBlock,
+  replayBlock,
+  sendAll,
+  type TxPoolContent,
+} from './replay.js';
+
+const STUCK_RETRY_MS = 5000;
+
+/** A devnet node as the replicator tracks it, whatever its role. */
+export interface Member {
+  readonly index: number;
+  readonly rpc: NodeRpc;
+  readonly gate: NodeGate;
+  exited: boolean;
+  /** The round in progress (followers only). */
+  busy: Promise<void> | undefined;
+  /** Its own mining is known to be off. */
+  quiet: boolean;
+  /** Its latest block as last seen. */
+  head: Head | undefined;
+  inStep: boolean;
+  /** When it last answered the replicator (ms since the epoch). */
+  lastAnswer: number;
+  /** Since when its gate refuses clients (lost or demoted), until a round finds it in step. */
+  refusingSince: number | undefined;
+  /** A block whose replay kept failing, and when to try it again. */
+  stuck: { hash: string; until: number } | undefined;
+  lastError: string | undefined;
+}
+
+/** What a follower's round needs of the replicator, which keeps it current. */
+export interface Chain {
+  readonly leader: Member;
+  /** Bumped on every leader change: a round begun under another epoch stops. */
+  readonly epoch: number;
+  /** The leader's latest block as last seen; a round raises it when it sees further. */
+  head: Head;
+  /** The leader's pool (hashes) at its last probe. */
+  readonly leaderPool: readonly string[];
+  readonly automine: boolean;
+  readonly stopped: boolean;
+  readonly raws: RawTransactions;
+  readonly logger: Logger;
+  /** Transactions the current leader holds or was handed. */
+  readonly handed: Handed;
+  probeLeader(): Promise<void>;
+  /** Serialises work that mines on the leader besides its automine (block timer, adoption). */
+  onLeader<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A bounded set of transaction hashes (the oldest leave first past 100 000). */
+export class Handed {
+  static readonly MAX = 100_000;
+  readonly #hashes = new Set<string>();
+
+  has(hash: string): boolean {
+    return this.#hashes.has(hash);
+  }
+
+  add(hash: string): void {
+    this.#hashes.add(hash);
+    if (this.#hashes.size > Handed.MAX) this.#hashes.delete(this.#hashes.values().next().value as string);
+  }
+
+  clear(): void {
+    this.#hashes.clear();
+  }
+}
+
+export function newMember(index: number, rpc: NodeRpc, gate: NodeGate): Member {
+  return {
+    index,
+    rpc,
+    gate,
+    exited: false,
+    busy: undefined,
+    quiet: true,
+    head: undefined,
+    inStep: false,
+    lastAnswer: Date.now(),
+    refusingSince: undefined,
+    stuck: undefined,
+    lastError: undefined,
+  };
+}
+
+/** Its clients are answered 503 until a round finds it in step with the leader again. */
+export function refuseClients(m: Member, why: string): void {
+  if (m.refusingSince !== undefined) return;
+  m.refusingSince = Date.now();
+  m.inStep = false;
+  m.gate.refuse(`devnet node ${m.rpc.name} is catching up with the chain (${why}); try another node`);
+}
+
+export async function followerRound(m: Member, chain: Chain): Promise<void> {
+  const epoch = chain.epoch;
+  if (!m.quiet) {
+    await m.rpc.call('evm_setAutomine', [false]);
+    m.quiet = true;
+  }
+  const [latest, pool] = await m.rpc.batch([
+    ['eth_getBlockByNumber', ['latest', false]],
+    ['txpool_content', []],
+  ]);
+  if (!latest?.ok) throw latest?.error;
+  if (!pool?.ok) throw pool?.error;
+  m.lastAnswer = Date.now();
+  const block = latest.result as Head;
+  const head = { number: Number(block.number), hash: block.hash };
+  m.head = head;
+  const pooled = hashesOf(pool.result as TxPoolContent);
+  const fresh = pooled.filter((hash) => !chain.handed.has(hash));
+  if (fresh.length > 0 && (await handOver(m, chain, fresh))) await chain.probeLeader();
+  const known = new Set(pooled);
+  const missing = chain.leaderPool.filter((hash) => !known.has(hash));
+  if (missing.length > 0) await sendAll(m.rpc, await chain.raws.fetch(chain.leader.rpc, missing));
+  if (epoch === chain.epoch) await catchUp(m, chain, head, epoch);
+  m.lastError = undefined;
+}
+
+/** Hands a follower's transactions to the leader; true when the leader took at least one. */
+async function handOver(m: Member, chain: Chain, hashes: readonly string[]): Promise<boolean> {
+  const leader = chain.leader;
+  const txs = await chain.raws.fetch(m.rpc, hashes);
+  let taken = false;
+  for (const tx of txs) {
+    try {
+      await leader.rpc.call('eth_sendRawTransaction', [tx.raw]);
+      taken = true;
+    } catch (err) {
+      if (err instanceof NodeUnreachable) return taken; // again in a later round, or to the next leader
+      // Refused (already known, nonce too low: mined already; or a conflicting transaction won).
+      chain.logger.debug('devnet: leader refused a forwarded transaction', { hash: tx.hash, from: m.rpc.name, err });
+    }
+    chain.handed.add(tx.hash);
+  }
+  return taken;
+}
+
+async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Promise<void> {
+  const leader = chain.leader;
+  let head = start;
+  while (!chain.stopped && epoch === chain.epoch) {
+    const target = chain.head;
+    m.inStep = head.number === target.number && head.hash === target.hash;
+    if (m.inStep) {
+      if (m.refusingSince !== undefined) {
+        m.gate.accept();
+        chain.logger.info('devnet node caught up', {
+          node: m.rpc.name,
+          height: head.number,
+          after_ms: Date.now() - m.refusingSince,
+        });
+        m.refusingSince = undefined;
+      }
+      return;
+    }
+    if (head.number < target.number) {
+      const next = await readBlock(leader.rpc, head.number + 1, chain.raws);
+      if (next === null) return; // the leader went back (evm_revert); its next probe says where
+      if (next.parentHash === head.hash) {
+        if (!(await replay(m, chain, next))) return;
+        head = { number: next.number, hash: next.hash };
+        m.head = head;
+        continue;
+      }
+    } else if (head.number > target.number) {
+      const theirs = await leader.rpc.call<Head | null>('eth_getBlockByNumber', [hex(head.number), false]);
+      if (theirs?.hash === head.hash) {
+        if (epoch === chain.epoch && head.number > chain.head.number) chain.head = head;
+        continue;
+      }
+    }
+    const rewound = await rewind(m, chain, head);
+    if (rewound === undefined) return;
+    head = rewound;
+    m.head = head;
+  }
+}
+
+async function replay(m: Member, chain: Chain, block: ChainBlock): Promise<boolean> {
+  if (m.stuck?.hash === block.hash && Date.now() < m.stuck.until) return false;
+  const outcome = await m.gate.exclusive(() => replayBlock(m.rpc, block, chain.raws));
+  if (outcome.ok) {
+    m.stuck = undefined;
+    if (outcome.retried) {
+      chain.logger.debug('devnet: block replayed at a later try', {
+        node: m.rpc.name,
+        block: block.number,
+        ...outcome.retried,
+      });
+    }
+    return true;
+  }
+  m.stuck = { hash: block.hash, until: Date.now() + STUCK_RETRY_MS };
+  chain.logger.warn('devnet: a replayed block differs from the leader’s', {
+    node: m.rpc.name,
+    block: block.number,
+    leader_hash: block.hash,
+    replayed_hash: outcome.minedHash,
+    hint: 'was its state changed directly (anvil_set*, evm_setAccountNonce)? retried every 5 s',
+  });
+  return false;
+}
+
+/** `m`'s latest block is not on the leader's chain. Returns m's head afterwards, or undefined (not now). */
+async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undefined> {
+  const leader = chain.leader;
+  const fork = await forkPoint(m.rpc, leader.rpc, Math.min(head.number, chain.head.number));
+  if (fork === undefined) {
+    chain.logger.error('devnet: a node shares no block with the leader in the last 1024', { node: m.rpc.name });
+    m.stuck = { hash: head.hash, until: Date.now() + STUCK_RETRY_MS };
+    return undefined;
+  }
+  const own = await readBlocks(m.rpc, fork.number + 1, head.number, chain.raws);
+  const adopted =
+    own.length > 0 &&
+    chain.head.hash === fork.hash &&
+    (await chain.onLeader(() =>
+      adopt(leader, fork, own, chain.raws, { automine: chain.automine, stillLeader: () => chain.leader === leader }),
+    ));
+  const txs = own.flatMap((block) => block.txs);
+  if (adopted) {
+    for (const tx of txs) chain.handed.add(tx.hash);
+    const last = own[own.length - 1] as ChainBlock;
+    chain.head = { number: last.number, hash: last.hash };
+    chain.logger.info('devnet: blocks mined on a follower were adopted by the leader', {
+      node: m.rpc.name,
+      leader: leader.rpc.name,
+      from: fork.number + 1,
+      to: last.number,
+    });
+    return head;
+  }
+  await rollBack(m, fork, head.number, own);
+  for (const tx of txs) {
+    try {
+      await leader.rpc.call('eth_sendRawTransaction', [tx.raw]);
+    } catch (err) {
+      if (!(err instanceof NodeRefused)) throw err;
+    }
+    chain.handed.add(tx.hash);
+  }
+  chain.logger.info('devnet: blocks not on the chain were rolled back', {
+    node: m.rpc.name,
+    fork: fork.number,
+    blocks: head.number - fork.number,
+    transactions_handed_to_leader: txs.length,
+  });
+  return fork;
+}
