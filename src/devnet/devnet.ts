@@ -104,7 +104,10 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
         { blockTimeMs: config.block_time * 1000, logger },
       )
     : undefined;
-  for (const proxy of proxies) proxy.onTransaction = () => replicator?.wake();
+  for (const [i, proxy] of proxies.entries()) {
+    proxy.onTransaction = () => replicator?.transactionAt(i);
+    proxy.intercept = (body) => replicator?.intercept(body);
+  }
   const shutDown = async (): Promise<void> => {
     await replicator?.stop();
     watchdog.kill('SIGKILL');

@@ -1,17 +1,15 @@
 /**
- * A devnet node whose latest block is not on the leader's chain — a user mined on it (evm_mine,
- * anvil_mine sent to a follower), it was the leader before a failover and mined on after, or a replay
- * was cut off — is brought back by the replicator with these steps:
+ * A devnet node whose latest block is not on the leader's chain — it was the leader and mined a block the
+ * others never got (it stopped right then), a user mined on it through anvil's own port, or the leader's
+ * chain went back (evm_revert sent to the leader) — is brought back by the replicator in two steps:
  * - `forkPoint`: the highest block both share, searched downwards 16 blocks per request, at most
  *   `MAX_REWIND` (1024) blocks deep (deeper is reported, not repaired);
- * - `adopt`: when the leader is still at the fork, the node's own blocks become the chain's: replayed on
- *   the leader (replay.ts, identical hashes) with the leader's automine off and its gate closed;
- * - `rollBack`: otherwise the node's own blocks are undone (anvil_rollback) and their transactions put
- *   back in its pool; the caller hands them to the leader too, so none is lost.
+ * - `rollBack`: the node's own blocks past it are undone (anvil_rollback) behind its gate and their
+ *   transactions put back in its pool; the caller hands them to the leader too, so none is lost.
  */
 import type { NodeGate } from './node-proxy.js';
 import type { NodeRpc } from './node-rpc.js';
-import { type ChainBlock, type Head, hex, type RawTransactions, readBlock, replayBlock, sendAll } from './replay.js';
+import { type ChainBlock, type Head, hex, type RawTransactions, readBlock, sendAll } from './replay.js';
 
 export const MAX_REWIND = 1024;
 const WINDOW = 16;
@@ -45,32 +43,6 @@ export async function readBlocks(node: NodeRpc, from: number, to: number, raws: 
     if (block !== null) blocks.push(block);
   }
   return blocks;
-}
-
-/**
- * Replays `blocks` (which follow `fork`) on the leader. False when the leader is no longer at the fork
- * or a replay differs (the leader is then left at the last block that matched).
- */
-export async function adopt(
-  leader: Node,
-  fork: Head,
-  blocks: readonly ChainBlock[],
-  raws: RawTransactions,
-  options: { automine: boolean; stillLeader: () => boolean },
-): Promise<boolean> {
-  return leader.gate.exclusive(async () => {
-    try {
-      if (options.automine) await leader.rpc.call('evm_setAutomine', [false]);
-      const latest = await leader.rpc.call<Head>('eth_getBlockByNumber', ['latest', false]);
-      if (latest.hash !== fork.hash) return false;
-      for (const block of blocks) if (!(await replayBlock(leader.rpc, block, raws)).ok) return false;
-      return true;
-    } finally {
-      if (options.automine && options.stillLeader()) {
-        await leader.rpc.call('evm_setAutomine', [true]).catch(() => undefined);
-      }
-    }
-  });
 }
 
 /** Rolls `node` back from `height` to `fork` and puts `txs` (those of the undone blocks) back in its pool. */

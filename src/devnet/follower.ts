@@ -1,20 +1,20 @@
 /**
  * One follower's round (replicator.ts runs one at a time per follower, every poll or when woken):
- * 1. make sure its own mining is off (a node that was the leader may still automine);
- * 2. read its latest block and pool; hand the transactions clients sent to it to the leader (signed
- *    bytes, nonce order, once per leader); copy the leader's pending transactions into its pool, so every
- *    node's pending nonce counts them and none is lost with the leader;
- * 3. replay each leader block it lacks (replay.ts), behind its gate;
- * 4. when its latest block is not on the leader's chain, find the fork point and have its own blocks
- *    adopted by the leader or rolled back (divergence.ts); rolled-back transactions go to the leader.
+ * 1. read its latest block and pool; hand the transactions clients sent to it to the leader (signed
+ *    bytes, nonce order, once per leader; then the leader mines them, leader-mining.ts); copy the
+ *    leader's pending transactions into its pool, so every node's pending nonce counts them and none is
+ *    lost with the leader;
+ * 2. replay each leader block it lacks (replay.ts), behind its gate;
+ * 3. when its latest block is not on the leader's chain, find the fork point and roll its own blocks back
+ *    (divergence.ts); their transactions go back to its pool and to the leader.
  * A follower that was lost (or demoted) refuses clients through its proxy until a round finds it in step.
  * A block whose replay keeps differing (the node's state was changed outside blocks, e.g. anvil_setBalance
  * sent to its own port) is retried every 5 s with a warning; the follower stays behind meanwhile.
  */
 import type { Logger } from '../log.js';
-import { adopt, forkPoint, readBlocks, rollBack } from './divergence.js';
+import { forkPoint, readBlocks, rollBack } from './divergence.js';
 import type { NodeGate } from './node-proxy.js';
-import { NodeRefused, type NodeRpc, NodeUnreachable } from './node-rpc.js';
+import { type BatchAnswer, NodeRefused, type NodeRpc, NodeUnreachable } from './node-rpc.js';
 import {
   type ChainBlock,
   type Head,
@@ -37,13 +37,13 @@ export interface Member {
   exited: boolean;
   /** The round in progress (followers only). */
   busy: Promise<void> | undefined;
-  /** Its own mining is known to be off. */
-  quiet: boolean;
   /** Its latest block as last seen. */
   head: Head | undefined;
   inStep: boolean;
   /** When it last answered the replicator (ms since the epoch). */
   lastAnswer: number;
+  /** Its own last answer failed (not a call to the leader made in its round). */
+  unreachable: boolean;
   /** Since when its gate refuses clients (lost or demoted), until a round finds it in step. */
   refusingSince: number | undefined;
   /** A block whose replay kept failing, and when to try it again. */
@@ -60,15 +60,13 @@ export interface Chain {
   head: Head;
   /** The leader's pool (hashes) at its last probe. */
   readonly leaderPool: readonly string[];
-  readonly automine: boolean;
   readonly stopped: boolean;
   readonly raws: RawTransactions;
   readonly logger: Logger;
   /** Transactions the current leader holds or was handed. */
   readonly handed: Handed;
-  probeLeader(): Promise<void>;
-  /** Serialises work that mines on the leader besides its automine (block timer, adoption). */
-  onLeader<T>(work: () => Promise<T>): Promise<T>;
+  /** The leader holds new pending transactions (leader-mining.ts mines them in automine mode). */
+  minePending(): void;
 }
 
 /** A bounded set of transaction hashes (the oldest leave first past 100 000). */
@@ -97,10 +95,10 @@ export function newMember(index: number, rpc: NodeRpc, gate: NodeGate): Member {
     gate,
     exited: false,
     busy: undefined,
-    quiet: true,
     head: undefined,
     inStep: false,
     lastAnswer: Date.now(),
+    unreachable: false,
     refusingSince: undefined,
     stuck: undefined,
     lastError: undefined,
@@ -117,23 +115,27 @@ export function refuseClients(m: Member, why: string): void {
 
 export async function followerRound(m: Member, chain: Chain): Promise<void> {
   const epoch = chain.epoch;
-  if (!m.quiet) {
-    await m.rpc.call('evm_setAutomine', [false]);
-    m.quiet = true;
+  let answers: BatchAnswer[];
+  try {
+    answers = await m.rpc.batch([
+      ['eth_getBlockByNumber', ['latest', false]],
+      ['txpool_content', []],
+    ]);
+  } catch (err) {
+    if (err instanceof NodeUnreachable) m.unreachable = true;
+    throw err;
   }
-  const [latest, pool] = await m.rpc.batch([
-    ['eth_getBlockByNumber', ['latest', false]],
-    ['txpool_content', []],
-  ]);
+  m.unreachable = false;
+  m.lastAnswer = Date.now();
+  const [latest, pool] = answers;
   if (!latest?.ok) throw latest?.error;
   if (!pool?.ok) throw pool?.error;
-  m.lastAnswer = Date.now();
   const block = latest.result as Head;
   const head = { number: Number(block.number), hash: block.hash };
   m.head = head;
   const pooled = hashesOf(pool.result as TxPoolContent);
   const fresh = pooled.filter((hash) => !chain.handed.has(hash));
-  if (fresh.length > 0 && (await handOver(m, chain, fresh))) await chain.probeLeader();
+  if (fresh.length > 0 && (await handOver(m, chain, fresh))) chain.minePending();
   const known = new Set(pooled);
   const missing = chain.leaderPool.filter((hash) => !known.has(hash));
   if (missing.length > 0) await sendAll(m.rpc, await chain.raws.fetch(chain.leader.rpc, missing));
@@ -236,25 +238,7 @@ async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undef
     return undefined;
   }
   const own = await readBlocks(m.rpc, fork.number + 1, head.number, chain.raws);
-  const adopted =
-    own.length > 0 &&
-    chain.head.hash === fork.hash &&
-    (await chain.onLeader(() =>
-      adopt(leader, fork, own, chain.raws, { automine: chain.automine, stillLeader: () => chain.leader === leader }),
-    ));
   const txs = own.flatMap((block) => block.txs);
-  if (adopted) {
-    for (const tx of txs) chain.handed.add(tx.hash);
-    const last = own[own.length - 1] as ChainBlock;
-    chain.head = { number: last.number, hash: last.hash };
-    chain.logger.info('devnet: blocks mined on a follower were adopted by the leader', {
-      node: m.rpc.name,
-      leader: leader.rpc.name,
-      from: fork.number + 1,
-      to: last.number,
-    });
-    return head;
-  }
   await rollBack(m, fork, head.number, own);
   for (const tx of txs) {
     try {
@@ -264,6 +248,7 @@ async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undef
     }
     chain.handed.add(tx.hash);
   }
+  if (txs.length > 0) chain.minePending();
   chain.logger.info('devnet: blocks not on the chain were rolled back', {
     node: m.rpc.name,
     fork: fork.number,

@@ -1,17 +1,21 @@
 /**
  * The address clients use for one devnet node (with more than one node): a small HTTP proxy in front of
  * the node's anvil, on `devnet.base_port + i` (the anvil itself listens on a free port of 127.0.0.1). It
- * forwards every request unchanged and adds three things the replicator needs:
+ * forwards every request unchanged, and gives the replicator four handles:
  *
- * - a gate: `exclusive(work)` holds new client requests, waits for those in flight (at most `drainMs`,
- *   default 1000 ms, else it throws `NodeUnreachable`), runs `work` — a block replay, a rollback — and
- *   lets the held requests through. So no client sees the moments inside a replay (a transaction taken
- *   out of the pool, a block undone) and no client transaction slips into a replayed block;
+ * - a gate: `hold(work)` makes requests that arrive from now on wait until `work` is done (holds run one
+ *   after the other; the hold starts synchronously, before `hold` returns). `exclusive(work)` also waits
+ *   for the requests already in flight (at most `drainMs`, default 1000 ms, else it throws
+ *   `NodeUnreachable`). So no client sees the inside of a replay (a pool emptied for a moment, a block
+ *   undone) or a leader block that the other nodes do not have yet, and no client transaction slips into
+ *   a replayed block;
  * - a refusal: while a node that was lost (or was the leader before a failover) catches up, requests are
  *   answered HTTP 503 with a JSON-RPC error, so the gateway's monitor keeps it Unhealthy until it is one
  *   chain with the others again;
- * - a signal: after a request naming eth_sendRawTransaction is answered, `onTransaction` runs (the
- *   replicator starts a round at once instead of at its next poll).
+ * - `intercept(body)`: may answer a request itself (the devnet's mining calls, mining-control.ts) instead
+ *   of the node; it returns undefined at once for everything else;
+ * - `onTransaction()`: called synchronously when the answer to a request naming eth_sendRawTransaction or
+ *   eth_sendTransaction has been passed on, before the next request is read.
  *
  * When the anvil process exits, `close()` stops listening, so clients get "connection refused" as they
  * would from the dead node itself. Bodies are buffered (JSON-RPC requests are small); no timeout is added
@@ -22,10 +26,10 @@ import type { AddressInfo } from 'node:net';
 import { NodeUnreachable } from './node-rpc.js';
 
 export interface NodeGate {
+  hold<T>(work: () => Promise<T>): Promise<T>;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   refuse(message: string): void;
   accept(): void;
-  readonly refusing: boolean;
 }
 
 export interface NodeProxyOptions {
@@ -34,22 +38,25 @@ export interface NodeProxyOptions {
   port: number;
   /** The anvil's own URL. */
   target: string;
-  onTransaction?: () => void;
   drainMs?: number;
 }
 
 export class NodeProxy implements NodeGate {
   readonly url: string;
   readonly port: number;
+  /** Answers a request instead of the node (a JSON-RPC response body), or returns undefined. */
+  intercept: (body: Buffer) => Promise<string> | undefined = () => undefined;
+  onTransaction: () => void = () => undefined;
   readonly #server: http.Server;
   readonly #agent = new http.Agent({ keepAlive: true });
   readonly #target: URL;
   readonly #drainMs: number;
-  #onTransaction: () => void;
   #inFlight = 0;
   #drained: (() => void) | undefined;
-  /** Set while `exclusive` work runs; requests wait for it. */
-  #held: Promise<void> | undefined;
+  /** Holds queued or running; requests wait while it is above 0. */
+  #holding = 0;
+  #holds: Promise<unknown> = Promise.resolve();
+  #released: { promise: Promise<void>; resolve: () => void } = settled();
   #refusal: string | undefined;
   #closed: Promise<void> | undefined;
 
@@ -69,18 +76,9 @@ export class NodeProxy implements NodeGate {
     this.#server = server;
     this.#target = new URL(options.target);
     this.#drainMs = options.drainMs ?? 1000;
-    this.#onTransaction = options.onTransaction ?? (() => undefined);
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://${options.host}:${this.port}`;
     server.on('request', (req, res) => this.#handle(req, res));
-  }
-
-  set onTransaction(listener: () => void) {
-    this.#onTransaction = listener;
-  }
-
-  get refusing(): boolean {
-    return this.#refusal !== undefined;
   }
 
   refuse(message: string): void {
@@ -91,19 +89,12 @@ export class NodeProxy implements NodeGate {
     this.#refusal = undefined;
   }
 
-  async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    while (this.#held !== undefined) await this.#held;
-    let release: () => void = () => undefined;
-    this.#held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    try {
-      await this.#drain();
-      return await work();
-    } finally {
-      this.#held = undefined;
-      release();
-    }
+  hold<T>(work: () => Promise<T>): Promise<T> {
+    return this.#hold(work, false);
+  }
+
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.#hold(work, true);
   }
 
   /** Stops listening and drops every connection (idempotent). */
@@ -114,6 +105,20 @@ export class NodeProxy implements NodeGate {
       this.#agent.destroy();
     });
     return this.#closed;
+  }
+
+  #hold<T>(work: () => Promise<T>, drain: boolean): Promise<T> {
+    if (this.#holding === 0) this.#released = pending();
+    this.#holding += 1;
+    const run = this.#holds.then(async () => {
+      if (drain) await this.#drain();
+      return work();
+    });
+    this.#holds = run.catch(() => undefined);
+    return run.finally(() => {
+      this.#holding -= 1;
+      if (this.#holding === 0) this.#released.resolve();
+    });
   }
 
   async #drain(): Promise<void> {
@@ -142,9 +147,14 @@ export class NodeProxy implements NodeGate {
   }
 
   async #forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): Promise<void> {
-    if (this.#refusal === undefined) while (this.#held !== undefined) await this.#held;
+    while (this.#refusal === undefined && this.#holding > 0) await this.#released.promise;
     if (this.#refusal !== undefined) {
-      answerError(res, 503, this.#refusal);
+      answer(res, 503, errorBody(this.#refusal));
+      return;
+    }
+    const intercepted = this.intercept(body);
+    if (intercepted !== undefined) {
+      answer(res, 200, await intercepted.catch((err: Error) => errorBody(err.message)));
       return;
     }
     if (res.destroyed) return;
@@ -168,18 +178,18 @@ export class NodeProxy implements NodeGate {
         headers,
         agent: this.#agent,
       },
-      (answer) => {
+      (reply) => {
         const head: http.OutgoingHttpHeaders = {};
         for (const name of ['content-type', 'content-length'] as const) {
-          if (answer.headers[name] !== undefined) head[name] = answer.headers[name];
+          if (reply.headers[name] !== undefined) head[name] = reply.headers[name];
         }
-        res.writeHead(answer.statusCode ?? 502, head);
-        answer.pipe(res);
-        answer.on('end', () => {
+        res.writeHead(reply.statusCode ?? 502, head);
+        reply.pipe(res);
+        reply.on('end', () => {
           leave();
-          if (body.includes('eth_sendRawTransaction')) this.#onTransaction();
+          if (body.includes('eth_sendRawTransaction') || body.includes('eth_sendTransaction')) this.onTransaction();
         });
-        answer.on('error', () => {
+        reply.on('error', () => {
           leave();
           res.destroy();
         });
@@ -188,7 +198,7 @@ export class NodeProxy implements NodeGate {
     upstream.on('error', (err) => {
       leave();
       if (res.headersSent) res.destroy();
-      else answerError(res, 502, `devnet node unreachable: ${err.message}`);
+      else answer(res, 502, errorBody(`devnet node unreachable: ${err.message}`));
     });
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
@@ -198,8 +208,23 @@ export class NodeProxy implements NodeGate {
   }
 }
 
-function answerError(res: http.ServerResponse, status: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+function errorBody(message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+}
+
+function answer(res: http.ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+function pending(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+function settled(): { promise: Promise<void>; resolve: () => void } {
+  return { promise: Promise.resolve(), resolve: () => undefined };
 }

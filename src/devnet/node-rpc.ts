@@ -63,6 +63,21 @@ export class NodeRpc {
     });
   }
 
+  /** Sends a request body as it is and returns the node's answer as it is (mining calls on the leader). */
+  async raw(body: Buffer, timeoutMs = CALL_TIMEOUT_MS): Promise<string> {
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return await res.text();
+    } catch (err) {
+      throw new NodeUnreachable(`${this.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
   async #post(body: unknown, timeoutMs: number): Promise<unknown> {
     let res: Response;
     try {

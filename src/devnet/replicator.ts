@@ -1,30 +1,32 @@
 /**
  * Makes the devnet's anvil nodes one chain: every node reports the same block hash at every height.
  *
- * Roles. One node, the leader (anvil-0 at start), mines: a block per transaction (anvil automine,
- * `evm_setAutomine true`) when `devnet.block_time` is 0; otherwise the replicator calls `evm_mine` on it
- * every `block_time` seconds (fractions work, and no node ever mines on a timer of its own). Every node
- * starts with `--no-mining --order fifo`; the others, followers, never mine on their own: they replay the
- * leader's blocks (follower.ts, replay.ts).
+ * Roles. One node, the leader (anvil-0 at start), gets the blocks: leader-mining.ts mines on it (a block
+ * per transaction when `devnet.block_time` is 0, else one every `block_time` seconds). The others,
+ * followers, replay the leader's blocks (follower.ts, replay.ts). No anvil mines on its own: all start
+ * with `--no-mining --order fifo`.
  *
- * The loop runs a round every `pollMs` (default 25 ms), and at once when a node's proxy has just passed
- * on a transaction (`wake`): probe the leader (latest block and pool, one batch; every call to a node
- * times out after 500 ms), then start a round for each follower not still busy with its previous one (so
- * a stopped follower delays no one).
+ * The loop runs a round every `pollMs` (default 25 ms), and at once when woken (a transaction reached a
+ * node, a block was mined, a process exited): probe the leader (latest block and pool, one batch; every
+ * call to a node times out after 500 ms; pending transactions there are mined in automine mode), then
+ * start a round for each follower not still busy with its previous one (a stopped follower delays no one).
  *
  * Failover. When the leader's process exits, or it has not answered for `failoverMs` (default 1000 ms,
  * e.g. SIGSTOP), the live follower with the highest block (ties: the next after the old leader) is
- * promoted: its round is awaited, its automine turned on, and every follower hands its pool to it again.
- * Blocks the old leader mined that no follower had replayed are lost, unless it comes back before the new
- * leader mines (then they are adopted). A follower that has not answered for `failoverMs`, and a demoted
- * leader, refuse clients (503 from their proxy) until they are in step again: a node that comes back
- * (SIGCONT) has its mining turned off and catches up by replay in its next round, before the gateway's
- * monitor can see it healthy. A killed node stays down; nothing restarts it.
+ * promoted: its round is awaited, then blocks are mined on it, and every follower hands its pool to it
+ * again. A block is visible on the leader only once the live followers have it (leader-mining.ts), so the
+ * promoted node has every block a client saw, unless a follower was lagging past the 1 s wait. A follower
+ * that has not answered for `failoverMs`, and a demoted leader, refuse clients (503 from their proxy)
+ * until a round finds them in step: a node that comes back (SIGCONT) rolls back whatever the chain does
+ * not have and catches up by replay before the gateway's monitor can see it healthy. A killed node stays
+ * down; nothing restarts it.
  */
 import type { Logger } from '../log.js';
 import { type Chain, followerRound, Handed, type Member, newMember, refuseClients } from './follower.js';
+import { LeaderMining } from './leader-mining.js';
+import { type ControlCall, controlCall } from './mining-control.js';
 import type { NodeGate } from './node-proxy.js';
-import { NodeRpc, NodeUnreachable } from './node-rpc.js';
+import { type BatchAnswer, NodeRpc, NodeUnreachable } from './node-rpc.js';
 import { type Head, hashesOf, RawTransactions, type TxPoolContent } from './replay.js';
 
 export interface ReplicaNode {
@@ -38,7 +40,7 @@ export interface ReplicaNode {
 }
 
 export interface ReplicatorOptions {
-  /** 0: the leader mines a block per transaction; otherwise one block every `blockTimeMs`. */
+  /** 0: a block per transaction; otherwise one block every `blockTimeMs`. */
   readonly blockTimeMs: number;
   readonly logger: Logger;
   readonly pollMs?: number;
@@ -64,69 +66,90 @@ interface RpcHead {
 export class ChainReplicator {
   readonly #members: Member[];
   readonly #logger: Logger;
-  readonly #blockTimeMs: number;
   readonly #pollMs: number;
   readonly #failoverMs: number;
   readonly #raws = new RawTransactions();
   /** Transactions the current leader holds or was handed. */
   readonly #handed = new Handed();
+  readonly #chain: Chain;
+  readonly #mining: LeaderMining;
   #leader = 0;
   /** Bumped on every leader change; a round started under an older epoch stops. */
   #epoch = 0;
   #leaderHead: Head = { number: 0, hash: '' };
   #leaderPool: string[] = [];
-  /** Serialises what mines on the leader besides its automine: the block timer and adoptions. */
-  #leaderWork: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #woken = false;
-  #blockTimer: NodeJS.Timeout | undefined;
   #noLeaderLogged = false;
-  readonly #chain: Chain;
 
   constructor(nodes: readonly ReplicaNode[], options: ReplicatorOptions) {
     this.#logger = options.logger;
-    this.#blockTimeMs = options.blockTimeMs;
     this.#pollMs = options.pollMs ?? 25;
     this.#failoverMs = options.failoverMs ?? 1000;
     this.#members = nodes.map((node, index) => newMember(index, new NodeRpc(node.url, node.name), node.gate));
     this.#chain = this.#chainView();
+    this.#mining = new LeaderMining(
+      {
+        leader: () => this.#member(this.#leader),
+        followers: () => this.#members.filter((m) => m.index !== this.#leader),
+        leaderHead: () => this.#leaderHead,
+        probeLeader: async () => {
+          await this.#probeLeader();
+        },
+        wake: () => this.wake(),
+        logger: this.#logger,
+      },
+      { blockTimeMs: options.blockTimeMs },
+    );
     for (const [index, node] of nodes.entries()) {
       void node.exited.then(() => {
-        (this.#members[index] as Member).exited = true;
+        this.#member(index).exited = true;
+        this.#mining.progress();
         this.wake();
       });
     }
   }
 
-  /** Checks that the nodes share a genesis block, turns the leader's mining on and starts the loop. */
+  /** Checks that the nodes share a genesis block and starts the loop and the mining. */
   async start(): Promise<void> {
     const geneses = await Promise.all(
       this.#members.map((m) => m.rpc.call<RpcHead>('eth_getBlockByNumber', ['0x0', false])),
     );
-    if (new Set(geneses.map((block) => block.hash)).size !== 1)
+    if (new Set(geneses.map((block) => block.hash)).size !== 1) {
       throw new Error('the nodes do not share a genesis block');
-    const leader = this.#member(this.#leader);
-    if (this.#blockTimeMs === 0) await leader.rpc.call('evm_setAutomine', [true]);
-    leader.quiet = false;
+    }
     await this.#probeLeader();
+    for (const m of this.#members) m.head = this.#leaderHead;
     this.#loop = this.#run();
-    if (this.#blockTimeMs > 0) this.#scheduleBlock(Date.now() + this.#blockTimeMs);
+    this.#mining.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#blockTimer);
+    this.#mining.stop();
     this.#wake?.();
     await this.#loop;
     await Promise.all(this.#members.map((m) => m.busy));
   }
 
-  /** Starts a round now, or right after the current one (a client just sent a transaction). */
+  /** Starts a round now, or right after the current one. */
   wake(): void {
     this.#woken = true;
     this.#wake?.();
+  }
+
+  /** Node `index`'s proxy passed on a transaction (synchronously, before its next request). */
+  transactionAt(index: number): void {
+    if (index === this.#leader) this.#mining.transaction();
+    else this.wake();
+  }
+
+  /** A mining call sent to any node (mining-control.ts), or undefined to let the node answer it. */
+  intercept(body: Buffer): Promise<string> | undefined {
+    const call: ControlCall | undefined = controlCall(body);
+    return call === undefined ? undefined : this.#mining.control(call);
   }
 
   status(): ReplicaStatus[] {
@@ -166,45 +189,51 @@ export class ChainReplicator {
   async #round(): Promise<void> {
     const leader = this.#member(this.#leader);
     if (leader.exited || Date.now() - leader.lastAnswer >= this.#failoverMs) await this.#failover(leader);
-    await this.#probeLeader();
+    if (await this.#probeLeader()) this.#mining.transaction();
     const now = Date.now();
     for (const m of this.#members) {
       if (m.index === this.#leader || m.exited || this.#stopped) continue;
-      if (now - m.lastAnswer >= this.#failoverMs) refuseClients(m, 'not answering');
+      if (m.unreachable && now - m.lastAnswer >= this.#failoverMs) refuseClients(m, 'not answering');
       if (m.busy !== undefined) continue;
+      const headAtStart = this.#leaderHead;
       m.busy = followerRound(m, this.#chain)
-        .catch((err: unknown) => this.#syncFailed(m, err))
+        .catch((err: unknown) => this.#roundFailed(m, err))
         .finally(() => {
           m.busy = undefined;
+          this.#mining.progress();
+          if (this.#leaderHead !== headAtStart) this.wake(); // the leader moved on meanwhile
         });
     }
   }
 
-  async #probeLeader(): Promise<void> {
+  /** Reads the leader's latest block and pool; true when the pool has a pending transaction. */
+  async #probeLeader(): Promise<boolean> {
     const leader = this.#member(this.#leader);
     const epoch = this.#epoch;
-    let answers: Awaited<ReturnType<NodeRpc['batch']>>;
+    let answers: BatchAnswer[];
     try {
       answers = await leader.rpc.batch([
         ['eth_getBlockByNumber', ['latest', false]],
         ['txpool_content', []],
       ]);
     } catch (err) {
-      if (err instanceof NodeUnreachable) return;
+      if (err instanceof NodeUnreachable) return false;
       throw err;
     }
-    if (epoch !== this.#epoch) return;
+    if (epoch !== this.#epoch) return false;
     leader.lastAnswer = Date.now();
     const [latest, pool] = answers;
     if (latest?.ok) {
       const block = latest.result as RpcHead;
-      leader.head = { number: Number(block.number), hash: block.hash };
-      this.#leaderHead = leader.head;
+      const head = { number: Number(block.number), hash: block.hash };
+      if (head.hash !== this.#leaderHead.hash) this.#leaderHead = head;
+      leader.head = this.#leaderHead;
     }
-    if (pool?.ok) {
-      this.#leaderPool = hashesOf(pool.result as TxPoolContent);
-      for (const hash of this.#leaderPool) this.#handed.add(hash);
-    }
+    if (!pool?.ok) return false;
+    const content = pool.result as TxPoolContent;
+    this.#leaderPool = hashesOf(content);
+    for (const hash of this.#leaderPool) this.#handed.add(hash);
+    return Object.keys(content.pending ?? {}).length > 0;
   }
 
   async #failover(old: Member): Promise<void> {
@@ -216,7 +245,6 @@ export class ChainReplicator {
       await candidate.busy;
       try {
         const block = await candidate.rpc.call<RpcHead>('eth_getBlockByNumber', ['latest', false]);
-        if (this.#blockTimeMs === 0) await candidate.rpc.call('evm_setAutomine', [true]);
         this.#leader = candidate.index;
         this.#epoch += 1;
         this.#handed.clear();
@@ -224,10 +252,9 @@ export class ChainReplicator {
         this.#leaderHead = { number: Number(block.number), hash: block.hash };
         candidate.head = this.#leaderHead;
         candidate.lastAnswer = Date.now();
-        candidate.quiet = false;
         candidate.stuck = undefined;
-        old.quiet = false; // it may still mine when it answers again
-        old.inStep = false;
+        candidate.refusingSince = undefined;
+        candidate.gate.accept(); // the leader is the chain
         refuseClients(old, 'no longer the leader');
         this.#noLeaderLogged = false;
         this.#logger.warn('devnet leader changed', {
@@ -236,6 +263,7 @@ export class ChainReplicator {
           reason: old.exited ? 'exited' : `no answer for ${this.#failoverMs} ms`,
           height: this.#leaderHead.number,
         });
+        this.#mining.leaderChanged();
         return;
       } catch (err) {
         this.#logger.debug('devnet: cannot promote node', { node: candidate.rpc.name, err });
@@ -264,52 +292,21 @@ export class ChainReplicator {
       get leaderPool() {
         return self.#leaderPool;
       },
-      automine: this.#blockTimeMs === 0,
       get stopped() {
         return self.#stopped;
       },
       raws: this.#raws,
       logger: this.#logger,
       handed: this.#handed,
-      probeLeader: () => this.#probeLeader(),
-      onLeader: (work) => this.#onLeader(work),
+      minePending: () => this.#mining.transaction(),
     };
   }
 
-  /** Serialises work that mines on the leader besides its automine (the block timer, adoptions). */
-  #onLeader<T>(work: () => Promise<T>): Promise<T> {
-    const done = this.#leaderWork.then(work, work);
-    this.#leaderWork = done.catch(() => undefined);
-    return done;
-  }
-
-  #syncFailed(m: Member, err: unknown): void {
+  #roundFailed(m: Member, err: unknown): void {
     const message = (err as Error)?.message ?? String(err);
     if (message === m.lastError) return;
     m.lastError = message;
     const level = err instanceof NodeUnreachable ? 'debug' : 'warn';
     this.#logger[level]('devnet: replication round failed', { node: m.rpc.name, err });
-  }
-
-  #scheduleBlock(due: number): void {
-    if (this.#stopped) return;
-    this.#blockTimer = setTimeout(
-      () => {
-        void this.#mineOnLeader().finally(() => this.#scheduleBlock(Math.max(due + this.#blockTimeMs, Date.now())));
-      },
-      Math.max(0, due - Date.now()),
-    );
-    this.#blockTimer.unref();
-  }
-
-  async #mineOnLeader(): Promise<void> {
-    await this.#onLeader(async () => {
-      try {
-        await this.#member(this.#leader).rpc.call('evm_mine', []);
-        this.wake();
-      } catch (err) {
-        this.#logger.debug('devnet: the leader did not mine', { err });
-      }
-    });
   }
 }
