@@ -25,8 +25,8 @@ export interface MiningHost {
   followers(): readonly Member[];
   leaderHead(): Head;
   probeLeader(): Promise<void>;
-  /** Starts follower rounds now. */
-  wake(): void;
+  /** Starts a round for each follower not in one. */
+  startRounds(): void;
   readonly logger: Logger;
 }
 
@@ -131,9 +131,13 @@ export class LeaderMining {
         if (Number(status.pending) === 0) return undefined;
       }
       if (body === undefined) await leader.rpc.call('evm_mine', []);
+      const mined = performance.now();
       await this.#host.probeLeader();
-      this.#host.wake();
-      await this.#replicated(this.#host.leaderHead());
+      this.#host.startRounds();
+      const head = this.#host.leaderHead();
+      await this.#replicated(head);
+      this.#host.logger.debug('devnet block replicated', { block: head.number, ms: performance.now() - mined });
+      if (!force) this.transaction(); // the block may have made a queued transaction pending
       return answer;
     });
   }

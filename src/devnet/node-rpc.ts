@@ -1,13 +1,16 @@
 /**
  * The devnet's own JSON-RPC client for its anvil nodes (replication, failover): one POST per call or per
- * batch, each bounded by a timeout (default 500 ms: a local anvil
- * answers in about a millisecond, and a stopped leader must not hold up failover for long), over fetch's keep-alive connections to 127.0.0.1.
+ * batch, each bounded by a timeout (default 500 ms: a local anvil answers in about a millisecond, and a
+ * stopped leader must not hold up failover for long), over up to 8 kept-alive connections per node
+ * (undici Pool).
  *
  * Two kinds of failure are kept apart because the replicator treats them differently:
  * - `NodeUnreachable`: no answer (connection refused, reset, timed out) — the node may be gone or stopped;
  * - `NodeRefused`: the node answered with a JSON-RPC error (its message is anvil's own, e.g.
  *   "nonce too low") — the node is alive.
  */
+
+import { Pool } from 'undici';
 
 export const CALL_TIMEOUT_MS = 500;
 
@@ -37,9 +40,15 @@ export class NodeRpc {
   /** The origin name the pool gives this node (`anvil-0`, …), for logs. */
   readonly name: string;
 
+  readonly #pool: Pool;
+  readonly #path: string;
+
   constructor(url: string, name: string) {
     this.url = url;
     this.name = name;
+    const parsed = new URL(url);
+    this.#pool = new Pool(parsed.origin, { connections: 8 });
+    this.#path = parsed.pathname;
   }
 
   async call<T = unknown>(method: string, params: readonly unknown[] = [], timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
@@ -64,30 +73,34 @@ export class NodeRpc {
   }
 
   /** Sends a request body as it is and returns the node's answer as it is (mining calls on the leader). */
-  async raw(body: Buffer, timeoutMs = CALL_TIMEOUT_MS): Promise<string> {
+  raw(body: Buffer | string, timeoutMs = CALL_TIMEOUT_MS): Promise<string> {
+    return this.#send(body, timeoutMs);
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  async #post(body: unknown, timeoutMs: number): Promise<unknown> {
+    const text = await this.#send(JSON.stringify(body), timeoutMs);
     try {
-      const res = await fetch(this.url, {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new NodeUnreachable(`${this.name}: answer is not JSON`, { cause: err });
+    }
+  }
+
+  async #send(body: Buffer | string, timeoutMs: number): Promise<string> {
+    try {
+      const res = await this.#pool.request({
         method: 'POST',
+        path: this.#path,
         headers: { 'content-type': 'application/json' },
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      return await res.text();
-    } catch (err) {
-      throw new NodeUnreachable(`${this.name}: ${(err as Error).message}`, { cause: err });
-    }
-  }
-
-  async #post(body: unknown, timeoutMs: number): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      return await res.json();
+      return await res.body.text();
     } catch (err) {
       throw new NodeUnreachable(`${this.name}: ${(err as Error).message}`, { cause: err });
     }

@@ -2,7 +2,7 @@
  * Replaying one block of the devnet's chain on another anvil node so that the node produces the very same
  * block (same hash). Checked on anvil 1.7.1: two nodes with the same genesis (`--timestamp`), `--order fifo`
  * and mining off produce identical blocks when given the same transactions in the same order and mined
- * with `evm_mine [{ timestamp }]` (the block's own timestamp; anvil accepts a timestamp equal to the
+ * with `evm_mine_detailed [{ timestamp }]` (the block's own timestamp; anvil accepts a timestamp equal to the
  * parent's and refuses a lower one). The base fee is set too (anvil_setNextBlockBaseFeePerGas): anvil
  * derives it from the last block it mined, and anvil_rollback does not rewind that, so after any rollback
  * the next block's base fee would differ. The rest of the header (gas limit, prevrandao, coinbase, blob
@@ -15,7 +15,8 @@
  * 2. empties it (anvil_dropAllTransactions: anvil_dropTransaction cannot drop a queued transaction and
  *    drops a pending one's successors too) and sends the block's transactions one by one in block order
  *    (`--order fifo` mines them in arrival order);
- * 3. mines with the block's timestamp and puts the extras back (eth_sendRawTransaction);
+ * 3. mines with the block's timestamp (evm_mine_detailed, which answers the mined block) and puts the
+ *    extras back (eth_sendRawTransaction);
  * 4. compares the mined block's hash with the block's. On a mismatch the block is undone (anvil_rollback 1;
  *    its transactions leave the node with it, so they are sent back to the pool at once). A block that
  *    held a transaction it should not (sent to anvil's own port, past the gate) is tried again, up to 3
@@ -47,6 +48,13 @@ export interface PooledTx {
 
 /** `retried`: the first try differed; `unexpected` of its transactions were not the block's. */
 export type ReplayOutcome = { ok: true; retried?: { unexpected: number } } | { ok: false; minedHash: string };
+
+/** evm_mine_detailed answers the mined blocks with full transactions. */
+interface MinedBlock {
+  number: string;
+  hash: string;
+  transactions: Array<{ hash: string }>;
+}
 
 interface RpcBlock {
   number: string;
@@ -147,6 +155,7 @@ export async function replayBlock(target: NodeRpc, block: ChainBlock, raws: RawT
     for (const answer of await target.batch([...baseFee, ['anvil_dropAllTransactions', []]])) {
       if (!answer.ok) throw answer.error;
     }
+    let mined: MinedBlock | undefined;
     try {
       for (const tx of block.txs) {
         try {
@@ -156,17 +165,19 @@ export async function replayBlock(target: NodeRpc, block: ChainBlock, raws: RawT
           if (!(err instanceof NodeRefused)) throw err;
         }
       }
-      await target.call('evm_mine', [{ timestamp: block.timestamp }]);
+      mined = (await target.call<MinedBlock[]>('evm_mine_detailed', [{ timestamp: block.timestamp }]))[0];
     } finally {
       await sendAll(target, extras);
     }
-    const mined = await target.call<RpcBlock | null>('eth_getBlockByNumber', [hex(block.number), false]);
-    if (mined === null) throw new NodeRefused('evm_mine', { message: `block ${block.number} was not mined` });
+    if (mined === undefined || Number(mined.number) !== block.number) {
+      throw new NodeRefused('evm_mine_detailed', { message: `block ${block.number} was not mined` });
+    }
     if (mined.hash === block.hash) return attempt === 0 ? { ok: true } : { ok: true, retried: { unexpected } };
     // Undo it; the transactions it held leave the node with it, so they go straight back to the pool.
     minedHash = mined.hash;
-    const strays = mined.transactions.filter((hash) => !inBlock.has(hash)).length;
-    const back = await raws.fetch(target, mined.transactions);
+    const minedTxs = mined.transactions.map((tx) => tx.hash);
+    const strays = minedTxs.filter((hash) => !inBlock.has(hash)).length;
+    const back = await raws.fetch(target, minedTxs);
     await target.call('anvil_rollback', [1]);
     await sendAll(target, back);
     unexpected += strays;

@@ -6,10 +6,12 @@
  * followers, replay the leader's blocks (follower.ts, replay.ts). No anvil mines on its own: all start
  * with `--no-mining --order fifo`.
  *
- * The loop runs a round every `pollMs` (default 25 ms), and at once when woken (a transaction reached a
- * node, a block was mined, a process exited): probe the leader (latest block and pool, one batch; every
- * call to a node times out after 500 ms; pending transactions there are mined in automine mode), then
- * start a round for each follower not still busy with its previous one (a stopped follower delays no one).
+ * Replication is driven by events: a block mined starts a round for every follower at once, a transaction
+ * passed on by a follower's proxy wakes the loop, an exited process too. The loop also runs a round every
+ * `pollMs` (default 200 ms) for what no event reports (a dead or stopped leader, a transaction sent to
+ * anvil's own port): probe the leader (latest block and pool, one batch; every call to a node times out
+ * after 500 ms; pending transactions there are mined in automine mode), then start a round for each
+ * follower not still busy with its previous one (a stopped follower delays no one).
  *
  * Failover. When the leader's process exits, or it has not answered for `failoverMs` (default 1000 ms,
  * e.g. SIGSTOP), the live follower with the highest block (ties: the next after the old leader) is
@@ -86,7 +88,7 @@ export class ChainReplicator {
 
   constructor(nodes: readonly ReplicaNode[], options: ReplicatorOptions) {
     this.#logger = options.logger;
-    this.#pollMs = options.pollMs ?? 25;
+    this.#pollMs = options.pollMs ?? 200;
     this.#failoverMs = options.failoverMs ?? 1000;
     this.#members = nodes.map((node, index) => newMember(index, new NodeRpc(node.url, node.name), node.gate));
     this.#chain = this.#chainView();
@@ -98,7 +100,7 @@ export class ChainReplicator {
         probeLeader: async () => {
           await this.#probeLeader();
         },
-        wake: () => this.wake(),
+        startRounds: () => this.#startRounds(),
         logger: this.#logger,
       },
       { blockTimeMs: options.blockTimeMs },
@@ -132,6 +134,7 @@ export class ChainReplicator {
     this.#wake?.();
     await this.#loop;
     await Promise.all(this.#members.map((m) => m.busy));
+    await Promise.all(this.#members.map((m) => m.rpc.close()));
   }
 
   /** Starts a round now, or right after the current one. */
@@ -190,6 +193,11 @@ export class ChainReplicator {
     const leader = this.#member(this.#leader);
     if (leader.exited || Date.now() - leader.lastAnswer >= this.#failoverMs) await this.#failover(leader);
     if (await this.#probeLeader()) this.#mining.transaction();
+    this.#startRounds();
+  }
+
+  /** Starts a round for each follower that is not in one. */
+  #startRounds(): void {
     const now = Date.now();
     for (const m of this.#members) {
       if (m.index === this.#leader || m.exited || this.#stopped) continue;
