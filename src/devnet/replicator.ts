@@ -146,7 +146,7 @@ export class ChainReplicator {
   /** Node `index`'s proxy passed on a transaction (synchronously, before its next request). */
   transactionAt(index: number): void {
     if (index === this.#leader) this.#mining.transaction();
-    else this.wake();
+    this.wake(); // a follower's goes to the leader; a leader's pending one to the followers' pools
   }
 
   /** A mining call sent to any node (mining-control.ts), or undefined to let the node answer it. */

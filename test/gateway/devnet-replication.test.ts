@@ -165,6 +165,39 @@ describe('devnet replication, a block per transaction', () => {
     const sent = await viemTransfers(DEV_KEYS[5], follower, 1);
     assertEachOnce(await oneChain(urls), [...earlier.txs, ...sent]);
   });
+  it('mining calls sent to a follower act on the whole devnet (automine off, evm_mine, automine on)', async () => {
+    const [leader, follower] = urls as [string, string];
+    const earlier = await oneChain(urls);
+    assert.equal(await call(follower, 'evm_setAutomine', [false]), null);
+    assert.equal(await call(leader, 'anvil_getAutomine'), false);
+    const a = viemClient(DEV_KEYS[0], leader).wallet;
+    const b = viemClient(DEV_KEYS[1], follower).wallet;
+    const sent = [
+      await a.sendTransaction({ to: RECIPIENT, value: parseEther('0.01') }),
+      await b.sendTransaction({ to: RECIPIENT, value: parseEther('0.01') }),
+    ];
+    // Pending on every node (each node's pending nonce counts both), mined on none.
+    const senders = [a.account.address, b.account.address];
+    await waitFor(async () => {
+      const counts = await Promise.all(
+        urls.flatMap((url) =>
+          senders.flatMap((address) =>
+            ['latest', 'pending'].map((tag) => call<string>(url, 'eth_getTransactionCount', [address, tag])),
+          ),
+        ),
+      );
+      return counts.every((count, i) => Number(count) - Number(counts[i - (i % 2)]) === i % 2);
+    }, 'both transactions pending on every node');
+    assert.equal((await oneChain(urls)).height, earlier.height, 'no block without automine');
+    await call(follower, 'evm_mine', []);
+    const chain = await oneChain(urls);
+    assert.equal(chain.height, earlier.height + 1);
+    assert.deepEqual([...chain.txs.slice(-2)].sort(), [...sent].sort(), 'one block with both');
+    assert.equal(await call(follower, 'evm_setAutomine', [true]), null);
+    assertEachOnce(chain, [...earlier.txs, ...sent]);
+    const automined = await viemTransfers(DEV_KEYS[0], follower, 1);
+    assertEachOnce(await oneChain(urls), [...earlier.txs, ...sent, ...automined]);
+  });
 });
 
 describe('devnet replication, interval mining (block_time 0.5 s)', () => {
