@@ -45,13 +45,13 @@ export async function readBlocks(node: NodeRpc, from: number, to: number, raws: 
   return blocks;
 }
 
-/** Rolls `node` back from `height` to `fork` and puts `txs` (those of the undone blocks) back in its pool. */
-export async function rollBack(node: Node, fork: Head, height: number, blocks: readonly ChainBlock[]) {
+/** Rolls `node` back from `height` to `fork` and puts the transactions of `keep` back in its pool. */
+export async function rollBack(node: Node, fork: Head, height: number, keep: readonly ChainBlock[]) {
   await node.gate.exclusive(async () => {
     if (height > fork.number) await node.rpc.call('anvil_rollback', [height - fork.number]);
     await sendAll(
       node.rpc,
-      blocks.flatMap((block) => block.txs),
+      keep.flatMap((block) => block.txs),
     );
   });
 }

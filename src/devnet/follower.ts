@@ -5,8 +5,10 @@
  *    leader's pending transactions into its pool, so every node's pending nonce counts them and none is
  *    lost with the leader;
  * 2. replay each leader block it lacks (replay.ts), behind its gate;
- * 3. when its latest block is not on the leader's chain, find the fork point and roll its own blocks back
- *    (divergence.ts); their transactions go back to its pool and to the leader.
+ * 3. when its latest block is not on the leader's chain, find the fork point and roll its blocks back
+ *    (divergence.ts). Transactions of blocks the current leader had and took back (evm_revert) go with
+ *    them; those of blocks only this node had (it led before a failover) go back to its pool and to the
+ *    leader.
  * A follower that was lost (or demoted) refuses clients through its proxy until a round finds it in step.
  * A block whose replay keeps differing (the node's state was changed outside blocks, e.g. anvil_setBalance
  * sent to its own port) is retried every 5 s with a warning; the follower stays behind meanwhile.
@@ -65,8 +67,24 @@ export interface Chain {
   readonly logger: Logger;
   /** Transactions the current leader holds or was handed. */
   readonly handed: Handed;
+  readonly leaderBlocks: LeaderBlocks;
   /** The leader holds new pending transactions (leader-mining.ts mines them in automine mode). */
   minePending(): void;
+}
+
+/** Hashes of blocks seen on the leader, with the epoch (leader) they were seen under; the last 10 000. */
+export class LeaderBlocks {
+  static readonly MAX = 10_000;
+  readonly #epochs = new Map<string, number>();
+
+  seen(hash: string, epoch: number): void {
+    this.#epochs.set(hash, epoch);
+    if (this.#epochs.size > LeaderBlocks.MAX) this.#epochs.delete(this.#epochs.keys().next().value as string);
+  }
+
+  epochOf(hash: string): number | undefined {
+    return this.#epochs.get(hash);
+  }
 }
 
 /** A bounded set of transaction hashes (the oldest leave first past 100 000). */
@@ -183,6 +201,7 @@ async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Pro
     if (head.number < target.number) {
       const next = await readBlock(leader.rpc, head.number + 1, chain.raws);
       if (next === null) return; // the leader went back (evm_revert); its next probe says where
+      chain.leaderBlocks.seen(next.hash, epoch);
       if (next.parentHash === head.hash) {
         if (!(await replay(m, chain, next))) return;
         head = { number: next.number, hash: next.hash };
@@ -237,7 +256,10 @@ async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undef
     m.stuck = { hash: head.hash, until: Date.now() + STUCK_RETRY_MS };
     return undefined;
   }
-  const own = await readBlocks(m.rpc, fork.number + 1, head.number, chain.raws);
+  const blocks = await readBlocks(m.rpc, fork.number + 1, head.number, chain.raws);
+  // Blocks this leader had and took back (evm_revert) are gone with their transactions; the node's own
+  // blocks (mined while it led, before a failover; or through anvil's port) keep theirs.
+  const own = blocks.filter((block) => chain.leaderBlocks.epochOf(block.hash) !== chain.epoch);
   const txs = own.flatMap((block) => block.txs);
   await rollBack(m, fork, head.number, own);
   for (const tx of txs) {
@@ -253,6 +275,7 @@ async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undef
     node: m.rpc.name,
     fork: fork.number,
     blocks: head.number - fork.number,
+    taken_back_by_leader: blocks.length - own.length,
     transactions_handed_to_leader: txs.length,
   });
   return fork;

@@ -7,7 +7,8 @@
  *   leader probe. Queued transactions (nonce gap) do not make a block;
  * - interval (`block_time` > 0, fractions allowed, or `evm_setIntervalMining`): `evm_mine` every interval,
  *   empty blocks included;
- * - on request: `evm_mine`/`anvil_mine` sent to any node run on the leader (mining-control.ts).
+ * - on request: `evm_mine`/`anvil_mine` sent to any node run on the leader, and so do the calls that shape
+ *   the leader's next blocks or take its chain back (`evm_increaseTime`, `evm_revert`, …; mining-control.ts).
  *
  * Every mining runs behind the leader's gate (node-proxy.ts `hold`): requests to the leader wait from the
  * moment its transaction was answered (or the timer fired) until the block is mined and every live
@@ -17,7 +18,7 @@
  */
 import type { Logger } from '../log.js';
 import type { Member } from './follower.js';
-import { type ControlCall, errorBody, isMiningCall, resultBody } from './mining-control.js';
+import { type ControlCall, errorBody, resultBody } from './mining-control.js';
 import type { Head } from './replay.js';
 
 export interface MiningHost {
@@ -85,9 +86,17 @@ export class LeaderMining {
     for (const waiter of this.#waiters) if (this.#replicatedTo(waiter.target)) waiter.done();
   }
 
-  /** Answers a mining call sent to any node (mining-control.ts). */
+  /** Answers one of anvil's own calls sent to any node (mining-control.ts). */
   async control(call: ControlCall): Promise<string> {
-    if (isMiningCall(call)) return (await this.#mine(true, call.body)) ?? errorBody(call.id, -32000, 'not mined');
+    if (call.kind === 'leader') return (await this.#mine(true, call.body)) ?? errorBody(call.id, -32000, 'no answer');
+    if (call.kind === 'refused') {
+      return errorBody(
+        call.id,
+        -32000,
+        `${call.method} would change one devnet node outside any block, so the nodes would stop being one chain; ` +
+          'it is refused on a devnet with more than one node (set devnet.nodes: 1 for scripts that need it)',
+      );
+    }
     const [arg] = call.params;
     switch (call.method) {
       case 'evm_setAutomine':
@@ -115,7 +124,7 @@ export class LeaderMining {
   }
 
   /**
-   * Mines on the leader behind its gate: `body` (a client's mining call) as it is, else `evm_mine` when
+   * Mines on the leader behind its gate: `body` (a client's call, mining-control.ts) as it is, else `evm_mine` when
    * `force` or the leader has a pending transaction. Resolves (with the leader's answer to `body`) once
    * the new head is replicated or the wait is over.
    */

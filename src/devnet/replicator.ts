@@ -24,7 +24,7 @@
  * down; nothing restarts it.
  */
 import type { Logger } from '../log.js';
-import { type Chain, followerRound, Handed, type Member, newMember, refuseClients } from './follower.js';
+import { type Chain, followerRound, Handed, LeaderBlocks, type Member, newMember, refuseClients } from './follower.js';
 import { LeaderMining } from './leader-mining.js';
 import { type ControlCall, controlCall } from './mining-control.js';
 import type { NodeGate } from './node-proxy.js';
@@ -73,6 +73,7 @@ export class ChainReplicator {
   readonly #raws = new RawTransactions();
   /** Transactions the current leader holds or was handed. */
   readonly #handed = new Handed();
+  readonly #leaderBlocks = new LeaderBlocks();
   readonly #chain: Chain;
   readonly #mining: LeaderMining;
   #leader = 0;
@@ -235,6 +236,7 @@ export class ChainReplicator {
       const block = latest.result as RpcHead;
       const head = { number: Number(block.number), hash: block.hash };
       if (head.hash !== this.#leaderHead.hash) this.#leaderHead = head;
+      this.#leaderBlocks.seen(head.hash, epoch);
       leader.head = this.#leaderHead;
     }
     if (!pool?.ok) return false;
@@ -306,6 +308,7 @@ export class ChainReplicator {
       raws: this.#raws,
       logger: this.#logger,
       handed: this.#handed,
+      leaderBlocks: this.#leaderBlocks,
       minePending: () => this.#mining.transaction(),
     };
   }

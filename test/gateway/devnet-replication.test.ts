@@ -15,6 +15,7 @@ import { buildConfig } from '../../src/config/load.js';
 import { type Devnet, startDevnet } from '../../src/devnet/devnet.js';
 import { createLogger, type LogLevel } from '../../src/log.js';
 import { assertEachOnce, call, DEV_KEYS, oneChain, waitFor } from '../helpers/devnet-chain.js';
+import { post } from '../helpers/http.js';
 
 const RECIPIENT = '0x000000000000000000000000000000000000bEEF';
 const CHAIN_ID = 11155111;
@@ -197,6 +198,31 @@ describe('devnet replication, a block per transaction', () => {
     assertEachOnce(chain, [...earlier.txs, ...sent]);
     const automined = await viemTransfers(DEV_KEYS[0], follower, 1);
     assertEachOnce(await oneChain(urls), [...earlier.txs, ...sent, ...automined]);
+  });
+  it('evm_snapshot and evm_revert sent to a follower take the whole devnet back; state cheats are refused', async () => {
+    const [leader, follower] = urls as [string, string];
+    const before = await oneChain(urls);
+    const snapshot = await call<string>(follower, 'evm_snapshot');
+    const reverted = await viemTransfers(DEV_KEYS[1], leader, 2);
+    assert.equal((await oneChain(urls)).height, before.height + 2);
+    assert.equal(await call(follower, 'evm_revert', [snapshot]), true);
+    const back = await oneChain(urls);
+    assert.deepEqual(back.hashes, before.hashes, 'every node back at the snapshot');
+    for (const url of urls) {
+      for (const hash of reverted) assert.equal(await call(url, 'eth_getTransactionReceipt', [hash]), null);
+    }
+    const after = await viemTransfers(DEV_KEYS[1], follower, 1);
+    assertEachOnce(await oneChain(urls), [...before.txs, ...after]);
+
+    const cheat = await post(
+      follower,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'anvil_setBalance', params: [RECIPIENT, '0x1'] }),
+    );
+    const refused = cheat.json<{ id: number; error?: { code: number; message: string } }>();
+    assert.equal(refused.id, 7);
+    assert.equal(refused.error?.code, -32000);
+    assert.match(refused.error?.message ?? '', /devnet\.nodes: 1/);
+    await assertSameAccounts(urls);
   });
 });
 
