@@ -11,7 +11,8 @@
  *    leader.
  * A follower that was lost (or demoted) refuses clients through its proxy until a round finds it in step.
  * A block whose replay keeps differing (the node's state was changed outside blocks, e.g. anvil_setBalance
- * sent to its own port) is retried every 5 s with a warning; the follower stays behind meanwhile.
+ * sent to anvil's own port, past the proxy that refuses it) is retried every 5 s with a warning, and so is
+ * a fork point not found within 1024 blocks; the follower stays behind meanwhile.
  */
 import type { Logger } from '../log.js';
 import { forkPoint, readBlocks, rollBack } from './divergence.js';
@@ -242,13 +243,14 @@ async function replay(m: Member, chain: Chain, block: ChainBlock): Promise<boole
     block: block.number,
     leader_hash: block.hash,
     replayed_hash: outcome.minedHash,
-    hint: 'was its state changed directly (anvil_set*, evm_setAccountNonce)? retried every 5 s',
+    hint: "was its state changed through anvil's own port (anvil_setBalance, …)? retried every 5 s",
   });
   return false;
 }
 
 /** `m`'s latest block is not on the leader's chain. Returns m's head afterwards, or undefined (not now). */
 async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undefined> {
+  if (m.stuck?.hash === head.hash && Date.now() < m.stuck.until) return undefined;
   const leader = chain.leader;
   const fork = await forkPoint(m.rpc, leader.rpc, Math.min(head.number, chain.head.number));
   if (fork === undefined) {
