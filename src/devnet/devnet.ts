@@ -104,8 +104,8 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
         { blockTimeMs: config.block_time * 1000, logger },
       )
     : undefined;
-  for (const [i, proxy] of proxies.entries()) {
-    proxy.onTransaction = () => replicator?.transactionAt(i);
+  for (const proxy of proxies) {
+    proxy.onTransaction = () => replicator?.transaction();
     proxy.intercept = (body) => replicator?.intercept(body);
   }
   const shutDown = async (): Promise<void> => {

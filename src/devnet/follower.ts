@@ -23,6 +23,7 @@ import {
   type Head,
   hashesOf,
   hex,
+  poolHashes,
   type RawTransactions,
   readBlock,
   replayBlock,
@@ -153,19 +154,21 @@ export async function followerRound(m: Member, chain: Chain): Promise<void> {
   const head = { number: Number(block.number), hash: block.hash };
   m.head = head;
   const pooled = hashesOf(pool.result as TxPoolContent);
-  const fresh = pooled.filter((hash) => !chain.handed.has(hash));
-  if (fresh.length > 0 && (await handOver(m, chain, fresh))) chain.minePending();
-  const known = new Set(pooled);
-  const missing = chain.leaderPool.filter((hash) => !known.has(hash));
-  if (missing.length > 0) await sendAll(m.rpc, await chain.raws.fetch(chain.leader.rpc, missing));
+  if (await handOver(m, chain, pooled)) chain.minePending();
+  await takeLeaderPool(m, chain, pooled);
   if (epoch === chain.epoch) await catchUp(m, chain, head, epoch);
   m.lastError = undefined;
 }
 
-/** Hands a follower's transactions to the leader; true when the leader took at least one. */
-async function handOver(m: Member, chain: Chain, hashes: readonly string[]): Promise<boolean> {
+/**
+ * Hands the transactions of a follower's pool (`pooled`, else read now) that the leader has not been
+ * handed yet to the leader; true when the leader took at least one.
+ */
+export async function handOver(m: Member, chain: Chain, pooled?: readonly string[]): Promise<boolean> {
+  const fresh = (pooled ?? (await poolHashes(m.rpc))).filter((hash) => !chain.handed.has(hash));
+  if (fresh.length === 0) return false;
   const leader = chain.leader;
-  const txs = await chain.raws.fetch(m.rpc, hashes);
+  const txs = await chain.raws.fetch(m.rpc, fresh);
   let taken = false;
   for (const tx of txs) {
     try {
@@ -179,6 +182,14 @@ async function handOver(m: Member, chain: Chain, hashes: readonly string[]): Pro
     chain.handed.add(tx.hash);
   }
   return taken;
+}
+
+/** Copies the leader's pending transactions (as last probed) into a follower's pool (`pooled`, else read now). */
+export async function takeLeaderPool(m: Member, chain: Chain, pooled?: readonly string[]): Promise<void> {
+  if (chain.leaderPool.length === 0) return;
+  const known = new Set(pooled ?? (await poolHashes(m.rpc)));
+  const missing = chain.leaderPool.filter((hash) => !known.has(hash));
+  if (missing.length > 0) await sendAll(m.rpc, await chain.raws.fetch(chain.leader.rpc, missing));
 }
 
 async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Promise<void> {

@@ -3,12 +3,13 @@
  * the node's anvil, on `devnet.base_port + i` (the anvil itself listens on a free port of 127.0.0.1). It
  * forwards every request unchanged, and gives the replicator four handles:
  *
- * - a gate: `hold(work)` makes requests that arrive from now on wait until `work` is done (holds run one
- *   after the other; the hold starts synchronously, before `hold` returns). `exclusive(work)` also waits
- *   for the requests already in flight (at most `drainMs`, default 1000 ms, else it throws
- *   `NodeUnreachable`). So no client sees the inside of a replay (a pool emptied for a moment, a block
- *   undone) or a leader block that the other nodes do not have yet, and no client transaction slips into
- *   a replayed block;
+ * - a gate: `hold(work)` makes client requests that arrive from now on wait until `work` is done (the
+ *   hold starts synchronously, before `hold` returns; holds may overlap). `exclusive(work)` holds too,
+ *   waits for the client requests already in flight (at most `drainMs`, default 1000 ms, else it throws
+ *   `NodeUnreachable`) and runs one exclusive work at a time; a hold never delays an exclusive work (the
+ *   replicator replays behind the holds it placed itself). So no client sees the inside of a replay (a
+ *   pool emptied for a moment, a block undone) or a state the other nodes do not share yet, and no
+ *   client transaction slips into a replayed block;
  * - a refusal: while a node that was lost (or was the leader before a failover) catches up, requests are
  *   answered HTTP 503 with a JSON-RPC error, so the gateway's monitor keeps it Unhealthy until it is one
  *   chain with the others again;
@@ -53,10 +54,11 @@ export class NodeProxy implements NodeGate {
   readonly #drainMs: number;
   #inFlight = 0;
   #drained: (() => void) | undefined;
-  /** Holds queued or running; requests wait while it is above 0. */
+  /** Holds in force; client requests wait while it is above 0. */
   #holding = 0;
-  #holds: Promise<unknown> = Promise.resolve();
   #released: { promise: Promise<void>; resolve: () => void } = settled();
+  /** Exclusive works, one after the other. */
+  #exclusives: Promise<unknown> = Promise.resolve();
   #refusal: string | undefined;
   #closed: Promise<void> | undefined;
 
@@ -90,11 +92,20 @@ export class NodeProxy implements NodeGate {
   }
 
   hold<T>(work: () => Promise<T>): Promise<T> {
-    return this.#hold(work, false);
+    this.#enterHold();
+    return Promise.resolve()
+      .then(work)
+      .finally(() => this.#leaveHold());
   }
 
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.#hold(work, true);
+    this.#enterHold();
+    const run = this.#exclusives.then(async () => {
+      await this.#drain();
+      return work();
+    });
+    this.#exclusives = run.catch(() => undefined);
+    return run.finally(() => this.#leaveHold());
   }
 
   /** Stops listening and drops every connection (idempotent). */
@@ -107,18 +118,14 @@ export class NodeProxy implements NodeGate {
     return this.#closed;
   }
 
-  #hold<T>(work: () => Promise<T>, drain: boolean): Promise<T> {
+  #enterHold(): void {
     if (this.#holding === 0) this.#released = pending();
     this.#holding += 1;
-    const run = this.#holds.then(async () => {
-      if (drain) await this.#drain();
-      return work();
-    });
-    this.#holds = run.catch(() => undefined);
-    return run.finally(() => {
-      this.#holding -= 1;
-      if (this.#holding === 0) this.#released.resolve();
-    });
+  }
+
+  #leaveHold(): void {
+    this.#holding -= 1;
+    if (this.#holding === 0) this.#released.resolve();
   }
 
   async #drain(): Promise<void> {

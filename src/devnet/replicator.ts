@@ -16,15 +16,25 @@
  * Failover. When the leader's process exits, or it has not answered for `failoverMs` (default 1000 ms,
  * e.g. SIGSTOP), the live follower with the highest block (ties: the next after the old leader) is
  * promoted: its round is awaited, then blocks are mined on it, and every follower hands its pool to it
- * again. A block is visible on the leader only once the live followers have it (leader-mining.ts), so the
- * promoted node has every block a client saw, unless a follower was lagging past the 1 s wait. A follower
- * that has not answered for `failoverMs`, and a demoted leader, refuse clients (503 from their proxy)
- * until a round finds them in step: a node that comes back (SIGCONT) rolls back whatever the chain does
- * not have and catches up by replay before the gateway's monitor can see it healthy. A killed node stays
- * down; nothing restarts it.
+ * again. Clients of every node wait while a block is mined and replayed (leader-mining.ts), so the
+ * promoted node has every block a client saw, unless it was lagging past the 1 s wait. A follower that
+ * has not answered for `failoverMs`, and a demoted leader, refuse clients (503 from their proxy) until a
+ * round finds them in step: a node that comes back (SIGCONT) rolls back whatever the chain does not have
+ * and catches up by replay before the gateway's monitor can see it healthy. A killed node stays down;
+ * nothing restarts it.
  */
 import type { Logger } from '../log.js';
-import { type Chain, followerRound, Handed, LeaderBlocks, type Member, newMember, refuseClients } from './follower.js';
+import {
+  type Chain,
+  followerRound,
+  Handed,
+  handOver,
+  LeaderBlocks,
+  type Member,
+  newMember,
+  refuseClients,
+  takeLeaderPool,
+} from './follower.js';
 import { LeaderMining } from './leader-mining.js';
 import { type ControlCall, controlCall } from './mining-control.js';
 import type { NodeGate } from './node-proxy.js';
@@ -96,11 +106,15 @@ export class ChainReplicator {
     this.#mining = new LeaderMining(
       {
         leader: () => this.#member(this.#leader),
-        followers: () => this.#members.filter((m) => m.index !== this.#leader),
+        followers: () => this.#followers(),
+        gates: () => this.#members.filter((m) => !m.exited).map((m) => m.gate),
         leaderHead: () => this.#leaderHead,
+        leaderPool: () => this.#leaderPool,
         probeLeader: async () => {
           await this.#probeLeader();
         },
+        handOverAll: () => this.#eachLiveFollower((m) => handOver(m, this.#chain)),
+        spreadLeaderPool: () => this.#eachLiveFollower((m) => takeLeaderPool(m, this.#chain)),
         startRounds: () => this.#startRounds(),
         logger: this.#logger,
       },
@@ -144,10 +158,9 @@ export class ChainReplicator {
     this.#wake?.();
   }
 
-  /** Node `index`'s proxy passed on a transaction (synchronously, before its next request). */
-  transactionAt(index: number): void {
-    if (index === this.#leader) this.#mining.transaction();
-    this.wake(); // a follower's goes to the leader; a leader's pending one to the followers' pools
+  /** A node's proxy passed on a transaction (synchronously, before its next request). */
+  transaction(): void {
+    this.#mining.transaction();
   }
 
   /** A mining call sent to any node (mining-control.ts), or undefined to let the node answer it. */
@@ -169,6 +182,22 @@ export class ChainReplicator {
 
   #member(index: number): Member {
     return this.#members[index] as Member;
+  }
+
+  #followers(): Member[] {
+    return this.#members.filter((m) => m.index !== this.#leader);
+  }
+
+  /** Runs `work` for every follower that runs and answers; one failing does not stop the others. */
+  async #eachLiveFollower(work: (m: Member) => Promise<unknown>): Promise<void> {
+    const live = this.#followers().filter((m) => !m.exited && !m.unreachable);
+    await Promise.all(
+      live.map((m) =>
+        work(m).catch((err: unknown) =>
+          this.#logger.debug('devnet: a follower missed a step', { node: m.rpc.name, err }),
+        ),
+      ),
+    );
   }
 
   async #run(): Promise<void> {
