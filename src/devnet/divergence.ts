@@ -9,7 +9,7 @@
  */
 import type { NodeGate } from './node-proxy.js';
 import type { NodeRpc } from './node-rpc.js';
-import { type ChainBlock, type Head, hex, type RawTransactions, readBlock, sendAll } from './replay.js';
+import { type ChainBlock, hex, type NodeHead, type RawTransactions, readBlock, sendAll } from './replay.js';
 
 export const MAX_REWIND = 1024;
 const WINDOW = 16;
@@ -20,7 +20,7 @@ interface Node {
 }
 
 /** The highest block at or below `from` that `node` and `leader` share; undefined past MAX_REWIND. */
-export async function forkPoint(node: NodeRpc, leader: NodeRpc, from: number): Promise<Head | undefined> {
+export async function forkPoint(node: NodeRpc, leader: NodeRpc, from: number): Promise<NodeHead | undefined> {
   for (let top = from; top >= 0 && from - top < MAX_REWIND; top -= WINDOW) {
     const numbers = Array.from({ length: Math.min(WINDOW, top + 1) }, (_, i) => top - i);
     const calls = numbers.map((n) => ['eth_getBlockByNumber', [hex(n), false]] as const);
@@ -28,8 +28,8 @@ export async function forkPoint(node: NodeRpc, leader: NodeRpc, from: number): P
     for (const [i, n] of numbers.entries()) {
       const a = mine[i];
       const b = theirs[i];
-      const hash = a?.ok ? (a.result as Head | null)?.hash : undefined;
-      if (hash !== undefined && b?.ok && (b.result as Head | null)?.hash === hash) return { number: n, hash };
+      const hash = a?.ok ? (a.result as NodeHead | null)?.hash : undefined;
+      if (hash !== undefined && b?.ok && (b.result as NodeHead | null)?.hash === hash) return { number: n, hash };
     }
   }
   return undefined;
@@ -46,7 +46,7 @@ export async function readBlocks(node: NodeRpc, from: number, to: number, raws: 
 }
 
 /** Rolls `node` back from `height` to `fork` and puts the transactions of `keep` back in its pool. */
-export async function rollBack(node: Node, fork: Head, height: number, keep: readonly ChainBlock[]) {
+export async function rollBack(node: Node, fork: NodeHead, height: number, keep: readonly ChainBlock[]) {
   await node.gate.exclusive(async () => {
     if (height > fork.number) await node.rpc.call('anvil_rollback', [height - fork.number]);
     await sendAll(

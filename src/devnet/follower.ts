@@ -17,12 +17,12 @@
 import type { Logger } from '../log.js';
 import { forkPoint, readBlocks, rollBack } from './divergence.js';
 import type { NodeGate } from './node-proxy.js';
-import { type BatchAnswer, NodeRefused, type NodeRpc, NodeUnreachable } from './node-rpc.js';
+import { type NodeAnswer, NodeRefused, type NodeRpc, NodeUnreachable } from './node-rpc.js';
 import {
   type ChainBlock,
-  type Head,
   hashesOf,
   hex,
+  type NodeHead,
   poolHashes,
   type RawTransactions,
   readBlock,
@@ -34,7 +34,7 @@ import {
 const STUCK_RETRY_MS = 5000;
 
 /** A devnet node as the replicator tracks it, whatever its role. */
-export interface Member {
+export interface DevnetMember {
   readonly index: number;
   readonly rpc: NodeRpc;
   readonly gate: NodeGate;
@@ -42,7 +42,7 @@ export interface Member {
   /** The round in progress (followers only). */
   busy: Promise<void> | undefined;
   /** Its latest block as last seen. */
-  head: Head | undefined;
+  head: NodeHead | undefined;
   inStep: boolean;
   /** When it last answered the replicator (ms since the epoch). */
   lastAnswer: number;
@@ -56,12 +56,12 @@ export interface Member {
 }
 
 /** What a follower's round needs of the replicator, which keeps it current. */
-export interface Chain {
-  readonly leader: Member;
+export interface FollowerContext {
+  readonly leader: DevnetMember;
   /** Bumped on every leader change: a round begun under another epoch stops. */
   readonly epoch: number;
   /** The leader's latest block as last seen; a round raises it when it sees further. */
-  head: Head;
+  head: NodeHead;
   /** The leader's pool (hashes) at its last probe. */
   readonly leaderPool: readonly string[];
   readonly stopped: boolean;
@@ -108,7 +108,7 @@ export class Handed {
   }
 }
 
-export function newMember(index: number, rpc: NodeRpc, gate: NodeGate): Member {
+export function newMember(index: number, rpc: NodeRpc, gate: NodeGate): DevnetMember {
   return {
     index,
     rpc,
@@ -126,16 +126,16 @@ export function newMember(index: number, rpc: NodeRpc, gate: NodeGate): Member {
 }
 
 /** Its clients are answered 503 until a round finds it in step with the leader again. */
-export function refuseClients(m: Member, why: string): void {
+export function refuseClients(m: DevnetMember, why: string): void {
   if (m.refusingSince !== undefined) return;
   m.refusingSince = Date.now();
   m.inStep = false;
   m.gate.refuse(`devnet node ${m.rpc.name} is catching up with the chain (${why}); try another node`);
 }
 
-export async function followerRound(m: Member, chain: Chain): Promise<void> {
+export async function followerRound(m: DevnetMember, chain: FollowerContext): Promise<void> {
   const epoch = chain.epoch;
-  let answers: BatchAnswer[];
+  let answers: NodeAnswer[];
   try {
     answers = await m.rpc.batch([
       ['eth_getBlockByNumber', ['latest', false]],
@@ -150,7 +150,7 @@ export async function followerRound(m: Member, chain: Chain): Promise<void> {
   const [latest, pool] = answers;
   if (!latest?.ok) throw latest?.error;
   if (!pool?.ok) throw pool?.error;
-  const block = latest.result as Head;
+  const block = latest.result as NodeHead;
   const head = { number: Number(block.number), hash: block.hash };
   m.head = head;
   const pooled = hashesOf(pool.result as TxPoolContent);
@@ -164,7 +164,7 @@ export async function followerRound(m: Member, chain: Chain): Promise<void> {
  * Hands the transactions of a follower's pool (`pooled`, else read now) that the leader has not been
  * handed yet to the leader; true when the leader took at least one.
  */
-export async function handOver(m: Member, chain: Chain, pooled?: readonly string[]): Promise<boolean> {
+export async function handOver(m: DevnetMember, chain: FollowerContext, pooled?: readonly string[]): Promise<boolean> {
   const fresh = (pooled ?? (await poolHashes(m.rpc))).filter((hash) => !chain.handed.has(hash));
   if (fresh.length === 0) return false;
   const leader = chain.leader;
@@ -185,14 +185,18 @@ export async function handOver(m: Member, chain: Chain, pooled?: readonly string
 }
 
 /** Copies the leader's pending transactions (as last probed) into a follower's pool (`pooled`, else read now). */
-export async function takeLeaderPool(m: Member, chain: Chain, pooled?: readonly string[]): Promise<void> {
+export async function takeLeaderPool(
+  m: DevnetMember,
+  chain: FollowerContext,
+  pooled?: readonly string[],
+): Promise<void> {
   if (chain.leaderPool.length === 0) return;
   const known = new Set(pooled ?? (await poolHashes(m.rpc)));
   const missing = chain.leaderPool.filter((hash) => !known.has(hash));
   if (missing.length > 0) await sendAll(m.rpc, await chain.raws.fetch(chain.leader.rpc, missing));
 }
 
-async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Promise<void> {
+async function catchUp(m: DevnetMember, chain: FollowerContext, start: NodeHead, epoch: number): Promise<void> {
   const leader = chain.leader;
   let head = start;
   while (!chain.stopped && epoch === chain.epoch) {
@@ -221,7 +225,7 @@ async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Pro
         continue;
       }
     } else if (head.number > target.number) {
-      const theirs = await leader.rpc.call<Head | null>('eth_getBlockByNumber', [hex(head.number), false]);
+      const theirs = await leader.rpc.call<NodeHead | null>('eth_getBlockByNumber', [hex(head.number), false]);
       if (theirs?.hash === head.hash) {
         if (epoch === chain.epoch && head.number > chain.head.number) chain.head = head;
         continue;
@@ -234,7 +238,7 @@ async function catchUp(m: Member, chain: Chain, start: Head, epoch: number): Pro
   }
 }
 
-async function replay(m: Member, chain: Chain, block: ChainBlock): Promise<boolean> {
+async function replay(m: DevnetMember, chain: FollowerContext, block: ChainBlock): Promise<boolean> {
   if (m.stuck?.hash === block.hash && Date.now() < m.stuck.until) return false;
   const outcome = await m.gate.exclusive(() => replayBlock(m.rpc, block, chain.raws));
   if (outcome.ok) {
@@ -260,7 +264,7 @@ async function replay(m: Member, chain: Chain, block: ChainBlock): Promise<boole
 }
 
 /** `m`'s latest block is not on the leader's chain. Returns m's head afterwards, or undefined (not now). */
-async function rewind(m: Member, chain: Chain, head: Head): Promise<Head | undefined> {
+async function rewind(m: DevnetMember, chain: FollowerContext, head: NodeHead): Promise<NodeHead | undefined> {
   if (m.stuck?.hash === head.hash && Date.now() < m.stuck.until) return undefined;
   const leader = chain.leader;
   const fork = await forkPoint(m.rpc, leader.rpc, Math.min(head.number, chain.head.number));

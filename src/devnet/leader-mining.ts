@@ -20,17 +20,17 @@
  * right after a block loses nothing a client saw. A step takes a few milliseconds.
  */
 import type { Logger } from '../log.js';
-import type { Member } from './follower.js';
+import type { DevnetMember } from './follower.js';
 import { type ControlCall, errorBody, resultBody } from './mining-control.js';
 import type { NodeGate } from './node-proxy.js';
-import type { Head } from './replay.js';
+import type { NodeHead } from './replay.js';
 
 export interface MiningHost {
-  leader(): Member;
-  followers(): readonly Member[];
+  leader(): DevnetMember;
+  followers(): readonly DevnetMember[];
   /** The gates of every node still running. */
   gates(): readonly NodeGate[];
-  leaderHead(): Head;
+  leaderHead(): NodeHead;
   /** The leader's pool as last probed. */
   leaderPool(): readonly string[];
   probeLeader(): Promise<void>;
@@ -43,8 +43,8 @@ export interface MiningHost {
   readonly logger: Logger;
 }
 
-interface Waiter {
-  readonly target: Head;
+interface ReplicationWaiter {
+  readonly target: NodeHead;
   readonly done: () => void;
 }
 
@@ -61,7 +61,7 @@ export class LeaderMining {
   #steps: Promise<unknown> = Promise.resolve();
   /** A transaction step is queued and has not started yet (it will see every transaction until then). */
   #transactionQueued = false;
-  readonly #waiters = new Set<Waiter>();
+  readonly #waiters = new Set<ReplicationWaiter>();
 
   constructor(host: MiningHost, options: { blockTimeMs: number; replicationWaitMs?: number }) {
     this.#host = host;
@@ -178,10 +178,10 @@ export class LeaderMining {
     return answer;
   }
 
-  #replicated(target: Head): Promise<void> {
+  #replicated(target: NodeHead): Promise<void> {
     if (this.#replicatedTo(target) || this.#stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter: Waiter = {
+      const waiter: ReplicationWaiter = {
         target,
         done: () => {
           clearTimeout(timer);
@@ -201,7 +201,7 @@ export class LeaderMining {
     });
   }
 
-  #replicatedTo(target: Head): boolean {
+  #replicatedTo(target: NodeHead): boolean {
     return this.#host.followers().every((m) => {
       if (m.exited || m.unreachable || m.refusingSince !== undefined || m.stuck !== undefined) return true;
       const head = m.head;

@@ -27,9 +27,9 @@ export class NodeRefused extends Error {
   }
 }
 
-export type BatchAnswer = { ok: true; result: unknown } | { ok: false; error: NodeRefused };
+export type NodeAnswer = { ok: true; result: unknown } | { ok: false; error: NodeRefused };
 
-interface Answer {
+interface JsonRpcAnswer {
   id?: unknown;
   result?: unknown;
   error?: { code?: number; message?: string };
@@ -52,19 +52,19 @@ export class NodeRpc {
   }
 
   async call<T = unknown>(method: string, params: readonly unknown[] = [], timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
-    const answer = (await this.#post({ jsonrpc: '2.0', id: 1, method, params }, timeoutMs)) as Answer;
+    const answer = (await this.#post({ jsonrpc: '2.0', id: 1, method, params }, timeoutMs)) as JsonRpcAnswer;
     if (answer.error) throw new NodeRefused(method, answer.error);
     return answer.result as T;
   }
 
   /** One HTTP request carrying several calls; answers in the calls' order. Empty batches send nothing. */
   async batch(calls: ReadonlyArray<readonly [string, readonly unknown[]]>, timeoutMs = CALL_TIMEOUT_MS) {
-    if (calls.length === 0) return [] as BatchAnswer[];
+    if (calls.length === 0) return [] as NodeAnswer[];
     const body = calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
-    const answers = (await this.#post(body, timeoutMs)) as Answer[];
+    const answers = (await this.#post(body, timeoutMs)) as JsonRpcAnswer[];
     if (!Array.isArray(answers)) throw new NodeUnreachable(`${this.name}: batch answered with a non-array`);
     const byId = new Map(answers.map((answer) => [answer.id, answer]));
-    return calls.map(([method], id): BatchAnswer => {
+    return calls.map(([method], id): NodeAnswer => {
       const answer = byId.get(id);
       if (answer === undefined) return { ok: false, error: new NodeRefused(method, { message: 'no answer in batch' }) };
       if (answer.error) return { ok: false, error: new NodeRefused(method, answer.error) };

@@ -36,7 +36,7 @@ export interface ChainBlock {
   readonly txs: readonly PooledTx[];
 }
 
-export interface Head {
+export interface NodeHead {
   readonly number: number;
   readonly hash: string;
 }

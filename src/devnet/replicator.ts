@@ -25,12 +25,12 @@
  */
 import type { Logger } from '../log.js';
 import {
-  type Chain,
+  type DevnetMember,
+  type FollowerContext,
   followerRound,
   Handed,
   handOver,
   LeaderBlocks,
-  type Member,
   newMember,
   refuseClients,
   takeLeaderPool,
@@ -38,8 +38,8 @@ import {
 import { LeaderMining } from './leader-mining.js';
 import { type ControlCall, controlCall } from './mining-control.js';
 import type { NodeGate } from './node-proxy.js';
-import { type BatchAnswer, NodeRpc, NodeUnreachable } from './node-rpc.js';
-import { type Head, hashesOf, RawTransactions, type TxPoolContent } from './replay.js';
+import { type NodeAnswer, NodeRpc, NodeUnreachable } from './node-rpc.js';
+import { hashesOf, type NodeHead, RawTransactions, type TxPoolContent } from './replay.js';
 
 export interface ReplicaNode {
   /** The anvil's own URL (the replicator's calls bypass the gate). */
@@ -76,7 +76,7 @@ interface RpcHead {
 }
 
 export class ChainReplicator {
-  readonly #members: Member[];
+  readonly #members: DevnetMember[];
   readonly #logger: Logger;
   readonly #pollMs: number;
   readonly #failoverMs: number;
@@ -84,12 +84,12 @@ export class ChainReplicator {
   /** Transactions the current leader holds or was handed. */
   readonly #handed = new Handed();
   readonly #leaderBlocks = new LeaderBlocks();
-  readonly #chain: Chain;
+  readonly #chain: FollowerContext;
   readonly #mining: LeaderMining;
   #leader = 0;
   /** Bumped on every leader change; a round started under an older epoch stops. */
   #epoch = 0;
-  #leaderHead: Head = { number: 0, hash: '' };
+  #leaderHead: NodeHead = { number: 0, hash: '' };
   #leaderPool: string[] = [];
   #stopped = false;
   #loop: Promise<void> | undefined;
@@ -180,16 +180,16 @@ export class ChainReplicator {
     }));
   }
 
-  #member(index: number): Member {
-    return this.#members[index] as Member;
+  #member(index: number): DevnetMember {
+    return this.#members[index] as DevnetMember;
   }
 
-  #followers(): Member[] {
+  #followers(): DevnetMember[] {
     return this.#members.filter((m) => m.index !== this.#leader);
   }
 
   /** Runs `work` for every follower that runs and answers; one failing does not stop the others. */
-  async #eachLiveFollower(work: (m: Member) => Promise<unknown>): Promise<void> {
+  async #eachLiveFollower(work: (m: DevnetMember) => Promise<unknown>): Promise<void> {
     const live = this.#followers().filter((m) => !m.exited && !m.unreachable);
     await Promise.all(
       live.map((m) =>
@@ -248,7 +248,7 @@ export class ChainReplicator {
   async #probeLeader(): Promise<boolean> {
     const leader = this.#member(this.#leader);
     const epoch = this.#epoch;
-    let answers: BatchAnswer[];
+    let answers: NodeAnswer[];
     try {
       answers = await leader.rpc.batch([
         ['eth_getBlockByNumber', ['latest', false]],
@@ -275,8 +275,8 @@ export class ChainReplicator {
     return Object.keys(content.pending ?? {}).length > 0;
   }
 
-  async #failover(old: Member): Promise<void> {
-    const distance = (m: Member): number => (m.index - old.index + this.#members.length) % this.#members.length;
+  async #failover(old: DevnetMember): Promise<void> {
+    const distance = (m: DevnetMember): number => (m.index - old.index + this.#members.length) % this.#members.length;
     const candidates = this.#members
       .filter((m) => m !== old && !m.exited)
       .sort((a, b) => (b.head?.number ?? -1) - (a.head?.number ?? -1) || distance(a) - distance(b));
@@ -313,7 +313,7 @@ export class ChainReplicator {
   }
 
   /** The replicator's state as a follower's round sees it (follower.ts). */
-  #chainView(): Chain {
+  #chainView(): FollowerContext {
     const self = this;
     return {
       get leader() {
@@ -325,7 +325,7 @@ export class ChainReplicator {
       get head() {
         return self.#leaderHead;
       },
-      set head(head: Head) {
+      set head(head: NodeHead) {
         self.#leaderHead = head;
       },
       get leaderPool() {
@@ -342,7 +342,7 @@ export class ChainReplicator {
     };
   }
 
-  #roundFailed(m: Member, err: unknown): void {
+  #roundFailed(m: DevnetMember, err: unknown): void {
     const message = (err as Error)?.message ?? String(err);
     if (message === m.lastError) return;
     m.lastError = message;
