@@ -4,8 +4,9 @@
  * chain went back (evm_revert sent to the leader) — is brought back by the replicator in two steps:
  * - `forkPoint`: the highest block both share, searched downwards 16 blocks per request, at most
  *   `MAX_REWIND` (1024) blocks deep (deeper is reported, not repaired);
- * - `rollBack`: the node's own blocks past it are undone (anvil_rollback) behind its gate and their
- *   transactions put back in its pool; the caller hands them to the leader too, so none is lost.
+ * - `rollBack`: its blocks past the fork are undone (anvil_rollback) behind its gate, and the transactions
+ *   of those the caller keeps (blocks only this node had) put back in its pool; the caller hands them to
+ *   the leader too, so none is lost. Blocks the leader itself took back (evm_revert) keep nothing.
  */
 import type { NodeGate } from './node-proxy.js';
 import type { NodeRpc } from './node-rpc.js';
@@ -14,7 +15,7 @@ import { type ChainBlock, hex, type NodeHead, type RawTransactions, readBlock, s
 export const MAX_REWIND = 1024;
 const WINDOW = 16;
 
-interface Node {
+interface GatedNode {
   readonly rpc: NodeRpc;
   readonly gate: NodeGate;
 }
@@ -46,7 +47,7 @@ export async function readBlocks(node: NodeRpc, from: number, to: number, raws: 
 }
 
 /** Rolls `node` back from `height` to `fork` and puts the transactions of `keep` back in its pool. */
-export async function rollBack(node: Node, fork: NodeHead, height: number, keep: readonly ChainBlock[]) {
+export async function rollBack(node: GatedNode, fork: NodeHead, height: number, keep: readonly ChainBlock[]) {
   await node.gate.exclusive(async () => {
     if (height > fork.number) await node.rpc.call('anvil_rollback', [height - fork.number]);
     await sendAll(

@@ -220,10 +220,21 @@ export class ChainReplicator {
   }
 
   async #round(): Promise<void> {
-    const leader = this.#member(this.#leader);
-    if (leader.exited || Date.now() - leader.lastAnswer >= this.#failoverMs) await this.#failover(leader);
+    if (this.#leaderLost()) await this.#failover(this.#member(this.#leader));
+    const started = Date.now();
     if (await this.#probeLeader()) this.#mining.transaction();
+    const leader = this.#member(this.#leader);
+    if (leader.lastAnswer < started) {
+      // No answer: a probe that timed out has already waited; probe again at once, fail over when due.
+      if (this.#leaderLost()) await this.#failover(leader);
+      else if (Date.now() - started >= this.#pollMs) this.#woken = true;
+    }
     this.#startRounds();
+  }
+
+  #leaderLost(): boolean {
+    const leader = this.#member(this.#leader);
+    return leader.exited || Date.now() - leader.lastAnswer >= this.#failoverMs;
   }
 
   /** Starts a round for each follower that is not in one. */
