@@ -5,6 +5,9 @@
  * - Port 0 lets anvil pick a free port; the bound address is read from its "Listening on host:port"
  *   line, then readiness is confirmed with eth_chainId (bounded by `readyTimeoutMs`, default 15 s).
  * - `timestamp` fixes the genesis timestamp, so nodes started with the same one share a genesis block.
+ * - `noMining` (`--no-mining`): the node mines only when told (evm_mine, or after evm_setAutomine true);
+ *   `order` is anvil's `--order` (`fees` by default; `fifo` mines in arrival order, which block replay
+ *   relies on, see replay.ts).
  * - stdout/stderr are drained (anvil logs every call; an undrained pipe would stall it).
  * - `stop()` sends SIGTERM, waits up to 3 s, then SIGKILL. `killNow()` is the synchronous SIGKILL used
  *   from process 'exit' handlers.
@@ -21,6 +24,10 @@ export interface AnvilOptions {
   blockTime?: number;
   /** Genesis timestamp (seconds since the epoch). */
   timestamp?: number;
+  /** Start with mining off (`--no-mining`); `blockTime` is then ignored. */
+  noMining?: boolean;
+  /** Pool order (`--order`). */
+  order?: 'fees' | 'fifo';
   readyTimeoutMs?: number;
 }
 
@@ -43,7 +50,10 @@ export function anvilBinary(): string {
 export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   const host = options.host ?? '127.0.0.1';
   const args = ['--host', host, '--port', String(options.port ?? 0), '--chain-id', String(options.chainId)];
-  if (options.blockTime !== undefined && options.blockTime > 0) args.push('--block-time', String(options.blockTime));
+  if (options.noMining) args.push('--no-mining');
+  else if (options.blockTime !== undefined && options.blockTime > 0)
+    args.push('--block-time', String(options.blockTime));
+  if (options.order !== undefined) args.push('--order', options.order);
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;

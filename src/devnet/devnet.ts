@@ -1,9 +1,18 @@
 /**
- * The offline devnet: `nodes` anvil processes (default 2) with the network's chain id (default 11155111)
- * on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports), serving as the origins of one pool.
- * All nodes share one genesis timestamp, so they share a genesis block; they are otherwise independent
- * chains, kept in step by a TransactionMirror (mirror.ts) that re-sends each node's new transactions to
- * the others within about 100 ms.
+ * The offline devnet: `nodes` anvil processes (default 2) with the network's chain id (default 11155111),
+ * reachable on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports), serving as the origins
+ * `anvil-0`, `anvil-1`, … of one pool.
+ *
+ * With more than one node they are one chain (replicator.ts): every anvil starts from one genesis
+ * timestamp with `--no-mining --order fifo` on a free port of its own, and the address clients use is a
+ * proxy in this process (node-proxy.ts) that forwards to it. The leader (anvil-0, until it fails) mines,
+ * the others replay its blocks and report the same hash at every height, and a transaction sent to any
+ * node reaches the leader. With one node there is nothing to replicate: the anvil listens on the address
+ * itself and mines on its own (a block per transaction, or every `block_time` seconds).
+ *
+ * Killing a node's PID (the `pids` of the `devnet started` log line) kills its anvil; its address then
+ * refuses connections, as the dead node would. Nothing restarts it: the others go on as the chain (the
+ * next one takes over as leader within about a second), and `serve` must be restarted to have it back.
  *
  * No anvil may outlive the process that started it:
  * - `stop()` (normal shutdown, SIGTERM/SIGINT via `serve`) stops each node by PID;
@@ -16,88 +25,162 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { DevnetConfig, PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { type AnvilNode, startAnvil } from './anvil.js';
-import { TransactionMirror } from './mirror.js';
+import { NodeProxy } from './node-proxy.js';
+import { ChainReplicator, type ReplicaStatus } from './replicator.js';
+
+const HOST = '127.0.0.1';
+
+export interface DevnetNodeStatus extends ReplicaStatus {
+  /** The address clients use. */
+  readonly url: string;
+  readonly pid: number;
+}
 
 export interface Devnet {
+  /** The nodes as clients see them: `url`/`port` are the addresses of the pool's origins, `pid` the anvil's. */
   readonly nodes: readonly AnvilNode[];
   readonly pids: readonly number[];
   /** The pool whose origins are the nodes (named by `devnet.pool`). */
   readonly pool: PoolConfig;
+  /** Each node's part in the one chain (a single node is its own leader). */
+  replication(): DevnetNodeStatus[];
   stop(): Promise<void>;
 }
 
 export async function startDevnet(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
   const timestamp = Math.floor(now() / 1000);
-  const started = await Promise.allSettled(
-    Array.from({ length: config.nodes }, (_, i) =>
-      startAnvil({
-        chainId: config.chain_id,
-        port: config.base_port === 0 ? 0 : config.base_port + i,
-        blockTime: config.block_time,
-        timestamp,
-      }),
-    ),
-  );
-  const nodes = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failure = started.find((result) => result.status === 'rejected');
-  if (failure !== undefined) {
-    await Promise.all(nodes.map((node) => node.stop()));
-    const message = (failure.reason as Error).message;
+  const replicated = config.nodes > 1;
+  const port = (i: number): number => (config.base_port === 0 ? 0 : config.base_port + i);
+  const portsTaken = (err: unknown): Error => {
+    const message = (err as Error).message;
     const hint = /address already in use/i.test(message)
       ? `; devnet.base_port ${config.base_port}…${config.base_port + config.nodes - 1} is taken (another anvil or node?): ` +
         'stop it, or set devnet.base_port in a config file (0 picks free ports)'
       : '';
-    throw new Error(`devnet: ${message}${hint}`, { cause: failure.reason });
-  }
+    return new Error(`devnet: ${message}${hint}`, { cause: err });
+  };
+
+  const anvils = await settleAll(
+    Array.from({ length: config.nodes }, (_, i) =>
+      startAnvil({
+        chainId: config.chain_id,
+        host: HOST,
+        port: replicated ? 0 : port(i),
+        blockTime: config.block_time,
+        timestamp,
+        ...(replicated ? { noMining: true, order: 'fifo' as const } : {}),
+      }),
+    ),
+    (node) => node.stop(),
+  ).catch((err: unknown) => {
+    throw portsTaken(err);
+  });
+  const proxies = replicated
+    ? await settleAll(
+        anvils.map((anvil, i) => NodeProxy.listen({ host: HOST, port: port(i), target: anvil.url })),
+        (proxy) => proxy.close(),
+      ).catch(async (err: unknown) => {
+        await Promise.all(anvils.map((anvil) => anvil.stop()));
+        throw portsTaken(err);
+      })
+    : [];
 
   const killAll = (): void => {
-    for (const node of nodes) node.killNow();
+    for (const anvil of anvils) anvil.killNow();
   };
   process.on('exit', killAll);
-  const watchdog = startWatchdog(nodes.map((node) => node.pid));
-  const mirror =
-    nodes.length > 1
-      ? new TransactionMirror(
-          nodes.map((node) => node.url),
-          logger,
-        )
-      : undefined;
-  try {
-    await mirror?.start();
-  } catch (err) {
+  const watchdog = startWatchdog(anvils.map((anvil) => anvil.pid));
+  const names = anvils.map((_, i) => `anvil-${i}`);
+  const nodes = anvils.map((anvil, i) => asSeenByClients(anvil, proxies[i]));
+  for (const [i, proxy] of proxies.entries()) void anvils[i]?.exited.then(() => proxy.close());
+  const replicator = replicated
+    ? new ChainReplicator(
+        anvils.map((anvil, i) => ({
+          url: anvil.url,
+          name: names[i] as string,
+          gate: proxies[i] as NodeProxy,
+          exited: anvil.exited,
+        })),
+        { blockTimeMs: config.block_time * 1000, logger },
+      )
+    : undefined;
+  for (const proxy of proxies) {
+    proxy.onTransaction = () => replicator?.transaction();
+    proxy.intercept = (body) => replicator?.intercept(body);
+  }
+  const shutDown = async (): Promise<void> => {
+    await replicator?.stop();
     watchdog.kill('SIGKILL');
-    await Promise.all(nodes.map((node) => node.stop()));
+    await Promise.all(anvils.map((anvil) => anvil.stop()));
+    await Promise.all(proxies.map((proxy) => proxy.close()));
     process.off('exit', killAll);
-    throw new Error(`devnet: cannot watch the nodes: ${(err as Error).message}`, { cause: err });
+  };
+  try {
+    await replicator?.start();
+  } catch (err) {
+    await shutDown();
+    throw new Error(`devnet: cannot make the nodes one chain: ${(err as Error).message}`, { cause: err });
   }
   logger.info('devnet started', {
-    pids: nodes.map((node) => node.pid),
+    pids: anvils.map((anvil) => anvil.pid),
     origins: nodes.map((node) => node.url),
     chain_id: config.chain_id,
+    ...(replicator ? { leader: names[0] } : {}),
     watchdog_pid: watchdog.pid,
   });
 
   let stopped: Promise<void> | undefined;
   return {
     nodes,
-    pids: nodes.map((node) => node.pid),
+    pids: anvils.map((anvil) => anvil.pid),
     pool: {
       name: config.pool,
       description: 'local anvil devnet started by switchyard serve',
-      origins: nodes.map((node, i) => ({ name: `anvil-${i}`, address: node.url })),
+      origins: nodes.map((node, i) => ({ name: names[i] as string, address: node.url })),
       monitor: { type: 'jsonrpc', interval: 5, timeout: 2, consecutive_down: 2, consecutive_up: 1 },
     },
+    replication(): DevnetNodeStatus[] {
+      const status = replicator?.status();
+      return nodes.map((node, i) => ({
+        url: node.url,
+        pid: node.pid,
+        ...(status?.[i] ?? {
+          name: names[i] as string,
+          role: 'leader',
+          answering: true,
+          height: undefined,
+          inStep: true,
+        }),
+      }));
+    },
     stop(): Promise<void> {
-      stopped ??= (async () => {
-        await mirror?.stop();
-        watchdog.kill('SIGKILL');
-        await Promise.all(nodes.map((node) => node.stop()));
-        process.off('exit', killAll);
-        logger.info('devnet stopped', { pids: nodes.map((node) => node.pid) });
-      })();
+      stopped ??= shutDown().then(() => logger.info('devnet stopped', { pids: anvils.map((anvil) => anvil.pid) }));
       return stopped;
     },
   };
+}
+
+/** The node under the address of its proxy (when there is one); the PID stays the anvil's. */
+function asSeenByClients(anvil: AnvilNode, proxy: NodeProxy | undefined): AnvilNode {
+  if (proxy === undefined) return anvil;
+  return {
+    pid: anvil.pid,
+    url: proxy.url,
+    port: proxy.port,
+    exited: anvil.exited,
+    stop: () => anvil.stop().then(() => proxy.close()),
+    killNow: () => anvil.killNow(),
+  };
+}
+
+/** All of `starts`, or — when one fails — the first failure, after undoing those that succeeded. */
+async function settleAll<T>(starts: Promise<T>[], undo: (started: T) => Promise<void>): Promise<T[]> {
+  const settled = await Promise.allSettled(starts);
+  const done = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure === undefined) return done;
+  await Promise.all(done.map(undo));
+  throw failure.reason;
 }
 
 function startWatchdog(pids: readonly number[]): ChildProcess {
