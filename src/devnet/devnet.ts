@@ -136,7 +136,7 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
     pool: {
       name: config.pool,
       description: 'local anvil devnet started by switchyard serve',
-      origins: nodes.map((node, i) => ({ name: names[i] as string, address: node.url })),
+      origins: nodes.map((node, i) => ({ name: names[i] as string, address: node.url, archive: true })),
       monitor: { type: 'jsonrpc', interval: 5, timeout: 2, consecutive_down: 2, consecutive_up: 1 },
     },
     replication(): DevnetNodeStatus[] {

@@ -1,7 +1,7 @@
 /**
  * The devnet as one chain behind the gateway (the README's setup: two nodes, one pool; the gateway may
- * pick either node for any call): viem (send, wait for the receipt, read nonce and balance, send the next)
- * and ethers (two transfers back to back, then both receipts) run side by side with no error and no
+ * pick either node for any call): viem (50 × send, wait for the receipt, read nonce and balance, send the
+ * next) and ethers (the same 50 ×, then two transfers back to back) run side by side with no error and no
  * stale read, and the nodes report the same hash at every height afterwards.
  */
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ describe('the devnet through the gateway', () => {
       const reader = createPublicClient({ chain: sepolia, transport: http(url) });
       const start = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
       const hashes: string[] = [];
-      for (let i = 1; i <= 30; i += 1) {
+      for (let i = 1; i <= 50; i += 1) {
         const balance = await reader.getBalance({ address: account.address });
         const hash = await wallet.sendTransaction({ to: RECIPIENT, value: parseEther('0.001') });
         const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 20_000 });
@@ -55,15 +55,24 @@ describe('the devnet through the gateway', () => {
       });
       const wallet = new Wallet(DEV_KEYS[1], provider);
       const hashes: string[] = [];
-      for (let i = 0; i < 15; i += 1) {
-        const first = await wallet.sendTransaction({ to: RECIPIENT, value: ethersParseEther('0.001') });
-        const second = await wallet.sendTransaction({ to: RECIPIENT, value: ethersParseEther('0.001') });
-        for (const receipt of await Promise.all([first.wait(1, 20_000), second.wait(1, 20_000)])) {
-          assert.equal(receipt?.status, 1);
-        }
-        assert.equal(await provider.getTransactionCount(wallet.address, 'pending'), second.nonce + 1);
-        hashes.push(first.hash, second.hash);
+      for (let i = 1; i <= 50; i += 1) {
+        const balance = await provider.getBalance(wallet.address);
+        const tx = await wallet.sendTransaction({ to: RECIPIENT, value: ethersParseEther('0.001') });
+        const receipt = await tx.wait(1, 20_000);
+        assert.equal(receipt?.status, 1);
+        assert.equal(await provider.getTransactionCount(wallet.address, 'pending'), tx.nonce + 1);
+        const spent = ethersParseEther('0.001') + (receipt?.gasUsed ?? 0n) * (receipt?.gasPrice ?? 0n);
+        assert.equal(await provider.getBalance(wallet.address), balance - spent, `balance after ${i}`);
+        hashes.push(tx.hash);
       }
+      // Two transfers back to back (each waits only for the node's answer), then both receipts.
+      const first = await wallet.sendTransaction({ to: RECIPIENT, value: ethersParseEther('0.001') });
+      const second = await wallet.sendTransaction({ to: RECIPIENT, value: ethersParseEther('0.001') });
+      for (const receipt of await Promise.all([first.wait(1, 20_000), second.wait(1, 20_000)])) {
+        assert.equal(receipt?.status, 1);
+      }
+      assert.equal(await provider.getTransactionCount(wallet.address, 'pending'), second.nonce + 1);
+      hashes.push(first.hash, second.hash);
       return hashes;
     };
     const sent = (await Promise.all([viemScript(), ethersScript()])).flat();
