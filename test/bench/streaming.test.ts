@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { largeLogs } from '../../bench/payloads.js';
 import { BufferPool } from '../../src/http1/index.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
-import { post } from '../helpers/http.js';
+import { fromChainTracker, post } from '../helpers/http.js';
 import { waitFor } from './origin.js';
 
 /**
@@ -32,6 +32,12 @@ async function startOrigin(mode: Mode): Promise<Origin> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      // The gateway's chain tracker polls every origin: a small answer, so its reads stay out of the buffers watched here.
+      if (fromChainTracker(Buffer.concat(chunks).toString())) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"jsonrpc":"2.0","id":"switchyard-chain","result":null}');
+        return;
+      }
       const id = /"id"\s*:\s*(-?\d+)/.exec(Buffer.concat(chunks).toString())?.[1] ?? 'null';
       const body =
         mode === 'id-last'
