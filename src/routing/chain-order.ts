@@ -36,18 +36,9 @@ export function orderByChain(
   if (needs.kind === 'hash' || needs.kind === 'none') return { plan, eligible: plan.length };
   const networkHead = chain.networkHead(network);
   if (networkHead === undefined && needs.kind === 'head') return { plan, eligible: plan.length };
-  const rank = (state: OriginChainState | undefined): Rank => {
-    if (needs.kind === 'head') {
-      if (state?.head === undefined) return 1;
-      return state.head >= (networkHead as number) - maxHeadLag ? 0 : 2;
-    }
-    if (state !== undefined && state.earliest > needs.from) return 3;
-    if (state?.head === undefined) return 1;
-    return state.head >= needs.to ? 0 : 2;
-  };
   let all = true;
   for (const candidate of plan) {
-    if (rank(chain.origin(candidate.pool.id, candidate.origin.name)) !== 0) {
+    if (rank(needs, networkHead, maxHeadLag, chain.origin(candidate.pool.id, candidate.origin.name)) !== 0) {
       all = false;
       break;
     }
@@ -55,7 +46,13 @@ export function orderByChain(
   if (all) return { plan, eligible: plan.length };
   const ranked = plan.map((candidate, index) => {
     const state = chain.origin(candidate.pool.id, candidate.origin.name);
-    return { candidate, index, rank: rank(state), head: state?.head ?? -1, earliest: state?.earliest ?? 0 };
+    return {
+      candidate,
+      index,
+      rank: rank(needs, networkHead, maxHeadLag, state),
+      head: state?.head ?? -1,
+      earliest: state?.earliest ?? 0,
+    };
   });
   ranked.sort(
     (a, b) =>
@@ -67,6 +64,22 @@ export function orderByChain(
     plan: ranked.map((entry) => entry.candidate),
     eligible: ranked.filter((entry) => entry.rank === 0).length,
   };
+}
+
+/** Where an origin stands for a head-relative or pinned call (a plain function: no closure per call). */
+function rank(
+  needs: Extract<CallNeeds, { kind: 'head' | 'block' }>,
+  networkHead: number | undefined,
+  maxHeadLag: number,
+  state: OriginChainState | undefined,
+): Rank {
+  if (needs.kind === 'head') {
+    if (state?.head === undefined) return 1;
+    return state.head >= (networkHead as number) - maxHeadLag ? 0 : 2;
+  }
+  if (state !== undefined && state.earliest > needs.from) return 3;
+  if (state?.head === undefined) return 1;
+  return state.head >= needs.to ? 0 : 2;
 }
 
 /** The candidate with the highest known head other than `except`, if any is ahead of `than`. */

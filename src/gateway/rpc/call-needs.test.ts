@@ -34,12 +34,14 @@ describe('callNeeds', () => {
   ];
   for (const [method, params, expected] of table) {
     it(`${method} ${JSON.stringify(params)} → ${JSON.stringify(expected)}`, () => {
-      assert.deepEqual(callNeeds(method, params, H), expected);
+      assert.deepEqual(callNeeds(method, params, { networkHead: () => H }, 'n'), expected);
     });
   }
 
   it('an eth_getLogs range with a tag is head-relative while the network head is unknown', () => {
-    assert.deepEqual(callNeeds('eth_getLogs', [{ fromBlock: '0x1' }], undefined), { kind: 'head' });
+    assert.deepEqual(callNeeds('eth_getLogs', [{ fromBlock: '0x1' }], { networkHead: () => undefined }, 'n'), {
+      kind: 'head',
+    });
   });
 });
 

@@ -10,7 +10,7 @@
  *   - `chain: 'none'` methods (chain id, client version, signing, writes) need nothing.
  * Params were checked before (params.ts); anything unexpected here falls back to head-relative.
  */
-import type { CallNeeds } from '../../chain/types.js';
+import type { CallNeeds, ChainView } from '../../chain/types.js';
 import { STANDARD_METHODS } from './methods.js';
 
 const HEAD: CallNeeds = { kind: 'head' };
@@ -22,12 +22,23 @@ const QUANTITY = /^0x[0-9a-fA-F]+$/;
 /** A block parameter as routing sees it: a number, the head, or a hash. */
 type BlockRef = number | 'head' | 'hash';
 
-export function callNeeds(method: string, params: unknown, networkHead: number | undefined): CallNeeds {
+/**
+ * What the call needs. The network head (to resolve tags in an eth_getLogs range) is asked of `chain` only
+ * for such ranges: the usual call costs one table lookup.
+ */
+export function callNeeds(
+  method: string,
+  params: unknown,
+  chain: Pick<ChainView, 'networkHead'> | undefined,
+  network: string,
+): CallNeeds {
   const spec = STANDARD_METHODS[method];
   if (spec === undefined) return HEAD;
   if (spec.chain === 'none') return NONE;
   if (spec.chain === 'hash') return HASH;
-  if (spec.filterParam) return filterNeeds(Array.isArray(params) ? params[0] : undefined, networkHead);
+  if (spec.filterParam) {
+    return filterNeeds(Array.isArray(params) ? params[0] : undefined, chain?.networkHead(network));
+  }
   const blocks = spec.blockParams;
   if (blocks === undefined || blocks.length === 0 || !Array.isArray(params)) return HEAD;
   const ref = blockRef(params[(blocks[0] as { index: number }).index]);

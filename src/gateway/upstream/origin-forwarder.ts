@@ -112,7 +112,7 @@ export class OriginForwarder implements Forwarder {
     const { chain } = this.#deps;
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
-    const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain.networkHead(network));
+    const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain, network);
     const { plan, all } = this.#planner.forCall(request, needs);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;

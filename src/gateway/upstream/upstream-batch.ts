@@ -56,9 +56,7 @@ async function sendBatch(
 ): Promise<Array<UpstreamReply | undefined> | undefined> {
   const { chain } = deps;
   const needs =
-    chain === undefined
-      ? []
-      : request.calls.map((call) => callNeeds(call.method, call.params, chain.networkHead(request.network)));
+    chain === undefined ? [] : request.calls.map((call) => callNeeds(call.method, call.params, chain, request.network));
   const plan = planner.forBatch(request.network, request.pools, batchNeeds(needs, chain?.networkHead(request.network)));
   // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
   let next = 0;
