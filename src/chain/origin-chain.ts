@@ -38,6 +38,8 @@ export class OriginChain implements OriginChainState {
   polling: Promise<void> | undefined;
   /** When eth_syncing was last asked (clock ms); undefined = never. */
   syncingCheckedAt: number | undefined;
+  /** The origin's newHeads push (its `ws_address`) is live: its head is not polled meanwhile. */
+  pushLive = false;
   readonly #clock: Clock;
   #learned = 0;
   #learnedAt = 0;

@@ -27,6 +27,9 @@
  * lookups). The network head, leader rule, canonical window and finality cadence are described in
  * network-chain.ts and canonical.ts.
  *
+ * Pushes: origins with a `ws_address` get a newHeads subscription (head-pushes.ts, through the
+ * `pushes` source); while it is live their head is not polled.
+ *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
  * taken, nothing new is asked, listeners hear nothing more). Without `start()` nothing is asked but
@@ -37,10 +40,19 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import { HeadPushes } from './head-pushes.js';
 import { chainMetrics } from './metrics.js';
 import { NetworkChain } from './network-chain.js';
 import { OriginChain } from './origin-chain.js';
-import type { BlockHead, ChainFeedback, ChainListener, ChainSource, ChainView, OriginChainState } from './types.js';
+import type {
+  BlockHead,
+  ChainFeedback,
+  ChainListener,
+  ChainSource,
+  ChainView,
+  HeadPushSource,
+  OriginChainState,
+} from './types.js';
 
 export const SYNCING_CHECK_MS = 30_000;
 
@@ -56,6 +68,8 @@ export interface ChainTrackerOptions {
   readonly directory: PoolDirectory;
   readonly health: HealthView;
   readonly source: ChainSource;
+  /** newHeads pushes from origins with a `ws_address` (head-pushes.ts); none: every origin is polled. */
+  readonly pushes?: HeadPushSource;
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly metrics?: MetricsRegistry;
@@ -78,6 +92,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   #networksOf = new Map<OriginChain, NetworkChain[]>();
   readonly #listeners = new Set<ChainListener>();
   readonly #timers: NodeJS.Timeout[] = [];
+  #pushes: HeadPushes | undefined;
   #unsubscribe: (() => void) | undefined;
   #running = false;
   #stopped = false;
@@ -124,6 +139,11 @@ export class ChainTracker implements ChainView, ChainFeedback {
   start(): void {
     if (this.#running || this.#stopped) return;
     this.#running = true;
+    const pushes = this.#options.pushes;
+    if (pushes !== undefined) {
+      this.#pushes = new HeadPushes(pushes, (record, header) => this.#take(record, header));
+      this.#pushes.sync(this.#tracked());
+    }
     for (const network of this.#networks.values()) {
       const timer = setInterval(() => void this.#round(network), network.pollIntervalMs);
       timer.unref();
@@ -136,6 +156,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
     this.#running = false;
     this.#stopped = true;
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    this.#pushes?.stop();
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
   }
@@ -190,7 +211,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
 
   // ── Heads from polls and pushes ──
 
-  /** An origin showed this header as its head (a poll now; a newHeads push with issue 16). */
+  /** An origin showed this header as its head (a poll, or a newHeads push: head-pushes.ts). */
   headSeen(poolId: string, originName: string, header: BlockHead): void {
     const record = this.#origins.get(poolId)?.get(originName);
     if (record !== undefined) this.#take(record, header);
@@ -259,11 +280,14 @@ export class ChainTracker implements ChainView, ChainFeedback {
     if (this.#stopped) return Promise.resolve();
     const { source, clock, logger } = this.#options;
     const run = async (): Promise<void> => {
-      try {
-        const header = await source.block(record.pool, record.origin, 'latest');
-        if (header !== undefined) this.#take(record, header);
-      } catch (err) {
-        logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
+      // A live newHeads push (head-pushes.ts) brings the head; only eth_syncing is still asked.
+      if (!record.pushLive) {
+        try {
+          const header = await source.block(record.pool, record.origin, 'latest');
+          if (header !== undefined) this.#take(record, header);
+        } catch (err) {
+          logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
+        }
       }
       const checked = record.syncingCheckedAt;
       if (checked !== undefined && clock.now() - checked < SYNCING_CHECK_MS) return;
@@ -330,6 +354,14 @@ export class ChainTracker implements ChainView, ChainFeedback {
     this.#origins = origins;
     this.#networksOf = networksOf;
     if (this.#running) for (const record of fresh) void this.#poll(record);
+    this.#pushes?.sync(this.#tracked());
+  }
+
+  /** Every tracked origin, once. */
+  #tracked(): Set<OriginChain> {
+    const all = new Set<OriginChain>();
+    for (const byName of this.#origins.values()) for (const record of byName.values()) all.add(record);
+    return all;
   }
 
   #emit(call: (listener: ChainListener) => void): void {

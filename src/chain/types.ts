@@ -112,3 +112,19 @@ export interface ChainListener {
   /** The network's finalized block as an origin answered it (fetched while the network is in use). */
   finalized?(network: string, block: BlockHead): void;
 }
+
+/** What one origin's newHeads push delivers (HeadPushSource). */
+export interface HeadPushListener {
+  /** A new head the origin pushed. */
+  head(header: BlockHead): void;
+  /** The subscription is live (true), or lost (false: the source reconnects on its own). */
+  live(up: boolean): void;
+}
+
+/**
+ * newHeads subscriptions to origins' `ws_address` (gateway/upstream/ws-heads.ts implements it over the same
+ * outbound policy as every connect). `subscribe` returns the function that ends the subscription.
+ */
+export interface HeadPushSource {
+  subscribe(pool: Pool, origin: Origin, listener: HeadPushListener): () => void;
+}

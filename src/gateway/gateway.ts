@@ -44,6 +44,7 @@ import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
+import { WsHeadSubscriptions } from './upstream/ws-heads.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -97,6 +98,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     health: options.health,
     source: new GatewayChainSource({
       clients: chainClients,
+      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+    }),
+    // Origins with a ws_address push their heads (their connects follow the same outbound rules).
+    pushes: new WsHeadSubscriptions({
+      guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
+      logger: logger.child({ part: 'chain' }),
       timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
     }),
     clock,

@@ -21,6 +21,8 @@ export interface Origin {
    * API, stored rows) fills it in, so only hand-built origins lack it.
    */
   archive?: boolean;
+  /** ws:// or wss:// URL of the node's WebSocket endpoint: the chain tracker subscribes to its newHeads. */
+  ws_address?: string;
   disabled_at?: string;
 }
 
