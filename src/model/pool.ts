@@ -21,6 +21,12 @@ export interface Origin {
    * API, stored rows) fills it in, so only hand-built origins lack it.
    */
   archive?: boolean;
+  /**
+   * The origin's WebSocket endpoint (ws(s)://…, canonical form of origin-address.ts; may embed an API key:
+   * never log it raw). When present the chain tracker takes this origin's head from its `newHeads` push
+   * instead of polling (SPEC §9). Absent: no push.
+   */
+  ws_address?: string;
   disabled_at?: string;
 }
 
