@@ -254,7 +254,9 @@ function toOrigin(input: z.output<typeof originBody>, index: number, current: Po
   const stored = current?.origins.find((origin) => origin.name === input.name);
   const address = resolveAddress(input.address, stored?.address, index, 'address');
   const ws_address =
-    input.ws_address === undefined ? undefined : resolveAddress(input.ws_address, stored?.ws_address, index, 'ws_address');
+    input.ws_address === undefined
+      ? undefined
+      : resolveAddress(input.ws_address, stored?.ws_address, index, 'ws_address');
   let header = input.header;
   if (header !== undefined) {
     const resolved = unmaskHeaders(header, stored?.header);
