@@ -5,7 +5,7 @@ import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
 import { originUrl } from '../model/origin-address.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { OutboundPolicy, type TargetRules } from '../outbound/policy.js';
+import { OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
 import { type Config, configSchema } from './schema.js';
@@ -130,6 +130,7 @@ function crossCheck(config: Config, source: string): void {
   }
   const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const outbound = { policy, rules: policy.rulesFor(config.account_id) };
+  const wsOutbound = { policy, rules: policy.rulesFor(config.account_id, { schemes: WS_SCHEMES }) };
   checkConfigPoolLimits(config, fail);
   const poolNames = new Set<string>();
   for (const [i, pool] of config.pools.entries()) {
@@ -144,6 +145,8 @@ function crossCheck(config: Config, source: string): void {
       // Config pools belong to the routing account: the outbound policy of that account applies.
       const refused = originRefusal(origin.address, outbound);
       if (refused !== undefined) fail(`pools.${i}.origins.${j}.address: ${refused}`);
+      const wsRefused = origin.ws_address === undefined ? undefined : originRefusal(origin.ws_address, wsOutbound);
+      if (wsRefused !== undefined) fail(`pools.${i}.origins.${j}.ws_address: ${wsRefused}`);
     }
   }
   for (const [name, network] of Object.entries(config.networks)) {
@@ -174,7 +177,10 @@ function crossCheck(config: Config, source: string): void {
   }
 }
 
-/** Why the outbound policy refuses an origin address, or undefined (unparseable addresses are the schema's). */
+/**
+ * Why the outbound policy refuses an origin address (or ws_address, with ws rules), or undefined
+ * (unparseable addresses are the schema's).
+ */
 function originRefusal(address: string, outbound: { policy: OutboundPolicy; rules: TargetRules }): string | undefined {
   let url: URL;
   try {

@@ -8,6 +8,7 @@ import {
   normaliseAddress,
   originTarget,
   unmaskAddress,
+  WS_SCHEMES,
 } from './origin-address.js';
 
 const KEY = '0123456789abcdef0123456789abcdef';
@@ -86,9 +87,13 @@ describe('normaliseAddress', () => {
     }
   });
 
-  it('takes the scheme list as a parameter (ws/wss for a later ws_address)', () => {
-    assert.equal(normaliseAddress('WS://h:8546/x', ['ws:', 'wss:']), 'ws://h:8546/x');
-    assert.throws(() => normaliseAddress('http://h', ['ws:', 'wss:']), /scheme must be ws or wss/);
+  it('takes the scheme list as a parameter (WS_SCHEMES for ws_address; no bare form there)', () => {
+    assert.equal(normaliseAddress('WS://h:8546/x', WS_SCHEMES), 'ws://h:8546/x');
+    assert.equal(normaliseAddress('wss://H:443', WS_SCHEMES), 'wss://h');
+    assert.throws(() => normaliseAddress('http://h', WS_SCHEMES), /scheme must be ws or wss/);
+    // A bare host[:port] means http://, which a ws_address cannot be.
+    assert.throws(() => normaliseAddress('h:8546', WS_SCHEMES), /^AddressError: must start with ws or wss:\/\/$/);
+    assert.equal(originTarget('wss://h/ws').destination, 'wss://h:443');
   });
 });
 

@@ -4,7 +4,8 @@
  * Accepted forms (anything else is refused with a message saying what to fix):
  * - `scheme://[user[:password]@]host[:port][/path][?query]` with scheme http or https (the list is a
  *   parameter, so `ws_address` can accept ws/wss through the same code);
- * - a bare `host[:port]` with NOTHING after it, meaning `http://host[:port]/` (SPEC §4). Userinfo, a
+ * - a bare `host[:port]` with NOTHING after it, meaning `http://host[:port]/` (SPEC §4), only where http
+ *   is one of the schemes (a `ws_address` always names ws:// or wss://). Userinfo, a
  *   path, a query or a fragment without a scheme are refused: older versions read
  *   `user:pw@host/v3/KEY` as a bare host and then showed it unmasked.
  * Hosts are DNS names (letters, digits, `.`, `-`, `_`), IPv4 or bracketed IPv6 literals; ports 1-65535.
@@ -30,8 +31,10 @@
  */
 export const MASK = '***';
 
-/** Schemes of origin addresses. A later `ws_address` passes ['ws:', 'wss:']. */
+/** Schemes of origin addresses. */
 export const HTTP_SCHEMES: readonly string[] = ['http:', 'https:'];
+/** Schemes of an origin's `ws_address` (its newHeads push endpoint, SPEC §9). */
+export const WS_SCHEMES: readonly string[] = ['ws:', 'wss:'];
 
 const KEY_LIKE = /[0-9a-fA-F]{24,}|[A-Za-z0-9_-]{32,}/;
 const SCHEME_FORM = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/;
@@ -106,6 +109,8 @@ export function normaliseAddress(input: string, schemes: readonly string[] = HTT
   const example = (schemes[0] ?? 'http:').slice(0, -1);
   const parts = split(input);
   if (parts.scheme === undefined) {
+    // A bare host[:port] means http://, so it is an address only where http is allowed.
+    if (!schemes.includes('http:')) throw new AddressError(`must start with ${names}://`);
     if (input.includes('://')) throw new AddressError(`must start with ${names}:// or be a bare host[:port]`);
     if (input.includes('@')) {
       throw new AddressError(

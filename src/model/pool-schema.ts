@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { addressProblem, normaliseAddress } from './origin-address.js';
+import { addressProblem, normaliseAddress, WS_SCHEMES } from './origin-address.js';
 import { plainText } from './plain-text.js';
 
 /**
  * Pool and origin fields shared by the config file and the management API (Cloudflare shapes).
  * Names: letters, digits, "-" and "_". Weights 0..1 (0 = never chosen). Addresses are a node URL
  * (http(s)://[user:pass@]host[:port][/path][?query]) or a bare host[:port] meaning http://host:port/,
- * parsed and normalised by the origin address model (origin-address.ts).
+ * parsed and normalised by the origin address model (origin-address.ts); an optional `ws_address`
+ * (ws(s)://…, never bare) goes through the same model with the ws schemes.
  */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 export const poolName = z.string().regex(NAME_PATTERN, 'letters, digits, "-" and "_" only (1-100 characters)');
@@ -103,6 +104,16 @@ export const originAddress = z
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** An origin's `ws_address` as written: ws:// or wss:// only (no bare form), otherwise as `originAddress`. */
+export const originWsAddress = z
+  .string()
+  .min(1)
+  .max(2048)
+  .superRefine((value, ctx) => {
+    const problem = addressProblem(value, WS_SCHEMES);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /**
  * Origin names and pool descriptions appear in alert emails, subjects and logs: no control characters
  * (plain-text.ts), so a name cannot forge a line there.
@@ -119,6 +130,8 @@ export const originInput = z.strictObject({
   header: headerMap.optional(),
   /** An archive node (every block from 0); default false. */
   archive: z.boolean().optional(),
+  /** The origin's newHeads push endpoint (ws/wss); absent: its head is polled. */
+  ws_address: originWsAddress.transform((value) => normaliseAddress(value, WS_SCHEMES)).optional(),
 });
 export type OriginInput = z.infer<typeof originInput>;
 

@@ -21,7 +21,11 @@ export interface Origin {
    * API, stored rows) fills it in, so only hand-built origins lack it.
    */
   archive?: boolean;
-  /** ws:// or wss:// URL of the node's WebSocket endpoint: the chain tracker subscribes to its newHeads. */
+  /**
+   * The origin's WebSocket endpoint (ws(s)://…, canonical form of origin-address.ts; may embed an API key:
+   * never log it raw). When present the chain tracker takes this origin's head from its `newHeads` push
+   * instead of polling while the push is live (SPEC §9, chain/head-pushes.ts). Absent: no push.
+   */
   ws_address?: string;
   disabled_at?: string;
 }

@@ -28,7 +28,7 @@ import {
   type TargetRules,
 } from './rules.js';
 
-export { HTTP_SCHEMES, type Scheme, TargetRefusedError, type TargetRules } from './rules.js';
+export { HTTP_SCHEMES, type Scheme, TargetRefusedError, type TargetRules, WS_SCHEMES } from './rules.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -55,7 +55,7 @@ export interface OutboundPolicyOptions {
 export interface RulesOptions {
   /** `webhooks.deny_private`: refuse local targets even for a trusted account. */
   denyPrivate?: boolean;
-  /** Schemes besides none; default http and https. */
+  /** The schemes allowed; default http and https (WS_SCHEMES for an origin's `ws_address`). */
   schemes?: readonly Scheme[];
 }
 

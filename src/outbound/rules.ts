@@ -19,6 +19,8 @@ import { type AddressClass, classifyAddress, describeClass, isAlwaysRefused } fr
 
 export type Scheme = 'http:' | 'https:' | 'ws:' | 'wss:';
 export const HTTP_SCHEMES: readonly Scheme[] = ['http:', 'https:'];
+/** An origin's `ws_address` (its newHeads push endpoint): checked with these instead of HTTP_SCHEMES. */
+export const WS_SCHEMES: readonly Scheme[] = ['ws:', 'wss:'];
 
 export interface TargetRules {
   /** Loopback, private and CGNAT targets are allowed. */

@@ -38,6 +38,8 @@ const storedOrigin = z.object({
   header: z.record(z.string(), z.array(z.string())).default({}),
   // Added with issue 15; rows written before have no `archive`.
   archive: z.boolean().default(false),
+  // Added with issue 15; optional (absent: no newHeads push).
+  ws_address: z.string().optional(),
   disabled_at: z.string().optional(),
 });
 const storedSettings = z.object({

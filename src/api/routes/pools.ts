@@ -7,9 +7,10 @@
  * - create / get / put / patch / delete one pool; `…/health` and `…/references`.
  * - A pool a configured network routes to cannot be deleted or renamed (400 naming the network): the
  *   network finds its pools by name and would answer 503 until a pool of that name exists again.
- * - Origin addresses go through the account's outbound policy (outbound/policy.ts) on create, replace,
- *   and a PATCH that names `origins`: a refused one is 400 / 1002 naming `origins.N.address` and
- *   saying "target not allowed" and why; nothing is saved.
+ * - Origin addresses (and `ws_address`, with the ws schemes) go through the account's outbound policy
+ *   (outbound/policy.ts) on create, replace, and a PATCH that names `origins`: a refused one is 400 / 1002
+ *   naming `origins.N.address` (or `origins.N.ws_address`) and saying "target not allowed" and why;
+ *   nothing is saved.
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
  */
 import { z } from 'zod';
@@ -18,7 +19,7 @@ import { SwitchyardError } from '../../errors/base.js';
 import { getMonitor } from '../../health/monitor-queries.js';
 import { originUrl } from '../../model/origin-address.js';
 import type { Pool } from '../../model/pool.js';
-import type { OutboundPolicy } from '../../outbound/policy.js';
+import { type OutboundPolicy, type TargetRules, WS_SCHEMES } from '../../outbound/policy.js';
 import {
   clearNotificationEmailPage,
   createPool,
@@ -83,20 +84,27 @@ function keepNetworkName(config: Readonly<Config>, current: Pool, next: PoolFiel
 }
 
 /**
- * Refuses origins whose address the account's outbound policy refuses (the URL: literal IPs and names;
- * resolved addresses are checked at connect time). Unparseable addresses are the schema's to refuse.
+ * Refuses origins whose address or ws_address the account's outbound policy refuses (the URL: literal IPs
+ * and names; resolved addresses are checked at connect time). `ws_address` is checked with the ws schemes.
+ * Unparseable addresses are the schema's to refuse.
  */
 function allowedTargets(outbound: OutboundPolicy, accountId: string, fields: PoolFields): PoolFields {
   const rules = outbound.rulesFor(accountId);
-  for (const [i, origin] of fields.origins.entries()) {
+  const wsRules = outbound.rulesFor(accountId, { schemes: WS_SCHEMES });
+  const refusal = (address: string, targetRules: TargetRules): string | undefined => {
     let url: URL;
     try {
-      url = originUrl(origin.address);
+      url = originUrl(address);
     } catch {
-      continue;
+      return undefined;
     }
-    const refused = outbound.refusal(url, rules);
+    return outbound.refusal(url, targetRules);
+  };
+  for (const [i, origin] of fields.origins.entries()) {
+    const refused = refusal(origin.address, rules);
     if (refused !== undefined) throw fieldError(`origins.${i}.address`, refused);
+    const wsRefused = origin.ws_address === undefined ? undefined : refusal(origin.ws_address, wsRules);
+    if (wsRefused !== undefined) throw fieldError(`origins.${i}.ws_address`, wsRefused);
   }
   return fields;
 }

@@ -2,18 +2,20 @@
  * Request and response shapes of the pools API (CLOUDFLARE-API.md), as zod schemas: they validate
  * bodies and generate the OpenAPI document. Defaults are Cloudflare's: enabled true, minimum_origins 1,
  * no monitor, notification_email "", origin_steering random, origin enabled true / weight 1 / header {};
- * Switchyard's origin extension `archive` (SPEC §9) defaults to false and is on every answer.
+ * Switchyard's origin extensions (SPEC §9): `archive` defaults to false and is on every answer;
+ * `ws_address` (the origin's ws(s):// newHeads endpoint) is optional and shown, masked, only when set.
  *
  * Read-only fields (id, created_on, modified_on, disabled_at, networks, healthy) are accepted and
  * ignored on input, so a pool fetched with GET can be sent back with PUT; any other unknown field is
  * a 400 naming it. POST and PUT replace the whole pool (omitted optional fields take their defaults);
  * PATCH changes only the fields it names (`origins`, if named, is the complete new list).
  *
- * Origin addresses are normalised by the address model (model/origin-address.ts) and shown masked.
- * A `***` sent back — in the address (user, password, a query value, a key-like path segment) or as a
- * secret header value — keeps the stored secret of the origin with the same name only while the
- * destination (scheme, host, port of the address) is unchanged; with a new destination the write is
- * 400 "re-enter the secret for the new destination" and nothing is stored.
+ * Origin addresses (`address`, and `ws_address` with the ws schemes) are normalised by the address model
+ * (model/origin-address.ts) and shown masked. A `***` sent back — in either address (user, password, a
+ * query value, a key-like path segment) or as a secret header value — keeps the stored secret of the
+ * origin with the same name only while the destination (scheme, host, port of that address; of `address`
+ * for headers) is unchanged; with a new destination the write is 400 "re-enter the secret for the new
+ * destination" and nothing is stored.
  */
 import { z } from 'zod';
 import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
@@ -25,6 +27,7 @@ import {
   maskAddress,
   normaliseAddress,
   unmaskAddress,
+  WS_SCHEMES,
 } from '../../model/origin-address.js';
 import type { Origin, Pool, PoolFields } from '../../model/pool.js';
 import { originWithDefaults, POOL_DEFAULTS } from '../../model/pool-defaults.js';
@@ -86,6 +89,19 @@ const originBody = originInput.extend({
     'Switchyard extension. true: an archive node, serving every block from 0; default false (the earliest ' +
       'block is learned from missing-data answers).',
   ),
+  ws_address: z
+    .string()
+    .min(1)
+    .max(2048)
+    .superRefine((value, ctx) => {
+      const problem = isMasked(value) ? undefined : addressProblem(value, WS_SCHEMES);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional()
+    .describe(
+      'Switchyard extension. ws(s)://[user:pass@]host[:port][/path][?query] of the same node: its head then ' +
+        'comes from the newHeads push instead of polling. Omitted: none. Masked and resolved like address.',
+    ),
   disabled_at: readOnly,
   healthy: readOnly,
 });
@@ -199,28 +215,48 @@ export function poolFieldsFromBody(body: PoolBody, current: Pool | undefined): P
 
 const RE_ENTER = 're-enter the secret for the new destination';
 
-function toOrigin(input: z.output<typeof originBody>, index: number, current: Pool | undefined): Origin {
-  const stored = current?.origins.find((origin) => origin.name === input.name);
-  const field = `origins.${index}.address`;
-  let address = input.address;
+/** The schemes of each address field of an origin (undefined: the model's default, http and https). */
+const ADDRESS_SCHEMES = { address: undefined, ws_address: WS_SCHEMES } as const;
+
+/**
+ * A sent address of origin `index` (its `address` or `ws_address`) in canonical form: a `***` in it takes
+ * the secret of `stored` (the same origin's stored value of that field) while the destination is unchanged.
+ */
+function resolveAddress(
+  sent: string,
+  stored: string | undefined,
+  index: number,
+  name: keyof typeof ADDRESS_SCHEMES,
+): string {
+  const field = `origins.${index}.${name}`;
+  let address = sent;
   if (isMasked(address)) {
-    const resolved = unmaskAddress(address, stored?.address);
+    const resolved = unmaskAddress(address, stored);
     if ('refused' in resolved) {
       throw fieldError(
         field,
         resolved.refused === 'destination'
-          ? `the scheme, host or port differs from the stored address of this origin: ${RE_ENTER}`
-          : "contains a masked secret (***) that stands for nothing stored at that place of this origin's address; send the full address",
+          ? `the scheme, host or port differs from the stored ${name} of this origin: ${RE_ENTER}`
+          : `contains a masked secret (***) that stands for nothing stored at that place of this origin's ${name}; send the full address`,
       );
     }
     address = resolved.address;
   }
   try {
-    address = normaliseAddress(address);
+    return normaliseAddress(address, ADDRESS_SCHEMES[name]);
   } catch (err) {
     if (err instanceof AddressError) throw fieldError(field, err.message);
     throw err;
   }
+}
+
+function toOrigin(input: z.output<typeof originBody>, index: number, current: Pool | undefined): Origin {
+  const stored = current?.origins.find((origin) => origin.name === input.name);
+  const address = resolveAddress(input.address, stored?.address, index, 'address');
+  const ws_address =
+    input.ws_address === undefined
+      ? undefined
+      : resolveAddress(input.ws_address, stored?.ws_address, index, 'ws_address');
   let header = input.header;
   if (header !== undefined) {
     const resolved = unmaskHeaders(header, stored?.header);
@@ -240,7 +276,7 @@ function toOrigin(input: z.output<typeof originBody>, index: number, current: Po
     }
     header = resolved.headers;
   }
-  return originWithDefaults({ ...input, address, header });
+  return originWithDefaults({ ...input, address, header, ws_address });
 }
 
 /** The pool as the API shows it: Cloudflare fields, masked addresses and credential headers, live health, networks. */
@@ -264,6 +300,7 @@ export function poolView(pool: Pool, health: PoolHealthSource, networks: readonl
       weight: origin.weight,
       header: maskHeaders(origin.header),
       archive: origin.archive === true,
+      ...(origin.ws_address === undefined ? {} : { ws_address: maskAddress(origin.ws_address) }),
       ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
       healthy: health.originHealthy(pool, origin),
     })),
@@ -298,6 +335,7 @@ export const poolResult = z.object({
       weight: z.number(),
       header: z.record(z.string(), z.array(z.string())),
       archive: z.boolean().describe('Archive node (Switchyard extension).'),
+      ws_address: z.string().optional().describe('newHeads push endpoint, masked (Switchyard extension).'),
       disabled_at: z.string().optional(),
       healthy: z.boolean(),
     }),
