@@ -26,7 +26,7 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { PoolDirectory } from '../model/pool.js';
-import { OutboundPolicy } from '../outbound/policy.js';
+import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
@@ -102,7 +102,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }),
     // Origins with a ws_address push their heads (their connects follow the same outbound rules).
     pushes: new WsHeadSubscriptions({
-      guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
+      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
       logger: logger.child({ part: 'chain' }),
       timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
     }),

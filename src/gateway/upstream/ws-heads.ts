@@ -1,8 +1,10 @@
 /**
  * newHeads pushes from origins' `ws_address` for the chain tracker (chain/head-pushes.ts, SPEC §9), over
  * the `ws` library. One WebSocket per subscribed origin:
- *   - connect with the origin's `header` map, Basic auth from the URL's userinfo, and the outbound policy
- *     of every origin connect (a literal IP is checked before connecting, a name at each resolution);
+ *   - connect with Basic auth from the URL's userinfo and the outbound policy of every origin connect (a
+ *     literal IP is checked before connecting, a name at each resolution); the origin's `header` map goes
+ *     along only when `ws_address` names the same host as `address`: header secrets are bound to the
+ *     address's destination (SPEC §8), so a ws_address elsewhere never receives them;
  *     the handshake is bounded by `timeoutMs` (5 s);
  *   - `eth_subscribe(["newHeads"])` (id "switchyard-chain"); its answer makes the push live; each
  *     `eth_subscription` notification of that subscription is parsed as a header and handed on;
@@ -53,6 +55,16 @@ export class WsHeadSubscriptions implements HeadPushSource {
   }
 }
 
+/** Whether two origin URLs name the same host (the `header` map's secrets may follow). */
+function sameHost(address: string, wsAddress: string): boolean {
+  try {
+    const http = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
+    return http.hostname.toLowerCase() === new URL(wsAddress).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** One origin's subscription and its reconnects. */
 class HeadFeed {
   readonly #url: string;
@@ -73,9 +85,9 @@ class HeadFeed {
     names: { pool: string; origin: string },
   ) {
     this.#url = origin.ws_address as string;
-    this.#headers = Object.fromEntries(
-      Object.entries(origin.header).map(([name, values]) => [name, values.join(', ')]),
-    );
+    this.#headers = sameHost(origin.address, this.#url)
+      ? Object.fromEntries(Object.entries(origin.header).map(([name, values]) => [name, values.join(', ')]))
+      : {};
     this.#listener = listener;
     this.#options = options;
     this.#names = names;
