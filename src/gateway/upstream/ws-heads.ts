@@ -18,7 +18,7 @@ import WebSocket from 'ws';
 import { parseHeader } from '../../chain/header.js';
 import type { HeadPushListener, HeadPushSource } from '../../chain/types.js';
 import type { Logger } from '../../log.js';
-import { maskAddress } from '../../model/origin-address.js';
+import { maskAddress, originTarget } from '../../model/origin-address.js';
 import type { Origin, Pool } from '../../model/pool.js';
 import type { ConnectGuard } from '../../outbound/policy.js';
 import { CHAIN_REQUEST_ID } from './chain-source.js';
@@ -55,11 +55,10 @@ export class WsHeadSubscriptions implements HeadPushSource {
   }
 }
 
-/** Whether two origin URLs name the same host (the `header` map's secrets may follow). */
+/** Whether two origin addresses name the same host (the `header` map's secrets may follow). */
 function sameHost(address: string, wsAddress: string): boolean {
   try {
-    const http = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
-    return http.hostname.toLowerCase() === new URL(wsAddress).hostname.toLowerCase();
+    return originTarget(address).hostname.toLowerCase() === originTarget(wsAddress).hostname.toLowerCase();
   } catch {
     return false;
   }
