@@ -97,7 +97,7 @@ class HeadFeed {
     const { guard, timeoutMs } = this.#options;
     let host: string;
     try {
-      host = new URL(this.#url).hostname.replace(/^\[|\]$/g, '');
+      host = originTarget(this.#url).hostname;
     } catch {
       this.#failed('unusable ws_address');
       return;
