@@ -45,10 +45,11 @@ export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerCon
     if (match === undefined) return 'ok';
     if (needs.kind === 'block') {
       const head = chain.origin(poolId, origin)?.head;
-      // A block the origin does not have yet is lag, not pruning: nothing to learn about its earliest block.
-      const notYet = match.meaning === 'unknown-block' && head !== undefined && head < needs.to;
+      // Pruned state or history teaches the origin's earliest block. An unknown block teaches it only
+      // below the origin's known head: above it, or with no head known, the origin may just be behind.
+      const pruned = match.meaning !== 'unknown-block' || (head !== undefined && head >= needs.to);
       // Some clients name their earliest block ("available from block N"): exact, better than a guess.
-      if (!notYet) chain.lacksBlock(poolId, origin, (match.earliestAvailable ?? needs.from + 1) - 1);
+      if (pruned) chain.lacksBlock(poolId, origin, (match.earliestAvailable ?? needs.from + 1) - 1);
     }
     return 'missing';
   }
