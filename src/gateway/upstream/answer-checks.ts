@@ -16,6 +16,7 @@ import { missingData } from '../../chain/missing-data.js';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { Candidate } from '../../routing/router.js';
 import type { UpstreamReply } from '../rpc/forwarder.js';
+import type { ValueSpan } from '../rpc/json-scan.js';
 
 export type Verdict = 'ok' | 'missing' | 'behind';
 
@@ -60,12 +61,8 @@ export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerCon
     const wanted = needs.kind === 'block' ? needs.to : chain.networkHead(network);
     return wanted !== undefined && head < wanted ? 'behind' : 'ok';
   }
-  if (method === 'eth_blockNumber' && value.kind === 'string') {
-    return reportHead(chain, network, poolId, origin, quantity(reply.body, value.start + 1, value.end - 1));
-  }
-  if (method === 'eth_getBlockByNumber' && value.kind === 'object' && isLatest(context.params)) {
-    return reportHead(chain, network, poolId, origin, keyedQuantity(reply.body, NUMBER_KEY, value.start, value.end));
-  }
+  const head = headShown(context, reply.body, value);
+  if (head !== undefined) return reportHead(chain, network, poolId, origin, head);
   if (method === 'eth_getTransactionReceipt' && value.kind === 'object') {
     const block = keyedQuantity(reply.body, BLOCK_NUMBER_KEY, value.start, value.end);
     if (block !== undefined) chain.sawHead(poolId, origin, block);
@@ -79,9 +76,8 @@ function reportHead(
   network: string,
   poolId: string,
   origin: string,
-  number: number | undefined,
+  number: number,
 ): Verdict {
-  if (number === undefined) return 'ok';
   chain.sawHead(poolId, origin, number);
   const reported = chain.reportedHead(network);
   if (reported !== undefined && number < reported) return 'behind';
@@ -93,13 +89,19 @@ function reportHead(
 export function reportPassedHead(chain: ChainFeedback, context: AnswerContext, reply: UpstreamReply): void {
   const value = reply.outcome?.value;
   if (value === undefined || reply.outcome?.key !== 'result') return;
-  const number =
-    context.method === 'eth_blockNumber' && value.kind === 'string'
-      ? quantity(reply.body, value.start + 1, value.end - 1)
-      : context.method === 'eth_getBlockByNumber' && value.kind === 'object'
-        ? keyedQuantity(reply.body, NUMBER_KEY, value.start, value.end)
-        : undefined;
+  const number = headShown(context, reply.body, value);
   if (number !== undefined) chain.reported(context.network, number);
+}
+
+/** The head a result shows a client: eth_blockNumber's number, or the number of the `latest` block. */
+function headShown(context: AnswerContext, body: Buffer, value: ValueSpan): number | undefined {
+  if (context.method === 'eth_blockNumber' && value.kind === 'string') {
+    return quantity(body, value.start + 1, value.end - 1);
+  }
+  if (context.method === 'eth_getBlockByNumber' && value.kind === 'object' && isLatest(context.params)) {
+    return keyedQuantity(body, NUMBER_KEY, value.start, value.end);
+  }
+  return undefined;
 }
 
 function isLatest(params: unknown): boolean {
