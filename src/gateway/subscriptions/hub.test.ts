@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { TrackedOrigin } from '../../chain/tracker.js';
 import type { BlockHead, ChainListener, ChainReorg } from '../../chain/types.js';
 import { ManualClock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import { silentLogger } from '../../log.js';
+import type { Origin, Pool } from '../../model/pool.js';
 import type { Forwarder, UpstreamRequest } from '../rpc/forwarder.js';
 import { SubscriptionHub, type SubscriptionSink } from './hub.js';
 
@@ -14,6 +16,10 @@ const TOPIC = `0x${'e1'.repeat(32)}`;
 
 class FakeTracker {
   readonly listeners = new Set<ChainListener>();
+  tracked: TrackedOrigin[] = [];
+  trackedOrigins(): TrackedOrigin[] {
+    return this.tracked;
+  }
   addListener(listener: ChainListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -377,4 +383,73 @@ test('newPendingTransactions: a filter polled through the forwarder, each hash o
   hub.close();
   await waitFor(() => forwarder.calls.some((c) => c.method === 'eth_uninstallFilter'), 'the uninstall');
   assert.deepEqual(forwarder.calls.find((c) => c.method === 'eth_uninstallFilter')?.params, ['0xf1']);
+});
+
+test('newPendingTransactions: from a usable origin with a ws_address while its push is live, polling otherwise', async () => {
+  const tracker = new FakeTracker();
+  const forwarder = new FakeForwarder();
+  const pool = { id: 'p1', name: 'sepolia-pool' } as unknown as Pool;
+  const plain = { name: 'http-only', address: 'http://127.0.0.1:1' } as unknown as Origin;
+  const pushing = { name: 'ws', address: 'http://127.0.0.1:2', ws_address: 'ws://127.0.0.1:2' } as unknown as Origin;
+  const state = { head: 1, hash: undefined, earliest: 0, syncing: false };
+  tracker.tracked = [
+    { pool, origin: plain, state, usable: true },
+    { pool, origin: { ...pushing, name: 'down' } as Origin, state, usable: false },
+    { pool, origin: pushing, state, usable: true },
+  ];
+  const feeds: Array<{
+    origin: string;
+    params: readonly unknown[];
+    listener: { result(v: unknown): void; live(up: boolean): void };
+    ended: boolean;
+  }> = [];
+  let filters = 0;
+  forwarder.other = (method) => {
+    if (method === 'eth_newPendingTransactionFilter') return `0xf${++filters}`;
+    if (method === 'eth_getFilterChanges') return [];
+    return true;
+  };
+  const hub = new SubscriptionHub({
+    chain: tracker,
+    forwarder,
+    networks: NETWORKS,
+    clock: new ManualClock(0),
+    logger: silentLogger,
+    tuning: { pendingPollMs: 5 },
+    originFeeds: {
+      subscribe(_pool, origin, params, listener) {
+        const feed = { origin: origin.name, params, listener, ended: false };
+        feeds.push(feed);
+        return () => {
+          feed.ended = true;
+        };
+      },
+    },
+  });
+  const sink = new Collector();
+  const id = hub.subscribe('sepolia', ['newPendingTransactions'], sink);
+  assert.equal(feeds.length, 1);
+  const feed = feeds[0];
+  assert.ok(feed !== undefined);
+  assert.equal(feed.origin, 'ws', 'the first usable origin with a ws_address');
+  assert.deepEqual(feed.params, ['newPendingTransactions']);
+  await waitFor(
+    () => forwarder.calls.some((c) => c.method === 'eth_getFilterChanges'),
+    'polling before the push is live',
+  );
+  feed.listener.live(true);
+  await waitFor(() => forwarder.calls.some((c) => c.method === 'eth_uninstallFilter'), 'the filter uninstalled');
+  const hash = `0x${'b3'.repeat(32)}`;
+  feed.listener.result(hash);
+  feed.listener.result('not a hash');
+  assert.deepEqual(sink.messages, [{ subscription: id, result: hash }]);
+  const before = forwarder.calls.length;
+  feed.listener.live(false);
+  await waitFor(
+    () => forwarder.calls.slice(before).some((c) => c.method === 'eth_newPendingTransactionFilter'),
+    'polling again once the push is lost',
+  );
+  assert.equal(hub.unsubscribe(id), true);
+  assert.equal(feed.ended, true, 'the last unsubscribe ends the push');
+  hub.close();
 });

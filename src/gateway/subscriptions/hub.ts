@@ -8,7 +8,8 @@
  *   subscription with that key; it starts with the first subscription and stops when the last leaves:
  *     newHeads               heads.ts — the chain tracker's head events;
  *     logs                   logs.ts  — eth_getLogs by block hash per canonical head, removals on reorg;
- *     newPendingTransactions pending.ts — filter polling (every `pendingPollMs`, default 1 s).
+ *     newPendingTransactions pending.ts — an origin's ws_address subscription (`originFeeds`), else
+ *                            filter polling (every `pendingPollMs`, default 1 s).
  * - No notification at subscribe time (as geth): a subscription hears the first event after it.
  * - One chain tracker listener for the hub's life; events go synchronously to the network's head and
  *   logs sources (a logs source queues its fetches).
@@ -26,7 +27,7 @@ import type { Source, SubscriptionSink } from './fanout.js';
 import { HeadsSource } from './heads.js';
 import { LogsSource, type LogsTuning } from './logs.js';
 import { parseSubscribeParams, type SubscriptionKind, type SubscriptionRequest, sourceKey } from './params.js';
-import { PendingPollingSource } from './pending.js';
+import { type OriginFeeds, type PendingPush, PendingSource } from './pending.js';
 import { type UpstreamCaller, upstreamCaller } from './upstream-call.js';
 
 export type { SubscriptionSink } from './fanout.js';
@@ -35,12 +36,14 @@ export type { SubscriptionKind } from './params.js';
 export const PENDING_POLL_MS = 1_000;
 
 export interface SubscriptionHubDeps {
-  /** The chain tracker's listeners feed heads and logs (only `addListener` is used). */
-  readonly chain: Pick<ChainTracker, 'addListener'>;
+  /** The chain tracker's listeners feed heads and logs; its origins list picks a pending push origin. */
+  readonly chain: Pick<ChainTracker, 'addListener' | 'trackedOrigins'>;
   readonly forwarder: Forwarder;
   readonly networks: Readonly<Record<string, NetworkConfig>>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** eth_subscribe on origins' ws_address (upstream/ws-heads.ts WsOriginFeeds); none: pending is polled. */
+  readonly originFeeds?: OriginFeeds;
   /** Tests: faster pending polls and logs retries. */
   readonly tuning?: Partial<LogsTuning & { pendingPollMs: number }>;
 }
@@ -138,7 +141,13 @@ export class SubscriptionHub {
     const { logger, tuning } = this.#deps;
     const log = logger.child({ part: 'subscriptions' });
     if (request.kind === 'newPendingTransactions') {
-      return new PendingPollingSource(network, this.#upstream, log, tuning?.pendingPollMs ?? PENDING_POLL_MS);
+      return new PendingSource(
+        network,
+        this.#upstream,
+        log,
+        tuning?.pendingPollMs ?? PENDING_POLL_MS,
+        this.#pendingPush(network),
+      );
     }
     const source =
       request.kind === 'newHeads'
@@ -154,6 +163,14 @@ export class SubscriptionHub {
     }
     set.add(source);
     return source;
+  }
+
+  /** The first usable origin of the network with a ws_address, when the gateway gave origin feeds. */
+  #pendingPush(network: string): PendingPush | undefined {
+    const feeds = this.#deps.originFeeds;
+    if (feeds === undefined) return undefined;
+    const tracked = this.#deps.chain.trackedOrigins(network).find((t) => t.usable && t.origin.ws_address != null);
+    return tracked === undefined ? undefined : { feeds, pool: tracked.pool, origin: tracked.origin };
   }
 
   #stop(entry: Entry): void {
