@@ -8,6 +8,7 @@ import { silentLogger } from '../../log.js';
 import type { Origin, Pool } from '../../model/pool.js';
 import type { Forwarder, UpstreamRequest } from '../rpc/forwarder.js';
 import { SubscriptionHub, type SubscriptionSink } from './hub.js';
+import { MAX_QUEUED_BLOCKS } from './logs.js';
 
 const NETWORKS = { sepolia: { pools: ['sepolia-pool'] } as unknown as NetworkConfig };
 const CONTRACT = `0x${'c0'.repeat(20)}`;
@@ -451,5 +452,46 @@ test('newPendingTransactions: from a usable origin with a ws_address while its p
   );
   assert.equal(hub.unsubscribe(id), true);
   assert.equal(feed.ended, true, 'the last unsubscribe ends the push');
+  hub.close();
+});
+
+test('logs: removals reach back over the last 128 delivered blocks only', async () => {
+  const { tracker, forwarder, hub } = setup();
+  const chain = Array.from({ length: 130 }, (_, i) => block(i + 1));
+  for (const head of chain) forwarder.logs.set(head.hash, [logOf(head, 0)]);
+  const sink = new Collector();
+  hub.subscribe('sepolia', ['logs'], sink);
+  for (const head of chain) tracker.head(head);
+  await waitFor(() => sink.messages.length === 130, '130 logs');
+  tracker.reorg({ forkPoint: 1, removed: chain, beyondWindow: true });
+  await waitFor(() => sink.messages.length === 258, '128 removals');
+  const removed = sink.results().slice(130);
+  assert.ok(removed.every((log) => log.removed === true));
+  assert.deepEqual(
+    removed.map((log) => Number(log.blockNumber)),
+    chain.slice(2).map((head) => head.number),
+  );
+  hub.close();
+});
+
+test('logs: more than MAX_QUEUED_BLOCKS waiting heads skip the oldest', async () => {
+  const { tracker, forwarder, hub } = setup();
+  const chain = Array.from({ length: MAX_QUEUED_BLOCKS + 2 }, (_, i) => block(i + 1));
+  for (const head of chain) forwarder.logs.set(head.hash, [logOf(head, 0)]);
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  forwarder.gate = (hash) => (hash === chain[0]?.hash ? held : Promise.resolve());
+  const sink = new Collector();
+  hub.subscribe('sepolia', ['logs'], sink);
+  for (const head of chain) tracker.head(head);
+  release();
+  await waitFor(() => sink.messages.length === MAX_QUEUED_BLOCKS, 'the logs of the blocks kept');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    sink.results().map((log) => Number(log.blockNumber)),
+    chain.slice(2).map((head) => head.number),
+  );
   hub.close();
 });

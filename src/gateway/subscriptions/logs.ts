@@ -10,8 +10,9 @@
  *     that were still waiting are dropped unfetched: their logs were never sent;
  *   - a failed fetch (no healthy origin, an origin without the block yet, an error answer) is retried
  *     after `retryMs` (250 ms), doubling to at most `maxRetryMs` (5 s), and later blocks wait behind it;
- *     more than MAX_QUEUED_BLOCKS (128) waiting heads drop the oldest with a warning (logs of that block
- *     are skipped). A tracker `gap` (heads never seen) skips those blocks' logs too, with a warning.
+ *     more than MAX_QUEUED_BLOCKS (1024, so a long back-fill burst fits) waiting heads drop the oldest with
+ *     a warning (that block's logs are skipped). A tracker `gap` (heads never seen) skips those blocks'
+ *     logs too, with a warning.
  * Logs whose `blockHash` is not the asked block's are dropped (an origin answering for another block).
  */
 import type { BlockHead, ChainReorg } from '../../chain/types.js';
@@ -21,7 +22,7 @@ import type { LogFilter } from './params.js';
 import type { UpstreamCaller } from './upstream-call.js';
 
 export const WINDOW_BLOCKS = 128;
-export const MAX_QUEUED_BLOCKS = 128;
+export const MAX_QUEUED_BLOCKS = 1024;
 
 export interface LogsTuning {
   /** First retry delay of a failed eth_getLogs (ms). */
