@@ -117,7 +117,9 @@ describe('the subscription hub on a real anvil', () => {
       heads.results.slice(0, 3).map((h) => [h.number, h.hash]),
       receipts.map((r) => [r.blockNumber, r.blockHash]),
     );
-    assert.ok(heads.results.every((h) => !('transactions' in h) && !('uncles' in h) && !('size' in h)));
+    assert.ok(
+      heads.results.every((h) => !('transactions' in h) && !('uncles' in h) && !('size' in h) && !('withdrawals' in h)),
+    );
 
     // A reorg: back to before the three calls, then four empty blocks.
     await rpc(node.url, 'evm_revert', [snapshot]);

@@ -5,14 +5,15 @@
  * source only reshapes and fans out: no head at subscribe time (as geth), nothing on `reorg` itself.
  *
  * Shape: the header as the origin answered `eth_getBlockByNumber(…, false)` without the members geth's
- * newHeads does not carry (`transactions`, `uncles`, `size`, `totalDifficulty`); the other members and
- * their order are the origin's.
+ * newHeads does not carry (`transactions`, `uncles`, `size`, `totalDifficulty`, and the `withdrawals`
+ * list — the header keeps `withdrawalsRoot`); the other members and their order are the origin's.
  */
 import type { BlockHead } from '../../chain/types.js';
 import type { Logger } from '../../log.js';
 import { Fanout, type Source } from './fanout.js';
 
-const NOT_IN_NEW_HEADS = new Set(['transactions', 'uncles', 'size', 'totalDifficulty']);
+/** Block-body members eth_getBlockByNumber adds to the header fields; geth's newHeads sends the header alone. */
+const NOT_IN_NEW_HEADS = new Set(['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals']);
 
 export function newHeadsJson(block: BlockHead): string {
   const shaped: Record<string, unknown> = {};

@@ -46,6 +46,7 @@ function block(n: number, branch = 'a', parentBranch = branch): BlockHead {
     size: '0x200',
     totalDifficulty: '0x0',
     miner: CONTRACT,
+    withdrawals: [],
   };
   return { number: n, hash: header.hash, parentHash: header.parentHash, timestamp: 1000 + n, header };
 }
