@@ -16,6 +16,10 @@
  * origin apart from `connections_per_origin`, so head polls never queue behind client calls and never
  * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
+ *
+ * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
+ * the same forwarder as clients (cache included); `Gateway.subscriptions` is what the WebSocket transport
+ * calls. It closes after the listener, before the tracker stops.
  */
 
 import { ChainTracker } from '../chain/tracker.js';
@@ -38,13 +42,14 @@ import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import { RateLimiter } from './rpc/rate-limit.js';
+import { SubscriptionHub } from './subscriptions/hub.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
-import { WsHeadSubscriptions } from './upstream/ws-heads.js';
+import { WsHeadSubscriptions, WsOriginFeeds } from './upstream/ws-heads.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -69,6 +74,8 @@ export interface Gateway {
   readonly url: string;
   /** The chain tracker of the configured networks (SPEC §9). */
   readonly chain: ChainTracker;
+  /** eth_subscribe / eth_unsubscribe for WebSocket clients (SPEC §10, subscriptions/hub.ts). */
+  readonly subscriptions: SubscriptionHub;
   close(graceMs: number): Promise<void>;
 }
 
@@ -145,6 +152,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
     chain,
   });
+  const subscriptions = new SubscriptionHub({
+    chain,
+    forwarder,
+    networks: config.networks,
+    clock,
+    logger,
+    // newPendingTransactions from an origin's ws_address, under the same ws/wss connect rules as head pushes.
+    originFeeds: new WsOriginFeeds({
+      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
+      logger: logger.child({ part: 'subscriptions' }),
+      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+    }),
+  });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
   const unsubscribe = options.directory.onChange(() => {
     const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
@@ -192,8 +212,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     url: listener.url,
     chain,
+    subscriptions,
     close: async (graceMs) => {
       await listener.close(graceMs);
+      subscriptions.close();
       chain.stop();
       unsubscribe();
       await clients.close();

@@ -13,6 +13,8 @@
  *     at most 60 s while attempts keep failing, back to 1 s once a subscription is live again;
  *   - an origin that refuses the subscription (an error answer) is retried the same way.
  * Frames over 1 MiB close the connection (a header is a few KiB). Addresses in logs are masked.
+ * The same feed (OriginSubscriptionFeed) carries other subscriptions: `WsOriginFeeds` gives the
+ * subscription hub an origin's newPendingTransactions (gateway/subscriptions/pending.ts).
  */
 import WebSocket from 'ws';
 import { parseHeader } from '../../chain/header.js';
@@ -27,12 +29,6 @@ const PING_MS = 30_000;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
 const MAX_FRAME_BYTES = 1_048_576;
-const SUBSCRIBE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: CHAIN_REQUEST_ID,
-  method: 'eth_subscribe',
-  params: ['newHeads'],
-});
 
 export interface WsHeadOptions {
   readonly guard: ConnectGuard;
@@ -49,7 +45,19 @@ export class WsHeadSubscriptions implements HeadPushSource {
   }
 
   subscribe(pool: Pool, origin: Origin, listener: HeadPushListener): () => void {
-    const feed = new HeadFeed(origin, listener, this.#options, { pool: pool.name, origin: origin.name });
+    const feed = new OriginSubscriptionFeed(
+      origin,
+      ['newHeads'],
+      {
+        result: (value) => {
+          const header = parseHeader(value);
+          if (header !== undefined) listener.head(header);
+        },
+        live: (up) => listener.live(up),
+      },
+      this.#options,
+      { pool: pool.name, origin: origin.name },
+    );
     feed.connect();
     return () => feed.stop();
   }
@@ -64,11 +72,22 @@ function sameHost(address: string, wsAddress: string): boolean {
   }
 }
 
-/** One origin's subscription and its reconnects. */
-class HeadFeed {
+/** What one origin subscription delivers: each notification's `result`, and whether it is live. */
+export interface OriginFeedListener {
+  result(value: unknown): void;
+  live(up: boolean): void;
+}
+
+/**
+ * One `eth_subscribe(params)` on an origin's ws_address and its reconnects, under the rules above (also
+ * used for newPendingTransactions by gateway/subscriptions/pending.ts).
+ */
+export class OriginSubscriptionFeed {
   readonly #url: string;
   readonly #headers: Record<string, string>;
-  readonly #listener: HeadPushListener;
+  readonly #subscribe: string;
+  readonly #what: string;
+  readonly #listener: OriginFeedListener;
   readonly #options: WsHeadOptions;
   readonly #names: { pool: string; origin: string };
   #socket: WebSocket | undefined;
@@ -79,11 +98,14 @@ class HeadFeed {
 
   constructor(
     origin: Origin,
-    listener: HeadPushListener,
+    params: readonly unknown[],
+    listener: OriginFeedListener,
     options: WsHeadOptions,
     names: { pool: string; origin: string },
   ) {
     this.#url = origin.ws_address as string;
+    this.#subscribe = JSON.stringify({ jsonrpc: '2.0', id: CHAIN_REQUEST_ID, method: 'eth_subscribe', params });
+    this.#what = String(params[0]);
     this.#headers = sameHost(origin.address, this.#url)
       ? Object.fromEntries(Object.entries(origin.header).map(([name, values]) => [name, values.join(', ')]))
       : {};
@@ -118,7 +140,7 @@ class HeadFeed {
     this.#socket = socket;
     let alive = true;
     socket.on('open', () => {
-      socket.send(SUBSCRIBE);
+      socket.send(this.#subscribe);
       this.#timer = setInterval(() => {
         if (!alive) {
           socket.terminate();
@@ -136,7 +158,11 @@ class HeadFeed {
       if (!isBinary) this.#message(data.toString());
     });
     socket.on('error', (err) => {
-      this.#options.logger.debug('head push connection failed', { ...this.#names, url: maskAddress(this.#url), err });
+      this.#options.logger.debug(`${this.#what} push connection failed`, {
+        ...this.#names,
+        url: maskAddress(this.#url),
+        err,
+      });
     });
     socket.on('close', () => {
       if (this.#socket === socket) this.#closed();
@@ -163,9 +189,9 @@ class HeadFeed {
         this.#subscription = message.result;
         this.#retryMs = FIRST_RETRY_MS;
         this.#listener.live(true);
-        this.#options.logger.debug('head push live', { ...this.#names, url: maskAddress(this.#url) });
+        this.#options.logger.debug(`${this.#what} push live`, { ...this.#names, url: maskAddress(this.#url) });
       } else {
-        this.#options.logger.info('origin refused the newHeads subscription; its head is polled', {
+        this.#options.logger.info(`origin refused the ${this.#what} subscription; polling instead`, {
           ...this.#names,
           url: maskAddress(this.#url),
         });
@@ -176,8 +202,7 @@ class HeadFeed {
     if (message.method !== 'eth_subscription' || message.params === null || typeof message.params !== 'object') return;
     const { subscription, result } = message.params as { subscription?: unknown; result?: unknown };
     if (subscription !== this.#subscription) return;
-    const header = parseHeader(result);
-    if (header !== undefined) this.#listener.head(header);
+    this.#listener.result(result);
   }
 
   #closed(): void {
@@ -191,7 +216,11 @@ class HeadFeed {
   }
 
   #failed(reason: string): void {
-    this.#options.logger.debug('head push not possible', { ...this.#names, url: maskAddress(this.#url), reason });
+    this.#options.logger.debug(`${this.#what} push not possible`, {
+      ...this.#names,
+      url: maskAddress(this.#url),
+      reason,
+    });
     this.#retry();
   }
 
@@ -201,5 +230,23 @@ class HeadFeed {
     this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
     this.#timer = setTimeout(() => this.connect(), delay);
     this.#timer.unref();
+  }
+}
+
+/** Any eth_subscribe on an origin's ws_address, under the same rules (the subscription hub's pushes). */
+export class WsOriginFeeds {
+  readonly #options: WsHeadOptions;
+
+  constructor(options: WsHeadOptions) {
+    this.#options = options;
+  }
+
+  subscribe(pool: Pool, origin: Origin, params: readonly unknown[], listener: OriginFeedListener): () => void {
+    const feed = new OriginSubscriptionFeed(origin, params, listener, this.#options, {
+      pool: pool.name,
+      origin: origin.name,
+    });
+    feed.connect();
+    return () => feed.stop();
   }
 }
