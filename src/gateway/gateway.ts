@@ -1,7 +1,7 @@
 /**
  * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
  * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
- * Content-Type, body size, CORS), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
+ * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
  * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs).
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
@@ -16,6 +16,11 @@
  * origin apart from `connections_per_origin`, so head polls never queue behind client calls and never
  * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
+ *
+ * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go
+ * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the subscription hub made by
+ * `options.subscriptions` (gateway/subscriptions/). Close: WebSocket connections get their answers in
+ * flight and 1001 while the listener finishes its HTTP requests; then the hub closes.
  */
 
 import { ChainTracker } from '../chain/tracker.js';
@@ -45,6 +50,18 @@ import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsHeadSubscriptions } from './upstream/ws-heads.js';
+import { WsMetrics } from './ws/metrics.js';
+import type { Subscriptions } from './ws/subscriptions.js';
+import { WsGateway } from './ws/upgrade.js';
+
+/** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
+export interface SubscriptionDeps {
+  chain: ChainTracker;
+  forwarder: Forwarder;
+  networks: Config['networks'];
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -63,6 +80,8 @@ export interface GatewayOptions {
    * new pool). Tests only: to watch its recycling.
    */
   buffers?: BufferPool;
+  /** Makes the subscription hub eth_subscribe goes to (without it, WebSocket has no subscriptions). */
+  subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
 }
 
 export interface Gateway {
@@ -146,6 +165,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     chain,
   });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
+  const hub = options.subscriptions?.({
+    chain,
+    forwarder,
+    networks: config.networks,
+    clock,
+    logger: logger.child({ part: 'subscriptions' }),
+  });
+  const websocket = new WsGateway({
+    handler,
+    apiKeys,
+    hub,
+    limits: settings.websocket,
+    maxBodyBytes: settings.max_body_bytes,
+    metrics: new WsMetrics(options.metrics),
+    logger: logger.child({ part: 'websocket' }),
+  });
   const unsubscribe = options.directory.onChange(() => {
     const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
     clients.prune(inUse);
@@ -185,7 +220,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       refused: (limit) => metrics.connectionRefused(limit),
       buffers,
     },
-    gatewayEdge({ handler, apiKeys, metrics, logger, streamStallMs: settings.stream_stall_timeout }),
+    gatewayEdge({
+      handler,
+      apiKeys,
+      metrics,
+      logger,
+      streamStallMs: settings.stream_stall_timeout,
+      upgrade: (exchange, socket, rest) => websocket.upgrade(exchange, socket, rest),
+    }),
   );
   logger.info('gateway listening', { url: listener.url });
   chain.start();
@@ -193,7 +235,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     url: listener.url,
     chain,
     close: async (graceMs) => {
-      await listener.close(graceMs);
+      await Promise.all([websocket.close(), listener.close(graceMs)]);
+      hub?.close();
       chain.stop();
       unsubscribe();
       await clients.close();

@@ -17,6 +17,10 @@
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
  * the status of the first.
+ *
+ * Local methods: a WebSocket connection (gateway/ws/) hands in `LocalMethods` answering eth_subscribe and
+ * eth_unsubscribe itself; such a call skips the "needs WebSocket" rule of the method policy (a network's
+ * `deny_methods` still applies), its params are checked by the local method, and it is never forwarded.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -78,6 +82,13 @@ export interface RpcHandlerOptions {
   chain?: Pick<ChainView, 'networkHead'> | undefined;
 }
 
+/** Methods answered by the caller's own connection instead of an origin (WebSocket subscriptions). */
+export interface LocalMethods {
+  has(method: string): boolean;
+  /** The call's `result` as JSON bytes, or throws a SwitchyardError (its error answer). */
+  answer(network: string, call: RpcCall): Buffer;
+}
+
 interface CallContext {
   network: string;
   route: NetworkRoute;
@@ -85,10 +96,13 @@ interface CallContext {
   client: string;
   /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
+  local: LocalMethods | undefined;
 }
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
+const RESULT = Buffer.from(',"result":');
+const CLOSE = Buffer.from('}');
 
 export class RpcHandler {
   readonly #routes = new Map<string, NetworkRoute>();
@@ -115,6 +129,7 @@ export class RpcHandler {
     body: Buffer,
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
+    local?: LocalMethods,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
@@ -130,15 +145,7 @@ export class RpcHandler {
       } catch (err) {
         unreadable = err;
       }
-      const route = this.#routes.get(network);
-      if (route === undefined) {
-        const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
-        throw new SwitchyardError(
-          'NETWORK_UNKNOWN',
-          `Unknown network "${network}"; configured networks: ${known || '(none)'}.`,
-          { details: { network } },
-        );
-      }
+      const route = this.#route(network);
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
@@ -147,6 +154,7 @@ export class RpcHandler {
         route,
         client,
         signal: typeof signal === 'function' ? signal : () => signal,
+        local,
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
@@ -156,6 +164,30 @@ export class RpcHandler {
     } catch (err) {
       return this.#failed(err, headers, wholeId);
     }
+  }
+
+  /**
+   * The checks of a WebSocket handshake, as HTTP would make them: the network is known (404) and not
+   * retired (410), and the client's rate limit has a token (429; the handshake costs one). Throws;
+   * else returns the network's deprecation headers (lifecycle.ts) for the handshake's answer.
+   */
+  admit(network: string, client: string): Readonly<Record<string, string>> {
+    const headers = this.#route(network).lifecycle.check();
+    this.#options.rateLimiter?.take(client, 1);
+    return headers;
+  }
+
+  #route(network: string): NetworkRoute {
+    const route = this.#routes.get(network);
+    if (route !== undefined) return route;
+    const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
+    throw new SwitchyardError(
+      'NETWORK_UNKNOWN',
+      `Unknown network "${network}"; configured networks: ${known || '(none)'}.`,
+      {
+        details: { network },
+      },
+    );
   }
 
   /** The whole request's error answer. */
@@ -173,6 +205,10 @@ export class RpcHandler {
     if (!element.ok)
       return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
     const call = element.call;
+    if (context.local?.has(call.method)) {
+      const answer = this.#local(call, context);
+      return answer === undefined ? { status: 204, body: undefined, headers } : { status: 200, headers, ...answer };
+    }
     const forwarder = this.#options.forwarder;
     if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
     try {
@@ -230,6 +266,7 @@ export class RpcHandler {
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
         const call = element.call;
+        if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
@@ -248,6 +285,24 @@ export class RpcHandler {
     const first = present[0]?.error;
     const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
     return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+  }
+
+  /**
+   * A call the connection answers itself (LocalMethods): its answer bytes, its error answer, or nothing
+   * for a notification (whose call still takes effect).
+   */
+  #local(call: RpcCall, context: CallContext): { body: Buffer; error?: SwitchyardError } | undefined {
+    try {
+      const denied = context.route.policy.denied(call.method);
+      if (denied !== undefined) throw denied;
+      const result = (context.local as LocalMethods).answer(context.network, call);
+      if (call.id === undefined) return undefined;
+      return { body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":'), call.idBytes, RESULT, result, CLOSE]) };
+    } catch (err) {
+      if (call.id === undefined) return this.#undelivered(call, context, err);
+      const error = asSwitchyardError(err, this.#options.logger);
+      return { body: errorResponse(error, call.idBytes), error };
+    }
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */

@@ -1,0 +1,96 @@
+/**
+ * One WebSocket connection's subscriptions: the `LocalMethods` (rpc/handler.ts) that answer
+ * eth_subscribe and eth_unsubscribe on the connection instead of forwarding them.
+ * - eth_subscribe: refused with WS_SUBSCRIPTION_LIMIT (-32005) when the connection holds
+ *   `max_subscriptions_per_connection` (default 100) already, else handed to the hub (gateway/subscriptions/),
+ *   which checks the params (-32602) and returns the gateway's own id; the answer's result is that id.
+ * - eth_unsubscribe: `true` when the id is one of this connection's subscriptions (then the hub drops it),
+ *   else `false` — also for another connection's id, which this connection may not end.
+ * - `close()` (the connection ended) unsubscribes every subscription left.
+ * Counts subscriptions by kind (params[0]: newHeads, logs, newPendingTransactions) for the metrics.
+ */
+import { SwitchyardError } from '../../errors/base.js';
+import type { LocalMethods } from '../rpc/handler.js';
+import type { RpcCall } from '../rpc/request.js';
+import type { WsMetrics } from './metrics.js';
+
+/** Where a subscription's notifications go: full JSON text of one eth_subscription message. */
+export interface SubscriptionSink {
+  send(notification: string): void;
+}
+
+/** The subscription hub as the transport uses it (gateway/subscriptions/hub.ts implements it). */
+export interface Subscriptions {
+  /** eth_subscribe params → the gateway's own subscription id; throws a SwitchyardError (-32602, -32005). */
+  subscribe(network: string, params: unknown, sink: SubscriptionSink): string;
+  unsubscribe(id: string): boolean;
+}
+
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+
+export class ConnectionSubscriptions implements LocalMethods {
+  readonly #hub: Subscriptions | undefined;
+  readonly #sink: SubscriptionSink;
+  readonly #limit: number;
+  readonly #metrics: WsMetrics;
+  /** Subscription id → its kind (the metrics label). */
+  readonly #ids = new Map<string, string>();
+
+  constructor(hub: Subscriptions | undefined, sink: SubscriptionSink, limit: number, metrics: WsMetrics) {
+    this.#hub = hub;
+    this.#sink = sink;
+    this.#limit = limit;
+    this.#metrics = metrics;
+  }
+
+  get size(): number {
+    return this.#ids.size;
+  }
+
+  has(method: string): boolean {
+    return method === 'eth_subscribe' || method === 'eth_unsubscribe';
+  }
+
+  answer(network: string, call: RpcCall): Buffer {
+    const params = Array.isArray(call.params) ? call.params : [];
+    if (call.method === 'eth_unsubscribe') {
+      const id = params[0];
+      if (typeof id !== 'string' || params.length !== 1) {
+        throw new SwitchyardError('RPC_INVALID_PARAMS', 'eth_unsubscribe takes one param: the subscription id.', {
+          details: { method: call.method },
+        });
+      }
+      return this.#unsubscribe(id) ? TRUE : FALSE;
+    }
+    if (this.#hub === undefined) {
+      throw new SwitchyardError('WS_SUBSCRIPTIONS_UNAVAILABLE', 'Subscriptions are not available on this gateway.');
+    }
+    if (this.#ids.size >= this.#limit) {
+      throw new SwitchyardError(
+        'WS_SUBSCRIPTION_LIMIT',
+        `This connection holds ${this.#limit} subscriptions (gateway.websocket.max_subscriptions_per_connection); unsubscribe some first.`,
+        { details: { max_subscriptions_per_connection: this.#limit } },
+      );
+    }
+    const id = this.#hub.subscribe(network, call.params, this.#sink);
+    const kind = typeof params[0] === 'string' ? params[0] : 'unknown';
+    this.#ids.set(id, kind);
+    this.#metrics.subscribed(kind, 1);
+    return Buffer.from(JSON.stringify(id));
+  }
+
+  /** Ends every subscription of the connection (it closed). */
+  close(): void {
+    for (const id of [...this.#ids.keys()]) this.#unsubscribe(id);
+  }
+
+  #unsubscribe(id: string): boolean {
+    const kind = this.#ids.get(id);
+    if (kind === undefined) return false;
+    this.#ids.delete(id);
+    this.#metrics.subscribed(kind, -1);
+    this.#hub?.unsubscribe(id);
+    return true;
+  }
+}
