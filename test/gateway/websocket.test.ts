@@ -7,6 +7,9 @@
  * webSocket transport.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createPublicClient, webSocket } from 'viem';
 import WebSocket from 'ws';
@@ -16,6 +19,7 @@ import type { SubscriptionSink } from '../../src/gateway/ws/subscriptions.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post, send, startHttpServer } from '../helpers/http.js';
+import { makeSelfSignedCert } from '../helpers/tls.js';
 
 /** A small hub: numbered ids, the sinks kept so a test can push notifications. */
 class FakeHub {
@@ -115,9 +119,9 @@ async function connect(url = wsUrl(), options: WebSocket.ClientOptions = {}) {
 }
 
 /** The HTTP answer a refused handshake gets. */
-function refusal(url: string, headers: Record<string, string> = {}) {
+function refusal(url: string, options: WebSocket.ClientOptions = {}) {
   return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
+    const ws = new WebSocket(url, options);
     ws.on('open', () => reject(new Error('handshake accepted')));
     ws.on('error', () => {});
     ws.on('unexpected-response', (_req, res) => {
@@ -292,6 +296,69 @@ describe('liveness', () => {
     const client = await connect(wsUrl(), { autoPong: false });
     const closed = await client.closed;
     assert.equal(closed.code, 1006);
+  });
+});
+
+describe('metrics', () => {
+  it('counts connections, subscriptions by kind, messages and slow-consumer closes at /metrics', async () => {
+    const client = await connect();
+    await client.ask(call('eth_subscribe', ['logs', {}]));
+    const res = await send(app.apiUrl.replace(/\/client\/v4$/, '/metrics'), { method: 'GET' });
+    assert.match(res.text, /switchyard_gateway_ws_connections [1-9]/);
+    assert.match(res.text, /switchyard_gateway_ws_subscriptions\{kind="logs"\} 1/);
+    assert.match(res.text, /switchyard_gateway_ws_messages_in_total [1-9]/);
+    assert.match(res.text, /switchyard_gateway_ws_messages_out_total [1-9]/);
+    assert.match(res.text, /switchyard_gateway_ws_slow_consumer_closes_total 1/);
+    await client.close();
+  });
+});
+
+describe('wss, API keys and rate limits', () => {
+  const key = 'k'.repeat(24);
+  let dir: string;
+  let secure: TestApp;
+  let ca: Buffer;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-wss-'));
+    const cert = makeSelfSignedCert(dir, '/CN=localhost', '127.0.0.1');
+    ca = readFileSync(cert.cert);
+    secure = await startApp({
+      networks: { sepolia: { chain_id: 11155111, pools: ['main'] } },
+      pools: [poolOf('main', [node.url])],
+      gateway: {
+        tls: { cert_file: cert.cert, key_file: cert.key },
+        api_keys: [key],
+        // A handshake costs one token; the rate is so low nothing refills during the test.
+        rate_limit: { requests_per_second: 0.001, burst: 4 },
+      },
+    });
+  });
+  after(async () => {
+    await secure?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = (query = ''): string => `${secure.rpcUrl().replace(/^https/, 'wss')}${query}`;
+
+  it('wss:// when gateway.tls is set; a key as ?key= or header; none or unknown → 401', async () => {
+    const missing = await refusal(url(), { ca });
+    assert.equal(missing.status, 401);
+    assert.equal(JSON.parse(missing.body).error.code, -32003);
+    assert.equal((await refusal(url(`?key=${'x'.repeat(24)}`), { ca })).status, 401);
+    const byQuery = await connect(url(`?key=${key}`), { ca });
+    assert.equal(JSON.parse(await byQuery.ask(call('eth_chainId'))).result, '0xaa36a7');
+    await byQuery.close();
+    const byHeader = await connect(url(), { ca, headers: { authorization: `Bearer ${key}` } });
+    // Tokens so far: two handshakes and one call of the burst of 4; this call is the fourth.
+    assert.equal(JSON.parse(await byHeader.ask(call('eth_chainId'))).result, '0xaa36a7');
+    // Over the rate limit: a -32005 answer, and the connection stays.
+    const limited = JSON.parse(await byHeader.ask(call('eth_chainId', [], 2)));
+    assert.deepEqual([limited.id, limited.error.code], [2, -32005]);
+    assert.equal(byHeader.ws.readyState, WebSocket.OPEN);
+    // A handshake over the rate limit → 429.
+    const refused = await refusal(url(`?key=${key}`), { ca });
+    assert.equal(refused.status, 429);
+    assert.equal(JSON.parse(refused.body).error.code, -32005);
+    await byHeader.close();
   });
 });
 
