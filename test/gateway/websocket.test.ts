@@ -53,6 +53,7 @@ before(async () => {
       networks: {
         sepolia: { chain_id: 11155111, pools: ['main'] },
         rinkeby: { chain_id: 4, retired_on: '2023-01-30', replacement: 'sepolia' },
+        strict: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_subscribe'] },
       },
       pools: [poolOf('main', [node.url])],
       gateway: {
@@ -252,6 +253,14 @@ describe('subscriptions', () => {
     const note = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${b}","result":{"number":"0x1"}}}`;
     hub.sinks.get(b)?.send(note);
     assert.equal(await client.next(), note);
+    await client.close();
+  });
+
+  it("a network's deny_methods still refuses eth_subscribe over WebSocket", async () => {
+    const client = await connect(wsUrl('strict'));
+    const refused = JSON.parse(await client.ask(call('eth_subscribe', ['newHeads'])));
+    assert.equal(refused.error.code, -32601);
+    assert.match(refused.error.message, /disabled on network strict/);
     await client.close();
   });
 
