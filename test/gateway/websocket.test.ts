@@ -25,6 +25,8 @@ import { makeSelfSignedCert } from '../helpers/tls.js';
 class FakeHub {
   readonly sinks = new Map<string, SubscriptionSink>();
   readonly ended: string[] = [];
+  /** Runs after each subscribe (a test pushes a notification at once with it). */
+  onSubscribe: ((id: string, sink: SubscriptionSink) => void) | undefined;
   #next = 1;
   subscribe(_network: string, params: unknown, sink: SubscriptionSink): string {
     const kind = Array.isArray(params) ? params[0] : undefined;
@@ -33,6 +35,8 @@ class FakeHub {
     }
     const id = `0x${(this.#next++).toString(16)}`;
     this.sinks.set(id, sink);
+    const hook = this.onSubscribe;
+    if (hook) setImmediate(() => hook(id, sink));
     return id;
   }
   unsubscribe(id: string): boolean {
@@ -253,6 +257,23 @@ describe('subscriptions', () => {
     const note = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${b}","result":{"number":"0x1"}}}`;
     hub.sinks.get(b)?.send(note);
     assert.equal(await client.next(), note);
+    await client.close();
+  });
+
+  it('a notification never comes before the answer that carries its subscription id', async () => {
+    const client = await connect();
+    const note = (id: string) =>
+      `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":"0x1"}}`;
+    // The hub pushes at once; the batch's answer waits for its two calls upstream (one origin round trip).
+    hub.onSubscribe = (id, sink) => sink.send(note(id));
+    try {
+      const batch = `[${call('eth_subscribe', ['newHeads'], 1)},${call('eth_chainId', [], 2)},${call('eth_blockNumber', [], 3)}]`;
+      const answer = JSON.parse(await client.ask(batch)) as Array<{ result: string }>;
+      const id = answer[0]?.result as string;
+      assert.equal(await client.next(), note(id));
+    } finally {
+      hub.onSubscribe = undefined;
+    }
     await client.close();
   });
 

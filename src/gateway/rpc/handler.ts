@@ -97,6 +97,15 @@ interface CallContext {
   /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
   local: LocalMethods | undefined;
+  /** Whether a large single answer may come as first bytes plus a stream (HTTP) or must be whole (WebSocket). */
+  stream: boolean;
+}
+
+/** How a persistent connection (WebSocket) asks: its own methods, and whole answers only. */
+export interface RpcSession {
+  local?: LocalMethods;
+  /** Default true (HTTP); false: every answer whole (a WebSocket message is sent whole). */
+  stream?: boolean;
 }
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
@@ -129,7 +138,7 @@ export class RpcHandler {
     body: Buffer,
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
-    local?: LocalMethods,
+    session?: RpcSession,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
@@ -154,7 +163,8 @@ export class RpcHandler {
         route,
         client,
         signal: typeof signal === 'function' ? signal : () => signal,
-        local,
+        local: session?.local,
+        stream: session?.stream ?? true,
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
@@ -382,7 +392,7 @@ export class RpcHandler {
       network: context.network,
       pools: context.route.pools,
       call,
-      stream,
+      stream: stream && context.stream,
       client: context.client,
       signal: context.signal(),
     };

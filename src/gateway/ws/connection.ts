@@ -4,7 +4,8 @@
  *   goes through the RpcHandler exactly as an HTTP body would (validation, method policy, params,
  *   `max_batch`, rate limit → a -32005 answer while the connection stays, byte-exact ids); eth_subscribe
  *   and eth_unsubscribe are answered by the connection's subscriptions (subscriptions.ts), also inside a
- *   batch. A notification gets no answer. Answers go out as text messages when ready, not in request
+ *   batch. Answers are asked for whole (no streaming of large ones: a message is sent whole). A
+ *   notification gets no answer. Answers go out as text messages when ready, not in request
  *   order (JSON-RPC clients match them by id). A message over `gateway.max_body_bytes` is refused by the
  *   framing (`ws` maxPayload): the connection closes with 1009.
  * - Slow consumer: after each message out, bytes queued for the client (`ws` bufferedAmount) over
@@ -15,10 +16,9 @@
  *   `shutdown()` reads no further message, waits for the answers in flight, then closes with 1001.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { Logger } from '../../log.js';
-import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { HttpAnswer, RpcHandler, RpcSession } from '../rpc/handler.js';
 import type { WsMetrics } from './metrics.js';
 import { ConnectionSubscriptions, type Subscriptions } from './subscriptions.js';
 
@@ -50,6 +50,7 @@ export class WsConnection {
   readonly #ws: WebSocket;
   readonly #options: WsConnectionOptions;
   readonly #subscriptions: ConnectionSubscriptions;
+  readonly #session: RpcSession;
   readonly #abort = new AbortController();
   readonly #pinger: NodeJS.Timeout;
   #pongWait: NodeJS.Timeout | undefined;
@@ -70,6 +71,7 @@ export class WsConnection {
       options.limits.max_subscriptions_per_connection,
       options.metrics,
     );
+    this.#session = { local: this.#subscriptions, stream: false };
     options.metrics.connection(1);
     this.closed = new Promise((resolve) => {
       ws.once('close', () => {
@@ -108,7 +110,7 @@ export class WsConnection {
         body,
         this.#options.client,
         this.#abort.signal,
-        this.#subscriptions,
+        this.#session,
       );
     } catch (err) {
       // handle() never throws; a bug here must not take the process down.
@@ -131,19 +133,10 @@ export class WsConnection {
       this.#answered();
       return;
     }
-    if (answer.rest === undefined) {
-      this.#send(answer.body);
-      this.#answered();
-      return;
-    }
-    // A large answer the origin still streams: a WebSocket message is sent whole.
-    collect(answer.body, answer.rest).then(
-      (whole) => {
-        this.#send(whole);
-        this.#answered();
-      },
-      () => this.#answered(),
-    );
+    // The session asks for whole answers (`stream: false`): there is never a `rest` to wait for.
+    this.#send(answer.body);
+    this.#subscriptions.announced(answer.body);
+    this.#answered();
   }
 
   #answered(): void {
@@ -184,10 +177,4 @@ export class WsConnection {
     this.#subscriptions.close();
     this.#options.metrics.connection(-1);
   }
-}
-
-async function collect(head: Buffer, rest: Readable): Promise<Buffer> {
-  const parts = [head];
-  for await (const chunk of rest) parts.push(chunk as Buffer);
-  return Buffer.concat(parts);
 }

@@ -52,6 +52,8 @@ export class WsGateway {
   readonly #connections = new Set<WsConnection>();
   /** Open connections per client (API key, else remote address). */
   readonly #perClient = new Map<string, number>();
+  /** Set by close(): a handshake arriving later (on a keep-alive connection) is dropped. */
+  #closing = false;
 
   constructor(options: WsGatewayOptions) {
     this.#options = options;
@@ -66,6 +68,10 @@ export class WsGateway {
   /** The http1 upgrade hook (Http1App.upgrade). */
   upgrade(ex: ServerExchange, socket: Socket, rest: Buffer): void {
     socket.on('error', () => socket.destroy());
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
     let network: string;
     let client: string;
     let extra: Readonly<Record<string, string>>;
@@ -133,6 +139,7 @@ export class WsGateway {
 
   /** Answers in flight go out, then every connection closes with 1001. */
   async close(): Promise<void> {
+    this.#closing = true;
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
   }
 
