@@ -3,8 +3,8 @@
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
  *   (-32600), method policy (-32601), params (-32602), the eth_getLogs range guard (logs-range.ts, -32005),
- *   forwarding (origin-forwarder.ts). The body is parsed
- *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
+ *   forwarding (origin-forwarder.ts). The body is parsed first (the 404/410 carry a single request's
+ *   id) but its errors count only after the network checks. Networks: network-routes.ts.
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -16,30 +16,27 @@
  * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
- * the status of the first.
- *
- * Local methods: a WebSocket connection (gateway/ws/) hands in `LocalMethods` answering eth_subscribe and
- * eth_unsubscribe itself; such a call skips the "needs WebSocket" rule of the method policy (a network's
- * `deny_methods` still applies), its params are checked by the local method, and it is never forwarded.
+ * the status of the first. A WebSocket connection hands in an `RpcSession` (session.ts): its own
+ * eth_subscribe/eth_unsubscribe, whole answers.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import { SwitchyardError } from '../../errors/base.js';
+import type { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { withId } from './id-splice.js';
-import { NetworkLifecycle } from './lifecycle.js';
 import { logsRangeRefusal } from './logs-range.js';
-import { MethodPolicy } from './method-policy.js';
 import { STANDARD_METHODS } from './methods.js';
+import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import type { RateLimiter } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
 export interface HttpAnswer {
   status: number;
@@ -62,14 +59,6 @@ interface CallAnswer {
 /** One element's answer in a batch response (undefined: a notification, which gets no element). */
 type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
 
-interface NetworkRoute {
-  readonly pools: readonly string[];
-  readonly lifecycle: NetworkLifecycle;
-  readonly policy: MethodPolicy;
-  /** networks.{name}.max_logs_block_range (null: no guard). */
-  readonly maxLogsRange: number | null;
-}
-
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
   forwarder: Forwarder;
@@ -82,13 +71,6 @@ export interface RpcHandlerOptions {
   chain?: Pick<ChainView, 'networkHead'> | undefined;
 }
 
-/** Methods answered by the caller's own connection instead of an origin (WebSocket subscriptions). */
-export interface LocalMethods {
-  has(method: string): boolean;
-  /** The call's `result` as JSON bytes, or throws a SwitchyardError (its error answer). */
-  answer(network: string, call: RpcCall): Buffer;
-}
-
 interface CallContext {
   network: string;
   route: NetworkRoute;
@@ -96,37 +78,20 @@ interface CallContext {
   client: string;
   /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
-  local: LocalMethods | undefined;
-  /** Whether a large single answer may come as first bytes plus a stream (HTTP) or must be whole (WebSocket). */
+  local: LocalMethods | undefined; // the session's (session.ts), as is `stream`
   stream: boolean;
-}
-
-/** How a persistent connection (WebSocket) asks: its own methods, and whole answers only. */
-export interface RpcSession {
-  local?: LocalMethods;
-  /** Default true (HTTP); false: every answer whole (a WebSocket message is sent whole). */
-  stream?: boolean;
 }
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
-const RESULT = Buffer.from(',"result":');
-const CLOSE = Buffer.from('}');
 
 export class RpcHandler {
-  readonly #routes = new Map<string, NetworkRoute>();
+  readonly #routes: NetworkRoutes;
   readonly #options: RpcHandlerOptions;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
-    for (const [name, network] of Object.entries(options.networks)) {
-      this.#routes.set(name, {
-        pools: network.pools,
-        lifecycle: new NetworkLifecycle(name, network, options.clock),
-        policy: new MethodPolicy(name, network.allow_methods, network.deny_methods),
-        maxLogsRange: network.max_logs_block_range ?? null,
-      });
-    }
+    this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
 
   /**
@@ -154,7 +119,7 @@ export class RpcHandler {
       } catch (err) {
         unreadable = err;
       }
-      const route = this.#route(network);
+      const route = this.#routes.get(network);
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
@@ -176,28 +141,11 @@ export class RpcHandler {
     }
   }
 
-  /**
-   * The checks of a WebSocket handshake, as HTTP would make them: the network is known (404) and not
-   * retired (410), and the client's rate limit has a token (429; the handshake costs one). Throws;
-   * else returns the network's deprecation headers (lifecycle.ts) for the handshake's answer.
-   */
+  /** WebSocket handshake checks as HTTP's (404, 410, a rate limit token: 429); returns deprecation headers. */
   admit(network: string, client: string): Readonly<Record<string, string>> {
-    const headers = this.#route(network).lifecycle.check();
+    const headers = this.#routes.get(network).lifecycle.check();
     this.#options.rateLimiter?.take(client, 1);
     return headers;
-  }
-
-  #route(network: string): NetworkRoute {
-    const route = this.#routes.get(network);
-    if (route !== undefined) return route;
-    const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
-    throw new SwitchyardError(
-      'NETWORK_UNKNOWN',
-      `Unknown network "${network}"; configured networks: ${known || '(none)'}.`,
-      {
-        details: { network },
-      },
-    );
   }
 
   /** The whole request's error answer. */
@@ -297,21 +245,13 @@ export class RpcHandler {
     return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
   }
 
-  /**
-   * A call the connection answers itself (LocalMethods): its answer bytes, its error answer, or nothing
-   * for a notification (whose call still takes effect).
-   */
-  #local(call: RpcCall, context: CallContext): { body: Buffer; error?: SwitchyardError } | undefined {
+  /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
+  #local(call: RpcCall, context: CallContext): BatchAnswer {
     try {
-      const denied = context.route.policy.denied(call.method);
-      if (denied !== undefined) throw denied;
-      const result = (context.local as LocalMethods).answer(context.network, call);
-      if (call.id === undefined) return undefined;
-      return { body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":'), call.idBytes, RESULT, result, CLOSE]) };
+      const body = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods);
+      return body === undefined ? undefined : { body };
     } catch (err) {
-      if (call.id === undefined) return this.#undelivered(call, context, err);
-      const error = asSwitchyardError(err, this.#options.logger);
-      return { body: errorResponse(error, call.idBytes), error };
+      return this.#batchFailure(call, context, err);
     }
   }
 

@@ -18,7 +18,8 @@
 import { setMaxListeners } from 'node:events';
 import type { RawData, WebSocket } from 'ws';
 import type { Logger } from '../../log.js';
-import type { HttpAnswer, RpcHandler, RpcSession } from '../rpc/handler.js';
+import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { RpcSession } from '../rpc/session.js';
 import type { WsMetrics } from './metrics.js';
 import { ConnectionSubscriptions, type Subscriptions } from './subscriptions.js';
 

@@ -13,8 +13,8 @@
  * Counts subscriptions by kind (params[0]: newHeads, logs, newPendingTransactions) for the metrics.
  */
 import { SwitchyardError } from '../../errors/base.js';
-import type { LocalMethods } from '../rpc/handler.js';
 import type { RpcCall } from '../rpc/request.js';
+import type { LocalMethods } from '../rpc/session.js';
 import type { WsMetrics } from './metrics.js';
 
 /** Where a subscription's notifications go: full JSON text of one eth_subscription message. */
