@@ -57,6 +57,7 @@ before(async () => {
       networks: {
         sepolia: { chain_id: 11155111, pools: ['main'] },
         rinkeby: { chain_id: 4, retired_on: '2023-01-30', replacement: 'sepolia' },
+        later: { chain_id: 11155111, pools: ['main'], retired_on: '2999-01-01', replacement: 'sepolia' },
         strict: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_subscribe'] },
       },
       pools: [poolOf('main', [node.url])],
@@ -166,6 +167,23 @@ describe('handshake', () => {
     const http = await post(app.rpcUrl('rinkeby'), call('eth_chainId', [], null));
     assert.equal(refused.body, http.text);
     assert.deepEqual(JSON.parse(refused.body).error.data, { retired_on: '2023-01-30', replacement: 'sepolia' });
+    assert.equal(refused.headers.link, http.headers.link);
+  });
+
+  it("a deprecated network's Deprecation/Sunset/Link headers come with the 101", async () => {
+    const ws = new WebSocket(wsUrl('later'));
+    const opened = new Promise((resolve) => ws.once('open', resolve));
+    const res = await new Promise<{ headers: Record<string, unknown> }>((resolve, reject) => {
+      ws.once('upgrade', resolve);
+      ws.once('error', reject);
+    });
+    const http = await post(app.rpcUrl('later'), call('eth_chainId'));
+    assert.ok(http.headers.sunset);
+    for (const name of ['deprecation', 'sunset', 'link']) assert.equal(res.headers[name], http.headers[name], name);
+    await opened;
+    const closed = new Promise((resolve) => ws.once('close', resolve));
+    ws.close();
+    await closed;
   });
 
   it('a path that is not /v1/{network} → 404', async () => {
