@@ -10,7 +10,8 @@ class Hub implements Subscriptions {
   #next = 0;
   subscribe(_network: string, params: unknown, sink: SubscriptionSink): string {
     if (!Array.isArray(params) || params[0] !== 'newHeads') throw new SwitchyardError('RPC_INVALID_PARAMS', 'bad');
-    const id = `0x${(this.#next += 1)}`;
+    this.#next += 1;
+    const id = `0x${this.#next}`;
     this.sinks.set(id, sink);
     return id;
   }
