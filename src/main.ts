@@ -14,7 +14,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
-import { startGateway } from './gateway/gateway.js';
+import { type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
@@ -38,6 +38,8 @@ export interface SwitchyardOptions {
   resolve?: Resolver;
   /** The gateway's read buffers for large answers (default: its own); tests inject one to watch it. */
   buffers?: BufferPool;
+  /** Makes the gateway's subscription hub (gateway.ts `subscriptions`); tests inject a small one. */
+  subscriptions?: GatewayOptions['subscriptions'];
 }
 
 export interface Switchyard {
@@ -161,6 +163,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         metrics,
         outbound,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
+        ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder, chain: ChainTracker) => {
             caching = new CachingForwarder(inner, {

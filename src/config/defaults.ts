@@ -17,6 +17,13 @@ export const DEFAULTS = {
     max_connections: 10_000, // client connections at once (lowered at start to fit RLIMIT_NOFILE)
     max_connections_per_client: 256, // client connections per remote address at once
     sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
+    websocket: {
+      max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)
+      max_subscriptions_per_connection: 100, // eth_subscribe subscriptions one connection holds at once
+      max_pending_bytes: 16 * 1_048_576, // bytes queued for a client that does not read (16 MiB); beyond: close 1008
+      ping_interval: 30_000, // ms between pings of each WebSocket connection
+      pong_timeout: 30_000, // ms a pong may take before the connection is closed
+    },
   },
   network: {
     head_poll_interval: 1_000, // ms between head polls of each origin (chain tracker)

@@ -19,6 +19,27 @@ const rateLimit = z.strictObject({
   burst: z.number().int().positive().optional(),
 });
 
+/** WebSocket clients of the gateway listener (SPEC §10, docs/websocket.md). */
+const websocket = z.strictObject({
+  /** WebSocket connections per client (API key, else remote address) at once. */
+  max_connections_per_client: z.number().int().min(1).default(DEFAULTS.gateway.websocket.max_connections_per_client),
+  /** Subscriptions one connection may hold at once; more are answered -32005. */
+  max_subscriptions_per_connection: z
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULTS.gateway.websocket.max_subscriptions_per_connection),
+  /** Bytes queued for a client that does not read; beyond it the connection closes with 1008. */
+  max_pending_bytes: z.number().int().min(1).default(DEFAULTS.gateway.websocket.max_pending_bytes),
+  /** Ping every this long; a connection whose pong does not come within `pong_timeout` is closed. */
+  ping_interval: durationMs
+    .prefault(DEFAULTS.gateway.websocket.ping_interval / 1000)
+    .refine((ms) => ms >= 1, 'must be at least 1 ms'),
+  pong_timeout: durationMs
+    .prefault(DEFAULTS.gateway.websocket.pong_timeout / 1000)
+    .refine((ms) => ms >= 1, 'must be at least 1 ms'),
+});
+
 const gateway = z.strictObject({
   listen: listen.default(DEFAULTS.gateway.listen),
   tls: tls.optional(),
@@ -44,6 +65,7 @@ const gateway = z.strictObject({
   rate_limit: rateLimit.optional(),
   /** After a client's eth_sendRawTransaction, its pending-state reads go first to the origin that took it. */
   sticky_after_write: durationMs.prefault(DEFAULTS.gateway.sticky_after_write / 1000),
+  websocket: websocket.prefault({}),
 });
 
 const api = z.strictObject({

@@ -53,6 +53,21 @@ export const CATALOG = {
   BODY_TOO_LARGE: { http: 413, rpc: -32005, summary: 'The body is larger than gateway.max_body_bytes.' },
   BATCH_TOO_LARGE: { http: 413, rpc: -32005, summary: 'The batch has more elements than gateway.max_batch.' },
   RATE_LIMITED: { http: 429, rpc: -32005, summary: 'The client exceeded its rate limit; see Retry-After.' },
+  WS_SUBSCRIPTION_LIMIT: {
+    http: 429,
+    rpc: -32005,
+    summary: 'The WebSocket connection holds gateway.websocket.max_subscriptions_per_connection subscriptions already.',
+  },
+  WS_CONNECTION_LIMIT: {
+    http: 429,
+    rpc: -32005,
+    summary: 'The client holds gateway.websocket.max_connections_per_client WebSocket connections already.',
+  },
+  WS_SUBSCRIPTIONS_UNAVAILABLE: {
+    http: 503,
+    rpc: -32002,
+    summary: 'Subscriptions are not available on this gateway (no subscription hub).',
+  },
   GATEWAY_UNAUTHORIZED: {
     http: 401,
     rpc: -32003,

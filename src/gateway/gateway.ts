@@ -1,7 +1,7 @@
 /**
  * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
  * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
- * Content-Type, body size, CORS), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
+ * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
  * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs).
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
@@ -18,8 +18,13 @@
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  *
  * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
- * the same forwarder as clients (cache included); `Gateway.subscriptions` is what the WebSocket transport
- * calls. It closes after the listener, before the tracker stops.
+ * the same forwarder as clients (cache included); tests may put their own in its place
+ * (`options.subscriptions`).
+ *
+ * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go
+ * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get
+ * their answers in flight and 1001 while the listener finishes its HTTP requests; then the hub closes,
+ * then the tracker stops.
  */
 
 import { ChainTracker } from '../chain/tracker.js';
@@ -42,6 +47,7 @@ import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import { RateLimiter } from './rpc/rate-limit.js';
+import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
@@ -50,6 +56,17 @@ import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsHeadSubscriptions, WsOriginFeeds } from './upstream/ws-heads.js';
+import { WsMetrics } from './ws/metrics.js';
+import { WsGateway } from './ws/upgrade.js';
+
+/** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
+export interface SubscriptionDeps {
+  chain: ChainTracker;
+  forwarder: Forwarder;
+  networks: Config['networks'];
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -68,14 +85,14 @@ export interface GatewayOptions {
    * new pool). Tests only: to watch its recycling.
    */
   buffers?: BufferPool;
+  /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
+  subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
 }
 
 export interface Gateway {
   readonly url: string;
   /** The chain tracker of the configured networks (SPEC §9). */
   readonly chain: ChainTracker;
-  /** eth_subscribe / eth_unsubscribe for WebSocket clients (SPEC §10, subscriptions/hub.ts). */
-  readonly subscriptions: SubscriptionHub;
   close(graceMs: number): Promise<void>;
 }
 
@@ -152,20 +169,34 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
     chain,
   });
-  const subscriptions = new SubscriptionHub({
+  const subscriptionDeps: SubscriptionDeps = {
     chain,
     forwarder,
     networks: config.networks,
     clock,
-    logger,
-    // newPendingTransactions from an origin's ws_address, under the same ws/wss connect rules as head pushes.
-    originFeeds: new WsOriginFeeds({
-      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
-      logger: logger.child({ part: 'subscriptions' }),
-      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    }),
-  });
+    logger: logger.child({ part: 'subscriptions' }),
+  };
+  const hub =
+    options.subscriptions?.(subscriptionDeps) ??
+    new SubscriptionHub({
+      ...subscriptionDeps,
+      // newPendingTransactions from an origin's ws_address, under the same ws/wss connect rules as head pushes.
+      originFeeds: new WsOriginFeeds({
+        guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
+        logger: logger.child({ part: 'subscriptions' }),
+        timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+      }),
+    });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
+  const websocket = new WsGateway({
+    handler,
+    apiKeys,
+    hub,
+    limits: settings.websocket,
+    maxBodyBytes: settings.max_body_bytes,
+    metrics: new WsMetrics(options.metrics),
+    logger: logger.child({ part: 'websocket' }),
+  });
   const unsubscribe = options.directory.onChange(() => {
     const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
     clients.prune(inUse);
@@ -205,17 +236,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       refused: (limit) => metrics.connectionRefused(limit),
       buffers,
     },
-    gatewayEdge({ handler, apiKeys, metrics, logger, streamStallMs: settings.stream_stall_timeout }),
+    gatewayEdge({
+      handler,
+      apiKeys,
+      metrics,
+      logger,
+      streamStallMs: settings.stream_stall_timeout,
+      upgrade: (exchange, socket, rest) => websocket.upgrade(exchange, socket, rest),
+    }),
   );
   logger.info('gateway listening', { url: listener.url });
   chain.start();
   return {
     url: listener.url,
     chain,
-    subscriptions,
     close: async (graceMs) => {
-      await listener.close(graceMs);
-      subscriptions.close();
+      await Promise.all([websocket.close(), listener.close(graceMs)]);
+      hub.close();
       chain.stop();
       unsubscribe();
       await clients.close();

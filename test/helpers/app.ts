@@ -12,7 +12,7 @@ import { buildConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { BufferPool } from '../../src/http1/index.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
-import { type Switchyard, startSwitchyard } from '../../src/main.js';
+import { type Switchyard, type SwitchyardOptions, startSwitchyard } from '../../src/main.js';
 import type { Resolver } from '../../src/outbound/policy.js';
 import { type AnvilNode, startTestAnvil } from './anvil.js';
 
@@ -30,6 +30,8 @@ export interface TestAppOptions {
   resolve?: Resolver;
   /** The gateway's read buffers for large answers (default: its own). */
   buffers?: BufferPool;
+  /** The gateway's subscription hub (default: none). */
+  subscriptions?: SwitchyardOptions['subscriptions'];
 }
 
 type Raw = Record<string, unknown>;
@@ -55,6 +57,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),
       ...(options.buffers ? { buffers: options.buffers } : {}),
+      ...(options.subscriptions ? { subscriptions: options.subscriptions } : {}),
     });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * The gateway's HTTP edge: what happens to a request before it is JSON-RPC, and to an answer after.
  * Checks, in this order, each with its catalog error:
- *   path (404) → HTTP method (405 + Allow: POST) → API key (401, when configured)
+ *   path (404) → HTTP method (405 + Allow: POST; a GET is told that WebSocket needs `Upgrade: websocket`) → API key (401, when configured)
  *   → Content-Type (415) → body size (413, enforced by the listener while reading) → the JSON-RPC
  *   handler (rpc/handler.ts) for the network named by the path.
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
@@ -26,9 +26,12 @@ export interface EdgeOptions {
   logger: Logger;
   /** `gateway.stream_stall_timeout`, for the log line of a cut stream. */
   streamStallMs: number;
+  /** WebSocket handshakes (`GET /v1/{network}` with `Upgrade: websocket`): ws/upgrade.ts. */
+  upgrade?: Http1App['upgrade'];
 }
 
-const PATH = /^\/v1\/([^/?#]+)\/?(?:\?.*)?$/;
+/** `/v1/{network}`, with an optional trailing slash and query; shared with the WebSocket handshake (ws/). */
+export const GATEWAY_PATH = /^\/v1\/([^/?#]+)\/?(?:\?.*)?$/;
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc']);
 const CORS = { 'access-control-allow-origin': '*' };
 const PREFLIGHT = {
@@ -56,7 +59,9 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     if (ex.method !== 'POST') {
       throw new SwitchyardError(
         'HTTP_METHOD_NOT_ALLOWED',
-        `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
+        ex.method === 'GET'
+          ? 'HTTP GET is not supported here; send JSON-RPC with POST. WebSocket clients must send Upgrade: websocket (and Connection: Upgrade).'
+          : `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
         {
           headers: { allow: 'POST' },
         },
@@ -107,7 +112,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
   return {
     request: (ex) => {
       // The path is matched once per request; its network labels the request's metric.
-      const match = PATH.exec(ex.target);
+      const match = GATEWAY_PATH.exec(ex.target);
       ex.tag = match?.[1] ?? '';
       try {
         handle(ex, match)?.catch((err: unknown) => fail(ex, err));
@@ -118,6 +123,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
     // Taken when the answer was handed to the socket in full.
     answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+    ...(options.upgrade !== undefined && { upgrade: options.upgrade }),
     streamCut: () => {
       metrics.streamCut();
       logger.debug('streamed answer cut: the client took no bytes for gateway.stream_stall_timeout', {
@@ -136,7 +142,7 @@ function mediaType(value: string | undefined): string {
 }
 
 /** The network segment of the path, percent-decoded; a malformed escape is kept as written (then unknown). */
-function decodeNetwork(segment: string): string {
+export function decodeNetwork(segment: string): string {
   if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);

@@ -3,8 +3,8 @@
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
  *   (-32600), method policy (-32601), params (-32602), the eth_getLogs range guard (logs-range.ts, -32005),
- *   forwarding (origin-forwarder.ts). The body is parsed
- *   first (the 404/410 carry a single request's id) but its errors count only after the network checks.
+ *   forwarding (origin-forwarder.ts). The body is parsed first (the 404/410 carry a single request's
+ *   id) but its errors count only after the network checks. Networks: network-routes.ts.
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -16,26 +16,27 @@
  * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
  * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
- * the status of the first.
+ * the status of the first. A WebSocket connection hands in an `RpcSession` (session.ts): its own
+ * eth_subscribe/eth_unsubscribe, whole answers.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import { SwitchyardError } from '../../errors/base.js';
+import type { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { withId } from './id-splice.js';
-import { NetworkLifecycle } from './lifecycle.js';
 import { logsRangeRefusal } from './logs-range.js';
-import { MethodPolicy } from './method-policy.js';
 import { STANDARD_METHODS } from './methods.js';
+import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import type { RateLimiter } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
 export interface HttpAnswer {
   status: number;
@@ -58,14 +59,6 @@ interface CallAnswer {
 /** One element's answer in a batch response (undefined: a notification, which gets no element). */
 type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
 
-interface NetworkRoute {
-  readonly pools: readonly string[];
-  readonly lifecycle: NetworkLifecycle;
-  readonly policy: MethodPolicy;
-  /** networks.{name}.max_logs_block_range (null: no guard). */
-  readonly maxLogsRange: number | null;
-}
-
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
   forwarder: Forwarder;
@@ -85,25 +78,20 @@ interface CallContext {
   client: string;
   /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
   signal: () => ClientSignal | undefined;
+  local: LocalMethods | undefined; // the session's (session.ts), as is `stream`
+  stream: boolean;
 }
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const COMMA = Buffer.from(',');
 
 export class RpcHandler {
-  readonly #routes = new Map<string, NetworkRoute>();
+  readonly #routes: NetworkRoutes;
   readonly #options: RpcHandlerOptions;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
-    for (const [name, network] of Object.entries(options.networks)) {
-      this.#routes.set(name, {
-        pools: network.pools,
-        lifecycle: new NetworkLifecycle(name, network, options.clock),
-        policy: new MethodPolicy(name, network.allow_methods, network.deny_methods),
-        maxLogsRange: network.max_logs_block_range ?? null,
-      });
-    }
+    this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
 
   /**
@@ -115,6 +103,7 @@ export class RpcHandler {
     body: Buffer,
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
+    session?: RpcSession,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     let wholeId: Buffer | undefined;
@@ -131,14 +120,6 @@ export class RpcHandler {
         unreadable = err;
       }
       const route = this.#routes.get(network);
-      if (route === undefined) {
-        const known = [...this.#routes.keys()].map((name) => `/v1/${name}`).join(', ');
-        throw new SwitchyardError(
-          'NETWORK_UNKNOWN',
-          `Unknown network "${network}"; configured networks: ${known || '(none)'}.`,
-          { details: { network } },
-        );
-      }
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
       this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
@@ -147,6 +128,8 @@ export class RpcHandler {
         route,
         client,
         signal: typeof signal === 'function' ? signal : () => signal,
+        local: session?.local,
+        stream: session?.stream ?? true,
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
@@ -156,6 +139,13 @@ export class RpcHandler {
     } catch (err) {
       return this.#failed(err, headers, wholeId);
     }
+  }
+
+  /** WebSocket handshake checks as HTTP's (404, 410, a rate limit token: 429); returns deprecation headers. */
+  admit(network: string, client: string): Readonly<Record<string, string>> {
+    const headers = this.#routes.get(network).lifecycle.check();
+    this.#options.rateLimiter?.take(client, 1);
+    return headers;
   }
 
   /** The whole request's error answer. */
@@ -173,6 +163,10 @@ export class RpcHandler {
     if (!element.ok)
       return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
     const call = element.call;
+    if (context.local?.has(call.method)) {
+      const answer = this.#local(call, context);
+      return answer === undefined ? { status: 204, body: undefined, headers } : { status: 200, headers, ...answer };
+    }
     const forwarder = this.#options.forwarder;
     if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
     try {
@@ -230,6 +224,7 @@ export class RpcHandler {
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
         const call = element.call;
+        if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
@@ -248,6 +243,16 @@ export class RpcHandler {
     const first = present[0]?.error;
     const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
     return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+  }
+
+  /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
+  #local(call: RpcCall, context: CallContext): BatchAnswer {
+    try {
+      const body = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods);
+      return body === undefined ? undefined : { body };
+    } catch (err) {
+      return this.#batchFailure(call, context, err);
+    }
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
@@ -327,7 +332,7 @@ export class RpcHandler {
       network: context.network,
       pools: context.route.pools,
       call,
-      stream,
+      stream: stream && context.stream,
       client: context.client,
       signal: context.signal(),
     };

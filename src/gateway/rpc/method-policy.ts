@@ -34,6 +34,11 @@ export class MethodPolicy {
     return this.#allowed.has(method) ? undefined : this.#refusal(method);
   }
 
+  /** The refusal of the network's `deny_methods` (rule 1) alone: for methods a connection answers itself. */
+  denied(method: string): SwitchyardError | undefined {
+    return this.#deny(method) ? this.#refusal(method) : undefined;
+  }
+
   #refusal(method: string): SwitchyardError | undefined {
     const net = this.#network;
     if (this.#deny(method)) {

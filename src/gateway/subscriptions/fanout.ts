@@ -6,12 +6,7 @@
  */
 import type { BlockHead, ChainReorg } from '../../chain/types.js';
 import type { Logger } from '../../log.js';
-
-/** Where one subscription's notifications go (the WebSocket transport implements it per subscription). */
-export interface SubscriptionSink {
-  /** The full JSON text of one eth_subscription notification. */
-  send(notification: string): void;
-}
+import type { SubscriptionSink } from '../rpc/subscriptions-port.js';
 
 const HEAD = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"';
 const MIDDLE = '","result":';

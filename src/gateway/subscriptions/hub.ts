@@ -23,14 +23,15 @@ import type { NetworkConfig } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { Forwarder } from '../rpc/forwarder.js';
-import type { Source, SubscriptionSink } from './fanout.js';
+import type { SubscriptionSink, Subscriptions } from '../rpc/subscriptions-port.js';
+import type { Source } from './fanout.js';
 import { HeadsSource } from './heads.js';
 import { LogsSource, type LogsTuning } from './logs.js';
 import { parseSubscribeParams, type SubscriptionKind, type SubscriptionRequest, sourceKey } from './params.js';
 import { type OriginFeeds, type PendingPush, PendingSource } from './pending.js';
 import { type UpstreamCaller, upstreamCaller } from './upstream-call.js';
 
-export type { SubscriptionSink } from './fanout.js';
+export type { SubscriptionSink } from '../rpc/subscriptions-port.js';
 export type { SubscriptionKind } from './params.js';
 
 export const PENDING_POLL_MS = 1_000;
@@ -55,7 +56,7 @@ interface Entry {
   readonly source: Source;
 }
 
-export class SubscriptionHub {
+export class SubscriptionHub implements Subscriptions {
   readonly #deps: SubscriptionHubDeps;
   readonly #upstream: UpstreamCaller;
   /** source key → the source and its kind. */

@@ -1,0 +1,182 @@
+/**
+ * One client's WebSocket connection to `/v1/{network}` (after the handshake of ws/upgrade.ts).
+ * - Messages: every message (text, or binary with the same bytes) is one JSON-RPC request or batch and
+ *   goes through the RpcHandler exactly as an HTTP body would (validation, method policy, params,
+ *   `max_batch`, rate limit → a -32005 answer while the connection stays, byte-exact ids); eth_subscribe
+ *   and eth_unsubscribe are answered by the connection's subscriptions (subscriptions.ts), also inside a
+ *   batch. Answers are asked for whole (no streaming of large ones: a message is sent whole). A
+ *   notification gets no answer. Answers go out as text messages when ready, not in request
+ *   order (JSON-RPC clients match them by id). A message over `gateway.max_body_bytes` is refused by the
+ *   framing (`ws` maxPayload): the connection closes with 1009.
+ * - Slow consumer: after each message out, bytes queued for the client (`ws` bufferedAmount) over
+ *   `max_pending_bytes` (default 16 MiB) close the connection with 1008 "slow consumer".
+ * - Liveness: a ping every `ping_interval` (30 s); no pong within `pong_timeout` (30 s) drops the
+ *   connection (the peer is gone or stuck: no close handshake is attempted).
+ * - Close: the client's or ours ends every subscription and aborts the forwards still running for it.
+ *   `shutdown()` reads no further message, waits for the answers in flight, then closes with 1001.
+ */
+import { setMaxListeners } from 'node:events';
+import type { RawData, WebSocket } from 'ws';
+import type { Logger } from '../../log.js';
+import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { RpcSession } from '../rpc/session.js';
+import type { Subscriptions } from '../rpc/subscriptions-port.js';
+import type { WsMetrics } from './metrics.js';
+import { ConnectionSubscriptions } from './subscriptions.js';
+
+export interface WsLimits {
+  max_subscriptions_per_connection: number;
+  max_pending_bytes: number;
+  /** ms */
+  ping_interval: number;
+  /** ms */
+  pong_timeout: number;
+}
+
+export interface WsConnectionOptions {
+  handler: RpcHandler;
+  network: string;
+  /** API key, else remote address: the rate limit's client. */
+  client: string;
+  hub: Subscriptions | undefined;
+  limits: WsLimits;
+  metrics: WsMetrics;
+  logger: Logger;
+}
+
+/** Close codes (RFC 6455 §7.4.1). */
+export const CLOSE_GOING_AWAY = 1001;
+export const CLOSE_POLICY = 1008;
+
+export class WsConnection {
+  readonly #ws: WebSocket;
+  readonly #options: WsConnectionOptions;
+  readonly #subscriptions: ConnectionSubscriptions;
+  readonly #session: RpcSession;
+  readonly #abort = new AbortController();
+  readonly #pinger: NodeJS.Timeout;
+  #pongWait: NodeJS.Timeout | undefined;
+  /** Messages read whose answer is not sent yet. */
+  #inFlight = 0;
+  #shuttingDown = false;
+  #drained: (() => void) | undefined;
+  /** Resolves once the connection is closed. */
+  readonly closed: Promise<void>;
+
+  constructor(ws: WebSocket, options: WsConnectionOptions) {
+    this.#ws = ws;
+    this.#options = options;
+    setMaxListeners(0, this.#abort.signal);
+    this.#subscriptions = new ConnectionSubscriptions(
+      options.hub,
+      { send: (notification) => this.#send(notification) },
+      options.limits.max_subscriptions_per_connection,
+      options.metrics,
+    );
+    this.#session = { local: this.#subscriptions, stream: false };
+    options.metrics.connection(1);
+    this.closed = new Promise((resolve) => {
+      ws.once('close', () => {
+        this.#ended();
+        resolve();
+      });
+    });
+    // ws closes with 1009 itself for a message over maxPayload, and with 1002 for bad framing.
+    ws.on('error', (err) => options.logger.debug('websocket error', { reason: err.message }));
+    ws.on('message', (data, isBinary) => this.#message(data, isBinary));
+    ws.on('pong', () => {
+      clearTimeout(this.#pongWait);
+      this.#pongWait = undefined;
+    });
+    this.#pinger = setInterval(() => this.#ping(), options.limits.ping_interval);
+    this.#pinger.unref();
+  }
+
+  /** Stops reading messages, waits for the answers in flight, then closes with 1001. */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(CLOSE_GOING_AWAY, 'server shutting down');
+    await this.closed;
+  }
+
+  #message(data: RawData, _isBinary: boolean): void {
+    if (this.#shuttingDown) return;
+    this.#options.metrics.messageIn();
+    const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    this.#inFlight += 1;
+    let answer: HttpAnswer | Promise<HttpAnswer>;
+    try {
+      answer = this.#options.handler.handle(
+        this.#options.network,
+        body,
+        this.#options.client,
+        this.#abort.signal,
+        this.#session,
+      );
+    } catch (err) {
+      // handle() never throws; a bug here must not take the process down.
+      this.#options.logger.error('websocket message failed', { err });
+      this.#answered();
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (late) => this.#reply(late),
+        () => this.#answered(),
+      );
+    } else {
+      this.#reply(answer);
+    }
+  }
+
+  #reply(answer: HttpAnswer): void {
+    if (answer.body === undefined) {
+      this.#answered();
+      return;
+    }
+    // The session asks for whole answers (`stream: false`): there is never a `rest` to wait for.
+    this.#send(answer.body);
+    this.#subscriptions.announced(answer.body);
+    this.#answered();
+  }
+
+  #answered(): void {
+    this.#inFlight -= 1;
+    if (this.#inFlight === 0 && this.#drained !== undefined) this.#drained();
+  }
+
+  #send(data: Buffer | string): void {
+    const ws = this.#ws;
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(data, { binary: false });
+    this.#options.metrics.messageOut();
+    if (ws.bufferedAmount > this.#options.limits.max_pending_bytes) {
+      this.#options.metrics.slowConsumer();
+      this.#options.logger.info('websocket closed: slow consumer', {
+        pending_bytes: ws.bufferedAmount,
+        max_pending_bytes: this.#options.limits.max_pending_bytes,
+      });
+      ws.close(CLOSE_POLICY, 'slow consumer');
+    }
+  }
+
+  #ping(): void {
+    const ws = this.#ws;
+    if (ws.readyState !== ws.OPEN || this.#pongWait !== undefined) return;
+    ws.ping();
+    this.#pongWait = setTimeout(() => {
+      this.#options.logger.debug('websocket dropped: no pong', { pong_timeout_ms: this.#options.limits.pong_timeout });
+      ws.terminate();
+    }, this.#options.limits.pong_timeout);
+    this.#pongWait.unref();
+  }
+
+  #ended(): void {
+    clearInterval(this.#pinger);
+    clearTimeout(this.#pongWait);
+    this.#abort.abort(new Error('websocket closed'));
+    this.#subscriptions.close();
+    this.#options.metrics.connection(-1);
+  }
+}

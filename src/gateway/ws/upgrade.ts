@@ -1,0 +1,164 @@
+/**
+ * WebSocket on the gateway listener (SPEC §10): `GET /v1/{network}` with `Upgrade: websocket`, through
+ * the http1 upgrade hook (ws:// on a plain listener, wss:// when `gateway.tls` is set). The handshake
+ * makes the HTTP checks, in HTTP's order, each refused with its HTTP status and the same JSON-RPC error
+ * body as over HTTP (id null), then the connection closes:
+ *   path (404) → method GET (405) → API key as `Authorization: Bearer` or `?key=` (401, when configured)
+ *   → network known (404) and not retired (410, with Sunset/Link) → rate limit (429, one token)
+ *   → the client's WebSocket connections under `max_connections_per_client` (64; 429).
+ * Framing is the `ws` library's (`WebSocketServer` with noServer, `maxPayload` = gateway.max_body_bytes).
+ * A deprecated network's Deprecation/Sunset/Link headers go on the 101 answer.
+ * `close()` (shutdown) lets each connection send its answers in flight, then closes it with 1001.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { SwitchyardError } from '../../errors/base.js';
+import type { ServerExchange } from '../../http1/index.js';
+import type { Logger } from '../../log.js';
+import type { ApiKeys } from '../http/api-keys.js';
+import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
+import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
+import type { RpcHandler } from '../rpc/handler.js';
+import type { Subscriptions } from '../rpc/subscriptions-port.js';
+import { WsConnection, type WsLimits } from './connection.js';
+import type { WsMetrics } from './metrics.js';
+
+export interface WsGatewayOptions {
+  handler: RpcHandler;
+  apiKeys: ApiKeys | undefined;
+  /** The subscription hub; without it eth_subscribe answers WS_SUBSCRIPTIONS_UNAVAILABLE. */
+  hub?: Subscriptions | undefined;
+  limits: WsLimits & { max_connections_per_client: number };
+  /** gateway.max_body_bytes: a larger message closes the connection with 1009. */
+  maxBodyBytes: number;
+  metrics: WsMetrics;
+  logger: Logger;
+}
+
+/** The request fields `ws` reads in handleUpgrade, taken from the exchange. */
+const WS_HEADERS = [
+  'upgrade',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-protocol',
+  'sec-websocket-extensions',
+  'origin',
+] as const;
+
+export class WsGateway {
+  readonly #options: WsGatewayOptions;
+  readonly #server: WebSocketServer;
+  readonly #connections = new Set<WsConnection>();
+  /** Open connections per client (API key, else remote address). */
+  readonly #perClient = new Map<string, number>();
+  /** Set by close(): a handshake arriving later (on a keep-alive connection) is dropped. */
+  #closing = false;
+
+  constructor(options: WsGatewayOptions) {
+    this.#options = options;
+    this.#server = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes, clientTracking: false });
+    // The deprecation headers travel on the request object to the 101 answer.
+    this.#server.on('headers', (headers, req) => {
+      const extra = (req as unknown as { extra?: Record<string, string> }).extra ?? {};
+      for (const name in extra) headers.push(`${name}: ${extra[name]}`);
+    });
+  }
+
+  /** The http1 upgrade hook (Http1App.upgrade). */
+  upgrade(ex: ServerExchange, socket: Socket, rest: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    let network: string;
+    let client: string;
+    let extra: Readonly<Record<string, string>>;
+    try {
+      const match = GATEWAY_PATH.exec(ex.target);
+      if (!match) {
+        throw new SwitchyardError(
+          'NOT_FOUND',
+          `No such path ${JSON.stringify(ex.target)}; WebSocket clients connect to /v1/{network}.`,
+        );
+      }
+      if (ex.method !== 'GET') {
+        throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `A WebSocket handshake is a GET, not ${ex.method}.`, {
+          headers: { allow: 'GET' },
+        });
+      }
+      const key = this.#options.apiKeys?.authenticate(ex.header('authorization'), ex.target);
+      network = decodeNetwork(match[1] as string);
+      client = key ?? ex.remoteAddress ?? 'unknown';
+      extra = this.#options.handler.admit(network, client);
+      const limit = this.#options.limits.max_connections_per_client;
+      if ((this.#perClient.get(client) ?? 0) >= limit) {
+        throw new SwitchyardError(
+          'WS_CONNECTION_LIMIT',
+          `This client holds ${limit} WebSocket connections (gateway.websocket.max_connections_per_client); close some first.`,
+          { details: { max_connections_per_client: limit } },
+        );
+      }
+    } catch (err) {
+      refuse(socket, asSwitchyardError(err, this.#options.logger));
+      return;
+    }
+    this.#count(client, 1);
+    const headers: Record<string, string> = {};
+    for (const name of WS_HEADERS) {
+      const value = ex.header(name);
+      if (value !== undefined) headers[name] = value;
+    }
+    const req = { method: ex.method, url: ex.target, headers, socket, extra };
+    let accepted = false;
+    socket.once('close', () => {
+      // A handshake `ws` refused (bad key or version: it answers 400 itself) never became a connection.
+      if (!accepted) this.#count(client, -1);
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: ws reads only the fields set above from its IncomingMessage.
+    this.#server.handleUpgrade(req as any, socket, rest, (ws) => {
+      accepted = true;
+      const connection = new WsConnection(ws, {
+        handler: this.#options.handler,
+        network,
+        client,
+        hub: this.#options.hub,
+        limits: this.#options.limits,
+        metrics: this.#options.metrics,
+        logger: this.#options.logger,
+      });
+      this.#connections.add(connection);
+      connection.closed.then(() => {
+        this.#connections.delete(connection);
+        this.#count(client, -1);
+      });
+    });
+    socket.resume();
+  }
+
+  /** Answers in flight go out, then every connection closes with 1001. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
+  }
+
+  #count(client: string, delta: 1 | -1): void {
+    const next = (this.#perClient.get(client) ?? 0) + delta;
+    if (next <= 0) this.#perClient.delete(client);
+    else this.#perClient.set(client, next);
+  }
+}
+
+/** The handshake's refusal: the HTTP answer with the JSON-RPC error body, then the connection ends. */
+function refuse(socket: Socket, err: SwitchyardError): void {
+  const body = errorResponse(err);
+  const lines = [
+    `HTTP/1.1 ${err.httpStatus} ${STATUS_CODES[err.httpStatus] ?? ''}`,
+    'content-type: application/json',
+    `content-length: ${body.length}`,
+    'connection: close',
+  ];
+  for (const name in err.headers) lines.push(`${name}: ${err.headers[name]}`);
+  socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
+}
