@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -203,6 +204,21 @@ describe('handshake', () => {
     const res = await send(app.rpcUrl(), { method: 'GET' });
     assert.equal(res.status, 405);
     assert.match(res.json<{ error: { message: string } }>().error.message, /Upgrade: websocket/);
+  });
+
+  it('an Upgrade to another protocol (h2c) is an ordinary GET → 405', async () => {
+    const { port, pathname } = new URL(app.rpcUrl());
+    const socket = connectSocket(Number(port), '127.0.0.1');
+    socket.write(
+      `GET ${pathname} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`,
+    );
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    await until(() => text.includes('\r\n\r\n'), 'an HTTP answer');
+    socket.destroy();
+    assert.match(text, /^HTTP\/1\.1 405 /);
   });
 });
 

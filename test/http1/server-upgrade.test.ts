@@ -2,7 +2,7 @@
  * `Http1App.upgrade` over raw sockets: a request asking to switch protocols is handed over with its
  * socket and the bytes the server read after its head (bytes that arrive while earlier answers are
  * still being written, which go out first, wait in the paused socket for the hook); without the hook, or for requests that do not qualify (HTTP/1.0, a
- * body, no `upgrade` in Connection), it is an ordinary request; `close(grace)` destroys handed-over
+ * body, no `upgrade` in Connection, a protocol not in `upgradeProtocols`), it is an ordinary request; `close(grace)` destroys handed-over
  * sockets still open when the grace ends.
  */
 import assert from 'node:assert/strict';
@@ -23,6 +23,7 @@ class App implements Http1App {
   readonly upgraded: Upgraded[] = [];
   held: ServerExchange | undefined;
   upgrade?: (exchange: ServerExchange, socket: Socket, rest: Buffer) => void;
+  upgradeProtocols?: readonly string[];
 
   constructor(hook: boolean) {
     if (!hook) return;
@@ -135,6 +136,23 @@ describe('http1 server: upgrade hook', () => {
     }
     assert.deepEqual(app.requests, ['GET /a', 'POST /b', 'GET /c', 'GET /d']);
     assert.equal(app.upgraded.length, 0);
+  });
+
+  it('with upgradeProtocols, only an Upgrade naming one of them is handed over; others stay ordinary', async () => {
+    const app = new App(true);
+    app.upgradeProtocols = ['echo'];
+    const { port } = await start(app);
+    const plain = new RawClient(port);
+    await plain.send('GET /h2 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n\r\n');
+    const [answer] = await plain.responses(1);
+    assert.equal(answer?.status, 405, 'an h2c upgrade is answered as an ordinary GET');
+    plain.destroy();
+    const listed = new RawClient(port);
+    await listed.send('GET /both HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: h2c, Echo/1\r\n\r\n');
+    await waitFor(() => app.upgraded.length === 1, 5_000, 'the hook');
+    assert.equal(app.upgraded[0]?.exchange.target, '/both');
+    assert.deepEqual(app.requests, ['GET /h2']);
+    listed.destroy();
   });
 
   it('close(grace) destroys handed-over sockets still open when the grace ends', async () => {

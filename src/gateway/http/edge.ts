@@ -26,12 +26,15 @@ export interface EdgeOptions {
   logger: Logger;
   /** `gateway.stream_stall_timeout`, for the log line of a cut stream. */
   streamStallMs: number;
-  /** WebSocket handshakes (`GET /v1/{network}` with `Upgrade: websocket`): ws/upgrade.ts. */
+  /** WebSocket handshakes (`GET /v1/{network}` with `Upgrade: websocket`): ws/upgrade.ts. Other Upgrade
+   * requests (e.g. `h2c`) are ordinary HTTP requests. */
   upgrade?: Http1App['upgrade'];
 }
 
 /** `/v1/{network}`, with an optional trailing slash and query; shared with the WebSocket handshake (ws/). */
 export const GATEWAY_PATH = /^\/v1\/([^/?#]+)\/?(?:\?.*)?$/;
+/** The only protocol the upgrade hook takes. */
+const WS_PROTOCOLS = ['websocket'] as const;
 const JSON_TYPES = new Set(['application/json', 'application/json-rpc']);
 const CORS = { 'access-control-allow-origin': '*' };
 const PREFLIGHT = {
@@ -123,7 +126,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
     // Taken when the answer was handed to the socket in full.
     answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
-    ...(options.upgrade !== undefined && { upgrade: options.upgrade }),
+    ...(options.upgrade !== undefined && { upgrade: options.upgrade, upgradeProtocols: WS_PROTOCOLS }),
     streamCut: () => {
       metrics.streamCut();
       logger.debug('streamed answer cut: the client took no bytes for gateway.stream_stall_timeout', {

@@ -21,8 +21,9 @@ export interface Http1App {
   streamCut?(): void;
   /**
    * Takes over the connection of a request asking to switch protocols (e.g. WebSocket): an HTTP/1.1
-   * request without a body, with an `Upgrade` header and `upgrade` listed in `Connection`
-   * (request-head.ts `asksUpgrade`). Without this hook such a request is an ordinary one.
+   * request without a body, with `upgrade` listed in `Connection` and an `Upgrade` header naming one of
+   * `upgradeProtocols` (request-head.ts `asksUpgrade`). Without this hook, or for another protocol,
+   * such a request is an ordinary one.
    * - When: once every earlier answer on the connection was handed to the socket; no request after
    *   it is read.
    * - `socket` is the hook's from then on: paused (call `resume()` once listening), with none of the
@@ -35,4 +36,6 @@ export interface Http1App {
    *   throws has the socket destroyed.
    */
   upgrade?(exchange: ServerExchange, socket: Socket, rest: Buffer): void;
+  /** The protocols `upgrade` takes, lowercase (e.g. `['websocket']`); undefined: any. */
+  readonly upgradeProtocols?: readonly string[];
 }

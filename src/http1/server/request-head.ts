@@ -201,17 +201,28 @@ const UPGRADE_TOKEN = /(?:^|,)[ \t]*upgrade[ \t]*(?:,|$)/i;
 
 /**
  * The request asks to switch protocols and may be handed to `Http1App.upgrade`: HTTP/1.1 (an Upgrade
- * in HTTP/1.0 is ignored, RFC 9110 §7.8), no body, an `Upgrade` header and `upgrade` in `Connection`.
+ * in HTTP/1.0 is ignored, RFC 9110 §7.8), no body, `upgrade` in `Connection`, and an `Upgrade` header
+ * naming one of `protocols` (lowercase names, versions ignored; undefined: any protocol). A request
+ * for another protocol (e.g. `h2c`) is an ordinary request: a server may ignore Upgrade (RFC 9110 §7.8).
  */
-export function asksUpgrade(head: RequestHead): boolean {
+export function asksUpgrade(head: RequestHead, protocols?: readonly string[]): boolean {
   if (head.minor !== 1 || head.contentLength !== 0) return false;
   const headers = head.headers;
   let upgrade = false;
   let connection = false;
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i];
-    if (name === 'upgrade') upgrade = true;
+    if (name === 'upgrade') upgrade ||= protocols === undefined || namesProtocol(headers[i + 1] as string, protocols);
     else if (name === 'connection' && UPGRADE_TOKEN.test(headers[i + 1] as string)) connection = true;
   }
   return upgrade && connection;
+}
+
+/** An Upgrade list (`websocket`, `h2c, foo/2`) names one of `protocols`. */
+function namesProtocol(value: string, protocols: readonly string[]): boolean {
+  for (const element of value.split(',')) {
+    const name = (element.split('/')[0] as string).trim().toLowerCase();
+    if (protocols.includes(name)) return true;
+  }
+  return false;
 }

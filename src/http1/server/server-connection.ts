@@ -134,7 +134,7 @@ export class ServerConnection implements ParserSink, ExchangeOwner, WriterOwner 
       return;
     }
     const exchange = new ExchangeSlot(this, head, this.#remote);
-    if (this.#ctx.app.upgrade !== undefined && asksUpgrade(head)) {
+    if (this.#ctx.app.upgrade !== undefined && asksUpgrade(head, this.#ctx.app.upgradeProtocols)) {
       this.#upgrading = exchange; // complete() follows at once (no body) and stops the parser
       return;
     }
