@@ -46,7 +46,7 @@ import { startListener } from './http/listener.js';
 import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
-import { RateLimiter } from './rpc/rate-limit.js';
+import { RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
@@ -166,7 +166,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     maxBatch: settings.max_batch,
     metrics,
-    rateLimiter: settings.rate_limit ? new RateLimiter(settings.rate_limit, clock) : undefined,
+    rateLimit: settings.rate_limit
+      ? { spec: rateSpec(settings.rate_limit), limiter: new RateLimiter(clock) }
+      : undefined,
     chain,
   });
   const subscriptionDeps: SubscriptionDeps = {

@@ -34,7 +34,7 @@ import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter, RateSpec } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
@@ -65,7 +65,8 @@ export interface RpcHandlerOptions {
   clock: Clock;
   logger: Logger;
   maxBatch: number;
-  rateLimiter?: RateLimiter | undefined;
+  /** `gateway.rate_limit` (none: unlimited) and the buckets it is taken from. */
+  rateLimit?: { spec: RateSpec; limiter: Limiter } | undefined;
   metrics?: GatewayMetrics | undefined;
   /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
   chain?: Pick<ChainView, 'networkHead'> | undefined;
@@ -122,7 +123,7 @@ export class RpcHandler {
       const route = this.#routes.get(network);
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
-      this.#options.rateLimiter?.take(client, parsed.batch ? parsed.elements.length : 1);
+      this.#take(client, parsed.batch ? parsed.elements.length : 1);
       const context: CallContext = {
         network,
         route,
@@ -144,8 +145,14 @@ export class RpcHandler {
   /** WebSocket handshake checks as HTTP's (404, 410, a rate limit token: 429); returns deprecation headers. */
   admit(network: string, client: string): Readonly<Record<string, string>> {
     const headers = this.#routes.get(network).lifecycle.check();
-    this.#options.rateLimiter?.take(client, 1);
+    this.#take(client, 1);
     return headers;
+  }
+
+  /** Takes `cost` calls from the client's rate-limit bucket, or throws RATE_LIMITED. */
+  #take(client: string, cost: number): void {
+    const limit = this.#options.rateLimit;
+    if (limit !== undefined) limit.limiter.take(client, limit.spec, cost);
   }
 
   /** The whole request's error answer. */

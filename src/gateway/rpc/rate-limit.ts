@@ -1,52 +1,72 @@
 /**
- * Per-client token buckets for `gateway.rate_limit: {requests_per_second, burst}` (burst defaults to
- * max(1, ceil(requests_per_second))). A client is its API key when keys are configured, else its remote
- * address. Each JSON-RPC call costs one token (a batch of 10 costs 10). A request that does not fit is
- * refused whole with 429 and `Retry-After` (whole seconds until it would fit). Buckets that are full
- * again are forgotten, and at most 100 000 clients are tracked (the oldest are dropped), so memory stays
- * bounded. Reads the injected Clock.
+ * Token buckets of this process: the `Limiter` port for `gateway.rate_limit: {requests_per_second,
+ * burst}` (burst defaults to max(1, ceil(requests_per_second)), `rateSpec`). A bucket is named by the
+ * caller (its API key when keys are configured, else its remote address); each `take` brings the spec
+ * of that bucket, so buckets of different specs (e.g. per gateway key) live side by side. Each JSON-RPC
+ * call costs one token (a batch of 10 costs 10). A request that does not fit is refused whole with 429
+ * and `Retry-After` (whole seconds until it would fit). At most 100 000 buckets are tracked (the least
+ * recently used are dropped), so memory stays bounded. Reads the injected Clock.
  */
 import type { Clock } from '../../clock.js';
 import { SwitchyardError } from '../../errors/base.js';
 
 const MAX_CLIENTS = 100_000;
 
+/** A bucket's limit: refill rate and capacity, both in calls. */
+export interface RateSpec {
+  readonly requests_per_second: number;
+  readonly burst: number;
+}
+
+/** The gateway's rate limiting port: this process's buckets, or budgets leased from a shared store. */
+export interface Limiter {
+  /** Takes `cost` tokens from `bucket`, whose limit is `spec`, or throws RATE_LIMITED (429, Retry-After). */
+  take(bucket: string, spec: RateSpec, cost: number): void;
+}
+
+/** A configured `rate_limit` with its burst default applied. */
+export function rateSpec(options: { requests_per_second: number; burst?: number | undefined }): RateSpec {
+  return {
+    requests_per_second: options.requests_per_second,
+    burst: options.burst ?? Math.max(1, Math.ceil(options.requests_per_second)),
+  };
+}
+
+/** The RATE_LIMITED refusal of `cost` calls against `spec` when `tokens` are left. */
+export function rateLimited(spec: RateSpec, cost: number, tokens: number): SwitchyardError {
+  const { requests_per_second: rate, burst } = spec;
+  const retryAfter = cost > burst ? Math.ceil(burst / rate) : Math.max(1, Math.ceil((cost - tokens) / rate));
+  return new SwitchyardError(
+    'RATE_LIMITED',
+    cost > burst
+      ? `This request has ${cost} calls but the rate limit allows at most ${burst} at once; split it.`
+      : `Rate limit exceeded (${rate} requests per second); retry after ${retryAfter} s.`,
+    { headers: { 'retry-after': String(retryAfter) }, details: { retry_after: retryAfter } },
+  );
+}
+
 interface Bucket {
   tokens: number;
   at: number;
 }
 
-export class RateLimiter {
-  readonly #rate: number;
-  readonly #burst: number;
+export class RateLimiter implements Limiter {
   readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
 
-  constructor(options: { requests_per_second: number; burst?: number | undefined }, clock: Clock) {
-    this.#rate = options.requests_per_second;
-    this.#burst = options.burst ?? Math.max(1, Math.ceil(options.requests_per_second));
+  constructor(clock: Clock) {
     this.#clock = clock;
   }
 
-  /** Takes `cost` tokens from the client's bucket or throws RATE_LIMITED. */
-  take(client: string, cost: number): void {
+  take(client: string, spec: RateSpec, cost: number): void {
+    const { requests_per_second: rate, burst } = spec;
     const now = this.#clock.now();
-    const bucket = this.#buckets.get(client) ?? { tokens: this.#burst, at: now };
-    bucket.tokens = Math.min(this.#burst, bucket.tokens + ((now - bucket.at) / 1000) * this.#rate);
+    const bucket = this.#buckets.get(client) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
     bucket.at = now;
-    if (cost > this.#burst || bucket.tokens < cost) {
+    if (cost > burst || bucket.tokens < cost) {
       this.#remember(client, bucket);
-      const retryAfter =
-        cost > this.#burst
-          ? Math.ceil(this.#burst / this.#rate)
-          : Math.max(1, Math.ceil((cost - bucket.tokens) / this.#rate));
-      throw new SwitchyardError(
-        'RATE_LIMITED',
-        cost > this.#burst
-          ? `This request has ${cost} calls but the rate limit allows at most ${this.#burst} at once; split it.`
-          : `Rate limit exceeded (${this.#rate} requests per second); retry after ${retryAfter} s.`,
-        { headers: { 'retry-after': String(retryAfter) }, details: { retry_after: retryAfter } },
-      );
+      throw rateLimited(spec, cost, bucket.tokens);
     }
     bucket.tokens -= cost;
     this.#remember(client, bucket);
