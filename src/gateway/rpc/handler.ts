@@ -15,9 +15,8 @@
  * and every call of a batch with a write or with fewer than two such calls, is forwarded on its own
  * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
- * The batch's HTTP status is 200, except when every answer is an upstream error (503/502/504): then
- * the status of the first. A WebSocket connection hands in an `RpcSession` (session.ts): its own
- * eth_subscribe/eth_unsubscribe, whole answers.
+ * The batch's HTTP status: batch-response.ts. A WebSocket connection hands in an `RpcSession`
+ * (session.ts): its own eth_subscribe/eth_unsubscribe, whole answers.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -27,6 +26,7 @@ import type { NetworkConfig } from '../../config/schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { GatewayMetrics } from '../metrics.js';
+import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { withId } from './id-splice.js';
@@ -56,9 +56,6 @@ interface CallAnswer {
   length?: number;
 }
 
-/** One element's answer in a batch response (undefined: a notification, which gets no element). */
-type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
-
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
   forwarder: Forwarder;
@@ -82,9 +79,6 @@ interface CallContext {
   local: LocalMethods | undefined; // the session's (session.ts), as is `stream`
   stream: boolean;
 }
-
-const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
-const COMMA = Buffer.from(',');
 
 export class RpcHandler {
   readonly #routes: NetworkRoutes;
@@ -151,8 +145,7 @@ export class RpcHandler {
 
   /** Takes `cost` calls from the client's rate-limit bucket, or throws RATE_LIMITED. */
   #take(client: string, cost: number): void {
-    const limit = this.#options.rateLimit;
-    if (limit !== undefined) limit.limiter.take(client, limit.spec, cost);
+    this.#options.rateLimit?.limiter.take(client, this.#options.rateLimit.spec, cost);
   }
 
   /** The whole request's error answer. */
@@ -239,17 +232,7 @@ export class RpcHandler {
         return { body: splice(outcome.reply, call) };
       }),
     );
-    const present = answers.filter((answer) => answer !== undefined);
-    if (present.length === 0) return { status: 204, body: undefined, headers };
-    const parts: Buffer[] = [Buffer.from('[')];
-    present.forEach((answer, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(answer.body);
-    });
-    parts.push(Buffer.from(']'));
-    const first = present[0]?.error;
-    const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
-    return { status: allUpstream && first ? first.httpStatus : 200, body: Buffer.concat(parts), headers };
+    return { ...batchResponse(answers), headers };
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
