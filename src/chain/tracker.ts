@@ -82,6 +82,8 @@ export interface TrackedOrigin {
   readonly state: OriginChainState;
   /** Counts for the network head now: pool and origin enabled and healthy. */
   readonly usable: boolean;
+  /** A live newHeads push (its `ws_address`) brings its head now; its head poll is skipped meanwhile. */
+  readonly pushing: boolean;
 }
 
 export class ChainTracker implements ChainView, ChainFeedback {
@@ -254,15 +256,18 @@ export class ChainTracker implements ChainView, ChainFeedback {
     return [...this.#networks.keys()];
   }
 
+  /** The origin the network's canonical chain follows for replacements (network-chain.ts), once chosen. */
+  leader(network: string): TrackedOrigin | undefined {
+    const chain = this.#networks.get(network);
+    const record = chain?.leader;
+    if (chain === undefined || record === undefined) return undefined;
+    return listing(chain, record);
+  }
+
   trackedOrigins(network: string): TrackedOrigin[] {
     const chain = this.#networks.get(network);
     if (chain === undefined) return [];
-    return chain.origins.map((record) => ({
-      pool: record.pool,
-      origin: record.origin,
-      state: record,
-      usable: chain.usable(record),
-    }));
+    return chain.origins.map((record) => listing(chain, record));
   }
 
   // ── Internals ──
@@ -374,4 +379,14 @@ export class ChainTracker implements ChainView, ChainFeedback {
       }
     }
   }
+}
+
+function listing(chain: NetworkChain, record: OriginChain): TrackedOrigin {
+  return {
+    pool: record.pool,
+    origin: record.origin,
+    state: record,
+    usable: chain.usable(record),
+    pushing: record.pushLive,
+  };
 }
