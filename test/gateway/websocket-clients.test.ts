@@ -223,9 +223,10 @@ describe("ethers v6's WebSocketProvider", () => {
       uncaught.push(err);
     };
     process.on('uncaughtException', onUncaught);
-    const provider = new WebSocketProvider(wsUrl(), 11155111, { staticNetwork: true });
+    const provider = new WebSocketProvider(wsUrl()); // as docs/websocket.md shows it: the network detected
     try {
       const start = await trackerAtNode();
+      assert.equal((await provider.getNetwork()).chainId, 11155111n);
       assert.equal(await provider.getBlockNumber(), start);
       const blocks: number[] = [];
       const logs: Array<{ blockNumber: number; blockHash: string; transactionHash: string; removed: boolean }> = [];
