@@ -173,6 +173,36 @@ describe('canonical heads', () => {
     assert.deepEqual(after.slice(-1), [x.head.number]);
   });
 
+  test('a leader whose head polls fail twice in a row steps down: another branch takes over at once', async () => {
+    const a = new FakeNode().mine(20);
+    const b = new FakeNode().sync(a);
+    const t = setup({ a, b }, [fakePool('p', ['a', 'b'])]);
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'a');
+    a.mine(2); // 21 and 22 on a only, then a dies
+    await t.tracker.refresh();
+    assert.deepEqual(t.heads(), [20, 21, 22]);
+    a.failing = true;
+    b.mine(1, 'b'); // b's own 21: does not link to 22, within the margin of a's last head
+    await t.tracker.refresh();
+    assert.deepEqual(t.heads(), [20, 21, 22], 'one failed poll: a still leads');
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'b', 'two in a row: a steps down');
+    const reorgs = t.events.filter((e): e is { reorg: ChainReorg } => 'reorg' in e);
+    assert.deepEqual(
+      reorgs.map((e) => [e.reorg.forkPoint, e.reorg.removed.map((block) => block.number)]),
+      [[21, [21, 22]]],
+    );
+    assert.deepEqual(t.heads(), [20, 21, 22, 21]);
+    assert.equal(t.tracker.canonicalHead('net')?.hash, b.head.hash);
+    assert.equal(t.tracker.networkHead('net'), 22, "a failed poll keeps a's last head for routing");
+
+    a.failing = false; // a is back, still on its branch and higher: within the margin, b keeps leading
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'b');
+    assert.equal(t.events.filter((e) => 'reorg' in e).length, 1, 'no flap back');
+  });
+
   test('a head wider than the back-fill bound is a gap event, then heads go on in order', async () => {
     const a = new FakeNode().mine(5);
     const t = setup({ a }, [fakePool('p', ['a'])]);

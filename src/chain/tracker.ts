@@ -13,7 +13,8 @@
  * Feeding
  * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked
  *   `eth_getBlockByNumber("latest", false)` — one poll in flight per origin (a slow origin skips rounds);
- *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug.
+ *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug
+ *   (failures in a row also count against leading the canonical chain: network-chain.ts).
  *   `eth_syncing` is asked with the first poll and then every SYNCING_CHECK_MS (30 s).
  * - Pushes (issue 16: an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
  *   does — the seam a push feeds.
@@ -291,6 +292,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
           const header = await source.block(record.pool, record.origin, 'latest');
           if (header !== undefined) this.#take(record, header);
         } catch (err) {
+          record.headReadFailures += 1;
           logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
         }
       }

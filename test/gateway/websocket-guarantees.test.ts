@@ -156,6 +156,24 @@ class LockStep {
     }
   }
 
+  /**
+   * Mines `count` empty blocks on `node` alone, each 1 s later than its lock-step timestamp: a branch no
+   * other node has. They become the chain's blocks at those heights; their hashes are returned.
+   */
+  async branch(node: AnvilNode, count: number): Promise<string[]> {
+    const hashes: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const height = (this.#heights.get(node) ?? 0) + 1;
+      await call(node.url, 'evm_mine', [{ timestamp: GENESIS + height * 12 + 1 }]);
+      const block = await call<{ number: string; hash: string }>(node.url, 'eth_getBlockByNumber', ['latest', false]);
+      assert.equal(Number(block.number), height);
+      this.hashes.set(height, block.hash);
+      this.#heights.set(node, height);
+      hashes.push(block.hash);
+    }
+    return hashes;
+  }
+
   /** A transaction every node signs alike: explicit nonce, gas and fees. */
   tx(from: string, to: string | undefined, data: string): Json {
     const nonce = this.#nonce++;
@@ -172,53 +190,69 @@ class LockStep {
   }
 }
 
+interface PairSetup {
+  readonly nodes: AnvilNode[];
+  readonly chain: LockStep;
+  readonly app: TestApp;
+  readonly heads: Json[];
+  readonly logs: Json[];
+  /** One call of the contract (one log) in each of these blocks. */
+  calls(heights: number[]): Map<number, Json>;
+}
+
+/**
+ * Two anvil nodes of one chain at block 2 (the contract deployed in block 1), one pool `pair` with both
+ * (heads polled every 50 ms, or pushed from their ws_address), a client subscribed to newHeads and to the
+ * contract's logs.
+ */
+async function pairSetup(feed: 'polled' | 'pushed'): Promise<PairSetup> {
+  const nodes = await Promise.all([
+    startTestAnvil({ noMining: true, timestamp: GENESIS }),
+    startTestAnvil({ noMining: true, timestamp: GENESIS }),
+  ]);
+  cleanups.push(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+  });
+  const chain = new LockStep(nodes);
+  const from = (await call<string[]>(nodes[0]?.url as string, 'eth_accounts'))[0] as string;
+  await chain.mine(2, nodes, new Map([[1, chain.tx(from, undefined, BYTECODE)]]));
+  const deploy = await call<Json>(nodes[0]?.url as string, 'eth_getBlockByNumber', ['0x1', true]);
+  const deployTx = (deploy.transactions as Json[])[0] as Json;
+  const contract = (await call<Json>(nodes[0]?.url as string, 'eth_getTransactionReceipt', [deployTx.hash]))
+    .contractAddress as string;
+  const calls = (heights: number[]): Map<number, Json> =>
+    new Map(heights.map((height) => [height, chain.tx(from, contract, '0x')]));
+
+  const app = await startApp({
+    networks: { sepolia: { chain_id: 11155111, pools: ['pair'], head_poll_interval: '50ms' } },
+    pools: [
+      {
+        name: 'pair',
+        origins: nodes.map((node, i) => ({
+          name: `o${i}`,
+          address: node.url,
+          ...(feed === 'pushed' ? { ws_address: node.url.replace(/^http/, 'ws') } : {}),
+        })),
+      },
+    ],
+  });
+  cleanups.push(() => app.close());
+  await waitFor(() => app.chain.canonicalHead('sepolia')?.number === 2, 'the tracker at block 2');
+  if (feed === 'pushed') {
+    await waitFor(() => app.chain.trackedOrigins('sepolia').every((t) => t.pushing), 'both origins pushing heads');
+  }
+  const client = await Client.open(wsUrl(app));
+  cleanups.push(() => client.close());
+  const heads = client.of(await client.ask<string>('eth_subscribe', ['newHeads']));
+  const logs = client.of(await client.ask<string>('eth_subscribe', ['logs', { address: contract }]));
+  return { nodes, chain, app, heads, logs, calls };
+}
+
 describe('subscriptions across the death of the origin feeding them', () => {
   for (const feed of ['polled', 'pushed'] as const) {
     for (const survivorState of ['in step', 'behind'] as const) {
       it(`no missed and no repeated head or log when the leader dies (heads ${feed}, survivor ${survivorState})`, async () => {
-        const nodes = await Promise.all([
-          startTestAnvil({ noMining: true, timestamp: GENESIS }),
-          startTestAnvil({ noMining: true, timestamp: GENESIS }),
-        ]);
-        cleanups.push(async () => {
-          await Promise.all(nodes.map((node) => node.stop()));
-        });
-        const chain = new LockStep(nodes);
-        const from = (await call<string[]>(nodes[0]?.url as string, 'eth_accounts'))[0] as string;
-        await chain.mine(2, nodes, new Map([[1, chain.tx(from, undefined, BYTECODE)]]));
-        const deploy = await call<Json>(nodes[0]?.url as string, 'eth_getBlockByNumber', ['0x1', true]);
-        const deployTx = (deploy.transactions as Json[])[0] as Json;
-        const contract = (await call<Json>(nodes[0]?.url as string, 'eth_getTransactionReceipt', [deployTx.hash]))
-          .contractAddress as string;
-        /** One call of the contract (one log) in each of these blocks. */
-        const calls = (heights: number[]): Map<number, Json> =>
-          new Map(heights.map((height) => [height, chain.tx(from, contract, '0x')]));
-
-        const app = await startApp({
-          networks: { sepolia: { chain_id: 11155111, pools: ['pair'], head_poll_interval: '50ms' } },
-          pools: [
-            {
-              name: 'pair',
-              origins: nodes.map((node, i) => ({
-                name: `o${i}`,
-                address: node.url,
-                ...(feed === 'pushed' ? { ws_address: node.url.replace(/^http/, 'ws') } : {}),
-              })),
-            },
-          ],
-        });
-        cleanups.push(() => app.close());
-        await waitFor(() => app.chain.canonicalHead('sepolia')?.number === 2, 'the tracker at block 2');
-        if (feed === 'pushed') {
-          await waitFor(
-            () => app.chain.trackedOrigins('sepolia').every((t) => t.pushing),
-            'both origins pushing heads',
-          );
-        }
-        const client = await Client.open(wsUrl(app));
-        cleanups.push(() => client.close());
-        const heads = client.of(await client.ask<string>('eth_subscribe', ['newHeads']));
-        const logs = client.of(await client.ask<string>('eth_subscribe', ['logs', { address: contract }]));
+        const { nodes, chain, app, heads, logs, calls } = await pairSetup(feed);
 
         await chain.mine(3, nodes, calls([3, 4, 5]));
         await waitFor(() => heads.length === 3 && logs.length === 3, 'three heads and logs before the kill');
@@ -261,6 +295,59 @@ describe('subscriptions across the death of the origin feeding them', () => {
         assert.notEqual(app.chain.leader('sepolia')?.origin.name, leader.origin.name, 'the survivor leads now');
       });
     }
+  }
+});
+
+describe('the leader dies holding blocks the survivor never gets', () => {
+  for (const feed of ['polled', 'pushed'] as const) {
+    it(`the survivor's branch comes with its first block: heads from the fork point, removed logs (heads ${feed})`, async () => {
+      const { nodes, chain, app, heads, logs, calls } = await pairSetup(feed);
+      await chain.mine(3, nodes, calls([3, 4, 5]));
+      await waitFor(() => heads.length === 3 && logs.length === 3, 'three heads and logs');
+      const leader = app.chain.leader('sepolia');
+      assert.ok(leader !== undefined, 'the tracker follows one origin');
+      const index = Number(leader.origin.name.slice(1));
+      const [dead, survivor] = [nodes[index] as AnvilNode, nodes[1 - index] as AnvilNode];
+
+      // Blocks 6 and 7 (a log each) on the leader only, delivered; then it dies.
+      await chain.mine(2, [dead], calls([6, 7]));
+      const gone = [chain.hashes.get(6), chain.hashes.get(7)];
+      await waitFor(() => heads.length === 5 && logs.length === 5, "the leader's blocks 6 and 7");
+      dead.killNow();
+      await dead.exited;
+
+      // The survivor mines its own block 6: the chain moves to it now, not LEADER_MARGIN blocks later.
+      const [own6] = await chain.branch(survivor, 1);
+      await waitFor(() => heads.length === 6, "the survivor's block 6 as a head", 5_000);
+      await waitFor(() => logs.length === 7, 'the two removed logs');
+      const [own7, own8] = await chain.branch(survivor, 2);
+      await waitFor(() => heads.length === 8, 'two more heads');
+
+      assert.deepEqual(
+        heads.map((head) => [Number(head.number), head.hash]),
+        [
+          ...[3, 4, 5].map((n) => [n, chain.hashes.get(n)]),
+          [6, gone[0]],
+          [7, gone[1]],
+          [6, own6],
+          [7, own7],
+          [8, own8],
+        ],
+        "the dead leader's heads, then the survivor's branch from the fork point on",
+      );
+      assert.deepEqual(
+        logs.map((log) => [Number(log.blockNumber), log.blockHash, log.removed]),
+        [
+          ...[3, 4, 5].map((n) => [n, chain.hashes.get(n), false]),
+          [6, gone[0], false],
+          [7, gone[1], false],
+          [6, gone[0], true],
+          [7, gone[1], true],
+        ],
+        'the logs of the blocks that left, again with removed: true',
+      );
+      assert.equal(app.chain.leader('sepolia')?.origin.name, `o${1 - index}`, 'the survivor leads');
+    });
   }
 });
 
