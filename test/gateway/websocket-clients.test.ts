@@ -5,8 +5,10 @@
  * per call; anvil mines one block per transaction, so each call is its own block.
  *   - viem: getBlockNumber, watchBlockNumber, watchBlocks and watchEvent with `poll: false` (eth_subscribe
  *     over the socket, checked on /metrics: one newHeads/logs subscription while watching, none after);
- *     the block numbers, blocks and logs the node mined arrive in order, each once.
- *   - ethers: on('block') and on(filter) — the same; `destroy()` ends the provider and the process lives on.
+ *     the block numbers, blocks and logs the node mined arrive in order, each once; after a reorg
+ *     (anvil_reorg) the log of the block that left comes again with `removed: true`.
+ *   - ethers: on('block') and on(filter) — the same, and a reorg's block heard again; `destroy()` ends the
+ *     provider and the process lives on.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -75,6 +77,11 @@ async function metric(series: string): Promise<number> {
   const res = await httpSend(app.apiUrl.replace(/\/client\/v4$/, '/metrics'), { method: 'GET' });
   const line = res.text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/** What this test reads of ethers' socket (Node's WebSocket or `ws`: both have addEventListener). */
+interface WebSocketLike {
+  addEventListener(event: 'message', listener: (message: { data: unknown }) => void): void;
 }
 
 const wsUrl = (): string => app.rpcUrl().replace(/^http/, 'ws');
@@ -207,6 +214,15 @@ describe("viem's webSocket transport", () => {
         ]),
         receipts.map((r) => [BigInt(r.blockNumber), r.blockHash, r.transactionHash, contract, TOPIC, false]),
       );
+      // A reorg replaces the last block (anvil_reorg, depth 1, no transactions): its log comes again,
+      // removed, with the hash of the block that left.
+      await rpc(node.url, 'anvil_reorg', [1, []]);
+      await waitFor(() => logs.length === 6, 'the removed log');
+      const last = receipts[4] as Receipt;
+      assert.deepEqual(
+        [logs[5]?.blockNumber, logs[5]?.blockHash, logs[5]?.transactionHash, logs[5]?.removed],
+        [BigInt(last.blockNumber), last.blockHash, last.transactionHash, true],
+      );
       assert.deepEqual(errors, []);
       unwatch();
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="logs"}', 0);
@@ -260,6 +276,23 @@ describe("ethers v6's WebSocketProvider", () => {
         receipts.map((r) => [Number(r.blockNumber), r.blockHash, r.transactionHash, false]),
         'on(filter): each log once, in order',
       );
+      // A reorg replaces the last block: on('block') hears its number again (the new block). The log of
+      // the block that left comes again on the socket with removed: true and the old block's hash; ethers
+      // routes such a log to its "orphan" events, not to the filter's listener.
+      const removed: Array<Record<string, unknown>> = [];
+      (provider.websocket as unknown as WebSocketLike).addEventListener('message', (message) => {
+        const parsed = JSON.parse(String(message.data)) as { params?: { result?: Record<string, unknown> } };
+        if (parsed.params?.result?.removed === true) removed.push(parsed.params.result);
+      });
+      await rpc(node.url, 'anvil_reorg', [1, []]);
+      await waitFor(() => blocks.length === 8 && removed.length === 1, 'the new block and the removed log');
+      assert.equal(blocks[7], end);
+      const last = receipts[3] as Receipt;
+      assert.deepEqual(
+        [removed[0]?.blockNumber, removed[0]?.blockHash, removed[0]?.transactionHash],
+        [`0x${end.toString(16)}`, last.blockHash, last.transactionHash],
+      );
+      assert.equal(logs.length, 4, 'the filter listener does not take the removed log for a new one');
       await provider.removeAllListeners();
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="newHeads"}', 0);
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="logs"}', 0);
