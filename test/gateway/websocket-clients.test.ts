@@ -194,6 +194,7 @@ describe("viem's webSocket transport", () => {
         onError: (err) => errors.push(err),
       });
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="logs"}', 1);
+      const inBefore = await metric('switchyard_gateway_ws_messages_in_total');
       const receipts: Receipt[] = [];
       for (let i = 0; i < 4; i++) {
         receipts.push(await transact(contract, '0x'));
@@ -214,6 +215,7 @@ describe("viem's webSocket transport", () => {
         ]),
         receipts.map((r) => [BigInt(r.blockNumber), r.blockHash, r.transactionHash, contract, TOPIC, false]),
       );
+      assert.equal(await metric('switchyard_gateway_ws_messages_in_total'), inBefore, 'no polling: viem sent nothing');
       // A reorg replaces the last block (anvil_reorg, depth 1, no transactions): its log comes again,
       // removed, with the hash of the block that left.
       await rpc(node.url, 'anvil_reorg', [1, []]);
@@ -254,6 +256,7 @@ describe("ethers v6's WebSocketProvider", () => {
       });
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="newHeads"}', 1);
       await waitForMetric('switchyard_gateway_ws_subscriptions{kind="logs"}', 1);
+      const inBefore = await metric('switchyard_gateway_ws_messages_in_total');
 
       const receipts: Receipt[] = [];
       for (let i = 0; i < 3; i++) {
@@ -275,6 +278,11 @@ describe("ethers v6's WebSocketProvider", () => {
         logs.map((log) => [log.blockNumber, log.blockHash, log.transactionHash, log.removed]),
         receipts.map((r) => [Number(r.blockNumber), r.blockHash, r.transactionHash, false]),
         'on(filter): each log once, in order',
+      );
+      assert.equal(
+        await metric('switchyard_gateway_ws_messages_in_total'),
+        inBefore,
+        'no polling: ethers sent nothing',
       );
       // A reorg replaces the last block: on('block') hears its number again (the new block). The log of
       // the block that left comes again on the socket with removed: true and the old block's hash; ethers
