@@ -11,6 +11,9 @@
  *   - a reorg (`anvil_reorg` at the same height, or `evm_revert` to a shorter branch) yields the new heads
  *     from the fork point on, and the logs of the blocks that left the chain again with `removed: true`
  *     and the hash of the block that left; then the chain goes on from the new branch. Polled and pushed.
+ *   - the leader dies holding blocks the survivor never gets: the survivor's own branch comes with its
+ *     first block (heads from the fork point, the dead branch's logs removed), not LEADER_MARGIN later.
+ *   - a burst of 50 blocks between two polls is back-filled by number: each head once, in order.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
@@ -482,6 +485,42 @@ describe('a reorg through the WebSocket', () => {
       });
     }
   }
+});
+
+describe('a burst of blocks between two head polls', () => {
+  it('is back-filled by number: every head once, in order, and the log in the burst once', async () => {
+    const { node, heads, logs, contract, transact } = await reorgSetup('polled');
+    const tip = Number(await call<string>(node.url, 'eth_blockNumber'));
+    const from = (await call<string[]>(node.url, 'eth_accounts'))[0] as string;
+    await call(node.url, 'evm_setAutomine', [false]);
+    const tx = await call<string>(node.url, 'eth_sendTransaction', [
+      { from, to: contract, data: '0x', gas: '0x30000' },
+    ]);
+    await call(node.url, 'anvil_mine', ['0x32']); // 50 blocks at once; the call is in the first
+    await call(node.url, 'evm_setAutomine', [true]);
+    const last = await transact(contract, '0x'); // one more log after the burst
+    const end = Number(last.blockNumber);
+    assert.equal(end, tip + 51);
+    await waitFor(
+      () => Number(heads.at(-1)?.number) === end && logs.at(-1)?.transactionHash === last.transactionHash,
+      'the last head and log',
+    );
+    assert.deepEqual(
+      heads.map((head) => Number(head.number)),
+      Array.from({ length: 51 }, (_, i) => tip + 1 + i),
+    );
+    assert.deepEqual(
+      heads.map((head) => head.hash),
+      await hashesOn(node, tip + 1, end),
+    );
+    assert.deepEqual(
+      logs.map((log) => [Number(log.blockNumber), log.transactionHash, log.removed]),
+      [
+        [tip + 1, tx, false],
+        [end, last.transactionHash, false],
+      ],
+    );
+  });
 });
 
 function wsUrl(app: TestApp): string {
