@@ -2,7 +2,8 @@
  * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
  * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
  * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
- * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs).
+ * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The client a
+ * call counts against is its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
  * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
@@ -34,6 +35,7 @@ import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
+import { AddressRanges } from '../model/ip-address.js';
 import type { PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
@@ -190,9 +192,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }),
     });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
+  const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
   const websocket = new WsGateway({
     handler,
     apiKeys,
+    trustedProxies,
     hub,
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
@@ -241,6 +245,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gatewayEdge({
       handler,
       apiKeys,
+      trustedProxies,
       metrics,
       logger,
       streamStallMs: settings.stream_stall_timeout,

@@ -13,9 +13,11 @@
 import { SwitchyardError } from '../../errors/base.js';
 import type { Http1App, RequestRefusal, ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
+import type { AddressRanges } from '../../model/ip-address.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
 import type { ApiKeys } from './api-keys.js';
+import { exchangeClient } from './client-address.js';
 import { edgeError, sendBody, sendError, sendStream } from './respond.js';
 
 export interface EdgeOptions {
@@ -24,6 +26,8 @@ export interface EdgeOptions {
   apiKeys: ApiKeys | undefined;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** `gateway.trusted_proxies` (undefined when none): whose forwarding headers name the client. */
+  trustedProxies: AddressRanges | undefined;
   /** `gateway.stream_stall_timeout`, for the log line of a cut stream. */
   streamStallMs: number;
   /** WebSocket handshakes (`GET /v1/{network}` with `Upgrade: websocket`): ws/upgrade.ts. Other Upgrade
@@ -92,7 +96,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
   ): Promise<void> | undefined => {
     const network = decodeNetwork(match[1] as string);
     // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
-    const client = key ?? ex.remoteAddress ?? 'unknown';
+    const client = key ?? exchangeClient(ex, options.trustedProxies);
     const answer = handler.handle(network, body, client, () => ex.signal());
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
     send(ex, answer);
