@@ -20,8 +20,11 @@ export type IpAddress =
 
 const MAX_V6_TEXT = 45; // ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255
 
-/** `1.2.3.4` as a number, or -1 when `text` is not a dotted quad. */
-function parseV4(text: string, from = 0, to = text.length): number {
+/**
+ * `1.2.3.4` (from `from` to `to` in `text`) as a number, or -1 when it is not a dotted quad. A dotted
+ * quad this accepts is already in canonical form.
+ */
+export function parseV4(text: string, from = 0, to = text.length): number {
   let value = 0;
   let parts = 0;
   let octet = -1;
@@ -81,12 +84,17 @@ function parseV6(text: string): number[] | undefined {
   return [...head, ...new Array<number>(zeros).fill(0), ...tail];
 }
 
+/** The IPv4 address of `text` when it is a dotted quad or `::ffff:` and one (Node's IPv4 peers on `::`), else -1. */
+function quickV4(text: string): number {
+  if (text.charCodeAt(0) !== 58) return text.includes(':') ? -1 : parseV4(text);
+  return text.startsWith('::ffff:') && text.indexOf(':', 7) === -1 ? parseV4(text, 7) : -1;
+}
+
 /** The address `text` spells, or undefined. IPv4-mapped IPv6 comes back as IPv4. */
 export function parseIp(text: string): IpAddress | undefined {
-  if (!text.includes(':')) {
-    const v4 = parseV4(text);
-    return v4 < 0 ? undefined : { v4 };
-  }
+  const quick = quickV4(text);
+  if (quick >= 0) return { v4: quick };
+  if (!text.includes(':')) return undefined;
   const groups = parseV6(text);
   if (groups === undefined) return undefined;
   if (
@@ -223,19 +231,27 @@ export class AddressRanges {
   }
 
   has(address: IpAddress): boolean {
-    if (address.v4 !== undefined) {
-      for (const range of this.#v4) {
-        if (address.v4 - (address.v4 % range.size) === range.network) return true;
-      }
-      if (this.#v6.length === 0) return false;
+    if (address.v4 !== undefined) return this.hasV4(address.v4);
+    for (const range of this.#v6) if (inV6Block(address.v6, range)) return true;
+    return false;
+  }
+
+  /** The IPv4 address `v4` (a number, as parseV4 makes it) is inside one of the ranges. */
+  hasV4(v4: number): boolean {
+    for (const range of this.#v4) {
+      if (v4 - (v4 % range.size) === range.network) return true;
     }
-    const groups = groupsOf(address);
+    if (this.#v6.length === 0) return false;
+    const groups = groupsOf({ v4 });
     for (const range of this.#v6) if (inV6Block(groups, range)) return true;
     return false;
   }
 
   /** `text` is an address inside one of the ranges (false for anything that is not an address). */
   contains(text: string): boolean {
+    // The usual peer, IPv4 (or IPv4-mapped), is checked without allocating.
+    const quick = quickV4(text);
+    if (quick >= 0) return this.hasV4(quick);
     const address = parseIp(text);
     return address !== undefined && this.has(address);
   }

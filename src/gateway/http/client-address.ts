@@ -18,7 +18,7 @@
  * peer is as the socket reports it. Nothing here throws for anything a client sends.
  */
 import type { ServerExchange } from '../../http1/index.js';
-import { type AddressRanges, formatIp, parseIp } from '../../model/ip-address.js';
+import { type AddressRanges, formatIp, parseIp, parseV4 } from '../../model/ip-address.js';
 
 /** Hops walked at most, from the right, before giving up on a header. */
 export const MAX_HOPS = 32;
@@ -35,6 +35,7 @@ export interface ForwardingHeaders {
 type Hop = { readonly address: string; readonly trusted: boolean } | { readonly unknown: true };
 
 const COMMA = 44;
+const UNDERSCORE = 95;
 const TOKEN_OR_BRACKETS = /^[!#$%&'*+.^_`|~0-9A-Za-z:[\]-]+$/;
 const OBFUSCATED = /^_[A-Za-z0-9._-]+$/;
 const PORT = /^(?:\d{1,5}|_[A-Za-z0-9._-]+)$/;
@@ -185,8 +186,11 @@ function nodeHop(node: string, trusted: AddressRanges): Hop | undefined {
     if (!PORT.test(node.slice(colon + 1))) return undefined;
     name = node.slice(0, colon);
   }
-  if (name.toLowerCase() === 'unknown') return { unknown: true };
-  if (OBFUSCATED.test(name)) return { address: name, trusted: false };
+  if (name.length === 7 && name.toLowerCase() === 'unknown') return { unknown: true };
+  if (name.charCodeAt(0) === UNDERSCORE) return OBFUSCATED.test(name) ? { address: name, trusted: false } : undefined;
+  // A dotted quad parseV4 takes is already canonical: no new string.
+  const v4 = parseV4(name);
+  if (v4 >= 0) return { address: name, trusted: trusted.hasV4(v4) };
   const address = parseIp(name);
   if (address === undefined) return undefined;
   return { address: formatIp(address), trusted: trusted.has(address) };
