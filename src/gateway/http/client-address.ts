@@ -65,36 +65,21 @@ export function exchangeClient(ex: ServerExchange, trusted: AddressRanges | unde
 }
 
 /**
- * Every field line of both headers. A proxy may add its own line instead of appending to the client's
- * (HAProxy's `option forwardfor` does), so the first line alone could be the client's forgery.
- * `ServerExchange.header` gives the first line only; the http1 exchange also holds the parsed head
- * (`head.headers`: name, value, … in arrival order, names lowercase), read here when present.
+ * Every field line of both headers, read on first use. A proxy may add its own line instead of appending
+ * to the client's (HAProxy's `option forwardfor` does), so the first line alone could be the client's
+ * forgery.
  */
 function lazyHeaders(ex: ServerExchange): ForwardingHeaders {
-  let lines: { forwarded: string[]; xForwardedFor: string[] } | undefined;
-  const read = () => {
-    if (lines !== undefined) return lines;
-    lines = { forwarded: [], xForwardedFor: [] };
-    const all = (ex as { readonly head?: { readonly headers?: unknown } }).head?.headers;
-    if (Array.isArray(all)) {
-      for (let i = 0; i + 1 < all.length; i += 2) {
-        if (all[i] === 'forwarded') lines.forwarded.push(String(all[i + 1]));
-        else if (all[i] === 'x-forwarded-for') lines.xForwardedFor.push(String(all[i + 1]));
-      }
-    } else {
-      const forwarded = ex.header('forwarded');
-      const xff = ex.header('x-forwarded-for');
-      if (forwarded !== undefined) lines.forwarded.push(forwarded);
-      if (xff !== undefined) lines.xForwardedFor.push(xff);
-    }
-    return lines;
-  };
+  let forwarded: string[] | undefined;
+  let xForwardedFor: string[] | undefined;
   return {
     get forwarded() {
-      return read().forwarded;
+      forwarded ??= ex.headerLines('forwarded');
+      return forwarded;
     },
     get xForwardedFor() {
-      return read().xForwardedFor;
+      xForwardedFor ??= ex.headerLines('x-forwarded-for');
+      return xForwardedFor;
     },
   };
 }
