@@ -1,7 +1,8 @@
 /**
  * One benchmark run, start to finish: find (or install) nginx and wrk, start the upstream nginx, the
- * reference nginx proxy, Switchyard (spawned CLI) and optionally anvil, run every leg one after another,
- * stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
+ * reference nginx proxy, Switchyard (spawned CLI), optionally anvil, and — when the fan-out leg is
+ * selected — the fan-out process (its origin must be in Switchyard's config), run every leg one after
+ * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
  *
  * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
  * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw
@@ -21,6 +22,7 @@ import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
 import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
+import { FanoutProcess, runFanoutLeg, runWsReadLeg } from './ws-legs.js';
 
 export interface BenchOutcome {
   report: BenchReport;
@@ -34,7 +36,11 @@ interface Running {
   proxy?: Nginx;
   switchyard?: SwitchyardProcess;
   anvil?: { child: Child; url: string };
+  fanout?: FanoutProcess;
 }
+
+/** The scenarios wrk drives over HTTP against the nginx upstream. */
+type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout'>;
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
@@ -42,7 +48,7 @@ interface Running {
  * up whole and the upstream answers it from a file: Switchyard numbers the calls of an upstream batch
  * 1..n, which are the ids the file answers.
  */
-const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string; origin: string }> = {
+const ROUTE: Record<HttpScenario, { path: string; network: string; origin: string }> = {
   single: { path: '/single', network: 'single', origin: '/single' },
   // Each Switchyard leg has its own network (and pool), so nothing one leg leaves behind in the
   // gateway's routing state (e.g. a passive ejection) carries over to the next.
@@ -59,7 +65,18 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   ['batch100', ['direct', 'nginx', 'switchyard']],
   ['large10mb', ['direct', 'nginx', 'switchyard']],
   ['anvil', ['direct', 'switchyard']],
+  // Last, so they leave the legs before them as they were (ws-legs.ts).
+  ['wsread', ['switchyard']],
+  ['wsfanout', ['switchyard']],
 ];
+
+/** The wsread leg's network: the same upstream path as the HTTP single-read leg. */
+const WS_READ_NETWORK = 'wsread';
+const FANOUT_NETWORK = 'fanout';
+
+function selected(id: string, options: BenchOptions): boolean {
+  return options.only.length === 0 || options.only.some((f) => id.includes(f));
+}
 
 export async function runBench(options: BenchOptions, log: (line: string) => void): Promise<BenchOutcome> {
   const started = new Date();
@@ -72,7 +89,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   if (!SwitchyardProcess.cliAvailable()) notes.push('Switchyard CLI (src/cli/run.ts) not found: its legs are skipped');
 
   const large = largeLogs();
-  const exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange> = {
+  const exchanges: Record<HttpScenario, Exchange> = {
     single,
     light: single,
     cached: cacheable,
@@ -89,7 +106,11 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     for (const [scenario, targets] of LEG_ORDER) {
       for (const target of targets) {
         const id = `${scenario}-${target}`;
-        if (options.only.length > 0 && !options.only.some((f) => id.includes(f))) continue;
+        if (!selected(id, options)) continue;
+        if (scenario === 'wsread' || scenario === 'wsfanout') {
+          legs.push(await wsLeg(id, scenario, options, running, log));
+          continue;
+        }
         const plan = await planLeg(id, scenario, target, options, exchanges, running);
         if (typeof plan === 'string') {
           legs.push(skippedLeg(placeholder(id, scenario, target, options, exchanges), plan));
@@ -118,6 +139,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   } finally {
     // Reverse start order, each by its own PID.
     await running.switchyard?.stop();
+    await running.fanout?.stop();
     await running.anvil?.child.stop();
     await running.proxy?.stop();
     await running.upstream?.stop();
@@ -139,6 +161,9 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       light_connections: 1,
       large_connections: 1,
       threads: options.threads,
+      ws_inflight: options.wsInflight,
+      ws_fanout_connections: options.wsConnections,
+      ws_fanout_heads: options.wsHeads,
       switchyard_runtime: runtime.value,
     },
     notes,
@@ -160,7 +185,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
 async function startServers(
   options: BenchOptions,
   tools: ReturnType<typeof ensureTools>,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
   largeResult: string,
   workDir: string,
   distDir: string,
@@ -215,6 +240,22 @@ async function startServers(
     const routes: Routes = {};
     for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
     if (running.anvil !== undefined) routes.anvil = running.anvil.url;
+    // The WebSocket legs' networks exist only when their legs run, so other runs' gateway is as before.
+    if (selected('wsread-switchyard', options)) routes[WS_READ_NETWORK] = `${up}${ROUTE.single.origin}`;
+    if (selected('wsfanout-switchyard', options)) {
+      try {
+        running.fanout = await FanoutProcess.start(FANOUT_CHAIN_ID);
+        // Heads enter only through the origin's newHeads push: the one poll at start gives the first head.
+        routes[FANOUT_NETWORK] = {
+          address: running.fanout.url,
+          ws_address: running.fanout.wsUrl,
+          head_poll_interval: '1h',
+        };
+        log(`bench: fan-out process pid ${running.fanout.pid} (origin at ${running.fanout.url})`);
+      } catch (err) {
+        notes.push(`the fan-out process did not start: ${(err as Error).message}`);
+      }
+    }
     try {
       running.switchyard = await SwitchyardProcess.start({
         workDir,
@@ -229,12 +270,97 @@ async function startServers(
   }
 }
 
+/** The chain id the fan-out origin answers (Switchyard does not compare it with its config). */
+const FANOUT_CHAIN_ID = 900_101;
+
+async function wsLeg(
+  id: string,
+  scenario: 'wsread' | 'wsfanout',
+  options: BenchOptions,
+  running: Running,
+  log: (line: string) => void,
+): Promise<LegResult> {
+  const { switchyard, upstream, fanout } = running;
+  const wsBase = switchyard?.gatewayUrl.replace(/^http:/, 'ws:');
+  const skip = (connections: number, reason: string): LegResult => {
+    log(`bench: ${id}: skipped (${reason})`);
+    const exchange = { request: single.request, response: single.response };
+    return skippedLeg({ id, scenario, target: 'switchyard', connections, exchange }, reason);
+  };
+  let result: LegResult;
+  try {
+    if (scenario === 'wsread') {
+      if (switchyard === undefined || upstream === undefined || wsBase === undefined) {
+        return skip(options.connections, 'Switchyard or the upstream nginx not running');
+      }
+      log(
+        `bench: ${id}: ${options.seconds} s, ${options.connections} WebSocket connection(s), ${options.wsInflight} in flight each…`,
+      );
+      result = await runWsReadLeg(
+        {
+          id,
+          url: `${wsBase}/v1/${WS_READ_NETWORK}`,
+          exchange: single,
+          connections: options.connections,
+          inflight: options.wsInflight,
+          serverPid: switchyard.pid,
+          upstreamPid: upstream.pid,
+        },
+        { seconds: options.seconds, warmupSeconds: options.warmupSeconds },
+      );
+      log(
+        `bench: ${id}: ${result.status}${result.rps === undefined ? '' : `, ${result.rps} req/s`}${result.reason ? ` (${result.reason})` : ''}`,
+      );
+    } else {
+      if (switchyard === undefined || fanout === undefined || wsBase === undefined) {
+        return skip(options.wsConnections, 'Switchyard or the fan-out process not running');
+      }
+      log(
+        `bench: ${id}: ${options.wsConnections} WebSocket connections subscribed to newHeads, ${options.wsHeads} heads…`,
+      );
+      result = await runFanoutLeg(
+        {
+          id,
+          url: `${wsBase}/v1/${FANOUT_NETWORK}`,
+          connections: options.wsConnections,
+          heads: options.wsHeads,
+          warmupHeads: options.quick ? 1 : 5,
+          gapMs: 100,
+          idleMs: options.quick ? 1_000 : 3_000,
+          serverPid: switchyard.pid,
+        },
+        fanout,
+      );
+      const f = result.fanout;
+      log(
+        `bench: ${id}: ${result.status}` +
+          (f?.last_delivery_ms === undefined
+            ? ''
+            : `, last delivery p50 ${f.last_delivery_ms.p50} ms, p99 ${f.last_delivery_ms.p99} ms; ` +
+              `${Math.round(f.rss_per_idle_connection_bytes / 102.4) / 10} KiB RSS per idle connection`) +
+          (result.reason ? ` (${result.reason})` : ''),
+      );
+    }
+  } catch (err) {
+    const exchange = { request: single.request, response: single.response };
+    result = {
+      ...skippedLeg(
+        { id, scenario, target: 'switchyard', connections: options.connections, exchange },
+        (err as Error).message,
+      ),
+      status: 'failed',
+    };
+    log(`bench: ${id}: failed (${(err as Error).message})`);
+  }
+  return result;
+}
+
 async function planLeg(
   id: string,
   scenario: Scenario,
   target: Target,
   options: BenchOptions,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
   running: Running,
 ): Promise<LegPlan | string> {
   const connections = connectionsFor(scenario, options);
@@ -262,6 +388,7 @@ async function planLeg(
       upstreamPid: anvil.child.pid,
     };
   }
+  if (scenario === 'wsread' || scenario === 'wsfanout') return 'driven by ws-legs.ts';
   if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
   const exchange = exchanges[scenario];
   const route = ROUTE[scenario];
@@ -289,9 +416,12 @@ function placeholder(
   scenario: Scenario,
   target: Target,
   options: BenchOptions,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
 ): Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'> {
-  const exchange = scenario === 'anvil' ? { request: single.request, response: '' } : exchanges[scenario];
+  const exchange =
+    scenario === 'anvil' || scenario === 'wsread' || scenario === 'wsfanout'
+      ? { request: single.request, response: '' }
+      : exchanges[scenario];
   return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };
 }
 
