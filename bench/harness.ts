@@ -22,7 +22,7 @@ import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
 import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
-import { FanoutProcess, runFanoutLeg, runWsReadLeg } from './ws-legs.js';
+import { FANOUT_CHAIN_ID, FANOUT_NETWORK, FanoutProcess, runWsLeg, WS_READ_NETWORK } from './ws-legs.js';
 
 export interface BenchOutcome {
   report: BenchReport;
@@ -70,10 +70,6 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   ['wsfanout', ['switchyard']],
 ];
 
-/** The wsread leg's network: the same upstream path as the HTTP single-read leg. */
-const WS_READ_NETWORK = 'wsread';
-const FANOUT_NETWORK = 'fanout';
-
 function selected(id: string, options: BenchOptions): boolean {
   return options.only.length === 0 || options.only.some((f) => id.includes(f));
 }
@@ -108,7 +104,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         const id = `${scenario}-${target}`;
         if (!selected(id, options)) continue;
         if (scenario === 'wsread' || scenario === 'wsfanout') {
-          legs.push(await wsLeg(id, scenario, options, running, log));
+          legs.push(await runWsLeg(id, scenario, options, running, log));
           continue;
         }
         const plan = await planLeg(id, scenario, target, options, exchanges, running);
@@ -260,6 +256,8 @@ async function startServers(
       running.switchyard = await SwitchyardProcess.start({
         workDir,
         routes,
+        // The fan-out leg reads RSS right after full garbage collections, asked through the inspector.
+        ...(running.fanout === undefined ? {} : { inspectPort: await freePort() }),
         ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
         ...(compiledCli === undefined ? {} : { compiledCli }),
       });
@@ -268,91 +266,6 @@ async function startServers(
       notes.push(`Switchyard did not start: ${(err as Error).message}`);
     }
   }
-}
-
-/** The chain id the fan-out origin answers (Switchyard does not compare it with its config). */
-const FANOUT_CHAIN_ID = 900_101;
-
-async function wsLeg(
-  id: string,
-  scenario: 'wsread' | 'wsfanout',
-  options: BenchOptions,
-  running: Running,
-  log: (line: string) => void,
-): Promise<LegResult> {
-  const { switchyard, upstream, fanout } = running;
-  const wsBase = switchyard?.gatewayUrl.replace(/^http:/, 'ws:');
-  const skip = (connections: number, reason: string): LegResult => {
-    log(`bench: ${id}: skipped (${reason})`);
-    const exchange = { request: single.request, response: single.response };
-    return skippedLeg({ id, scenario, target: 'switchyard', connections, exchange }, reason);
-  };
-  let result: LegResult;
-  try {
-    if (scenario === 'wsread') {
-      if (switchyard === undefined || upstream === undefined || wsBase === undefined) {
-        return skip(options.connections, 'Switchyard or the upstream nginx not running');
-      }
-      log(
-        `bench: ${id}: ${options.seconds} s, ${options.connections} WebSocket connection(s), ${options.wsInflight} in flight each…`,
-      );
-      result = await runWsReadLeg(
-        {
-          id,
-          url: `${wsBase}/v1/${WS_READ_NETWORK}`,
-          exchange: single,
-          connections: options.connections,
-          inflight: options.wsInflight,
-          serverPid: switchyard.pid,
-          upstreamPid: upstream.pid,
-        },
-        { seconds: options.seconds, warmupSeconds: options.warmupSeconds },
-      );
-      log(
-        `bench: ${id}: ${result.status}${result.rps === undefined ? '' : `, ${result.rps} req/s`}${result.reason ? ` (${result.reason})` : ''}`,
-      );
-    } else {
-      if (switchyard === undefined || fanout === undefined || wsBase === undefined) {
-        return skip(options.wsConnections, 'Switchyard or the fan-out process not running');
-      }
-      log(
-        `bench: ${id}: ${options.wsConnections} WebSocket connections subscribed to newHeads, ${options.wsHeads} heads…`,
-      );
-      result = await runFanoutLeg(
-        {
-          id,
-          url: `${wsBase}/v1/${FANOUT_NETWORK}`,
-          connections: options.wsConnections,
-          heads: options.wsHeads,
-          warmupHeads: options.quick ? 1 : 5,
-          gapMs: 100,
-          idleMs: options.quick ? 1_000 : 3_000,
-          serverPid: switchyard.pid,
-        },
-        fanout,
-      );
-      const f = result.fanout;
-      log(
-        `bench: ${id}: ${result.status}` +
-          (f?.last_delivery_ms === undefined
-            ? ''
-            : `, last delivery p50 ${f.last_delivery_ms.p50} ms, p99 ${f.last_delivery_ms.p99} ms; ` +
-              `${Math.round(f.rss_per_idle_connection_bytes / 102.4) / 10} KiB RSS per idle connection`) +
-          (result.reason ? ` (${result.reason})` : ''),
-      );
-    }
-  } catch (err) {
-    const exchange = { request: single.request, response: single.response };
-    result = {
-      ...skippedLeg(
-        { id, scenario, target: 'switchyard', connections: options.connections, exchange },
-        (err as Error).message,
-      ),
-      status: 'failed',
-    };
-    log(`bench: ${id}: failed (${(err as Error).message})`);
-  }
-  return result;
 }
 
 async function planLeg(

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Exchange } from './payloads.js';
 import { cpuSample, memorySample, resetPeak } from './procstat.js';
 import { runWrk, type WrkResult } from './wrk.js';
-import type { FanoutFigures } from './ws-legs.js';
+import type { FanoutFigures } from './ws-fanout-leg.js';
 
 export type Scenario = 'single' | 'light' | 'cached' | 'batch100' | 'large10mb' | 'anvil' | 'wsread' | 'wsfanout';
 export type Target = 'direct' | 'nginx' | 'switchyard';

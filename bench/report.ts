@@ -215,7 +215,7 @@ function websocketLines(legs: LegResult[]): string[] {
       `| notification size | ${f.notification_bytes} B |`,
       `| gateway CPU per head / per delivery (of it kernel) | ${fmt(f.gateway_cpu_ms_per_head, 1)} ms / ${fmt(fanout.cpu_us_per_request, 1)} µs (${percent(fanout.cpu_system_share)}) |`,
       `| client process CPU per head | ${fmt(f.client_cpu_ms_per_head, 1)} ms |`,
-      `| gateway RSS before the connections → idle with them (after ${f.idle_ms} ms) | ${mib(f.rss_before_connections_bytes)} → ${mib(f.rss_idle_bytes)} MiB |`,
+      `| gateway RSS before the connections → idle with them (after ${f.idle_ms} ms${f.rss_after_full_gc ? '; both right after a full GC' : ''}) | ${mib(f.rss_before_connections_bytes)} → ${mib(f.rss_idle_bytes)} MiB |`,
       `| RSS per idle subscribed connection | ${fmt(f.rss_per_idle_connection_bytes / 1024, 1)} KiB |`,
       `| opening and subscribing all connections | ${fmt(f.subscribe_seconds, 1)} s |`,
       '',

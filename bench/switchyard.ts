@@ -69,10 +69,13 @@ export function switchyardConfig(options: {
 export class SwitchyardProcess {
   readonly gatewayUrl: string;
   readonly apiUrl: string;
+  /** The inspector's port when started with one. */
+  readonly inspectPort: number | undefined;
   readonly #child: Child;
 
-  private constructor(child: Child, gatewayPort: number, apiPort: number) {
+  private constructor(child: Child, gatewayPort: number, apiPort: number, inspectPort: number | undefined) {
     this.#child = child;
+    this.inspectPort = inspectPort;
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     this.apiUrl = `http://127.0.0.1:${apiPort}`;
   }
@@ -88,6 +91,8 @@ export class SwitchyardProcess {
     profileDir?: string;
     /** A compiled CLI (`…/cli/run.js`) to run with plain node, as installs do, instead of the sources under tsx. */
     compiledCli?: string;
+    /** Open the inspector on 127.0.0.1:port (the fan-out leg forces garbage collections through it). */
+    inspectPort?: number;
   }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
@@ -104,6 +109,7 @@ export class SwitchyardProcess {
       process.execPath,
       [
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
+        ...(options.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${options.inspectPort}`]),
         ...(options.compiledCli === undefined ? ['--import', 'tsx', CLI] : [options.compiledCli]),
         'serve',
         '--config',
@@ -114,7 +120,7 @@ export class SwitchyardProcess {
         env: { ...process.env, NODE_ENV: 'production' },
       },
     );
-    const server = new SwitchyardProcess(child, gatewayPort, apiPort);
+    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort);
     try {
       await child.waitForPort(gatewayPort, 60_000);
     } catch (err) {

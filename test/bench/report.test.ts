@@ -121,6 +121,7 @@ test('WebSocket legs: the read leg is compared with the HTTP leg, the fan-out gi
     closed_early: 0,
     subscribe_seconds: 4,
     idle_ms: 3000,
+    rss_after_full_gc: true,
     rss_before_connections_bytes: 100 * 1_048_576,
     rss_idle_bytes: 150 * 1_048_576,
     rss_per_idle_connection_bytes: 10_486,
