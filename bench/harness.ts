@@ -1,7 +1,8 @@
 /**
  * One benchmark run, start to finish: find (or install) nginx and wrk, start the upstream nginx, the
- * reference nginx proxy, Switchyard (spawned CLI) and optionally anvil, run every leg one after another,
- * stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
+ * reference nginx proxy, Switchyard (spawned CLI), optionally anvil, and — when the fan-out leg is
+ * selected — the fan-out process (its origin must be in Switchyard's config), run every leg one after
+ * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
  *
  * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
  * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw
@@ -21,6 +22,7 @@ import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
 import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
+import { FANOUT_CHAIN_ID, FANOUT_NETWORK, FanoutProcess, runWsLeg, WS_READ_NETWORK } from './ws-legs.js';
 
 export interface BenchOutcome {
   report: BenchReport;
@@ -34,7 +36,11 @@ interface Running {
   proxy?: Nginx;
   switchyard?: SwitchyardProcess;
   anvil?: { child: Child; url: string };
+  fanout?: FanoutProcess;
 }
+
+/** The scenarios wrk drives over HTTP against the nginx upstream. */
+type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout'>;
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
@@ -42,7 +48,7 @@ interface Running {
  * up whole and the upstream answers it from a file: Switchyard numbers the calls of an upstream batch
  * 1..n, which are the ids the file answers.
  */
-const ROUTE: Record<Exclude<Scenario, 'anvil'>, { path: string; network: string; origin: string }> = {
+const ROUTE: Record<HttpScenario, { path: string; network: string; origin: string }> = {
   single: { path: '/single', network: 'single', origin: '/single' },
   // Each Switchyard leg has its own network (and pool), so nothing one leg leaves behind in the
   // gateway's routing state (e.g. a passive ejection) carries over to the next.
@@ -59,7 +65,14 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   ['batch100', ['direct', 'nginx', 'switchyard']],
   ['large10mb', ['direct', 'nginx', 'switchyard']],
   ['anvil', ['direct', 'switchyard']],
+  // Last, so they leave the legs before them as they were (ws-legs.ts).
+  ['wsread', ['switchyard']],
+  ['wsfanout', ['switchyard']],
 ];
+
+function selected(id: string, options: BenchOptions): boolean {
+  return options.only.length === 0 || options.only.some((f) => id.includes(f));
+}
 
 export async function runBench(options: BenchOptions, log: (line: string) => void): Promise<BenchOutcome> {
   const started = new Date();
@@ -72,7 +85,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   if (!SwitchyardProcess.cliAvailable()) notes.push('Switchyard CLI (src/cli/run.ts) not found: its legs are skipped');
 
   const large = largeLogs();
-  const exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange> = {
+  const exchanges: Record<HttpScenario, Exchange> = {
     single,
     light: single,
     cached: cacheable,
@@ -89,7 +102,11 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     for (const [scenario, targets] of LEG_ORDER) {
       for (const target of targets) {
         const id = `${scenario}-${target}`;
-        if (options.only.length > 0 && !options.only.some((f) => id.includes(f))) continue;
+        if (!selected(id, options)) continue;
+        if (scenario === 'wsread' || scenario === 'wsfanout') {
+          legs.push(await runWsLeg(id, scenario, options, running, log));
+          continue;
+        }
         const plan = await planLeg(id, scenario, target, options, exchanges, running);
         if (typeof plan === 'string') {
           legs.push(skippedLeg(placeholder(id, scenario, target, options, exchanges), plan));
@@ -118,6 +135,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   } finally {
     // Reverse start order, each by its own PID.
     await running.switchyard?.stop();
+    await running.fanout?.stop();
     await running.anvil?.child.stop();
     await running.proxy?.stop();
     await running.upstream?.stop();
@@ -139,6 +157,9 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       light_connections: 1,
       large_connections: 1,
       threads: options.threads,
+      ws_inflight: options.wsInflight,
+      ws_fanout_connections: options.wsConnections,
+      ws_fanout_heads: options.wsHeads,
       switchyard_runtime: runtime.value,
     },
     notes,
@@ -160,7 +181,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
 async function startServers(
   options: BenchOptions,
   tools: ReturnType<typeof ensureTools>,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
   largeResult: string,
   workDir: string,
   distDir: string,
@@ -215,10 +236,28 @@ async function startServers(
     const routes: Routes = {};
     for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
     if (running.anvil !== undefined) routes.anvil = running.anvil.url;
+    // The WebSocket legs' networks exist only when their legs run, so other runs' gateway is as before.
+    if (selected('wsread-switchyard', options)) routes[WS_READ_NETWORK] = `${up}${ROUTE.single.origin}`;
+    if (selected('wsfanout-switchyard', options)) {
+      try {
+        running.fanout = await FanoutProcess.start(FANOUT_CHAIN_ID);
+        // Heads enter only through the origin's newHeads push: the one poll at start gives the first head.
+        routes[FANOUT_NETWORK] = {
+          address: running.fanout.url,
+          ws_address: running.fanout.wsUrl,
+          head_poll_interval: '1h',
+        };
+        log(`bench: fan-out process pid ${running.fanout.pid} (origin at ${running.fanout.url})`);
+      } catch (err) {
+        notes.push(`the fan-out process did not start: ${(err as Error).message}`);
+      }
+    }
     try {
       running.switchyard = await SwitchyardProcess.start({
         workDir,
         routes,
+        // The fan-out leg reads RSS right after full garbage collections, asked through the inspector.
+        ...(running.fanout === undefined ? {} : { inspectPort: await freePort() }),
         ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
         ...(compiledCli === undefined ? {} : { compiledCli }),
       });
@@ -234,7 +273,7 @@ async function planLeg(
   scenario: Scenario,
   target: Target,
   options: BenchOptions,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
   running: Running,
 ): Promise<LegPlan | string> {
   const connections = connectionsFor(scenario, options);
@@ -262,6 +301,7 @@ async function planLeg(
       upstreamPid: anvil.child.pid,
     };
   }
+  if (scenario === 'wsread' || scenario === 'wsfanout') return 'driven by ws-legs.ts';
   if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
   const exchange = exchanges[scenario];
   const route = ROUTE[scenario];
@@ -289,9 +329,12 @@ function placeholder(
   scenario: Scenario,
   target: Target,
   options: BenchOptions,
-  exchanges: Record<Exclude<Scenario, 'anvil'>, Exchange>,
+  exchanges: Record<HttpScenario, Exchange>,
 ): Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'> {
-  const exchange = scenario === 'anvil' ? { request: single.request, response: '' } : exchanges[scenario];
+  const exchange =
+    scenario === 'anvil' || scenario === 'wsread' || scenario === 'wsfanout'
+      ? { request: single.request, response: '' }
+      : exchanges[scenario];
   return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };
 }
 

@@ -1,6 +1,7 @@
 /**
  * One leg = one target (direct upstream, nginx proxy, Switchyard) under one scenario (single read,
- * light load, cached read, batch of 100, 10 MiB answer, anvil), driven by wrk for a fixed time.
+ * light load, cached read, batch of 100, 10 MiB answer, anvil), driven by wrk for a fixed time. (The
+ * WebSocket scenarios, `wsread` and `wsfanout`, have their own driver: ws-legs.ts.)
  * Before the load, one request checks the answer is byte-for-byte the expected one (so a fast wrong
  * answer never counts); around the load the server-under-test's CPU ticks and memory are read.
  */
@@ -9,8 +10,9 @@ import { join } from 'node:path';
 import type { Exchange } from './payloads.js';
 import { cpuSample, memorySample, resetPeak } from './procstat.js';
 import { runWrk, type WrkResult } from './wrk.js';
+import type { FanoutFigures } from './ws-fanout-leg.js';
 
-export type Scenario = 'single' | 'light' | 'cached' | 'batch100' | 'large10mb' | 'anvil';
+export type Scenario = 'single' | 'light' | 'cached' | 'batch100' | 'large10mb' | 'anvil' | 'wsread' | 'wsfanout';
 export type Target = 'direct' | 'nginx' | 'switchyard';
 
 export const SCENARIO_TITLES: Record<Scenario, string> = {
@@ -20,6 +22,8 @@ export const SCENARIO_TITLES: Record<Scenario, string> = {
   batch100: 'batch of 100',
   large10mb: '10 MiB eth_getLogs answer',
   anvil: 'real anvil (eth_blockNumber)',
+  wsread: 'WebSocket eth_blockNumber',
+  wsfanout: 'WebSocket newHeads fan-out',
 };
 
 export interface LegPlan {
@@ -65,6 +69,22 @@ export interface LegResult {
   settled_ms?: number;
   ratio_to_nginx?: number;
   ratio_to_direct?: number;
+  /** wsread: requests each connection keeps in flight (wrk's HTTP/1.1 connections: 1). */
+  inflight_per_connection?: number;
+  /** wsread: what went wrong on the WebSocket connections (all zero in an `ok` leg). */
+  ws_errors?: { wrong_answer: number; closed: number; socket: number };
+  /** WebSocket legs: CPU of the load client per request (wsread) or per delivery (wsfanout), µs. */
+  client_cpu_us_per_request?: number;
+  /** WebSocket legs: the part of the gateway's CPU spent in the kernel (stime ÷ utime + stime). */
+  cpu_system_share?: number;
+  /** wsread: req/s over the HTTP single-read leg's Switchyard req/s in the same run. */
+  ratio_to_http?: number;
+  /**
+   * wsfanout: `requests` are deliveries (heads × connections), `latency_ms` is the spread over heads of
+   * the time from a head's push to the gateway until its last delivery, `cpu_us_per_request` the gateway's
+   * CPU per delivery; the rest is here.
+   */
+  fanout?: FanoutFigures;
 }
 
 export function skippedLeg(

@@ -24,20 +24,29 @@ export interface BenchOptions {
   profileDir?: string;
   /** Compile Switchyard first and run the build, as installs do (default: yes, except with --quick). */
   build: boolean;
+  /** wsread: requests each WebSocket connection keeps in flight (wrk's HTTP connections hold 1). */
+  wsInflight: number;
+  /** wsfanout: WebSocket connections subscribed to newHeads (SPEC §12: 5,000). */
+  wsConnections: number;
+  /** wsfanout: measured heads (after 5 unmeasured ones; --quick: 1). */
+  wsHeads: number;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
                         [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
-                        [--build | --no-build]
+                        [--build | --no-build] [--ws-inflight N] [--ws-connections N] [--ws-heads N]
   --quick        1 s legs, no warm-up, sources under tsx, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
   --connections  concurrent connections for the throughput legs (default 32)
   --out DIR      where <date>.json and <date>.md go (default bench/results)
   --only IDS     only legs whose id contains one of these, e.g. --only single,cached
   --profile DIR  run Switchyard under --cpu-prof and write the .cpuprofile into DIR
-  --no-build     run the sources under tsx instead of compiling first (--build: compile even with --quick)`;
+  --no-build     run the sources under tsx instead of compiling first (--build: compile even with --quick)
+  --ws-inflight N     WebSocket read leg: requests in flight per connection (default 1, as wrk's HTTP legs)
+  --ws-connections N  fan-out leg: connections subscribed to newHeads (default 5000)
+  --ws-heads N        fan-out leg: measured heads (default 30, quick 5)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -51,7 +60,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     outDir: DEFAULT_OUT,
     only: [],
     build: true,
+    wsInflight: 1,
+    wsConnections: 5_000,
+    wsHeads: 30,
   };
+  let wsHeadsGiven = false;
   let buildGiven = false;
   let secondsGiven = false;
   let warmupGiven = false;
@@ -108,6 +121,16 @@ export function parseOptions(argv: string[]): BenchOptions {
         options.build = false;
         buildGiven = true;
         break;
+      case '--ws-inflight':
+        options.wsInflight = Math.max(1, positive());
+        break;
+      case '--ws-connections':
+        options.wsConnections = Math.max(1, positive());
+        break;
+      case '--ws-heads':
+        options.wsHeads = Math.max(1, positive());
+        wsHeadsGiven = true;
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -118,6 +141,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (options.quick && !secondsGiven) options.seconds = 1;
   if (options.quick && !warmupGiven) options.warmupSeconds = 0;
   if (options.quick && !buildGiven) options.build = false;
+  if (options.quick && !wsHeadsGiven) options.wsHeads = 5;
   if (options.connections < options.threads) options.threads = options.connections;
   options.outDir = options.outDir.startsWith('/') ? options.outDir : join(process.cwd(), options.outDir);
   return options;

@@ -13,6 +13,8 @@ const TICKS_PER_SECOND = 100;
 export interface CpuSample {
   /** utime + stime of every thread of the process, in microseconds. */
   cpuMicros: number;
+  /** stime alone: the kernel's share (system calls, e.g. loopback TCP writes), in microseconds. */
+  systemMicros: number;
 }
 
 export function cpuSample(pid: number): CpuSample {
@@ -23,7 +25,10 @@ export function cpuSample(pid: number): CpuSample {
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`cannot parse /proc/${pid}/stat`);
-  return { cpuMicros: ((utime + stime) * 1_000_000) / TICKS_PER_SECOND };
+  return {
+    cpuMicros: ((utime + stime) * 1_000_000) / TICKS_PER_SECOND,
+    systemMicros: (stime * 1_000_000) / TICKS_PER_SECOND,
+  };
 }
 
 export interface MemorySample {

@@ -1,7 +1,8 @@
 /**
  * Turns leg results into the report: ratios to nginx and to direct (same scenario, same run; the cached
- * leg compares with plain single-read forwarding), the SPEC §7 targets (reported, never asserted), and
- * the Markdown table written next to the JSON.
+ * and WebSocket read legs compare with plain single-read forwarding, the WebSocket read leg also with
+ * Switchyard's HTTP single-read leg), the SPEC §7 and §12 targets (reported, never asserted), and the
+ * Markdown tables written next to the JSON.
  */
 import type { LegResult, Scenario } from './legs.js';
 
@@ -27,7 +28,7 @@ export interface BenchReport {
 }
 
 /** Which scenario's legs a scenario is compared with. */
-const BASELINE: Partial<Record<Scenario, Scenario>> = { cached: 'single' };
+const BASELINE: Partial<Record<Scenario, Scenario>> = { cached: 'single', wsread: 'single' };
 
 function find(legs: LegResult[], scenario: Scenario, target: LegResult['target']): LegResult | undefined {
   return legs.find((leg) => leg.scenario === scenario && leg.target === target && leg.status === 'ok');
@@ -39,10 +40,12 @@ export function addRatios(legs: LegResult[]): LegResult[] {
     const scenario = BASELINE[leg.scenario] ?? leg.scenario;
     const nginx = find(legs, scenario, 'nginx');
     const direct = find(legs, scenario, 'direct');
+    const http = leg.scenario === 'wsread' ? find(legs, 'single', 'switchyard') : undefined;
     return {
       ...leg,
       ...(nginx?.rps ? { ratio_to_nginx: Math.round((leg.rps / nginx.rps) * 1000) / 1000 } : {}),
       ...(direct?.rps ? { ratio_to_direct: Math.round((leg.rps / direct.rps) * 1000) / 1000 } : {}),
+      ...(http?.rps ? { ratio_to_http: Math.round((leg.rps / http.rps) * 1000) / 1000 } : {}),
     };
   });
 }
@@ -89,11 +92,36 @@ export function checkTargets(legs: LegResult[]): TargetCheck[] {
     goal: '≤ 0.2',
     ...(added === undefined ? {} : { value: added, met: added <= 0.2 }),
   });
+
+  // SPEC §12, WebSocket (issue 16).
+  ratio(
+    'WebSocket eth_blockNumber vs HTTP',
+    find(legs, 'wsread', 'switchyard'),
+    find(legs, 'single', 'switchyard'),
+    0.8,
+  );
+  const fanout = find(legs, 'wsfanout', 'switchyard');
+  const p99 = fanout?.fanout?.last_delivery_ms?.p99;
+  checks.push({
+    name: 'new head to every subscribed connection, p99',
+    unit: `ms (${fanout?.connections ?? 5000} connections)`,
+    goal: '≤ 100',
+    ...(p99 === undefined ? {} : { value: p99, met: p99 <= 100 }),
+  });
+  const perConnection = fanout?.fanout?.rss_per_idle_connection_bytes;
+  const kib = perConnection === undefined ? undefined : Math.round((perConnection / 1024) * 10) / 10;
+  checks.push({
+    name: 'RSS per idle subscribed WebSocket connection',
+    unit: 'KiB',
+    goal: '≤ 32',
+    ...(kib === undefined ? {} : { value: kib, met: kib <= 32 }),
+  });
   return checks;
 }
 
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const percent = (share: number | undefined): string => (share === undefined ? '–' : `${Math.round(share * 100)} %`);
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '–' : `${fmt(bytes / 1_048_576, 1)}`);
 
 export function markdown(report: BenchReport): string {
@@ -133,6 +161,7 @@ export function markdown(report: BenchReport): string {
       '(the cached leg with plain forwarding). ' +
       `Switchyard ran ${String(report.settings.switchyard_runtime ?? 'from the sources')}.`,
   );
+  lines.push(...websocketLines(report.legs));
   const unsettled = report.legs.filter((leg) => (leg.settled_ms ?? 0) > 0);
   if (unsettled.length > 0) {
     lines.push(
@@ -145,6 +174,59 @@ export function markdown(report: BenchReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The WebSocket legs' own tables (issue 16), when they ran: the read leg beside the HTTP one, and the fan-out. */
+function websocketLines(legs: LegResult[]): string[] {
+  const read = legs.find((leg) => leg.scenario === 'wsread' && leg.status === 'ok');
+  const fanout = legs.find((leg) => leg.scenario === 'wsfanout' && leg.status === 'ok');
+  const out: string[] = [];
+  if (read !== undefined) {
+    const http = find(legs, 'single', 'switchyard');
+    out.push(
+      '',
+      '### WebSocket request/answer beside HTTP',
+      '',
+      '| leg | conns × in flight | req/s | × HTTP | p50 ms | p99 ms | gateway CPU µs/req | of it kernel | upstream CPU µs/req | client CPU µs/req |',
+      '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    );
+    for (const leg of [http, read]) {
+      if (leg === undefined) continue;
+      const client = leg.scenario === 'wsread' ? fmt(leg.client_cpu_us_per_request, 1) : '(wrk)';
+      out.push(
+        `| ${leg.title} | ${leg.connections} × ${leg.inflight_per_connection ?? 1} | ${fmt(leg.rps)} | ` +
+          `${leg.scenario === 'wsread' ? fmt(leg.ratio_to_http, 2) : '1.00'} | ${fmt(leg.latency_ms?.p50, 3)} | ` +
+          `${fmt(leg.latency_ms?.p99, 3)} | ${fmt(leg.cpu_us_per_request, 1)} | ${percent(leg.cpu_system_share)} | ` +
+          `${fmt(leg.upstream_cpu_us_per_request, 1)} | ${client} |`,
+      );
+    }
+  }
+  const f = fanout?.fanout;
+  if (fanout !== undefined && f !== undefined) {
+    const ms = (s: { p50: number; p99: number; max: number } | undefined): string =>
+      s === undefined ? '–' : `${fmt(s.p50, 1)} / ${fmt(s.p99, 1)} / ${fmt(s.max, 1)}`;
+    out.push(
+      '',
+      `### newHeads fan-out: ${f.connections} connections, ${f.heads} heads (after ${f.warmup_heads} unmeasured)`,
+      '',
+      '| measure | value |',
+      '|---|--:|',
+      `| last delivery after the head's push, ms (p50 / p99 / max over heads) | ${ms(f.last_delivery_ms)} |`,
+      `| median delivery, ms (p50 / p99 / max over heads) | ${ms(f.median_delivery_ms)} |`,
+      `| first delivery, ms (p50 / p99 / max over heads) | ${ms(f.first_delivery_ms)} |`,
+      `| notification size | ${f.notification_bytes} B |`,
+      `| gateway CPU per head / per delivery (of it kernel) | ${fmt(f.gateway_cpu_ms_per_head, 1)} ms / ${fmt(fanout.cpu_us_per_request, 1)} µs (${percent(fanout.cpu_system_share)}) |`,
+      `| client process CPU per head | ${fmt(f.client_cpu_ms_per_head, 1)} ms |`,
+      `| gateway RSS before the connections → idle with them (after ${f.idle_ms} ms${f.rss_after_full_gc ? '; both right after a full GC' : ''}) | ${mib(f.rss_before_connections_bytes)} → ${mib(f.rss_idle_bytes)} MiB |`,
+      `| RSS per idle subscribed connection | ${fmt(f.rss_per_idle_connection_bytes / 1024, 1)} KiB |`,
+      `| opening and subscribing all connections | ${fmt(f.subscribe_seconds, 1)} s |`,
+      '',
+      "A head's clock starts right before the origin (in the client process) writes its newHeads notification " +
+        "to the gateway's push socket and stops when a client's 'message' event fires for it; origin and " +
+        'clients share one process, so both instants come from one clock (performance.now()).',
+    );
+  }
+  return out;
+}
+
 /** The lines printed at the end of a run: each Switchyard leg's ratios, then the targets. */
 export function summaryLines(report: BenchReport): string[] {
   const out: string[] = [];
@@ -152,6 +234,20 @@ export function summaryLines(report: BenchReport): string[] {
     if (leg.target !== 'switchyard') continue;
     if (leg.status !== 'ok') {
       out.push(`${leg.title}: ${leg.status}${leg.reason ? ` (${leg.reason})` : ''}`);
+      continue;
+    }
+    if (leg.fanout !== undefined) {
+      const last = leg.fanout.last_delivery_ms;
+      out.push(
+        `${leg.title}: ${leg.connections} connections, last delivery p50 ${fmt(last?.p50, 1)} ms, p99 ${fmt(last?.p99, 1)} ms; ` +
+          `${fmt(leg.fanout.rss_per_idle_connection_bytes / 1024, 1)} KiB RSS per idle connection`,
+      );
+      continue;
+    }
+    if (leg.ratio_to_http !== undefined) {
+      out.push(
+        `${leg.title}: ${fmt(leg.rps)} req/s = ${fmt(leg.ratio_to_http, 2)}× HTTP; p50 ${fmt(leg.latency_ms?.p50, 3)} ms`,
+      );
       continue;
     }
     out.push(

@@ -15,8 +15,14 @@ import { freePort } from './ports.js';
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO_ROOT, 'src', 'cli', 'run.ts');
 
-/** network name → upstream URL it forwards to */
-export type Routes = Record<string, string>;
+/** Connections one address may hold at the gateway in the bench (the fan-out leg opens up to this many). */
+export const WS_CLIENT_CEILING = 10_000;
+
+/**
+ * network name → the upstream URL it forwards to, or for the fan-out leg's network an origin with a
+ * `ws_address` (its newHeads push feeds the chain tracker) and a head poll interval.
+ */
+export type Routes = Record<string, string | { address: string; ws_address: string; head_poll_interval: string }>;
 
 export function switchyardConfig(options: {
   dataDir: string;
@@ -28,7 +34,9 @@ export function switchyardConfig(options: {
   const networks: Record<string, unknown> = {};
   const pools: unknown[] = [];
   let chainId = 900_001; // arbitrary, distinct per network; no monitor checks it
-  for (const [network, url] of Object.entries(options.routes)) {
+  for (const [network, route] of Object.entries(options.routes)) {
+    const origin =
+      typeof route === 'string' ? { address: route } : { address: route.address, ws_address: route.ws_address };
     networks[network] = {
       chain_id: chainId++,
       pools: [`${network}-pool`],
@@ -36,8 +44,9 @@ export function switchyardConfig(options: {
       // head polls too. Polled once an hour (once at start, before the legs), that leg measures the
       // pass-through it is about, not the tracker downloading 10 MiB a second.
       ...(network === 'large' ? { head_poll_interval: '1h' } : {}),
+      ...(typeof route === 'string' ? {} : { head_poll_interval: route.head_poll_interval }),
     };
-    pools.push({ name: `${network}-pool`, origins: [{ name: 'upstream', address: url }] });
+    pools.push({ name: `${network}-pool`, origins: [{ name: 'upstream', ...origin }] });
   }
   return {
     data_dir: options.dataDir,
@@ -45,6 +54,11 @@ export function switchyardConfig(options: {
     gateway: {
       listen: `127.0.0.1:${options.gatewayPort}`,
       ...(options.cacheMaxBytes === undefined ? {} : { cache_max_bytes: options.cacheMaxBytes }),
+      // Every bench client is 127.0.0.1: the fan-out leg's thousands of WebSockets need per-client
+      // ceilings above the defaults (256 connections per address, 64 WebSockets per client). The other
+      // legs open at most 32 connections, so this changes nothing for them.
+      max_connections_per_client: WS_CLIENT_CEILING,
+      websocket: { max_connections_per_client: WS_CLIENT_CEILING },
     },
     api: { listen: `127.0.0.1:${options.apiPort}` },
     networks,
@@ -55,10 +69,13 @@ export function switchyardConfig(options: {
 export class SwitchyardProcess {
   readonly gatewayUrl: string;
   readonly apiUrl: string;
+  /** The inspector's port when started with one. */
+  readonly inspectPort: number | undefined;
   readonly #child: Child;
 
-  private constructor(child: Child, gatewayPort: number, apiPort: number) {
+  private constructor(child: Child, gatewayPort: number, apiPort: number, inspectPort: number | undefined) {
     this.#child = child;
+    this.inspectPort = inspectPort;
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     this.apiUrl = `http://127.0.0.1:${apiPort}`;
   }
@@ -74,6 +91,8 @@ export class SwitchyardProcess {
     profileDir?: string;
     /** A compiled CLI (`…/cli/run.js`) to run with plain node, as installs do, instead of the sources under tsx. */
     compiledCli?: string;
+    /** Open the inspector on 127.0.0.1:port (the fan-out leg forces garbage collections through it). */
+    inspectPort?: number;
   }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
@@ -90,6 +109,7 @@ export class SwitchyardProcess {
       process.execPath,
       [
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
+        ...(options.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${options.inspectPort}`]),
         ...(options.compiledCli === undefined ? ['--import', 'tsx', CLI] : [options.compiledCli]),
         'serve',
         '--config',
@@ -100,7 +120,7 @@ export class SwitchyardProcess {
         env: { ...process.env, NODE_ENV: 'production' },
       },
     );
-    const server = new SwitchyardProcess(child, gatewayPort, apiPort);
+    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort);
     try {
       await child.waitForPort(gatewayPort, 60_000);
     } catch (err) {

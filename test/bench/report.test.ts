@@ -79,7 +79,7 @@ test('the Markdown table has a row per leg and says why a leg was skipped', () =
   const rows = md
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| leg') && !line.startsWith('| target'));
-  assert.equal(rows.length, legs.length + 4);
+  assert.equal(rows.length, legs.length + checkTargets(legs).length);
   assert.match(md, /skipped: nginx not found/);
   assert.match(md, /- a note/);
   assert.ok(summaryLines(report).some((line) => line.includes('0.60× nginx')));
@@ -103,4 +103,82 @@ test('the 10 MiB RSS target counts only the growth beyond the light-load leg of 
   assert.deepEqual([target?.value, target?.met], [1, true]);
   const notPerLeg = checkTargets([leg('large10mb', 'switchyard', { rss_growth_bytes: 1, peak_is_per_leg: false })]);
   assert.equal(notPerLeg.find((t) => t.name === '10 MiB pass-through RSS growth')?.value, undefined);
+});
+
+test('WebSocket legs: the read leg is compared with the HTTP leg, the fan-out gives its own targets and table', () => {
+  const fanout = {
+    connections: 5000,
+    heads: 30,
+    warmup_heads: 5,
+    notification_bytes: 1793,
+    last_delivery_ms: { p50: 60, p90: 80, p99: 120, mean: 65, max: 120 },
+    first_delivery_ms: { p50: 1, p90: 2, p99: 3, mean: 1, max: 3 },
+    median_delivery_ms: { p50: 30, p90: 40, p99: 50, mean: 31, max: 50 },
+    per_head: [],
+    missing: 0,
+    wrong: 0,
+    extra: 0,
+    closed_early: 0,
+    subscribe_seconds: 4,
+    idle_ms: 3000,
+    rss_after_full_gc: true,
+    rss_before_connections_bytes: 100 * 1_048_576,
+    rss_idle_bytes: 150 * 1_048_576,
+    rss_per_idle_connection_bytes: 10_486,
+    gateway_cpu_ms_per_head: 100,
+    client_cpu_ms_per_head: 90,
+    client_rss_bytes: 300 * 1_048_576,
+  };
+  const ws = addRatios([
+    leg('single', 'nginx', { rps: 20_000 }),
+    leg('single', 'switchyard', { rps: 12_000 }),
+    leg('wsread', 'switchyard', { rps: 10_800, inflight_per_connection: 1, cpu_system_share: 0.5 }),
+    leg('wsfanout', 'switchyard', {
+      rps: undefined,
+      connections: 5000,
+      latency_ms: fanout.last_delivery_ms,
+      fanout,
+    }),
+  ]);
+  const read = ws.find((l) => l.id === 'wsread-switchyard');
+  assert.deepEqual([read?.ratio_to_http, read?.ratio_to_nginx], [0.9, 0.54]);
+  const targets = Object.fromEntries(checkTargets(ws).map((t) => [t.name, t]));
+  assert.deepEqual(
+    [targets['WebSocket eth_blockNumber vs HTTP']?.value, targets['WebSocket eth_blockNumber vs HTTP']?.met],
+    [0.9, true],
+  );
+  const p99 = targets['new head to every subscribed connection, p99'];
+  assert.deepEqual([p99?.value, p99?.met, p99?.unit], [120, false, 'ms (5000 connections)']);
+  const rss = targets['RSS per idle subscribed WebSocket connection'];
+  assert.deepEqual([rss?.value, rss?.met], [10.2, true]);
+
+  const md = markdown({
+    schema: 'switchyard-bench/1',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:01:00.000Z',
+    mode: 'full',
+    machine: { cpus: 2, cpu_model: 'x', node: 'v20', load_average: [0, 0, 0] },
+    settings: { seconds: 10, connections: 32, threads: 1, large_connections: 1 },
+    notes: [],
+    legs: ws,
+    targets: checkTargets(ws),
+  });
+  assert.match(md, /\| wsread \| 32 × 1 \| 10,800 \| 0\.90 \|/);
+  assert.match(md, /newHeads fan-out: 5000 connections, 30 heads/);
+  assert.match(
+    md,
+    /\| last delivery after the head's push, ms \(p50 \/ p99 \/ max over heads\) \| 60\.0 \/ 120\.0 \/ 120\.0 \|/,
+  );
+  assert.match(md, /\| RSS per idle subscribed connection \| 10\.2 KiB \|/);
+  const summary = summaryLines({ ...({} as BenchReport), legs: ws, targets: checkTargets(ws) });
+  assert.ok(summary.some((line) => line.includes('0.90× HTTP')));
+  assert.ok(summary.some((line) => line.includes('last delivery p50 60.0 ms, p99 120.0 ms')));
+});
+
+test('options: the WebSocket legs have their own knobs', () => {
+  const full = parseOptions([]);
+  assert.deepEqual([full.wsInflight, full.wsConnections, full.wsHeads], [1, 5000, 30]);
+  assert.equal(parseOptions(['--quick']).wsHeads, 5);
+  const set = parseOptions(['--ws-inflight', '4', '--ws-connections', '100', '--ws-heads', '3', '--quick']);
+  assert.deepEqual([set.wsInflight, set.wsConnections, set.wsHeads], [4, 100, 3]);
 });
