@@ -29,6 +29,12 @@ export interface KeyRateLimit {
   readonly burst: number;
 }
 
+/** A key's rate limit as given (API, CLI), with the burst default of `gateway.rate_limit`: max(1, ceil(rate)). */
+export function keyRateLimit(input: { requests_per_second: number; burst?: number | undefined }): KeyRateLimit {
+  const rate = input.requests_per_second;
+  return { requests_per_second: rate, burst: input.burst ?? Math.max(1, Math.ceil(rate)) };
+}
+
 /** One usable key, as enforced. */
 export interface GatewayKeyRecord {
   /** 32 lowercase hex; the client identity (rate-limit bucket, quota, usage) of calls with this key. */

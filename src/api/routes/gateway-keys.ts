@@ -30,6 +30,7 @@ import {
   updateGatewayKey,
 } from '../../keys/key-queries.js';
 import { usageBetween } from '../../keys/usage-queries.js';
+import { keyRateLimit } from '../../model/gateway-keys.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
@@ -220,15 +221,7 @@ function applyKeyBody(config: Readonly<Config>, body: KeyBody, current: GatewayK
     name: body.name ?? current.name,
     enabled: body.enabled ?? current.enabled,
     networks: networks === null ? null : [...networks],
-    rate_limit:
-      rate === undefined
-        ? current.rate_limit
-        : rate === null
-          ? null
-          : {
-              requests_per_second: rate.requests_per_second,
-              burst: rate.burst ?? Math.max(1, Math.ceil(rate.requests_per_second)),
-            },
+    rate_limit: rate === undefined ? current.rate_limit : rate === null ? null : keyRateLimit(rate),
     daily_quota: body.daily_quota === undefined ? current.daily_quota : body.daily_quota,
   };
 }
