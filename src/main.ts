@@ -134,6 +134,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       store,
       accountId: config.account_id,
       logger: logger.child({ part: 'keys' }),
+      metrics,
     });
     stops.push(async () => keyDirectory.close());
     const quota = new LocalQuotaCounter();

@@ -8,8 +8,12 @@
  * So a disable, delete or roll made anywhere is refused everywhere within pollMs + one reload (< 1 s).
  * If the store is unreachable the last table stays in use and the failure is logged once per outage.
  * `snapshot()` gives the table as plain JSON for another process (GatewayKeySnapshot).
+ * Metrics (when given a registry): `switchyard_gateway_keys` (usable keys in the table) and
+ * `switchyard_gateway_key_reloads_total` (times the table was reloaded after a change). No key id or value
+ * is ever a label.
  */
 import type { Logger } from '../log.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
 import {
   type GatewayKeyRecord,
   type GatewayKeySnapshot,
@@ -27,6 +31,7 @@ export interface StoreKeyDirectoryOptions {
   accountId: string;
   logger: Logger;
   pollMs?: number;
+  metrics?: MetricsRegistry;
 }
 
 export class StoreKeyDirectory implements GatewayKeyTable {
@@ -41,6 +46,7 @@ export class StoreKeyDirectory implements GatewayKeyTable {
   #again = false;
   #failing = false;
   #generation = 0;
+  #reloads: { inc(): void } = { inc() {} };
 
   private constructor(options: StoreKeyDirectoryOptions) {
     this.#store = options.store;
@@ -51,6 +57,18 @@ export class StoreKeyDirectory implements GatewayKeyTable {
   /** Loads the first table (errors propagate: serve must not start with keys unknown) and starts polling. */
   static async start(options: StoreKeyDirectoryOptions): Promise<StoreKeyDirectory> {
     const directory = new StoreKeyDirectory(options);
+    if (options.metrics !== undefined) {
+      options.metrics.gauge(
+        'switchyard_gateway_keys',
+        'Usable gateway keys in the table the gateway authenticates with',
+        [],
+        () => directory.#table.snapshot().keys.length,
+      );
+      directory.#reloads = options.metrics.counter(
+        'switchyard_gateway_key_reloads_total',
+        'Times the gateway key table was reloaded after a change',
+      );
+    }
     await directory.#reload();
     directory.#timer = setInterval(() => void directory.#poll(), options.pollMs ?? DEFAULT_KEY_POLL_MS);
     directory.#timer.unref();
@@ -127,6 +145,7 @@ export class StoreKeyDirectory implements GatewayKeyTable {
     if (sameVersions(versions, this.#versions) && this.#generation > 0) return;
     this.#versions = versions;
     this.#generation += 1;
+    this.#reloads.inc();
     this.#table.replace({ version: String(this.#generation), keys });
   }
 }

@@ -58,6 +58,7 @@ describe('gateway keys on the gateway', () => {
   const lines: string[] = [];
   const clock = new ManualClock('2026-05-10T23:00:00Z');
   const values: string[] = [];
+  const ids: string[] = [];
   let keys: string;
 
   const create = async (body: Record<string, unknown> = {}): Promise<Key> => {
@@ -65,6 +66,7 @@ describe('gateway keys on the gateway', () => {
     assert.equal(res.status, 200);
     const key = res.body.result as Key;
     values.push(key.value);
+    ids.push(key.id);
     return key;
   };
   const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
@@ -224,6 +226,13 @@ describe('gateway keys on the gateway', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     assert.equal((await f.call('DELETE', `${keys}/${key.id}`)).status, 200);
     assert.equal(await closed, 1001);
+  });
+
+  it('metrics count the keys and never carry a key value or id', async () => {
+    const text = await (await fetch(`${f.app.apiUrl.replace(/\/client\/v4$/, '')}/metrics`)).text();
+    assert.match(text, /^switchyard_gateway_keys \d+$/m);
+    assert.match(text, /^switchyard_gateway_key_reloads_total \d+$/m);
+    for (const secret of [...values, ...ids]) assert.ok(!text.includes(secret));
   });
 });
 
