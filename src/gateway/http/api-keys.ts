@@ -4,18 +4,22 @@
  * headers). Keys are compared as SHA-256 digests in constant time and never logged. Whether a call
  * needs a key at all, and gateway keys stored as resources, are key-auth.ts's concern.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { keyDigest } from '../../model/gateway-keys.js';
 
 export class ApiKeys {
   readonly #digests: Buffer[];
 
   constructor(keys: readonly string[]) {
-    this.#digests = keys.map(digest);
+    this.#digests = keys.map((key) => Buffer.from(keyDigest(key), 'hex'));
   }
 
-  /** Whether `presented` is one of the configured keys (every key compared, in constant time). */
-  matches(presented: string): boolean {
-    const d = digest(presented);
+  /**
+   * Whether the key whose SHA-256 (lowercase hex, `keyDigest`) is `digest` is one of the configured keys
+   * (every key compared, in constant time).
+   */
+  matches(digest: string): boolean {
+    const d = Buffer.from(digest, 'hex');
     let ok = false;
     for (const known of this.#digests) ok = timingSafeEqual(known, d) || ok;
     return ok;
@@ -34,8 +38,4 @@ export function presentedKey(header: string | undefined, target: string): string
   const query = target.split('?')[1];
   if (query === undefined) return undefined;
   return new URLSearchParams(query).get('key') ?? undefined;
-}
-
-function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
 }

@@ -66,7 +66,11 @@ describe('GatewayAuth (static keys, gateway keys, require_key)', () => {
   it('require_key: no key is 401; a gateway key or a static key passes', () => {
     const auth = new GatewayAuth({ staticKeys: new ApiKeys([STATIC]), table: table(), requireKey: true });
     assert.equal(refused(() => auth.authenticate(undefined, '/v1/sepolia', 'sepolia')).httpStatus, 401);
-    assert.equal(auth.authenticate(`Bearer ${STATIC}`, '/v1/sepolia', 'sepolia'), STATIC);
+    // A static key's identity is derived from its digest, never the key itself.
+    assert.equal(
+      auth.authenticate(`Bearer ${STATIC}`, '/v1/sepolia', 'sepolia'),
+      `static:${keyDigest(STATIC).slice(0, 32)}`,
+    );
     assert.equal(auth.authenticate(`Bearer ${VALUE}`, '/v1/sepolia', 'sepolia'), ID);
   });
 

@@ -2,7 +2,9 @@
  * Who a gateway call is (SPEC §11), decided the same way for HTTP requests (edge.ts) and WebSocket
  * handshakes (ws/upgrade.ts). A key is presented as `Authorization: Bearer <key>` or `?key=<key>`
  * (api-keys.ts `presentedKey`); then:
- *   - one of the static `gateway.api_keys` → the client is that key (as before gateway keys existed);
+ *   - one of the static `gateway.api_keys` → the client is `static:` + the first 32 hex of the key's
+ *     SHA-256: an identity per key that is not the secret, so rate-limit buckets (which a shared backend
+ *     may store) and per-client maps never hold a key, and it cannot equal a gateway key's id;
  *   - a usable gateway key (GatewayKeyTable, looked up by the value's SHA-256) → the client is the
  *     key's id; a key with a `networks` list used on another network is 403 / -32003
  *     KEY_NETWORK_FORBIDDEN;
@@ -46,8 +48,9 @@ export class GatewayAuth {
         'This gateway requires an API key: send Authorization: Bearer <key> or append ?key=<key> to the URL.',
       );
     }
-    if (this.#options.staticKeys?.matches(presented)) return presented;
-    const key = this.#options.table?.lookup(keyDigest(presented));
+    const digest = keyDigest(presented);
+    if (this.#options.staticKeys?.matches(digest)) return `static:${digest.slice(0, 32)}`;
+    const key = this.#options.table?.lookup(digest);
     if (key === undefined) {
       throw new SwitchyardError(
         'GATEWAY_UNAUTHORIZED',
