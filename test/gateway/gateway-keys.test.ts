@@ -226,6 +226,17 @@ describe('gateway keys on the gateway', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     assert.equal((await f.call('DELETE', `${keys}/${key.id}`)).status, 200);
     assert.equal(await closed, 1001);
+
+    // A key whose networks no longer include the connection's network: closed too.
+    const wide = await create();
+    const second = new WebSocket(wsUrl('sepolia', `?key=${wide.value}`));
+    await new Promise((resolve, reject) => {
+      second.once('open', resolve);
+      second.once('error', reject);
+    });
+    const narrowed = new Promise<number>((resolve) => second.once('close', (code) => resolve(code)));
+    assert.equal((await f.call('PATCH', `${keys}/${wide.id}`, { body: { networks: ['holesky'] } })).status, 200);
+    assert.equal(await narrowed, 1001);
   });
 
   it('metrics count the keys and never carry a key value or id', async () => {

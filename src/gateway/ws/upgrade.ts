@@ -4,13 +4,14 @@
  * makes the HTTP checks, in HTTP's order, each refused with its HTTP status and the same JSON-RPC error
  * body as over HTTP (id null), then the connection closes:
  *   path (404) → method GET (405) → key as `Authorization: Bearer` or `?key=` (http/key-auth.ts, as over
- *   HTTP: 401, or 403 for a gateway key outside its networks) → network known (404) and not retired (410, with Sunset/Link) → rate limit (429, one token)
- *   → the client's WebSocket connections under `max_connections_per_client` (64; 429).
+ *   HTTP: 401, or 403 for a gateway key outside its networks) → network known (404) and not retired
+ *   (410, with Sunset/Link) → rate limit (429, one token) → the client's WebSocket connections under `max_connections_per_client` (64; 429).
  * Framing is the `ws` library's (`WebSocketServer` with noServer, `maxPayload` = gateway.max_body_bytes).
  * A deprecated network's Deprecation/Sunset/Link headers go on the 101 answer.
  * `close()` (shutdown) lets each connection send its answers in flight, then closes it with 1001.
- * A gateway key disabled, deleted or rolled while its connections are open: when the key table changes
- * (within 1 s of the change, anywhere), those connections are shut down the same way (1001).
+ * A gateway key disabled, deleted, rolled or no longer allowed on the connection's network while its
+ * connections are open: when the key table changes (within 1 s of the change, anywhere), those
+ * connections are shut down the same way (1001).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -61,7 +62,7 @@ export class WsGateway {
   /** Set by close(): a handshake arriving later (on a keep-alive connection) is dropped. */
   #closing = false;
   /** Open connections of gateway keys, with the key (id and value digest) each was opened with. */
-  readonly #keyed = new Map<WsConnection, { id: string; digest: string }>();
+  readonly #keyed = new Map<WsConnection, { id: string; digest: string; network: string }>();
   readonly #unsubscribe: (() => void) | undefined;
 
   constructor(options: WsGatewayOptions) {
@@ -74,8 +75,10 @@ export class WsGateway {
     });
     const keys = options.keys;
     this.#unsubscribe = keys?.onChange(() => {
-      for (const [connection, key] of this.#keyed) {
-        if (keys.byId(key.id)?.digest === key.digest) continue;
+      for (const [connection, opened] of this.#keyed) {
+        const now = keys.byId(opened.id);
+        const usable = now?.digest === opened.digest && (now.networks?.includes(opened.network) ?? true);
+        if (usable) continue;
         this.#keyed.delete(connection);
         void connection.shutdown();
       }
@@ -147,7 +150,7 @@ export class WsGateway {
       });
       this.#connections.add(connection);
       const key = this.#options.keys?.byId(client);
-      if (key !== undefined) this.#keyed.set(connection, { id: key.id, digest: key.digest });
+      if (key !== undefined) this.#keyed.set(connection, { id: key.id, digest: key.digest, network });
       connection.closed.then(() => {
         this.#connections.delete(connection);
         this.#keyed.delete(connection);
