@@ -15,7 +15,7 @@ import { keyDigest, StaticKeyTable } from '../model/gateway-keys.js';
 import { openStore, type Store } from '../store/database.js';
 import { createGatewayKey, deleteGatewayKey, rollGatewayKey, updateGatewayKey } from './key-queries.js';
 import { StoreKeyDirectory } from './store-key-directory.js';
-import { usageBetween } from './usage-queries.js';
+import { addUsage, usageBetween } from './usage-queries.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 const ROUTING = 'a1'.repeat(16);
@@ -137,6 +137,25 @@ describe('gateway keys in the store', () => {
       .where('id', '=', key.id)
       .executeTakeFirstOrThrow();
     assert.equal(row.last_used_on, '2026-06-02T00:00:01.000Z');
+  });
+
+  it('adds many rows at once (several statements of one transaction), and adds to rows already there', async () => {
+    const rows = Array.from({ length: 1201 }, (_, i) => ({
+      key_id: 'c'.repeat(32),
+      date: '2026-06-04',
+      network: `net-${i}`,
+      requests: 2,
+      errors: 1,
+    }));
+    await addUsage(store.db, rows);
+    await addUsage(store.db, rows.slice(0, 3));
+    const usage = await usageBetween(store.db, 'c'.repeat(32), '2026-06-04', '2026-06-04');
+    assert.equal(usage.length, 1201);
+    assert.equal(
+      usage.reduce((sum, row) => sum + row.requests, 0),
+      1204 * 2,
+    );
+    assert.equal(usage.find((row) => row.network === 'net-0')?.errors, 2);
   });
 
   it("seeds the daily quota from the store's usage of today (a restart keeps the count)", async () => {

@@ -15,14 +15,20 @@ export interface UsageRow {
   errors: number;
 }
 
-/** Adds these counts (one statement per row, in one transaction). */
+/** Rows per upsert statement: 5 parameters each stays far below either backend's parameter limit. */
+const CHUNK = 500;
+
+/**
+ * Adds these counts, in one transaction of multi-row upserts. Rows must be distinct by
+ * (key_id, date, network) — PostgreSQL refuses to update one row twice in one statement.
+ */
 export async function addUsage(db: Kysely<Database>, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.transaction().execute(async (tx) => {
-    for (const row of rows) {
+    for (let i = 0; i < rows.length; i += CHUNK) {
       await tx
         .insertInto('gateway_key_usage')
-        .values(row)
+        .values(rows.slice(i, i + CHUNK))
         .onConflict((oc) =>
           oc.columns(['key_id', 'date', 'network']).doUpdateSet({
             requests: sql`gateway_key_usage.requests + excluded.requests`,
