@@ -35,7 +35,8 @@ export function presentedKey(header: string | undefined, target: string): string
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match?.[1];
   }
-  const query = target.split('?')[1];
-  if (query === undefined) return undefined;
-  return new URLSearchParams(query).get('key') ?? undefined;
+  // The common request has no query: no string is made for it (this runs on every call).
+  const at = target.indexOf('?');
+  if (at === -1) return undefined;
+  return new URLSearchParams(target.slice(at + 1)).get('key') ?? undefined;
 }
