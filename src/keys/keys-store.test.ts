@@ -2,7 +2,8 @@
  * Gateway keys in the store (both backends): only the hash is stored; the directory's table holds the
  * routing account's enabled keys, follows this process's writes at once (refresh) and another
  * connection's writes by polling; its snapshot is plain JSON another process can load; usage adds up
- * across recorders, is flushed on stop, and seeds the daily quota after a restart.
+ * across recorders, survives a failed flush (kept for the next, logged once), is flushed on stop, and
+ * seeds the daily quota after a restart.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -156,6 +157,40 @@ describe('gateway keys in the store', () => {
       1204 * 2,
     );
     assert.equal(usage.find((row) => row.network === 'net-0')?.errors, 2);
+  });
+
+  it('a failed flush keeps its counts for the next one (logged once), so none is lost', async () => {
+    const key = await createGatewayKey(store.db, clock, ROUTING, FIELDS);
+    clock.set('2026-06-05T09:00:00Z');
+    const closed = await openStore(storeOptions(test.location));
+    await closed.close();
+    // The recorder reads `store.db` at each flush: first a closed connection, then the real one.
+    let db = closed.db;
+    const switching = {
+      dialect: store.dialect,
+      get db() {
+        return db;
+      },
+      close: async () => {},
+    } as Store;
+    const errors: string[] = [];
+    const recorder = await UsageRecorder.start({
+      store: switching,
+      clock,
+      logger: createLogger({ level: 'error', write: (line) => errors.push(line) }),
+      flushMs: 3_600_000,
+    });
+    recorder.count(key.id, 'sepolia', true);
+    await recorder.flush();
+    recorder.count(key.id, 'sepolia', false);
+    await recorder.flush();
+    assert.equal(errors.length, 1, 'one error line per outage');
+    assert.deepEqual(await usageBetween(store.db, key.id, '2026-06-05', '2026-06-05'), []);
+    db = store.db;
+    await recorder.stop();
+    assert.deepEqual(await usageBetween(store.db, key.id, '2026-06-05', '2026-06-05'), [
+      { date: '2026-06-05', network: 'sepolia', requests: 2, errors: 1 },
+    ]);
   });
 
   it("seeds the daily quota from the store's usage of today (a restart keeps the count)", async () => {
