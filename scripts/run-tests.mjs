@@ -41,6 +41,8 @@ const POSTGRES_SUITES = [
   'test/api/',
   'test/gateway/devnet-alert-seed.test.ts',
   'test/gateway/readiness.test.ts',
+  'test/gateway/gateway-keys.test.ts',
+  'src/keys/keys-store.test.ts',
   'test/health/keyed-origin.test.ts',
   'test/health/multi-process.test.ts',
   'test/health/store.test.ts',

@@ -1,5 +1,5 @@
 /**
- * The composition root: config → store → devnet → pool directory + health → gateway → API.
+ * The composition root: config → store → devnet → pool directory + gateway keys + health → gateway → API.
  * Nothing else wires parts together (the CLI only calls this). Start-up failures undo what was started;
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
  * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
@@ -16,9 +16,12 @@ import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
+import { LocalQuotaCounter } from './gateway/rpc/quota.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
+import { StoreKeyDirectory } from './keys/store-key-directory.js';
+import { UsageRecorder } from './keys/usage-recorder.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { HealthView } from './model/health-view.js';
@@ -125,6 +128,25 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     stops.push(async () => storeDirectory.close());
     const directory: PoolDirectory = storeDirectory;
 
+    // ── Gateway keys (SPEC §11): the routing account's keys, polled every 250 ms (a revoke anywhere is
+    //    refused here within 1 s); their usage is flushed to the store every second and on stop (after
+    //    the gateway listener closed, before the store does), which also seeds the daily quotas.
+    const keyDirectory = await StoreKeyDirectory.start({
+      store,
+      accountId: config.account_id,
+      logger: logger.child({ part: 'keys' }),
+      metrics,
+    });
+    stops.push(async () => keyDirectory.close());
+    const quota = new LocalQuotaCounter();
+    const usage = await UsageRecorder.start({
+      store,
+      clock,
+      logger: logger.child({ part: 'keys' }),
+      observeTotals: (date, totals, now) => quota.observe(date, totals, now),
+    });
+    stops.push(() => usage.stop());
+
     // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
     //    Events this process records nudge the notification service (started below), so alerts go out at
     //    once; its poll still picks up events recorded by other processes.
@@ -164,6 +186,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         logger: logger.child({ part: 'gateway' }),
         metrics,
         outbound,
+        keys: { table: keyDirectory, quota, usage },
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
@@ -198,6 +221,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         health: monitor,
         outbound,
         poolsChanged: () => storeDirectory.refresh(),
+        keysChanged: () => keyDirectory.refresh(),
       }),
     });
     const apiUrl = `${await named('api.listen', config.api.listen, api.listen())}${API_BASE_PATH}`;

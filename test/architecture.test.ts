@@ -31,6 +31,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'gateway',
     'health',
     'accounts',
+    'keys',
     'routing',
     'chain',
     'outbound',
@@ -39,14 +40,15 @@ const ALLOWED: Record<string, readonly string[]> = {
     'model',
     'store',
   ],
-  cli: ['main', 'accounts', 'pools', 'config', 'model', 'store'],
-  api: ['accounts', 'pools', 'health', 'notifications', 'outbound', 'config', 'model', 'store'],
+  cli: ['main', 'accounts', 'keys', 'pools', 'config', 'model', 'store'],
+  api: ['accounts', 'keys', 'pools', 'health', 'notifications', 'outbound', 'config', 'model', 'store'],
   devnet: ['notifications', 'pools', 'config', 'model', 'store'],
   notifications: ['health', 'pools', 'outbound', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   health: ['outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
+  keys: ['model', 'store'],
   routing: ['chain', 'model'],
   chain: ['model'],
   config: ['outbound', 'model'],
@@ -65,7 +67,11 @@ const ALLOWED: Record<string, readonly string[]> = {
 const NODE_ONLY = new Set(['http1', 'outbound']);
 
 /** Files allowed over 400 lines, each with the reason it stays one file. */
-const LONG_FILES: Record<string, string> = {};
+const LONG_FILES: Record<string, string> = {
+  'gateway/rpc/handler.ts':
+    'one body through single, batch and per-call paths that share the call context and its private steps ' +
+    '(refusal, request, call); the batch path moves out when issue 18 rebuilds it for speed',
+};
 
 const MAX_LINES = 400;
 

@@ -24,4 +24,6 @@ export interface ApiDeps {
    * it, so a client that gets the answer can use the pool on the gateway right away. Must not throw.
    */
   poolsChanged(): Promise<void>;
+  /** Called after every committed write to gateway keys, so the gateway's key table refreshes at once. */
+  keysChanged(): Promise<void>;
 }

@@ -24,6 +24,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     ].join('\n'),
     load: async () => (await import('./token.js')).token,
   },
+  key: {
+    summary: [
+      'key create [--name NAME] [--networks A,B] [--requests-per-second N [--burst N]] [--daily-quota N] [--disabled] [--config FILE]   print a new gateway key',
+      '  switchyard key list [--config FILE]   list the gateway keys (never their values)',
+      '  switchyard key revoke KEY_ID [--config FILE]   delete a gateway key; refused by every gateway within 1 s',
+    ].join('\n'),
+    load: async () => (await import('./key.js')).key,
+  },
   'migrate-notifications': {
     summary:
       'migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID] [--per-page N] [--dry-run] [--yes] [--config FILE]   move pool emails to policies',

@@ -68,6 +68,8 @@ const gateway = z.strictObject({
   max_connections_per_client: z.number().int().min(1).default(DEFAULTS.gateway.max_connections_per_client),
   /** When set, every gateway call needs `Authorization: Bearer <key>` or `?key=` with one of these. */
   api_keys: z.array(z.string().min(16)).optional(),
+  /** When true, calls without a key (static or a gateway key) get 401 (SPEC §11). */
+  require_key: z.boolean().default(DEFAULTS.gateway.require_key),
   /** Per-client (API key, else remote address) token bucket. */
   rate_limit: rateLimit.optional(),
   /**

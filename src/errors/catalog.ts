@@ -71,7 +71,18 @@ export const CATALOG = {
   GATEWAY_UNAUTHORIZED: {
     http: 401,
     rpc: -32003,
-    summary: 'The gateway requires an API key (gateway.api_keys) and none or an unknown one was sent.',
+    summary:
+      'No key where one is required (gateway.api_keys, gateway.require_key), or an unknown, disabled or deleted key.',
+  },
+  KEY_NETWORK_FORBIDDEN: {
+    http: 403,
+    rpc: -32003,
+    summary: "The gateway key may not call this network (outside the key's networks).",
+  },
+  KEY_QUOTA_EXCEEDED: {
+    http: 429,
+    rpc: -32005,
+    summary: 'The gateway key used its daily_quota for this UTC day; Retry-After says when the next day starts.',
   },
   NOT_FOUND: { http: 404, rpc: -32600, summary: 'No such path; JSON-RPC is served at POST /v1/{network}.' },
   // ── Gateway: HTTP framing (the listener, gateway/wire) ─────────────────────────────────────────

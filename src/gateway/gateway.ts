@@ -23,6 +23,11 @@
  * the same forwarder as clients (cache included); tests may put their own in its place
  * (`options.subscriptions`).
  *
+ * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key
+ * table, quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth
+ * (http/key-auth.ts) for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and
+ * usage. Without `options.keys` only static keys exist.
+ *
  * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go
  * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get
  * their answers in flight and 1001 while the listener finishes its HTTP requests; then the hub closes,
@@ -35,6 +40,7 @@ import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
 import type { PoolDirectory } from '../model/pool.js';
@@ -46,12 +52,14 @@ import { OriginRouter } from '../routing/router.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
+import { GatewayAuth } from './http/key-auth.js';
 import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
 import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
+import type { QuotaCounter } from './rpc/quota.js';
 import { RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
@@ -95,6 +103,8 @@ export interface GatewayOptions {
   buffers?: BufferPool;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
+  /** Gateway keys as resources: the table authenticated against, their daily quotas and usage. */
+  keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink };
 }
 
 export interface Gateway {
@@ -174,9 +184,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     maxBatch: settings.max_batch,
     metrics,
-    rateLimit: settings.rate_limit
-      ? { spec: rateSpec(settings.rate_limit), limiter: new RateLimiter(clock) }
-      : undefined,
+    // Always a limiter: a gateway key's own rate_limit applies even without gateway.rate_limit.
+    rateLimit: {
+      spec: settings.rate_limit ? rateSpec(settings.rate_limit) : undefined,
+      limiter: new RateLimiter(clock),
+    },
+    keys: options.keys,
     chain,
   });
   const subscriptionDeps: SubscriptionDeps = {
@@ -197,7 +210,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
       }),
     });
-  const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
   const readiness = new GatewayReadiness({
     networks: config.networks,
@@ -206,9 +218,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     store: options.storeReadiness,
     clock,
   });
+  const auth = new GatewayAuth({
+    staticKeys: settings.api_keys ? new ApiKeys(settings.api_keys) : undefined,
+    table: options.keys?.table,
+    requireKey: settings.require_key,
+  });
   const websocket = new WsGateway({
     handler,
-    apiKeys,
+    auth,
+    keys: options.keys?.table,
     trustedProxies,
     hub,
     limits: settings.websocket,
@@ -257,7 +275,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     gatewayEdge({
       handler,
-      apiKeys,
+      auth,
       trustedProxies,
       probes: probeEndpoints(readiness, logger),
       metrics,

@@ -5,6 +5,7 @@ import { healthMigration } from './migrations/002_health.js';
 import { notificationsMigration } from './migrations/003_notifications.js';
 import { tokenLifecycleMigration } from './migrations/004_token_lifecycle.js';
 import { originAddressesMigration } from './migrations/005_origin_addresses.js';
+import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '003_notifications': notificationsMigration,
   '004_token_lifecycle': tokenLifecycleMigration,
   '005_origin_addresses': originAddressesMigration,
+  '006_gateway_keys': gatewayKeysMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

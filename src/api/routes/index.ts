@@ -7,6 +7,7 @@ import type { Route } from '../route-table.js';
 import { accountTokenRoutes } from './account-tokens.js';
 import { policyRoutes } from './alert-policies.js';
 import { destinationRoutes } from './destinations.js';
+import { gatewayKeyRoutes } from './gateway-keys.js';
 import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
 import { notificationMigrationRoutes } from './notification-migration.js';
@@ -18,6 +19,7 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...userTokenRoutes(deps),
     ...accountTokenRoutes(deps),
     ...poolRoutes(deps),
+    ...gatewayKeyRoutes(deps),
     ...monitorRoutes(deps),
     ...policyRoutes(deps),
     ...destinationRoutes(deps),

@@ -1,49 +1,42 @@
 /**
- * Optional API keys (`gateway.api_keys`): when configured, every gateway call must carry one, as
+ * Static API keys (`gateway.api_keys`): keys written in the config, presented as
  * `Authorization: Bearer <key>` or as the query parameter `?key=<key>` (for clients that cannot set
- * headers). Keys are compared as SHA-256 digests in constant time and never logged. Without configured
- * keys the gateway is open (seed §5: gateway calls carry no credential).
+ * headers). Keys are compared as SHA-256 digests in constant time and never logged. Whether a call
+ * needs a key at all, and gateway keys stored as resources, are key-auth.ts's concern.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { SwitchyardError } from '../../errors/base.js';
+import { timingSafeEqual } from 'node:crypto';
+import { keyDigest } from '../../model/gateway-keys.js';
 
 export class ApiKeys {
   readonly #digests: Buffer[];
 
   constructor(keys: readonly string[]) {
-    this.#digests = keys.map(digest);
+    this.#digests = keys.map((key) => Buffer.from(keyDigest(key), 'hex'));
   }
 
   /**
-   * The key a request presents (validated), from its Authorization header or its request-target's
-   * `?key=`, or throws GATEWAY_UNAUTHORIZED.
+   * Whether the key whose SHA-256 (lowercase hex, `keyDigest`) is `digest` is one of the configured keys
+   * (every key compared, in constant time).
    */
-  authenticate(authorization: string | undefined, target: string): string {
-    const presented = presentedKey(authorization, target);
-    if (presented === undefined) {
-      throw new SwitchyardError(
-        'GATEWAY_UNAUTHORIZED',
-        'This gateway requires an API key: send Authorization: Bearer <key> or append ?key=<key> to the URL.',
-      );
-    }
-    const d = digest(presented);
+  matches(digest: string): boolean {
+    const d = Buffer.from(digest, 'hex');
     let ok = false;
     for (const known of this.#digests) ok = timingSafeEqual(known, d) || ok;
-    if (!ok) throw new SwitchyardError('GATEWAY_UNAUTHORIZED', 'Unknown API key; check the key you were given.');
-    return presented;
+    return ok;
   }
 }
 
-function presentedKey(header: string | undefined, target: string): string | undefined {
+/**
+ * The key a request presents: the `Authorization: Bearer` token when that header is present (another
+ * scheme presents none), else its request-target's `?key=`.
+ */
+export function presentedKey(header: string | undefined, target: string): string | undefined {
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match?.[1];
   }
-  const query = target.split('?')[1];
-  if (query === undefined) return undefined;
-  return new URLSearchParams(query).get('key') ?? undefined;
-}
-
-function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  // The common request has no query: no string is made for it (this runs on every call).
+  const at = target.indexOf('?');
+  if (at === -1) return undefined;
+  return new URLSearchParams(target.slice(at + 1)).get('key') ?? undefined;
 }

@@ -1,8 +1,10 @@
 /**
  * The gateway's HTTP edge: what happens to a request before it is JSON-RPC, and to an answer after.
  * Checks, in this order, each with its catalog error:
- *   path (404; `/healthz` and `/readyz` are answered first: probes.ts) → HTTP method (405 + Allow: POST; a GET is told that WebSocket needs `Upgrade: websocket`) → API key (401, when configured)
- *   → Content-Type (415) → body size (413, enforced by the listener while reading) → the JSON-RPC
+ *   path (404; `/healthz` and `/readyz` are answered first: probes.ts) → HTTP method (405 + Allow: POST;
+ *   a GET is told that WebSocket needs `Upgrade: websocket`) → key (key-auth.ts: 401 for a missing
+ *   required key or a bad one, 403 for a gateway key outside its networks) → Content-Type (415) → body
+ *   size (413, enforced by the listener while reading) → the JSON-RPC
  *   handler (rpc/handler.ts) for the network named by the path.
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
@@ -16,14 +18,14 @@ import type { Logger } from '../../log.js';
 import type { AddressRanges } from '../../model/ip-address.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
-import type { ApiKeys } from './api-keys.js';
 import { exchangeClient } from './client-address.js';
+import type { GatewayAuth } from './key-auth.js';
 import { edgeError, sendBody, sendError, sendStream } from './respond.js';
 
 export interface EdgeOptions {
   handler: RpcHandler;
-  /** Present when `gateway.api_keys` is configured. */
-  apiKeys: ApiKeys | undefined;
+  /** Static and resource keys, and whether a key is required (shared with the WebSocket handshake). */
+  auth: GatewayAuth;
   metrics: GatewayMetrics;
   logger: Logger;
   /** `gateway.trusted_proxies` (undefined when none): whose forwarding headers name the client. */
@@ -52,7 +54,7 @@ const PREFLIGHT = {
 
 /** The listener's application: every request through the checks above, every refusal answered. */
 export function gatewayEdge(options: EdgeOptions): Http1App {
-  const { handler, apiKeys, metrics, logger } = options;
+  const { handler, auth, metrics, logger } = options;
 
   const handle = (ex: ServerExchange, match: RegExpExecArray | null): Promise<void> | undefined => {
     if (!match) {
@@ -77,7 +79,8 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
         },
       );
     }
-    const key = apiKeys?.authenticate(ex.header('authorization'), ex.target);
+    const network = decodeNetwork(match[1] as string);
+    const key = auth.authenticate(ex.header('authorization'), ex.target, network);
     const type = mediaType(ex.header('content-type'));
     if (!JSON_TYPES.has(type)) {
       throw new SwitchyardError(
@@ -87,17 +90,16 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     }
     // The listener enforces max_body_bytes while reading (a RequestRefusal → BODY_TOO_LARGE, 413).
     const body = ex.bodyIfComplete();
-    if (body === undefined) return ex.readBody().then((late) => respond(ex, match, late, key));
-    return respond(ex, match, body, key);
+    if (body === undefined) return ex.readBody().then((late) => respond(ex, network, late, key));
+    return respond(ex, network, body, key);
   };
 
   const respond = (
     ex: ServerExchange,
-    match: RegExpExecArray,
+    network: string,
     body: Buffer,
     key: string | undefined,
   ): Promise<void> | undefined => {
-    const network = decodeNetwork(match[1] as string);
     // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
     const client = key ?? exchangeClient(ex, options.trustedProxies);
     const answer = handler.handle(network, body, client, () => ex.signal());

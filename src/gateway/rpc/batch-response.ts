@@ -6,8 +6,11 @@
  */
 import type { SwitchyardError } from '../../errors/base.js';
 
-/** One element's answer in a batch response (undefined: a notification, which gets no element). */
-export type BatchAnswer = { body: Buffer; error?: SwitchyardError } | undefined;
+/**
+ * One element's answer in a batch response (undefined: a notification, which gets no element); `error`
+ * when the gateway answered it with an error, `failed` when the origin did.
+ */
+export type BatchAnswer = { body: Buffer; error?: SwitchyardError; failed?: boolean } | undefined;
 
 const UPSTREAM_CODES = new Set(['NO_HEALTHY_ORIGIN', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT']);
 const OPEN = Buffer.from('[');

@@ -17,6 +17,8 @@
  * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
  * The batch's HTTP status: batch-response.ts. A WebSocket connection hands in an `RpcSession`
  * (session.ts): its own eth_subscribe/eth_unsubscribe, whole answers.
+ * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
+ * call of a key is counted to its usage there.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -25,7 +27,9 @@ import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
+import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
 import type { GatewayMetrics } from '../metrics.js';
+import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
@@ -34,7 +38,6 @@ import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
-import type { Limiter, RateSpec } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
@@ -54,6 +57,8 @@ interface CallAnswer {
   body: Buffer;
   rest?: Readable;
   length?: number;
+  /** The origin answered with a JSON-RPC `error`. */
+  failed?: boolean;
 }
 
 export interface RpcHandlerOptions {
@@ -62,8 +67,10 @@ export interface RpcHandlerOptions {
   clock: Clock;
   logger: Logger;
   maxBatch: number;
-  /** `gateway.rate_limit` (none: unlimited) and the buckets it is taken from. */
-  rateLimit?: { spec: RateSpec; limiter: Limiter } | undefined;
+  /** `gateway.rate_limit` and its buckets (admission.ts). */
+  rateLimit?: CallAdmissionOptions['rateLimit'];
+  /** Gateway keys: their table, daily quota and usage (admission.ts). */
+  keys?: CallAdmissionOptions['keys'];
   metrics?: GatewayMetrics | undefined;
   /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
   chain?: Pick<ChainView, 'networkHead'> | undefined;
@@ -78,14 +85,18 @@ interface CallContext {
   signal: () => ClientSignal | undefined;
   local: LocalMethods | undefined; // the session's (session.ts), as is `stream`
   stream: boolean;
+  /** The gateway key the client is, whose usage each call counts to. */
+  key: GatewayKeyRecord | undefined;
 }
 
 export class RpcHandler {
   readonly #routes: NetworkRoutes;
   readonly #options: RpcHandlerOptions;
+  readonly #admission: CallAdmission;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
+    this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
 
@@ -117,7 +128,7 @@ export class RpcHandler {
       const route = this.#routes.get(network);
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
-      this.#take(client, parsed.batch ? parsed.elements.length : 1);
+      const key = this.#admission.take(client, parsed.batch ? parsed.elements.length : 1);
       const context: CallContext = {
         network,
         route,
@@ -125,6 +136,7 @@ export class RpcHandler {
         signal: typeof signal === 'function' ? signal : () => signal,
         local: session?.local,
         stream: session?.stream ?? true,
+        key,
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
@@ -139,13 +151,14 @@ export class RpcHandler {
   /** WebSocket handshake checks as HTTP's (404, 410, a rate limit token: 429); returns deprecation headers. */
   admit(network: string, client: string): Readonly<Record<string, string>> {
     const headers = this.#routes.get(network).lifecycle.check();
-    this.#take(client, 1);
+    // The handshake is no call: it takes a rate-limit token, not a call of the key's quota.
+    this.#admission.take(client, 1, false);
     return headers;
   }
 
-  /** Takes `cost` calls from the client's rate-limit bucket, or throws RATE_LIMITED. */
-  #take(client: string, cost: number): void {
-    this.#options.rateLimit?.limiter.take(client, this.#options.rateLimit.spec, cost);
+  /** Counts one admitted call to its key's usage (a no-op for clients without a key). */
+  #count(context: CallContext, ok: boolean): void {
+    this.#admission.count(context.key, context.network, ok);
   }
 
   /** The whole request's error answer. */
@@ -160,12 +173,17 @@ export class RpcHandler {
     context: CallContext,
     headers: Readonly<Record<string, string>>,
   ): HttpAnswer | Promise<HttpAnswer> {
-    if (!element.ok)
+    if (!element.ok) {
+      this.#count(context, false);
       return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
+    }
     const call = element.call;
     if (context.local?.has(call.method)) {
       const answer = this.#local(call, context);
-      return answer === undefined ? { status: 204, body: undefined, headers } : { status: 200, headers, ...answer };
+      this.#count(context, answer?.error === undefined);
+      return answer === undefined
+        ? { status: 204, body: undefined, headers }
+        : { status: 200, headers, body: answer.body };
     }
     const forwarder = this.#options.forwarder;
     if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
@@ -174,10 +192,13 @@ export class RpcHandler {
       if (refusal !== undefined) throw refusal;
       const request = this.#request(call, context, true);
       const reply = forwarder.cached(request);
-      if (reply !== undefined) return { status: 200, headers, body: splice(reply, call) };
+      if (reply !== undefined) {
+        this.#count(context, reply.outcome?.key !== 'error');
+        return { status: 200, headers, body: splice(reply, call) };
+      }
       return this.#forwardSingle(call, context, headers, request);
     } catch (err) {
-      return this.#callFailed(call, err, headers);
+      return this.#callFailed(call, err, headers, context);
     }
   }
 
@@ -187,18 +208,27 @@ export class RpcHandler {
     headers: Readonly<Record<string, string>>,
     checked?: UpstreamRequest,
   ): Promise<HttpAnswer> {
+    let answer: CallAnswer | undefined;
     try {
-      const answer = await this.#call(call, context, true, checked);
-      if (answer === undefined) return { status: 204, body: undefined, headers };
-      if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
-      return { status: 200, headers, ...answer };
+      answer = await this.#call(call, context, true, checked);
     } catch (err) {
-      return this.#callFailed(call, err, headers);
+      return this.#callFailed(call, err, headers, context);
     }
+    this.#count(context, answer?.failed !== true);
+    if (answer === undefined) return { status: 204, body: undefined, headers };
+    if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
+    const { body, rest, length } = answer;
+    return { status: 200, headers, body, rest, ...(length === undefined ? {} : { length }) };
   }
 
   /** A single call's error answer (204 for a notification: nobody may be answered). */
-  #callFailed(call: RpcCall, err: unknown, headers: Readonly<Record<string, string>>): HttpAnswer {
+  #callFailed(
+    call: RpcCall,
+    err: unknown,
+    headers: Readonly<Record<string, string>>,
+    context: CallContext,
+  ): HttpAnswer {
+    this.#count(context, call.id === undefined);
     if (call.id === undefined) return { status: 204, body: undefined, headers };
     const error = asSwitchyardError(err, this.#options.logger);
     return {
@@ -229,9 +259,12 @@ export class RpcHandler {
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
         if ('sent' in outcome || call.id === undefined) return undefined;
-        return { body: splice(outcome.reply, call) };
+        return { body: splice(outcome.reply, call), failed: outcome.reply.outcome?.key === 'error' };
       }),
     );
+    if (context.key !== undefined) {
+      for (const answer of answers) this.#count(context, answer === undefined || (!answer.error && !answer.failed));
+    }
     return { ...batchResponse(answers), headers };
   }
 
@@ -249,7 +282,7 @@ export class RpcHandler {
   async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
     try {
       const answer = await this.#call(call, context, false);
-      return answer === undefined ? undefined : { body: answer.body };
+      return answer === undefined ? undefined : { body: answer.body, failed: answer.failed === true };
     } catch (err) {
       return this.#batchFailure(call, context, err);
     }
@@ -358,7 +391,7 @@ export class RpcHandler {
         return undefined;
       }
       const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
-      if (reply.rest === undefined) return { body };
+      if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error' };
       if (reply.length === undefined) return { body, rest: reply.rest };
       const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
       return { body, rest: reply.rest, length };

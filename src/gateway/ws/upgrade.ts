@@ -3,12 +3,15 @@
  * the http1 upgrade hook (ws:// on a plain listener, wss:// when `gateway.tls` is set). The handshake
  * makes the HTTP checks, in HTTP's order, each refused with its HTTP status and the same JSON-RPC error
  * body as over HTTP (id null), then the connection closes:
- *   path (404) → method GET (405) → API key as `Authorization: Bearer` or `?key=` (401, when configured)
- *   → network known (404) and not retired (410, with Sunset/Link) → rate limit (429, one token)
- *   → the client's WebSocket connections under `max_connections_per_client` (64; 429).
+ *   path (404) → method GET (405) → key as `Authorization: Bearer` or `?key=` (http/key-auth.ts, as over
+ *   HTTP: 401, or 403 for a gateway key outside its networks) → network known (404) and not retired
+ *   (410, with Sunset/Link) → rate limit (429, one token) → the client's WebSocket connections under `max_connections_per_client` (64; 429).
  * Framing is the `ws` library's (`WebSocketServer` with noServer, `maxPayload` = gateway.max_body_bytes).
  * A deprecated network's Deprecation/Sunset/Link headers go on the 101 answer.
  * `close()` (shutdown) lets each connection send its answers in flight, then closes it with 1001.
+ * A gateway key disabled, deleted, rolled or no longer allowed on the connection's network while its
+ * connections are open: when the key table changes (within 1 s of the change, anywhere), those
+ * connections are shut down the same way (1001).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -16,10 +19,11 @@ import { WebSocketServer } from 'ws';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
+import type { GatewayKeyTable } from '../../model/gateway-keys.js';
 import type { AddressRanges } from '../../model/ip-address.js';
-import type { ApiKeys } from '../http/api-keys.js';
 import { exchangeClient } from '../http/client-address.js';
 import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
+import type { GatewayAuth } from '../http/key-auth.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 import type { RpcHandler } from '../rpc/handler.js';
 import type { Subscriptions } from '../rpc/subscriptions-port.js';
@@ -28,7 +32,10 @@ import type { WsMetrics } from './metrics.js';
 
 export interface WsGatewayOptions {
   handler: RpcHandler;
-  apiKeys: ApiKeys | undefined;
+  /** Static and resource keys, and whether a key is required (shared with the HTTP edge). */
+  auth: GatewayAuth;
+  /** The gateway keys: their connections end when the key stops being usable. */
+  keys?: GatewayKeyTable | undefined;
   /** `gateway.trusted_proxies`: the client address (http/client-address.ts) keys rate limit and per-client count. */
   trustedProxies: AddressRanges | undefined;
   /** The subscription hub; without it eth_subscribe answers WS_SUBSCRIPTIONS_UNAVAILABLE. */
@@ -58,6 +65,9 @@ export class WsGateway {
   readonly #perClient = new Map<string, number>();
   /** Set by close(): a handshake arriving later (on a keep-alive connection) is dropped. */
   #closing = false;
+  /** Open connections of gateway keys, with the key (id and value digest) each was opened with. */
+  readonly #keyed = new Map<WsConnection, { id: string; digest: string; network: string }>();
+  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(options: WsGatewayOptions) {
     this.#options = options;
@@ -66,6 +76,16 @@ export class WsGateway {
     this.#server.on('headers', (headers, req) => {
       const extra = (req as unknown as { extra?: Record<string, string> }).extra ?? {};
       for (const name in extra) headers.push(`${name}: ${extra[name]}`);
+    });
+    const keys = options.keys;
+    this.#unsubscribe = keys?.onChange(() => {
+      for (const [connection, opened] of this.#keyed) {
+        const now = keys.byId(opened.id);
+        const usable = now?.digest === opened.digest && (now.networks?.includes(opened.network) ?? true);
+        if (usable) continue;
+        this.#keyed.delete(connection);
+        void connection.shutdown();
+      }
     });
   }
 
@@ -92,8 +112,8 @@ export class WsGateway {
           headers: { allow: 'GET' },
         });
       }
-      const key = this.#options.apiKeys?.authenticate(ex.header('authorization'), ex.target);
       network = decodeNetwork(match[1] as string);
+      const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
       client = key ?? exchangeClient(ex, this.#options.trustedProxies);
       extra = this.#options.handler.admit(network, client);
       const limit = this.#options.limits.max_connections_per_client;
@@ -133,8 +153,11 @@ export class WsGateway {
         logger: this.#options.logger,
       });
       this.#connections.add(connection);
+      const key = this.#options.keys?.byId(client);
+      if (key !== undefined) this.#keyed.set(connection, { id: key.id, digest: key.digest, network });
       connection.closed.then(() => {
         this.#connections.delete(connection);
+        this.#keyed.delete(connection);
         this.#count(client, -1);
       });
     });
@@ -144,6 +167,7 @@ export class WsGateway {
   /** Answers in flight go out, then every connection closes with 1001. */
   async close(): Promise<void> {
     this.#closing = true;
+    this.#unsubscribe?.();
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
   }
 

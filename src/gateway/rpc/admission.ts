@@ -1,0 +1,58 @@
+/**
+ * What a request spends before its calls run (handler.ts): rate-limit tokens, and for gateway keys
+ * (SPEC §11) their daily quota; and what each admitted call of a key counts to its usage.
+ *
+ * - Rate limit: `gateway.rate_limit` per client (API key, gateway key id, else remote address) through
+ *   the Limiter port (rate-limit.ts). A gateway key's own `rate_limit` replaces it for the key's calls
+ *   (bucket = the key id); a key without one takes `gateway.rate_limit` in that bucket.
+ * - Quota: after the rate limit, a key with `daily_quota` spends the request's calls from it (quota.ts,
+ *   429 KEY_QUOTA_EXCEEDED). A WebSocket handshake takes a rate-limit token but no quota (it is no call).
+ * - Usage: every call admitted past both counts once to the key (`KeyUsageSink`), `ok` false when its
+ *   answer is a JSON-RPC error — made by the gateway (invalid request, method policy, params, upstream
+ *   failure) or the origin's own `error` answer. A notification has no answer and counts as ok; a large
+ *   streamed answer is passed on unread and counts as ok. A body refused whole (unknown or retired
+ *   network, unparsable JSON, empty or oversized batch, rate limit, quota, and the 401/403 of the edge)
+ *   counts nothing.
+ * A client that is no usable key's id (the table is asked by id) is limited as before and counts nothing.
+ */
+import type { Clock } from '../../clock.js';
+import type { GatewayKeyRecord, GatewayKeyTable, KeyUsageSink } from '../../model/gateway-keys.js';
+import type { QuotaCounter } from './quota.js';
+import type { Limiter, RateSpec } from './rate-limit.js';
+
+export interface CallAdmissionOptions {
+  /** `gateway.rate_limit` (`spec`; none: unlimited except keys with their own) and the buckets. */
+  rateLimit?: { spec: RateSpec | undefined; limiter: Limiter } | undefined;
+  /** Gateway keys: the table the client's key is found in (by id), its daily quota and its usage. */
+  keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink } | undefined;
+  clock: Clock;
+}
+
+export class CallAdmission {
+  readonly #options: CallAdmissionOptions;
+
+  constructor(options: CallAdmissionOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Takes `cost` calls from the client's bucket (RATE_LIMITED), then, when `quota`, from its key's daily
+   * quota (KEY_QUOTA_EXCEEDED). Returns the client's gateway key, if it is one.
+   */
+  take(client: string, cost: number, quota = true): GatewayKeyRecord | undefined {
+    const keys = this.#options.keys;
+    const key = keys?.table.byId(client);
+    const limit = this.#options.rateLimit;
+    const spec = key?.rate_limit ?? limit?.spec;
+    if (limit !== undefined && spec !== undefined) limit.limiter.take(client, spec, cost);
+    if (quota && key !== undefined && key.daily_quota !== null) {
+      keys?.quota.spend(key.id, key.daily_quota, cost, this.#options.clock.now());
+    }
+    return key;
+  }
+
+  /** Counts one admitted call of `key` (none: nothing to count). */
+  count(key: GatewayKeyRecord | undefined, network: string, ok: boolean): void {
+    if (key !== undefined) this.#options.keys?.usage.count(key.id, network, ok);
+  }
+}
