@@ -1,0 +1,184 @@
+/**
+ * Rate limits shared by every worker and instance (SPEC §11): the `Limiter` port answered from token
+ * budgets leased from a global bucket (`LeaseBackend`: Redis, or the control process), so `take` stays
+ * synchronous and the hot path never waits for a network round trip.
+ *
+ * Per bucket this process holds `tokens` it was granted. A call spends them or is refused at once (429,
+ * Retry-After, as the local RateLimiter). The lease size L is ≈ LEASE_MS (50 ms) of the bucket's rate,
+ * at least 1 token and at most `burst`. When the held tokens fall below L/2 (or below a refused call's
+ * cost) one ask goes out for the bucket (one in flight per bucket; the asks of one event-loop turn go as
+ * one batch), for L − held tokens. The backend grants min(want, what its bucket holds); a short grant
+ * means the global bucket is empty, so the next ask waits until the bucket could have refilled the
+ * rest (at most 1 s). A bucket this process has not seen starts with a provisional allowance P =
+ * max(L, the first call's cost), owed to the backend: the next grants repay it before adding tokens.
+ *
+ * Bounds, for one bucket of rate r and burst B over any window of t seconds, n processes serving it:
+ * - over-admission: admitted ≤ B + r·t (all the backend can grant in the window) + what the processes
+ *   held at the window's start (≤ n·max(L, c), c = the largest call cost refused) + provisional
+ *   allowances not yet repaid at its end (≤ n·P; a process forgets a debt only when the bucket falls out
+ *   of its 100 000 most recent).
+ * - under-admission, for a client that keeps every process busy at or above r: admitted ≥ B + r·t −
+ *   what the processes hold at the window's end (≤ n·max(L, c)). Grants are fractional, so refill is
+ *   never lost to rounding; a burst arriving faster than one backend round trip per lease is admitted
+ *   at about L per round trip, the rest refused.
+ * With r = 50, B = 50, n = 2 and single calls that is ±2·2.5 (+2·2.5 provisional) tokens on 550 in 10 s.
+ *
+ * Fail open: when a lease fails (backend unreachable, or no answer in LEASE_TIMEOUT_MS) the process
+ * limits alone with `fallback` (RateLimiter semantics: each process admits up to the full limit) — no
+ * call is ever refused because the backend is down; shared-status.ts logs the outage once, shows it as a
+ * metric and lets one ask through per second to notice the backend's return.
+ */
+import type { Clock } from '../../clock.js';
+import type { LeaseAsk, LeaseBackend } from '../../model/shared-limits.js';
+import { type Limiter, RateLimiter, type RateSpec, rateLimited } from './rate-limit.js';
+import type { SharedLimitsStatus } from './shared-status.js';
+
+/** The lease size in ms of a bucket's rate. */
+export const LEASE_MS = 50;
+/** A lease not answered within this many ms counts as a backend failure. */
+export const LEASE_TIMEOUT_MS = 1_000;
+/** The longest wait before asking again a bucket that came back short. */
+const MAX_RETRY_MS = 1_000;
+const MAX_BUCKETS = 100_000;
+
+interface Held {
+  /** Granted and not spent (≥ 0, fractional). */
+  tokens: number;
+  /** Provisional tokens spent before the backend granted any; repaid from the next grants. */
+  owed: number;
+  /** The largest cost refused since the last grant (the next ask covers it). */
+  need: number;
+  asking: boolean;
+  /** No ask before this time (ms): the global bucket came back short. */
+  retryAt: number;
+}
+
+interface PendingLease {
+  held: Held;
+  spec: RateSpec;
+  ask: LeaseAsk;
+}
+
+/** Tokens one lease brings: LEASE_MS of the rate, at least 1, at most the burst. */
+export function leaseSize(spec: RateSpec): number {
+  return Math.min(spec.burst, Math.max(1, (spec.requests_per_second * LEASE_MS) / 1000));
+}
+
+export interface LeasedLimiterOptions {
+  backend: LeaseBackend;
+  status: SharedLimitsStatus;
+  clock: Clock;
+  /** Decides while the backend is unreachable (default: this process's own buckets). */
+  fallback?: Limiter;
+}
+
+export class LeasedLimiter implements Limiter {
+  readonly #backend: LeaseBackend;
+  readonly #status: SharedLimitsStatus;
+  readonly #clock: Clock;
+  readonly #fallback: Limiter;
+  readonly #held = new Map<string, Held>();
+  #queue: PendingLease[] = [];
+  #flushScheduled = false;
+
+  constructor(options: LeasedLimiterOptions) {
+    this.#backend = options.backend;
+    this.#status = options.status;
+    this.#clock = options.clock;
+    this.#fallback = options.fallback ?? new RateLimiter(options.clock);
+  }
+
+  take(bucket: string, spec: RateSpec, cost: number): void {
+    if (cost > spec.burst) throw rateLimited(spec, cost, 0);
+    const size = leaseSize(spec);
+    const held = this.#remember(bucket, this.#held.get(bucket) ?? provisional(Math.max(size, cost)));
+    if (this.#status.down) {
+      this.#status.fellBack();
+      if (!held.asking && this.#status.probeDue()) this.#ask(bucket, held, spec, size);
+      this.#fallback.take(bucket, spec, cost);
+      return;
+    }
+    const admitted = held.tokens >= cost;
+    if (admitted) held.tokens -= cost;
+    else held.need = Math.max(held.need, cost);
+    if (
+      !held.asking &&
+      (held.owed > 0 || held.tokens < size / 2 || held.tokens < held.need) &&
+      this.#clock.now() >= held.retryAt
+    ) {
+      this.#ask(bucket, held, spec, size);
+    }
+    if (!admitted) throw rateLimited(spec, cost, held.tokens);
+  }
+
+  #ask(bucket: string, held: Held, spec: RateSpec, size: number): void {
+    held.asking = true;
+    const want = Math.max(0, Math.max(size, held.need) - held.tokens) + held.owed;
+    this.#queue.push({
+      held,
+      spec,
+      ask: { bucket, rate: spec.requests_per_second, burst: spec.burst, want: Math.max(want, Number.MIN_VALUE) },
+    });
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      // The asks of this event-loop turn go as one batch (one round trip).
+      setImmediate(() => void this.#flush());
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    let grants: number[];
+    try {
+      grants = await withTimeout(this.#backend.lease(batch.map((p) => p.ask)), LEASE_TIMEOUT_MS);
+    } catch (err) {
+      for (const pending of batch) pending.held.asking = false;
+      this.#status.failed(err);
+      return;
+    }
+    this.#status.succeeded();
+    const now = this.#clock.now();
+    for (const [i, pending] of batch.entries()) receive(pending, grants[i] ?? 0, now);
+  }
+
+  /** Marks `held` most recently used, dropping the least recently used beyond MAX_BUCKETS. */
+  #remember(bucket: string, held: Held): Held {
+    this.#held.delete(bucket);
+    this.#held.set(bucket, held);
+    if (this.#held.size > MAX_BUCKETS) {
+      const oldest = this.#held.keys().next().value;
+      if (oldest !== undefined) this.#held.delete(oldest);
+    }
+    return held;
+  }
+}
+
+function provisional(tokens: number): Held {
+  return { tokens, owed: tokens, need: 0, asking: false, retryAt: 0 };
+}
+
+/** Applies a grant: repay the provisional debt, keep the rest; a short grant defers the next ask. */
+function receive(pending: PendingLease, granted: number, now: number): void {
+  const { held, ask, spec } = pending;
+  held.asking = false;
+  const repaid = Math.min(held.owed, granted);
+  held.owed -= repaid;
+  held.tokens += granted - repaid;
+  held.need = 0;
+  const short = ask.want - granted;
+  held.retryAt = short > 1e-9 ? now + Math.min(MAX_RETRY_MS, (short / spec.requests_per_second) * 1000) : 0;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
