@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { startTestRedis, type TestRedis } from '../../test/helpers/redis.js';
+import { createLogger } from '../log.js';
+import { RedisLeaseBackend, RedisQuotaBackend } from './redis-backend.js';
+import { connectRedis, whenReady } from './redis-client.js';
+
+describe('RedisLeaseBackend and RedisQuotaBackend (real redis-server)', () => {
+  let server: TestRedis;
+  let redis: Redis;
+  before(async () => {
+    server = await startTestRedis();
+    redis = connectRedis(server.url, { purpose: 'test', logger: createLogger({ level: 'silent' }) });
+    assert.equal(await whenReady(redis, 5_000), true);
+  });
+  after(async () => {
+    redis.disconnect();
+    await server.stop();
+  });
+
+  test('a new bucket starts full, never grants more than it holds, and refills by elapsed time', async () => {
+    const backend = new RedisLeaseBackend(redis);
+    const ask = { bucket: 'refill', rate: 100, burst: 10 };
+    assert.deepEqual(await backend.lease([{ ...ask, want: 4 }]), [4]);
+    const [rest] = await backend.lease([{ ...ask, want: 100 }]);
+    assert.ok(rest !== undefined && rest >= 6 && rest < 6.5, `the remaining 6 (+ refill of a few ms): ${rest}`);
+    const started = Date.now();
+    let total = 0;
+    while (total < 5 && Date.now() - started < 5_000) {
+      const [granted] = await backend.lease([{ ...ask, want: 5 - total }]);
+      total += granted ?? 0;
+    }
+    const elapsed = Date.now() - started;
+    assert.ok(Math.abs(total - 5) < 1e-9, `granted ${total}`);
+    assert.ok(elapsed >= 40, `5 tokens at 100/s take ≥ 50 ms (within Redis TIME's resolution): ${elapsed} ms`);
+  });
+
+  test('asks of one batch are answered in order, each bucket on its own', async () => {
+    const backend = new RedisLeaseBackend(redis);
+    const grants = await backend.lease([
+      { bucket: 'batch-a', rate: 1, burst: 3, want: 5 },
+      { bucket: 'batch-b', rate: 1, burst: 7, want: 2 },
+      { bucket: 'batch-a', rate: 1, burst: 3, want: 5 },
+    ]);
+    assert.equal(grants[0], 3);
+    assert.equal(grants[1], 2);
+    assert.ok((grants[2] ?? 1) < 0.01, `batch-a is empty: ${grants[2]}`);
+  });
+
+  test('bucket names (which may be API keys) never reach Redis in clear; keys expire once full again', async () => {
+    const backend = new RedisLeaseBackend(redis);
+    const secret = 'sk_live_super_secret_client_key';
+    await backend.lease([{ bucket: secret, rate: 2, burst: 4, want: 3 }]);
+    const keys = await redis.keys('switchyard:*');
+    assert.ok(keys.length > 0);
+    assert.ok(
+      keys.every((key) => !key.includes(secret) && !key.includes('refill')),
+      keys.join(' '),
+    );
+    const [key] = keys.filter((k) => k.startsWith('switchyard:rl:'));
+    assert.ok(key !== undefined);
+    const ttls = await Promise.all(keys.filter((k) => k.startsWith('switchyard:rl:')).map((k) => redis.pttl(k)));
+    // 3 of 4 tokens missing at 2/s: full again in 1.5 s, kept 1 s longer.
+    assert.ok(
+      ttls.some((ttl) => ttl > 2_000 && ttl <= 2_500),
+      `a TTL of ≈ 2.5 s: ${ttls.join(', ')}`,
+    );
+    assert.ok(ttls.every((ttl) => ttl > 0));
+  });
+
+  test('the script is loaded again when Redis forgot it (SCRIPT FLUSH, a restart)', async () => {
+    const backend = new RedisLeaseBackend(redis);
+    await redis.script('FLUSH');
+    assert.deepEqual(await backend.lease([{ bucket: 'flushed', rate: 1, burst: 2, want: 1 }]), [1]);
+    assert.deepEqual(
+      await new RedisQuotaBackend(redis).reserve([{ key: 'flushed', date: '2026-01-01', quota: 5, want: 2 }]),
+      [2],
+    );
+  });
+
+  test('a daily quota is never granted beyond, per key and day; counters expire after two days', async () => {
+    const backend = new RedisQuotaBackend(redis);
+    const day = { key: 'key_1', date: '2026-11-24', quota: 10 };
+    assert.deepEqual(
+      await backend.reserve([
+        { ...day, want: 4 },
+        { ...day, want: 4 },
+        { ...day, want: 4 },
+      ]),
+      [4, 4, 2],
+    );
+    assert.deepEqual(await backend.reserve([{ ...day, want: 1 }]), [0]);
+    assert.deepEqual(await backend.reserve([{ ...day, date: '2026-11-25', want: 3 }]), [3], 'a new day');
+    assert.deepEqual(await backend.reserve([{ ...day, key: 'key_2', want: 3 }]), [3], 'another key');
+    assert.deepEqual(
+      await backend.reserve([{ ...day, quota: 12, want: 5 }]),
+      [2],
+      'a raised quota grants the difference',
+    );
+    const keys = await redis.keys('switchyard:quota:*');
+    assert.ok(keys.every((key) => !key.includes('key_1')));
+    const ttl = await redis.ttl(keys[0] as string);
+    assert.ok(ttl > 172_000 && ttl <= 172_800, `two days: ${ttl}`);
+  });
+});
