@@ -3,7 +3,8 @@
  * Nothing else wires parts together (the CLI only calls this). Start-up failures undo what was started;
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
  * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
- * processes, then the store.
+ * processes, then the store. With `redis_url`, the gateway's rate limits are leased from Redis and shared
+ * by every instance (`sharedLimits` below, SPEC §11).
  */
 
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
@@ -16,12 +17,18 @@ import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
+import { LeasedLimiter } from './gateway/rpc/leased-limiter.js';
+import type { Limiter } from './gateway/rpc/rate-limit.js';
+import { SharedLimitsStatus } from './gateway/rpc/shared-status.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
+import { RedisLeaseBackend } from './limits/redis-backend.js';
+import { connectRedis, whenReady } from './limits/redis-client.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { HealthView } from './model/health-view.js';
+import { maskAddress } from './model/origin-address.js';
 import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
@@ -148,6 +155,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
+    // ── Global limits (SPEC §11): with redis_url, rate-limit buckets are leased from Redis.
+    let limiter: Limiter | undefined;
+    if (config.redis_url !== undefined) {
+      const shared = await sharedLimits(config.redis_url, { clock, logger: logger.child({ part: 'limits' }), metrics });
+      stops.push(shared.close);
+      limiter = shared.limiter;
+    }
+
     // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
     // forwarder; its finality comes from the gateway's chain tracker.
     let caching: CachingForwarder | undefined;
@@ -163,6 +178,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         metrics,
         outbound,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
+        ...(limiter !== undefined && { limiter }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder, chain: ChainTracker) => {
@@ -234,6 +250,33 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     await unwind();
     throw err;
   }
+}
+
+/** How long start-up waits for Redis before going on with local limits (fail open). */
+const REDIS_START_WAIT_MS = 2_000;
+
+/**
+ * The gateway's rate limits leased from the Redis of `redis_url`. Start-up waits at most
+ * REDIS_START_WAIT_MS: a Redis not there yet counts as an outage (logged once, limits local) that ends
+ * when it answers.
+ */
+async function sharedLimits(
+  url: string,
+  parts: { clock: Clock; logger: Logger; metrics: MetricsRegistry },
+): Promise<{ limiter: Limiter; close: () => Promise<void> }> {
+  const redis = connectRedis(url, { purpose: 'limits', logger: parts.logger });
+  const status = new SharedLimitsStatus({ backend: 'redis', ...parts });
+  if (await whenReady(redis, REDIS_START_WAIT_MS)) {
+    parts.logger.info('rate limits are global (redis)', { redis_url: maskAddress(url) });
+  } else {
+    status.failed(new Error(`redis ${maskAddress(url)} did not answer within ${REDIS_START_WAIT_MS} ms`));
+  }
+  return {
+    limiter: new LeasedLimiter({ backend: new RedisLeaseBackend(redis), status, clock: parts.clock }),
+    close: async () => {
+      redis.disconnect();
+    },
+  };
 }
 
 /** A listener that cannot bind fails start-up with a message naming its config key and what to do. */

@@ -46,7 +46,7 @@ import { startListener } from './http/listener.js';
 import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
-import { RateLimiter, rateSpec } from './rpc/rate-limit.js';
+import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
@@ -85,6 +85,11 @@ export interface GatewayOptions {
    * new pool). Tests only: to watch its recycling.
    */
   buffers?: BufferPool;
+  /**
+   * Decides `gateway.rate_limit` (default: this process's own buckets, rpc/rate-limit.ts); with
+   * `redis_url` the composition root passes buckets leased from Redis (rpc/leased-limiter.ts).
+   */
+  limiter?: Limiter;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
 }
@@ -167,7 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxBatch: settings.max_batch,
     metrics,
     rateLimit: settings.rate_limit
-      ? { spec: rateSpec(settings.rate_limit), limiter: new RateLimiter(clock) }
+      ? { spec: rateSpec(settings.rate_limit), limiter: options.limiter ?? new RateLimiter(clock) }
       : undefined,
     chain,
   });

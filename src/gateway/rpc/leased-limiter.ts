@@ -4,24 +4,27 @@
  * synchronous and the hot path never waits for a network round trip.
  *
  * Per bucket this process holds `tokens` it was granted. A call spends them or is refused at once (429,
- * Retry-After, as the local RateLimiter). The lease size L is ≈ LEASE_MS (50 ms) of the bucket's rate,
- * at least 1 token and at most `burst`. When the held tokens fall below L/2 (or below a refused call's
- * cost) one ask goes out for the bucket (one in flight per bucket; the asks of one event-loop turn go as
- * one batch), for L − held tokens. The backend grants min(want, what its bucket holds); a short grant
- * means the global bucket is empty, so the next ask waits until the bucket could have refilled the
- * rest (at most 1 s). A bucket this process has not seen starts with a provisional allowance P =
- * max(L, the first call's cost), owed to the backend: the next grants repay it before adding tokens.
+ * Retry-After, as the local RateLimiter). The lease size starts at L = LEASE_MS (50 ms) of the bucket's
+ * rate, at least 1 token and at most `burst`. When the held tokens fall below half a lease (or below a
+ * refused call's cost) one ask goes out for the bucket (one in flight per bucket; the asks of one
+ * event-loop turn go as one batch) for a lease minus what is held. The backend grants min(want, what its
+ * bucket holds). A full grant after calls were refused for want of tokens doubles the lease, up to
+ * S = max(L, burst/4), so a burst is not held back by round trips; a short grant means the global bucket
+ * is empty: the lease goes back to L and the next ask waits until the bucket could have refilled the
+ * rest (at most 1 s). A bucket this process has not seen starts with a provisional allowance
+ * P = max(L, the first call's cost), owed to the backend: the next grants repay it before adding tokens.
  *
- * Bounds, for one bucket of rate r and burst B over any window of t seconds, n processes serving it:
+ * Bounds, for one bucket of rate r and burst B over a window of t seconds, n processes serving it, c the
+ * largest call cost (1 for single calls):
  * - over-admission: admitted ≤ B + r·t (all the backend can grant in the window) + what the processes
- *   held at the window's start (≤ n·max(L, c), c = the largest call cost refused) + provisional
- *   allowances not yet repaid at its end (≤ n·P; a process forgets a debt only when the bucket falls out
- *   of its 100 000 most recent).
- * - under-admission, for a client that keeps every process busy at or above r: admitted ≥ B + r·t −
- *   what the processes hold at the window's end (≤ n·max(L, c)). Grants are fractional, so refill is
- *   never lost to rounding; a burst arriving faster than one backend round trip per lease is admitted
- *   at about L per round trip, the rest refused.
- * With r = 50, B = 50, n = 2 and single calls that is ±2·2.5 (+2·2.5 provisional) tokens on 550 in 10 s.
+ *   held at the window's start (≤ n·max(S, c)) + provisional allowances not repaid at its end (≤ n·P; a
+ *   process forgets a debt only if the bucket falls out of its 100 000 most recent).
+ * - under-admission, for a client that keeps every process asking at or above r: admitted ≥ B + r·t −
+ *   what the processes hold at the window's end — ≤ n·max(L, c), since the bucket is empty by then and
+ *   leases are back to L — minus calls refused while a process's first asks are in flight at the
+ *   window's start (a burst arriving faster than the round trips; leases double, so this lasts
+ *   O(log(S/L)) round trips). Grants are fractional: no refill is lost to rounding.
+ * With r = 50, B = 50, n = 2 (L = 2.5, S = 12.5): 550 ± about 10 calls in 10 s at 3× the limit.
  *
  * Fail open: when a lease fails (backend unreachable, or no answer in LEASE_TIMEOUT_MS) the process
  * limits alone with `fallback` (RateLimiter semantics: each process admits up to the full limit) — no
@@ -44,6 +47,10 @@ const MAX_BUCKETS = 100_000;
 interface Held {
   /** Granted and not spent (≥ 0, fractional). */
   tokens: number;
+  /** The current lease size: from leaseSize() up to maxLeaseSize(), doubled while demand outruns it. */
+  size: number;
+  /** A call was refused since the last grant while the global bucket still granted in full. */
+  starved: boolean;
   /** Provisional tokens spent before the backend granted any; repaid from the next grants. */
   owed: number;
   /** The largest cost refused since the last grant (the next ask covers it). */
@@ -59,9 +66,14 @@ interface PendingLease {
   ask: LeaseAsk;
 }
 
-/** Tokens one lease brings: LEASE_MS of the rate, at least 1, at most the burst. */
+/** Tokens one lease brings at first: LEASE_MS of the rate, at least 1, at most the burst. */
 export function leaseSize(spec: RateSpec): number {
   return Math.min(spec.burst, Math.max(1, (spec.requests_per_second * LEASE_MS) / 1000));
+}
+
+/** The largest a lease grows while calls outrun the round trips: a quarter of the burst (≥ leaseSize). */
+export function maxLeaseSize(spec: RateSpec): number {
+  return Math.max(leaseSize(spec), spec.burst / 4);
 }
 
 export interface LeasedLimiterOptions {
@@ -90,30 +102,32 @@ export class LeasedLimiter implements Limiter {
 
   take(bucket: string, spec: RateSpec, cost: number): void {
     if (cost > spec.burst) throw rateLimited(spec, cost, 0);
-    const size = leaseSize(spec);
-    const held = this.#remember(bucket, this.#held.get(bucket) ?? provisional(Math.max(size, cost)));
+    const held = this.#remember(bucket, this.#held.get(bucket) ?? provisional(leaseSize(spec), cost));
     if (this.#status.down) {
       this.#status.fellBack();
-      if (!held.asking && this.#status.probeDue()) this.#ask(bucket, held, spec, size);
+      if (!held.asking && this.#status.probeDue()) this.#ask(bucket, held, spec);
       this.#fallback.take(bucket, spec, cost);
       return;
     }
     const admitted = held.tokens >= cost;
     if (admitted) held.tokens -= cost;
-    else held.need = Math.max(held.need, cost);
+    else {
+      held.need = Math.max(held.need, cost);
+      held.starved = true;
+    }
     if (
       !held.asking &&
-      (held.owed > 0 || held.tokens < size / 2 || held.tokens < held.need) &&
+      (held.owed > 0 || held.tokens < held.size / 2 || held.tokens < held.need) &&
       this.#clock.now() >= held.retryAt
     ) {
-      this.#ask(bucket, held, spec, size);
+      this.#ask(bucket, held, spec);
     }
     if (!admitted) throw rateLimited(spec, cost, held.tokens);
   }
 
-  #ask(bucket: string, held: Held, spec: RateSpec, size: number): void {
+  #ask(bucket: string, held: Held, spec: RateSpec): void {
     held.asking = true;
-    const want = Math.max(0, Math.max(size, held.need) - held.tokens) + held.owed;
+    const want = Math.max(0, Math.max(held.size, held.need) - held.tokens) + held.owed;
     this.#queue.push({
       held,
       spec,
@@ -155,11 +169,17 @@ export class LeasedLimiter implements Limiter {
   }
 }
 
-function provisional(tokens: number): Held {
-  return { tokens, owed: tokens, need: 0, asking: false, retryAt: 0 };
+/** A bucket new to this process: the provisional allowance max(L, the first call's cost), owed. */
+function provisional(size: number, cost: number): Held {
+  const tokens = Math.max(size, cost);
+  return { tokens, size, starved: false, owed: tokens, need: 0, asking: false, retryAt: 0 };
 }
 
-/** Applies a grant: repay the provisional debt, keep the rest; a short grant defers the next ask. */
+/**
+ * Applies a grant: repay the provisional debt, keep the rest. A short grant (the global bucket is
+ * empty) defers the next ask and brings the lease back to its base size; a full grant while calls were
+ * refused for want of tokens doubles it (up to maxLeaseSize), so a burst is not held back by round trips.
+ */
 function receive(pending: PendingLease, granted: number, now: number): void {
   const { held, ask, spec } = pending;
   held.asking = false;
@@ -168,7 +188,14 @@ function receive(pending: PendingLease, granted: number, now: number): void {
   held.tokens += granted - repaid;
   held.need = 0;
   const short = ask.want - granted;
-  held.retryAt = short > 1e-9 ? now + Math.min(MAX_RETRY_MS, (short / spec.requests_per_second) * 1000) : 0;
+  if (short > 1e-9) {
+    held.size = leaseSize(spec);
+    held.retryAt = now + Math.min(MAX_RETRY_MS, (short / spec.requests_per_second) * 1000);
+  } else {
+    if (held.starved) held.size = Math.min(maxLeaseSize(spec), held.size * 2);
+    held.retryAt = 0;
+  }
+  held.starved = false;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
