@@ -9,9 +9,11 @@ import type { Redis } from 'ioredis';
 import { systemClock } from '../../src/clock.js';
 import { SwitchyardError } from '../../src/errors/base.js';
 import { LeasedLimiter } from '../../src/gateway/rpc/leased-limiter.js';
+import { type QuotaCounter, quotaExceeded } from '../../src/gateway/rpc/quota.js';
+import { LeasedQuotaCounter } from '../../src/gateway/rpc/quota-leased.js';
 import type { RateSpec } from '../../src/gateway/rpc/rate-limit.js';
 import { SharedLimitsStatus } from '../../src/gateway/rpc/shared-status.js';
-import { RedisLeaseBackend } from '../../src/limits/redis-backend.js';
+import { RedisLeaseBackend, RedisQuotaBackend } from '../../src/limits/redis-backend.js';
 import { connectRedis, whenReady } from '../../src/limits/redis-client.js';
 import { createLogger } from '../../src/log.js';
 import { MetricsRegistry } from '../../src/metrics/registry.js';
@@ -19,6 +21,7 @@ import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 
 interface Instance {
   limiter: LeasedLimiter;
+  quota: LeasedQuotaCounter;
   redis: Redis;
   lines: string[];
   metrics: MetricsRegistry;
@@ -31,8 +34,14 @@ async function instance(url: string): Promise<Instance> {
   assert.equal(await whenReady(redis, 5_000), true);
   const metrics = new MetricsRegistry();
   const status = new SharedLimitsStatus({ backend: 'redis', clock: systemClock, logger, metrics });
+  const local: QuotaCounter = {
+    spend: (_key, dailyQuota, _cost, now) => {
+      throw quotaExceeded(dailyQuota, now); // not reached while Redis answers
+    },
+  };
   return {
     limiter: new LeasedLimiter({ backend: new RedisLeaseBackend(redis), status, clock: systemClock }),
+    quota: new LeasedQuotaCounter({ backend: new RedisQuotaBackend(redis), status, fallback: local }),
     redis,
     lines,
     metrics,
@@ -104,6 +113,23 @@ describe('leased rate limits on Redis', () => {
       `admitted ${admitted} of ${sent} in ${Math.round(elapsedMs)} ms; ideal ${ideal.toFixed(1)}`,
     );
     assert.ok(a.lines.every((line) => !line.includes('unreachable')));
+  });
+
+  test('two instances spend one key’s daily quota on Redis: never more than quota + one round trip of credit', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const quota = 300;
+    let admitted = 0;
+    for (let i = 0; i < 500; i += 1) {
+      try {
+        (i % 2 === 0 ? a : b).quota.spend('key_quota', quota, 1, Date.now());
+        admitted += 1;
+      } catch (err) {
+        assert.ok(err instanceof SwitchyardError && err.code === 'QUOTA_EXCEEDED', String(err));
+      }
+      if (i % 4 === 3) await new Promise((resolve) => setTimeout(resolve, 1)); // pacing
+    }
+    // Under: unspent chunks (≤ 2 × ⌈300/50⌉); over: credit during the last round trip of each instance.
+    assert.ok(admitted >= quota - 12 && admitted <= quota + 10, `admitted ${admitted} of quota ${quota}`);
   });
 
   test('Redis killed mid-way: fail open to local limits, logged once, metric; global again when it returns', async () => {

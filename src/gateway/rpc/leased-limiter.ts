@@ -26,7 +26,7 @@
  *   O(log(S/L)) round trips). Grants are fractional: no refill is lost to rounding.
  * With r = 50, B = 50, n = 2 (L = 2.5, S = 12.5): 550 ± about 10 calls in 10 s at 3× the limit.
  *
- * Fail open: when a lease fails (backend unreachable, or no answer in LEASE_TIMEOUT_MS) the process
+ * Fail open: when a lease fails (backend unreachable, or no answer in 1 s) the process
  * limits alone with `fallback` (RateLimiter semantics: each process admits up to the full limit) — no
  * call is ever refused because the backend is down; shared-status.ts logs the outage once, shows it as a
  * metric and lets one ask through per second to notice the backend's return.
@@ -38,8 +38,6 @@ import type { SharedLimitsStatus } from './shared-status.js';
 
 /** The lease size in ms of a bucket's rate. */
 export const LEASE_MS = 50;
-/** A lease not answered within this many ms counts as a backend failure. */
-export const LEASE_TIMEOUT_MS = 1_000;
 /** The longest wait before asking again a bucket that came back short. */
 const MAX_RETRY_MS = 1_000;
 const MAX_BUCKETS = 100_000;
@@ -144,15 +142,11 @@ export class LeasedLimiter implements Limiter {
     this.#flushScheduled = false;
     const batch = this.#queue;
     this.#queue = [];
-    let grants: number[];
-    try {
-      grants = await withTimeout(this.#backend.lease(batch.map((p) => p.ask)), LEASE_TIMEOUT_MS);
-    } catch (err) {
+    const grants = await this.#status.settle(this.#backend.lease(batch.map((p) => p.ask)));
+    if (grants === undefined) {
       for (const pending of batch) pending.held.asking = false;
-      this.#status.failed(err);
       return;
     }
-    this.#status.succeeded();
     const now = this.#clock.now();
     for (const [i, pending] of batch.entries()) receive(pending, grants[i] ?? 0, now);
   }
@@ -196,16 +190,4 @@ function receive(pending: PendingLease, granted: number, now: number): void {
     held.retryAt = 0;
   }
   held.starved = false;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -4,7 +4,7 @@
  * outage logs one warning and sets `switchyard_limits_backend_up{backend}` to 0; while down, callers
  * decide locally (each counts `switchyard_limits_fallback_total{backend}` per decision) and may try
  * the backend again at most once per PROBE_INTERVAL_MS (1 s); the first success logs once and sets the
- * gauge back to 1. Shared by the limiter and the quota counter so one outage is logged once.
+ * gauge back to 1. A call not answered within BACKEND_TIMEOUT_MS (1 s) is a failure. Shared by the limiter and the quota counter so one outage is logged once.
  */
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
@@ -12,6 +12,8 @@ import type { MetricsRegistry } from '../../metrics/registry.js';
 
 /** ms between attempts to reach the backend while it is down. */
 export const PROBE_INTERVAL_MS = 1_000;
+/** A backend call not answered within this many ms counts as a failure. */
+export const BACKEND_TIMEOUT_MS = 1_000;
 
 export class SharedLimitsStatus {
   readonly #backend: string;
@@ -46,6 +48,24 @@ export class SharedLimitsStatus {
 
   get down(): boolean {
     return this.#downSince !== undefined;
+  }
+
+  /** Awaits one backend call (deadline BACKEND_TIMEOUT_MS), noting success or failure; undefined = failed. */
+  async settle<T>(call: Promise<T>): Promise<T | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${BACKEND_TIMEOUT_MS} ms`)), BACKEND_TIMEOUT_MS);
+    });
+    try {
+      const result = await Promise.race([call, deadline]);
+      this.succeeded();
+      return result;
+    } catch (err) {
+      this.failed(err);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A call to the backend failed: the first failure of an outage is logged (once) and shown. */
