@@ -273,9 +273,12 @@ async function sharedLimits(
   }
   return {
     limiter: new LeasedLimiter({ backend: new RedisLeaseBackend(redis), status, clock: parts.clock }),
-    close: async () => {
-      redis.disconnect();
-    },
+    // QUIT lets replies in flight arrive (a last lease is not taken for an outage); a dead link just drops.
+    close: () =>
+      redis.quit().then(
+        () => undefined,
+        () => redis.disconnect(),
+      ),
   };
 }
 
