@@ -50,7 +50,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   accounts: ['model', 'store'],
   routing: ['chain', 'model'],
   chain: ['model'],
-  limits: ['model'],
+  // Global limits (SPEC §11): backends of the gateway's lease and quota ports (rpc/lease-backend.ts, quota-backend.ts).
+  limits: ['gateway', 'model'],
   config: ['outbound', 'model'],
   store: ['model'],
   model: [],

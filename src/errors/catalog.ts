@@ -53,10 +53,10 @@ export const CATALOG = {
   BODY_TOO_LARGE: { http: 413, rpc: -32005, summary: 'The body is larger than gateway.max_body_bytes.' },
   BATCH_TOO_LARGE: { http: 413, rpc: -32005, summary: 'The batch has more elements than gateway.max_batch.' },
   RATE_LIMITED: { http: 429, rpc: -32005, summary: 'The client exceeded its rate limit; see Retry-After.' },
-  QUOTA_EXCEEDED: {
+  KEY_QUOTA_EXCEEDED: {
     http: 429,
     rpc: -32005,
-    summary: 'The gateway key used its daily_quota of calls for this UTC day; Retry-After: until the next UTC day.',
+    summary: 'The gateway key used its daily_quota for this UTC day; Retry-After says when the next day starts.',
   },
   WS_SUBSCRIPTION_LIMIT: {
     http: 429,

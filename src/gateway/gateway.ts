@@ -85,10 +85,7 @@ export interface GatewayOptions {
    * new pool). Tests only: to watch its recycling.
    */
   buffers?: BufferPool;
-  /**
-   * Decides `gateway.rate_limit` (default: this process's own buckets, rpc/rate-limit.ts); with
-   * `redis_url` the composition root passes buckets leased from Redis (rpc/leased-limiter.ts).
-   */
+  /** The rate limiter's buckets (default: local to this process, rpc/rate-limit.ts RateLimiter). */
   limiter?: Limiter;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };

@@ -12,7 +12,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import type { ChangeBus } from '../model/shared-limits.js';
+import type { ChangeBus } from '../model/change-bus.js';
 
 const CHANNEL_PREFIX = 'switchyard:changes:';
 

@@ -5,18 +5,19 @@ import { grantFrom, msUntilFull } from './bucket.js';
 import { LocalLeaseBackend, LocalQuotaBackend } from './local-backend.js';
 
 describe('bucket math', () => {
-  test('a new bucket is full; it refills by elapsed time up to the burst; grants never exceed it', () => {
-    const ask = { rate: 10, burst: 5 };
-    const first = grantFrom(undefined, { ...ask, want: 3 }, 1_000);
+  test('a new bucket is full; it refills by elapsed time up to the burst; grants whole tokens it holds', () => {
+    const spec = { requests_per_second: 10, burst: 5 };
+    const first = grantFrom(undefined, spec, 3, 1_000);
     assert.equal(first.granted, 3);
     assert.deepEqual(first.state, { tokens: 2, at: 1_000 });
-    const second = grantFrom(first.state, { ...ask, want: 100 }, 1_150);
-    assert.equal(second.granted, 3.5, '2 left + 1.5 refilled in 150 ms');
-    const later = grantFrom(second.state, { ...ask, want: 100 }, 60_000);
+    const second = grantFrom(first.state, spec, 100, 1_150);
+    assert.equal(second.granted, 3, '2 left + 1.5 refilled in 150 ms: 3 whole tokens');
+    assert.equal(second.state.tokens, 0.5, 'the fraction stays in the bucket');
+    const later = grantFrom(second.state, spec, 100, 60_000);
     assert.equal(later.granted, 5, 'capped at the burst');
-    const backwards = grantFrom({ tokens: 1, at: 2_000 }, { ...ask, want: 100 }, 1_000);
+    const backwards = grantFrom({ tokens: 1, at: 2_000 }, spec, 100, 1_000);
     assert.equal(backwards.granted, 1, 'a clock going back refills nothing');
-    assert.equal(msUntilFull(2, ask), 300);
+    assert.equal(msUntilFull(2, spec), 300);
   });
 });
 
@@ -27,9 +28,10 @@ describe('LocalLeaseBackend', () => {
     let granted = 0;
     for (let ms = 0; ms <= 10_000; ms += 7) {
       clock.set(ms);
+      const spec = { requests_per_second: 50, burst: 20 };
       const [a = 0, b = 0] = await backend.lease([
-        { bucket: 'x', rate: 50, burst: 20, want: 3 },
-        { bucket: 'x', rate: 50, burst: 20, want: 0.5 },
+        { bucket: 'x', spec, want: 3 },
+        { bucket: 'x', spec, want: 1 },
       ]);
       granted += a + b;
     }

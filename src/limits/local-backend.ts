@@ -8,7 +8,8 @@
  * counters (older days are dropped when a new day is first asked). Reads the injected Clock.
  */
 import type { Clock } from '../clock.js';
-import type { LeaseAsk, LeaseBackend, QuotaAsk, QuotaBackend } from '../model/shared-limits.js';
+import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import { type BucketState, grantFrom } from './bucket.js';
 
 const MAX_BUCKETS = 100_000;
@@ -29,7 +30,7 @@ export class LocalLeaseBackend implements LeaseBackend {
   leaseNow(asks: readonly LeaseAsk[]): number[] {
     const now = this.#clock.now();
     return asks.map((ask) => {
-      const { granted, state } = grantFrom(this.#buckets.get(ask.bucket), ask, now);
+      const { granted, state } = grantFrom(this.#buckets.get(ask.bucket), ask.spec, ask.want, now);
       this.#buckets.delete(ask.bucket);
       this.#buckets.set(ask.bucket, state);
       if (this.#buckets.size > MAX_BUCKETS) {

@@ -3,7 +3,8 @@
  * that names the same Redis. One round trip per batch of asks, each batch one Lua script, so a grant
  * is atomic across instances:
  * - lease: the bucket math of bucket.ts on a hash {tokens, at} per bucket — refill by the time elapsed
- *   since `at` by Redis's own clock (TIME, so instances' clocks never matter), grant min(want, tokens),
+ *   since `at` by Redis's own clock (TIME, so instances' clocks never matter), grant min(want, whole
+ *   tokens held) — the fraction stays in the bucket —
  *   PEXPIRE when it would be full again (+1 s), after which a missing key means "full";
  * - quota: a counter per key and UTC day; grant min(want, quota − used) and add it (never beyond the
  *   quota), EXPIRE 2 days.
@@ -13,7 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { LeaseAsk, LeaseBackend, QuotaAsk, QuotaBackend } from '../model/shared-limits.js';
+import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
 
 /** Seconds a day's quota counter outlives its day (asks may straddle midnight). */
 const QUOTA_TTL_S = 2 * 86_400;
@@ -31,11 +33,11 @@ for i, key in ipairs(KEYS) do
   if s[1] and s[2] then
     tokens = math.min(burst, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * rate / 1000)
   end
-  local granted = math.max(0, math.min(want, tokens))
+  local granted = math.max(0, math.min(want, math.floor(tokens)))
   tokens = tokens - granted
   redis.call('HSET', key, 'tokens', string.format('%.17g', tokens), 'at', string.format('%d', now))
   redis.call('PEXPIRE', key, math.ceil((burst - tokens) / rate * 1000) + 1000)
-  out[i] = string.format('%.17g', granted)
+  out[i] = tostring(granted)
 end
 return out
 `;
@@ -98,7 +100,7 @@ export class RedisLeaseBackend implements LeaseBackend {
   async lease(asks: readonly LeaseAsk[]): Promise<number[]> {
     if (asks.length === 0) return [];
     const keys = asks.map((ask) => `switchyard:rl:${digest(ask.bucket)}`);
-    const args = asks.flatMap((ask) => [ask.rate, ask.burst, ask.want]);
+    const args = asks.flatMap((ask) => [ask.spec.requests_per_second, ask.spec.burst, Math.floor(ask.want)]);
     return numbers(await leaseScript.run(this.#redis, keys, args), asks.length);
   }
 }

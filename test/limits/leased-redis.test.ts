@@ -124,7 +124,7 @@ describe('leased rate limits on Redis', () => {
         (i % 2 === 0 ? a : b).quota.spend('key_quota', quota, 1, Date.now());
         admitted += 1;
       } catch (err) {
-        assert.ok(err instanceof SwitchyardError && err.code === 'QUOTA_EXCEEDED', String(err));
+        assert.ok(err instanceof SwitchyardError && err.code === 'KEY_QUOTA_EXCEEDED', String(err));
       }
       if (i % 4 === 3) await new Promise((resolve) => setTimeout(resolve, 1)); // pacing
     }

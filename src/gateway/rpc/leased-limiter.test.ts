@@ -5,7 +5,7 @@ import { SwitchyardError } from '../../errors/base.js';
 import { LocalLeaseBackend } from '../../limits/local-backend.js';
 import { createLogger } from '../../log.js';
 import { MetricsRegistry } from '../../metrics/registry.js';
-import type { LeaseAsk, LeaseBackend } from '../../model/shared-limits.js';
+import type { LeaseAsk, LeaseBackend } from './lease-backend.js';
 import { LeasedLimiter, leaseSize } from './leased-limiter.js';
 import { rateSpec } from './rate-limit.js';
 import { PROBE_INTERVAL_MS, SharedLimitsStatus } from './shared-status.js';
@@ -78,7 +78,7 @@ describe('LeasedLimiter', () => {
     const backend = new LocalLeaseBackend(clock);
     const spec = { requests_per_second: 10, burst: 4 };
     // Another process empties the global bucket.
-    assert.deepEqual(await backend.lease([{ bucket: 'c', rate: 10, burst: 4, want: 4 }]), [4]);
+    assert.deepEqual(await backend.lease([{ bucket: 'c', spec, want: 4 }]), [4]);
     const limiter = limiterOn(backend, clock);
     assert.equal(
       admits(() => limiter.take('c', spec, 1)),

@@ -32,7 +32,7 @@
  * metric and lets one ask through per second to notice the backend's return.
  */
 import type { Clock } from '../../clock.js';
-import type { LeaseAsk, LeaseBackend } from '../../model/shared-limits.js';
+import type { LeaseAsk, LeaseBackend } from './lease-backend.js';
 import { type Limiter, RateLimiter, type RateSpec, rateLimited } from './rate-limit.js';
 import type { SharedLimitsStatus } from './shared-status.js';
 
@@ -125,12 +125,9 @@ export class LeasedLimiter implements Limiter {
 
   #ask(bucket: string, held: Held, spec: RateSpec): void {
     held.asking = true;
-    const want = Math.max(0, Math.max(held.size, held.need) - held.tokens) + held.owed;
-    this.#queue.push({
-      held,
-      spec,
-      ask: { bucket, rate: spec.requests_per_second, burst: spec.burst, want: Math.max(want, Number.MIN_VALUE) },
-    });
+    // Whole tokens: backends grant whole tokens (a fraction stays in the global bucket, not lost).
+    const want = Math.max(1, Math.ceil(Math.max(0, Math.max(held.size, held.need) - held.tokens) + held.owed));
+    this.#queue.push({ held, spec, ask: { bucket, spec, want } });
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       // The asks of this event-loop turn go as one batch (one round trip).
@@ -182,7 +179,7 @@ function receive(pending: PendingLease, granted: number, now: number): void {
   held.tokens += granted - repaid;
   held.need = 0;
   const short = ask.want - granted;
-  if (short > 1e-9) {
+  if (short > 0) {
     held.size = leaseSize(spec);
     held.retryAt = now + Math.min(MAX_RETRY_MS, (short / spec.requests_per_second) * 1000);
   } else {

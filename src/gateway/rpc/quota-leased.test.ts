@@ -4,8 +4,8 @@ import { ManualClock } from '../../clock.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { LocalQuotaBackend } from '../../limits/local-backend.js';
 import { createLogger } from '../../log.js';
-import type { QuotaAsk, QuotaBackend } from '../../model/shared-limits.js';
 import { type QuotaCounter, quotaExceeded, utcDay } from './quota.js';
+import type { QuotaAsk, QuotaBackend } from './quota-backend.js';
 import { LeasedQuotaCounter, quotaChunk } from './quota-leased.js';
 import { SharedLimitsStatus } from './shared-status.js';
 
@@ -18,7 +18,7 @@ function admits(spend: () => void): boolean {
     spend();
     return true;
   } catch (err) {
-    assert.ok(err instanceof SwitchyardError && err.code === 'QUOTA_EXCEEDED', String(err));
+    assert.ok(err instanceof SwitchyardError && err.code === 'KEY_QUOTA_EXCEEDED', String(err));
     return false;
   }
 }
@@ -48,9 +48,9 @@ function counterOn(backend: QuotaBackend, clock: ManualClock, lines: string[] = 
 }
 
 describe('quota refusal', () => {
-  test('QUOTA_EXCEEDED is 429 with Retry-After in whole seconds until 00:00 UTC', () => {
+  test('KEY_QUOTA_EXCEEDED is 429 with Retry-After in whole seconds until 00:00 UTC', () => {
     const err = quotaExceeded(100, Date.parse('2026-11-24T23:59:00.500Z'));
-    assert.equal(err.code, 'QUOTA_EXCEEDED');
+    assert.equal(err.code, 'KEY_QUOTA_EXCEEDED');
     assert.equal(err.headers?.['retry-after'], '60');
     assert.equal(quotaExceeded(1, Date.parse('2026-11-24T00:00:00Z')).headers?.['retry-after'], '86400');
     assert.equal(utcDay(Date.parse('2026-11-24T23:59:59.999Z')), '2026-11-24');
@@ -74,7 +74,7 @@ describe('LeasedQuotaCounter', () => {
     await answered();
     assert.throws(
       () => a.spend('key_1', 1000, 1, clock.now()),
-      (err: SwitchyardError) => err.code === 'QUOTA_EXCEEDED' && err.headers?.['retry-after'] === '43200',
+      (err: SwitchyardError) => err.code === 'KEY_QUOTA_EXCEEDED' && err.headers?.['retry-after'] === '43200',
     );
   });
 

@@ -10,7 +10,7 @@
  * backend granted in full. While the backend has not said the day is used up, a call beyond the held
  * calls is admitted on credit (counted, reserved by the next ask): a key is never refused because a
  * round trip is in flight. The backend grants at most the quota; a short grant means the day is used
- * up: from then on calls beyond the held ones are refused (QUOTA_EXCEEDED, Retry-After to 00:00 UTC)
+ * up: from then on calls beyond the held ones are refused (KEY_QUOTA_EXCEEDED, Retry-After to 00:00 UTC)
  * until the next UTC day or a higher quota for the key.
  *
  * Bounds per key and day, n processes serving it:
@@ -24,8 +24,8 @@
  * counter) decides, logged once per outage, counted in the fallback metric; one reserve per second
  * probes for the backend's return.
  */
-import type { QuotaAsk, QuotaBackend } from '../../model/shared-limits.js';
 import { type QuotaCounter, quotaExceeded, utcDay } from './quota.js';
+import type { QuotaAsk, QuotaBackend } from './quota-backend.js';
 import type { SharedLimitsStatus } from './shared-status.js';
 
 const MAX_KEYS = 100_000;
