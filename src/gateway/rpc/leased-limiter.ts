@@ -7,8 +7,9 @@
  * Retry-After, as the local RateLimiter). The lease size starts at L = LEASE_MS (50 ms) of the bucket's
  * rate, at least 1 token and at most `burst`. When the held tokens fall below half a lease (or below a
  * refused call's cost) one ask goes out for the bucket (one in flight per bucket; the asks of one
- * event-loop turn go as one batch) for a lease minus what is held. The backend grants min(want, what its
- * bucket holds). A full grant after calls were refused for want of tokens doubles the lease, up to
+ * event-loop turn go as one batch) for a lease minus what is held, rounded up to whole tokens. The
+ * backend grants min(want, the whole tokens its bucket holds); the fraction stays in the global bucket,
+ * so no refill is lost to rounding. A full grant after calls were refused for want of tokens doubles the lease, up to
  * S = max(L, burst/4), so a burst is not held back by round trips; a short grant means the global bucket
  * is empty: the lease goes back to L and the next ask waits until the bucket could have refilled the
  * rest (at most 1 s). A bucket this process has not seen starts with a provisional allowance
@@ -17,16 +18,19 @@
  * Bounds, for one bucket of rate r and burst B over a window of t seconds, n processes serving it, c the
  * largest call cost (1 for single calls):
  * - over-admission: admitted ≤ B + r·t (all the backend can grant in the window) + what the processes
- *   held at the window's start (≤ n·max(S, c)) + provisional allowances not repaid at its end (≤ n·P; a
+ *   held at the window's start (≤ n·⌈max(S, c)⌉) + provisional allowances not repaid at its end (≤ n·P; a
  *   process forgets a debt only if the bucket falls out of its 100 000 most recent).
  * - under-admission, for a client that keeps every process asking at or above r: admitted ≥ B + r·t −
- *   what the processes hold at the window's end — ≤ n·max(L, c), since the bucket is empty by then and
+ *   what the processes hold at the window's end — ≤ n·⌈max(L, c)⌉, since the bucket is empty by then and
  *   leases are back to L — minus calls refused while a process's first asks are in flight at the
  *   window's start (a burst arriving faster than the round trips; leases double, so this lasts
- *   O(log(S/L)) round trips). Grants are fractional: no refill is lost to rounding.
- * With r = 50, B = 50, n = 2 (L = 2.5, S = 12.5): 550 ± about 10 calls in 10 s at 3× the limit.
+ *   O(log(S/L)) round trips).
+ * With r = 50, B = 50, n = 2 (L = 2.5, S = 12.5): 550, +≈ 30 at most in theory (held leases and
+ * provisional allowances), −≈ 6 at the end plus the start-up round trips. Measured: within ±1 % with
+ * two limiters on one Redis (test/limits/leased-redis.test.ts), −1 to −4 % through two whole gateways in
+ * one busy test process, where round trips take 10–70 ms (test/gateway/global-rate-limit.test.ts).
  *
- * Fail open: when a lease fails (backend unreachable, or no answer in 1 s) the process
+ * Fail open: when a lease fails (the backend rejects — unreachable — or no answer in 1 s) the process
  * limits alone with `fallback` (RateLimiter semantics: each process admits up to the full limit) — no
  * call is ever refused because the backend is down; shared-status.ts logs the outage once, shows it as a
  * metric and lets one ask through per second to notice the backend's return.
@@ -43,7 +47,7 @@ const MAX_RETRY_MS = 1_000;
 const MAX_BUCKETS = 100_000;
 
 interface Held {
-  /** Granted and not spent (≥ 0, fractional). */
+  /** Granted and not spent (≥ 0; fractional only through a provisional allowance). */
   tokens: number;
   /** The current lease size: from leaseSize() up to maxLeaseSize(), doubled while demand outruns it. */
   size: number;
