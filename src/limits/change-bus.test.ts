@@ -76,6 +76,23 @@ describe('ChangeBus', () => {
     }, 'a notice after Redis returned');
   });
 
+  test('on Redis: a subscription made while Redis is down takes effect when it comes up', async () => {
+    const server = await startTestRedis();
+    const a = await busOn(server.url);
+    const b = await busOn(server.url);
+    await server.kill();
+    let heard = 0;
+    b.subscribe('late', () => {
+      heard += 1;
+    });
+    const back = await startTestRedis(server.port);
+    servers.push(back);
+    await until(() => {
+      a.publish('late');
+      return heard > 0;
+    }, 'a notice on the subscription made during the outage');
+  });
+
   test('in-process: the same contract, asynchronously; a throwing listener does not stop the others', async () => {
     const lines: string[] = [];
     const bus = new LocalChangeBus(createLogger({ level: 'error', write: (line) => lines.push(line) }));

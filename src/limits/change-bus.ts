@@ -65,8 +65,12 @@ export class RedisChangeBus implements ChangeBus {
   constructor(redis: Redis, logger: Logger) {
     this.#publisher = redis;
     this.#listeners = new Listeners(logger);
+    // Unlike the limits connection, a subscription made while Redis is down waits for it (no timeout, no
+    // retry limit) rather than fail: it is not on any request's path.
     this.#subscriber = redis.duplicate({
       enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
       autoResubscribe: true,
       connectionName: 'switchyard-changes',
     });
