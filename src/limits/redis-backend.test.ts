@@ -36,7 +36,9 @@ describe('RedisLeaseBackend and RedisQuotaBackend (real redis-server)', () => {
     }
     const elapsed = Date.now() - started;
     assert.equal(total, 5);
-    assert.ok(elapsed >= 40, `5 tokens at 100/s take ≥ 50 ms (within Redis TIME's resolution): ${elapsed} ms`);
+    // The bucket kept a fraction (< 1 token) of the first refill: 5 more whole tokens take > 40 ms at
+    // 100/s, less Redis TIME's millisecond and this loop's own clock reading.
+    assert.ok(elapsed >= 35, `5 tokens at 100/s take about 40–50 ms: ${elapsed} ms`);
   });
 
   test('asks of one batch are answered in order, each bucket on its own', async () => {
