@@ -40,6 +40,7 @@ if (files.length === 0) {
 const POSTGRES_SUITES = [
   'test/api/',
   'test/gateway/devnet-alert-seed.test.ts',
+  'test/gateway/readiness.test.ts',
   'test/health/keyed-origin.test.ts',
   'test/health/multi-process.test.ts',
   'test/health/store.test.ts',

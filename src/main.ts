@@ -39,6 +39,7 @@ import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
 import { openStore, type Store } from './store/database.js';
+import { StoreProbe } from './store/probe.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;
@@ -178,6 +179,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         config,
         directory,
         health,
+        storeReadiness: new StoreProbe(store),
         clock,
         logger: logger.child({ part: 'gateway' }),
         metrics,

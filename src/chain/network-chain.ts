@@ -13,6 +13,11 @@
  * - the leader is the usable origin the chain follows for replacements; it stays leader while it is
  *   usable and its head is within LEADER_MARGIN (2) blocks of the network head, else the usable origin at
  *   the network head takes over (ties: the one whose head is our canonical block, else config order);
+ * - an origin whose last LEADER_READ_FAILURES (2) head polls failed in a row (it died, or its push
+ *   dropped and polling cannot reach it) offers nothing and cannot lead until it shows a header again:
+ *   its last header is old news, and as leader it would hold the chain for LEADER_MARGIN blocks after
+ *   its death when the survivors' blocks do not link to its last ones. One failure is not enough (a
+ *   timeout must not hand the chain to an origin on another branch);
  * - after each poll round or new head, every usable origin's last header is offered, highest first
  *   (the leader first among equals): any origin may extend the chain with blocks that link to it; only
  *   the leader may replace blocks (a reorg) or restart it after a gap. So two origins on two chains make
@@ -32,6 +37,8 @@ import type { OriginChain } from './origin-chain.js';
 import type { BlockHead, ChainSource } from './types.js';
 
 export const LEADER_MARGIN = 2;
+/** Head polls failed in a row after which an origin offers no header and cannot lead. */
+export const LEADER_READ_FAILURES = 2;
 export const HEAD_CACHE_MS = 100;
 export const FINALITY_POLL_MS = 12_000;
 export const FINALITY_IDLE_MS = 300_000;
@@ -193,7 +200,9 @@ export class NetworkChain {
   async #step(): Promise<void> {
     this.invalidate();
     const head = this.networkHead();
-    const offers = this.origins.filter((origin) => origin.header !== undefined && this.usable(origin));
+    const offers = this.origins.filter(
+      (origin) => origin.header !== undefined && origin.headReadFailures < LEADER_READ_FAILURES && this.usable(origin),
+    );
     if (head === undefined || offers.length === 0) return;
     const leader = this.#chooseLeader(offers, head);
     offers.sort(

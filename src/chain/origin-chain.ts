@@ -40,6 +40,11 @@ export class OriginChain implements OriginChainState {
   syncingCheckedAt: number | undefined;
   /** The origin's newHeads push (its `ws_address`) is live: its head is not polled meanwhile. */
   pushLive = false;
+  /**
+   * Head polls that failed in a row since the last header (polled or pushed); the leader rule reads it
+   * (network-chain.ts LEADER_READ_FAILURES).
+   */
+  headReadFailures = 0;
   readonly #clock: Clock;
   #learned = 0;
   #learnedAt = 0;
@@ -66,6 +71,7 @@ export class OriginChain implements OriginChainState {
   /** A header from a poll or push. True when the head or its hash changed. */
   takeHeader(header: BlockHead): boolean {
     const changed = header.number !== this.head || header.hash !== this.hash;
+    this.headReadFailures = 0;
     this.header = header;
     this.head = header.number;
     this.hash = header.hash;

@@ -7,7 +7,7 @@ import { StaticPoolDirectory } from '../routing/static-directory.js';
 import { HEAD_CACHE_MS, LEADER_MARGIN } from './network-chain.js';
 import { EARLIEST_TTL_MS } from './origin-chain.js';
 import { ChainTracker, SYNCING_CHECK_MS } from './tracker.js';
-import type { BlockHead, ChainReorg } from './types.js';
+import type { BlockHead, ChainReorg, HeadPushListener } from './types.js';
 
 /**
  * The tracker against scripted chains (test/helpers/fake-chain.ts) and an injected clock: every step is
@@ -138,6 +138,7 @@ describe('canonical heads', () => {
     await t.tracker.refresh();
     assert.deepEqual(t.heads(), [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
     assert.equal(t.tracker.canonicalHead('net')?.hash, a.head.hash, 'the leader is the first at the top');
+    assert.equal(t.tracker.leader('net')?.origin.name, 'a');
 
     x.mine(LEADER_MARGIN, 'x'); // ahead of the leader, but within the margin: nothing moves
     await t.tracker.refresh();
@@ -162,6 +163,7 @@ describe('canonical heads', () => {
     assert.equal(reorgs.length, 1);
     assert.equal((reorgs[0] as { reorg: ChainReorg }).reorg.forkPoint, 46);
     assert.equal(t.tracker.canonicalHead('net')?.hash, x.head.hash);
+    assert.equal(t.tracker.leader('net')?.origin.name, 'x');
 
     a.mine(5); // a overtakes by less than the margin: x stays leader, no flap back
     b.sync(a);
@@ -169,6 +171,36 @@ describe('canonical heads', () => {
     assert.equal(t.events.filter((e) => 'reorg' in e).length, 1);
     const after = t.heads();
     assert.deepEqual(after.slice(-1), [x.head.number]);
+  });
+
+  test('a leader whose head polls fail twice in a row steps down: another branch takes over at once', async () => {
+    const a = new FakeNode().mine(20);
+    const b = new FakeNode().sync(a);
+    const t = setup({ a, b }, [fakePool('p', ['a', 'b'])]);
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'a');
+    a.mine(2); // 21 and 22 on a only, then a dies
+    await t.tracker.refresh();
+    assert.deepEqual(t.heads(), [20, 21, 22]);
+    a.failing = true;
+    b.mine(1, 'b'); // b's own 21: does not link to 22, within the margin of a's last head
+    await t.tracker.refresh();
+    assert.deepEqual(t.heads(), [20, 21, 22], 'one failed poll: a still leads');
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'b', 'two in a row: a steps down');
+    const reorgs = t.events.filter((e): e is { reorg: ChainReorg } => 'reorg' in e);
+    assert.deepEqual(
+      reorgs.map((e) => [e.reorg.forkPoint, e.reorg.removed.map((block) => block.number)]),
+      [[21, [21, 22]]],
+    );
+    assert.deepEqual(t.heads(), [20, 21, 22, 21]);
+    assert.equal(t.tracker.canonicalHead('net')?.hash, b.head.hash);
+    assert.equal(t.tracker.networkHead('net'), 22, "a failed poll keeps a's last head for routing");
+
+    a.failing = false; // a is back, still on its branch and higher: within the margin, b keeps leading
+    await t.tracker.refresh();
+    assert.equal(t.tracker.leader('net')?.origin.name, 'b');
+    assert.equal(t.events.filter((e) => 'reorg' in e).length, 1, 'no flap back');
   });
 
   test('a head wider than the back-fill bound is a gap event, then heads go on in order', async () => {
@@ -402,6 +434,46 @@ describe('polling on its own', () => {
       await waitFor(() => tracker.networkHead('net') === 1, 'the first poll');
       a.mine(3);
       await waitFor(() => tracker.networkHead('net') === 4, 'a later poll');
+    } finally {
+      tracker.stop();
+    }
+  });
+});
+
+describe('pushes', () => {
+  test('a live push brings the head and shows as pushing; a lost one hands back to polling', async () => {
+    const a = new FakeNode().mine(3);
+    const pool = fakePool('p', ['a']);
+    (pool.origins[0] as { ws_address?: string }).ws_address = 'ws://a.invalid:8546';
+    const listeners: HeadPushListener[] = [];
+    const source = fakeSource({ a });
+    const tracker = new ChainTracker({
+      networks: { net: { pools: ['p'], head_poll_interval: 60_000 } },
+      directory: new StaticPoolDirectory([pool]),
+      health: new FakeHealth(),
+      source,
+      pushes: {
+        subscribe: (_pool, _origin, listener) => {
+          listeners.push(listener);
+          return () => {};
+        },
+      },
+      clock: new ManualClock(0),
+    });
+    tracker.start();
+    try {
+      assert.equal(listeners.length, 1, 'one push subscription for the origin with a ws_address');
+      await waitFor(() => tracker.networkHead('net') === 3, 'the first poll');
+      assert.equal(tracker.trackedOrigins('net')[0]?.pushing, false);
+      listeners[0]?.live(true);
+      assert.equal(tracker.trackedOrigins('net')[0]?.pushing, true);
+      a.mine(1);
+      listeners[0]?.head(a.head);
+      await waitFor(() => tracker.canonicalHead('net')?.number === 4, 'the pushed head');
+      assert.equal(tracker.leader('net')?.origin.name, 'a');
+      assert.equal(tracker.leader('net')?.pushing, true);
+      listeners[0]?.live(false);
+      assert.equal(tracker.trackedOrigins('net')[0]?.pushing, false);
     } finally {
       tracker.stop();
     }

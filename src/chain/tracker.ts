@@ -13,7 +13,8 @@
  * Feeding
  * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked
  *   `eth_getBlockByNumber("latest", false)` — one poll in flight per origin (a slow origin skips rounds);
- *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug.
+ *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug
+ *   (failures in a row also count against leading the canonical chain: network-chain.ts).
  *   `eth_syncing` is asked with the first poll and then every SYNCING_CHECK_MS (30 s).
  * - Pushes (issue 16: an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
  *   does — the seam a push feeds.
@@ -82,6 +83,8 @@ export interface TrackedOrigin {
   readonly state: OriginChainState;
   /** Counts for the network head now: pool and origin enabled and healthy. */
   readonly usable: boolean;
+  /** A live newHeads push (its `ws_address`) brings its head now; its head poll is skipped meanwhile. */
+  readonly pushing: boolean;
 }
 
 export class ChainTracker implements ChainView, ChainFeedback {
@@ -254,15 +257,18 @@ export class ChainTracker implements ChainView, ChainFeedback {
     return [...this.#networks.keys()];
   }
 
+  /** The origin the network's canonical chain follows for replacements (network-chain.ts), once chosen. */
+  leader(network: string): TrackedOrigin | undefined {
+    const chain = this.#networks.get(network);
+    const record = chain?.leader;
+    if (chain === undefined || record === undefined) return undefined;
+    return listing(chain, record);
+  }
+
   trackedOrigins(network: string): TrackedOrigin[] {
     const chain = this.#networks.get(network);
     if (chain === undefined) return [];
-    return chain.origins.map((record) => ({
-      pool: record.pool,
-      origin: record.origin,
-      state: record,
-      usable: chain.usable(record),
-    }));
+    return chain.origins.map((record) => listing(chain, record));
   }
 
   // ── Internals ──
@@ -286,6 +292,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
           const header = await source.block(record.pool, record.origin, 'latest');
           if (header !== undefined) this.#take(record, header);
         } catch (err) {
+          record.headReadFailures += 1;
           logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
         }
       }
@@ -374,4 +381,14 @@ export class ChainTracker implements ChainView, ChainFeedback {
       }
     }
   }
+}
+
+function listing(chain: NetworkChain, record: OriginChain): TrackedOrigin {
+  return {
+    pool: record.pool,
+    origin: record.origin,
+    state: record,
+    usable: chain.usable(record),
+    pushing: record.pushLive,
+  };
 }

@@ -16,6 +16,7 @@ export const DEFAULTS = {
     max_streams_per_client: 4, // streamed (large) answers per client at once; more wait for a slot
     max_connections: 10_000, // client connections at once (lowered at start to fit RLIMIT_NOFILE)
     max_connections_per_client: 256, // client connections per remote address at once
+    trusted_proxies: [] as string[], // CIDR ranges whose Forwarded / X-Forwarded-For name the client; none: the TCP peer is the client
     sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)

@@ -62,6 +62,16 @@ describe('config pipeline', () => {
     rejects(() => loadConfig(path), 'CONFIG_INVALID', /type\.yaml: gateway\.max_batch: /);
   });
 
+  it('gateway.trusted_proxies: none by default; CIDR ranges and single addresses; a bad entry is named', () => {
+    assert.deepEqual(buildConfig({}, 'x').gateway.trusted_proxies, []);
+    const ranges = ['10.0.0.0/8', 'fd00::/8', '192.0.2.7', '::1'];
+    assert.deepEqual(buildConfig({ gateway: { trusted_proxies: ranges } }, 'x').gateway.trusted_proxies, ranges);
+    const bits = () => buildConfig({ gateway: { trusted_proxies: ['10.0.0.0/8', '10.0.0.1/8'] } }, 'p.yaml');
+    rejects(bits, 'CONFIG_INVALID', /p\.yaml: gateway\.trusted_proxies\.1: has address bits set past the \/8 prefix/);
+    const name = () => buildConfig({ gateway: { trusted_proxies: ['lb.internal'] } }, 'p.yaml');
+    rejects(name, 'CONFIG_INVALID', /gateway\.trusted_proxies\.0: must be an IPv4 or IPv6 address or range/);
+  });
+
   it('a missing environment variable is an error naming the variable and the key', () => {
     const path = file('env.yaml', `database_url: \${SWITCHYARD_TEST_DB_URL_UNSET}\n`);
     rejects(

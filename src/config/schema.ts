@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr } from '../model/ip-address.js';
 import { type PoolInput, poolInput } from '../model/pool-input.js';
 import { isEmailAddress, poolName } from '../model/pool-schema.js';
 import { DEFAULTS } from './defaults.js';
@@ -13,6 +14,12 @@ const listen = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 
 const tls = z.strictObject({ cert_file: z.string().min(1), key_file: z.string().min(1) });
 const accountId = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters');
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD (UTC)');
+
+/** An IPv4 or IPv6 range, `address/prefix`, or one address (model/ip-address.ts). */
+const cidr = z.string().superRefine((text, ctx) => {
+  const parsed = parseCidr(text);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+});
 
 const rateLimit = z.strictObject({
   requests_per_second: z.number().positive(),
@@ -63,6 +70,11 @@ const gateway = z.strictObject({
   api_keys: z.array(z.string().min(16)).optional(),
   /** Per-client (API key, else remote address) token bucket. */
   rate_limit: rateLimit.optional(),
+  /**
+   * Proxies (CIDR ranges or single addresses) whose Forwarded / X-Forwarded-For name the client; from
+   * any other peer those headers are ignored (gateway/http/client-address.ts).
+   */
+  trusted_proxies: z.array(cidr).default([...DEFAULTS.gateway.trusted_proxies]),
   /** After a client's eth_sendRawTransaction, its pending-state reads go first to the origin that took it. */
   sticky_after_write: durationMs.prefault(DEFAULTS.gateway.sticky_after_write / 1000),
   websocket: websocket.prefault({}),

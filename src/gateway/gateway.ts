@@ -2,7 +2,9 @@
  * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
  * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
  * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
- * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs).
+ * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The same
+ * listener answers `GET /healthz` and `GET /readyz` (http/probes.ts, readiness.ts); the client a call
+ * counts against is its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
  * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
@@ -34,7 +36,9 @@ import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
+import { AddressRanges } from '../model/ip-address.js';
 import type { PoolDirectory } from '../model/pool.js';
+import type { StoreReadiness } from '../model/readiness.js';
 import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
@@ -43,7 +47,9 @@ import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { startListener } from './http/listener.js';
+import { probeEndpoints } from './http/probes.js';
 import { GatewayMetrics } from './metrics.js';
+import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
@@ -72,6 +78,8 @@ export interface GatewayOptions {
   config: Readonly<Config>;
   directory: PoolDirectory;
   health: HealthView;
+  /** Whether the store answers, for `GET /readyz` (store/probe.ts in the serving process). */
+  storeReadiness: StoreReadiness;
   clock: Clock;
   logger: Logger;
   /** Where gateway metrics go (the API's /metrics); none when absent. */
@@ -192,9 +200,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }),
     });
   const apiKeys = settings.api_keys ? new ApiKeys(settings.api_keys) : undefined;
+  const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
+  const readiness = new GatewayReadiness({
+    networks: config.networks,
+    directory: options.directory,
+    health: options.health,
+    store: options.storeReadiness,
+    clock,
+  });
   const websocket = new WsGateway({
     handler,
     apiKeys,
+    trustedProxies,
     hub,
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
@@ -243,6 +260,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gatewayEdge({
       handler,
       apiKeys,
+      trustedProxies,
+      probes: probeEndpoints(readiness, logger),
       metrics,
       logger,
       streamStallMs: settings.stream_stall_timeout,

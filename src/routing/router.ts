@@ -18,6 +18,7 @@ import type { HealthView } from '../model/health-view.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { ConnectDemotion } from './demotion.js';
 import type { OutstandingRequests } from './outstanding.js';
+import { whyNotRoutable } from './routable.js';
 
 export interface Candidate {
   readonly pool: Pool;
@@ -73,15 +74,7 @@ export class OriginRouter {
     const { directory, health } = this.#deps;
     const skipped: Array<{ pool: string; reason: string }> = [];
     for (const name of poolNames) {
-      const pool = directory.poolByName(name);
-      const reason =
-        pool === undefined
-          ? 'pool does not exist'
-          : !pool.enabled
-            ? 'pool is disabled'
-            : !health.poolHealthy(pool.id)
-              ? 'pool is unhealthy'
-              : 'no enabled, healthy origin with weight > 0';
+      const reason = whyNotRoutable(directory.poolByName(name), health) ?? 'no enabled, healthy origin with weight > 0';
       skipped.push({ pool: name, reason });
     }
     const why =

@@ -77,6 +77,8 @@ describe('http1 server: upgrade hook', () => {
     const [up] = app.upgraded;
     assert.equal(up?.exchange.target, '/ws?x=1');
     assert.equal(up?.exchange.header('upgrade'), 'echo');
+    assert.deepEqual(up?.exchange.headerLines('connection'), ['keep-alive, Upgrade'], 'every field line of a header');
+    assert.deepEqual(up?.exchange.headerLines('x-absent'), []);
     assert.equal(up?.rest, 'first');
     assert.deepEqual(app.requests, [], 'not an ordinary request');
     assert.equal(server.inFlight, 0);

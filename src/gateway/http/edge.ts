@@ -1,7 +1,7 @@
 /**
  * The gateway's HTTP edge: what happens to a request before it is JSON-RPC, and to an answer after.
  * Checks, in this order, each with its catalog error:
- *   path (404) → HTTP method (405 + Allow: POST; a GET is told that WebSocket needs `Upgrade: websocket`) → API key (401, when configured)
+ *   path (404; `/healthz` and `/readyz` are answered first: probes.ts) → HTTP method (405 + Allow: POST; a GET is told that WebSocket needs `Upgrade: websocket`) → API key (401, when configured)
  *   → Content-Type (415) → body size (413, enforced by the listener while reading) → the JSON-RPC
  *   handler (rpc/handler.ts) for the network named by the path.
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
@@ -13,9 +13,11 @@
 import { SwitchyardError } from '../../errors/base.js';
 import type { Http1App, RequestRefusal, ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
+import type { AddressRanges } from '../../model/ip-address.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
 import type { ApiKeys } from './api-keys.js';
+import { exchangeClient } from './client-address.js';
 import { edgeError, sendBody, sendError, sendStream } from './respond.js';
 
 export interface EdgeOptions {
@@ -24,6 +26,10 @@ export interface EdgeOptions {
   apiKeys: ApiKeys | undefined;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** `gateway.trusted_proxies` (undefined when none): whose forwarding headers name the client. */
+  trustedProxies: AddressRanges | undefined;
+  /** `GET /healthz` and `GET /readyz` (probes.ts); answered before the path check, without key or limit. */
+  probes?: (ex: ServerExchange) => boolean;
   /** `gateway.stream_stall_timeout`, for the log line of a cut stream. */
   streamStallMs: number;
   /** WebSocket handshakes (`GET /v1/{network}` with `Upgrade: websocket`): ws/upgrade.ts. Other Upgrade
@@ -50,6 +56,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
 
   const handle = (ex: ServerExchange, match: RegExpExecArray | null): Promise<void> | undefined => {
     if (!match) {
+      if (options.probes?.(ex)) return undefined;
       throw new SwitchyardError(
         'NOT_FOUND',
         `No such path ${JSON.stringify(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
@@ -92,7 +99,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
   ): Promise<void> | undefined => {
     const network = decodeNetwork(match[1] as string);
     // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
-    const client = key ?? ex.remoteAddress ?? 'unknown';
+    const client = key ?? exchangeClient(ex, options.trustedProxies);
     const answer = handler.handle(network, body, client, () => ex.signal());
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
     send(ex, answer);

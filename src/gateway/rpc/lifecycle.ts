@@ -34,6 +34,11 @@ export class NetworkLifecycle {
     this.#headers = headers;
   }
 
+  /** The retirement instant has come (the gateway's readiness leaves retired networks out). */
+  retired(): boolean {
+    return this.#retireAt !== undefined && this.#clock.now() >= this.#retireAt;
+  }
+
   /** Throws NETWORK_RETIRED from the retirement instant on; otherwise returns the headers to add. */
   check(): Readonly<Record<string, string>> {
     if (this.#retireAt === undefined) return this.#headers;

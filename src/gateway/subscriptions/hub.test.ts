@@ -395,9 +395,9 @@ test('newPendingTransactions: from a usable origin with a ws_address while its p
   const pushing = { name: 'ws', address: 'http://127.0.0.1:2', ws_address: 'ws://127.0.0.1:2' } as unknown as Origin;
   const state = { head: 1, hash: undefined, earliest: 0, syncing: false };
   tracker.tracked = [
-    { pool, origin: plain, state, usable: true },
-    { pool, origin: { ...pushing, name: 'down' } as Origin, state, usable: false },
-    { pool, origin: pushing, state, usable: true },
+    { pool, origin: plain, state, usable: true, pushing: false },
+    { pool, origin: { ...pushing, name: 'down' } as Origin, state, usable: false, pushing: false },
+    { pool, origin: pushing, state, usable: true, pushing: false },
   ];
   const feeds: Array<{
     origin: string;

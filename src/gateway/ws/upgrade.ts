@@ -16,7 +16,9 @@ import { WebSocketServer } from 'ws';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
+import type { AddressRanges } from '../../model/ip-address.js';
 import type { ApiKeys } from '../http/api-keys.js';
+import { exchangeClient } from '../http/client-address.js';
 import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 import type { RpcHandler } from '../rpc/handler.js';
@@ -27,6 +29,8 @@ import type { WsMetrics } from './metrics.js';
 export interface WsGatewayOptions {
   handler: RpcHandler;
   apiKeys: ApiKeys | undefined;
+  /** `gateway.trusted_proxies`: the client address (http/client-address.ts) keys rate limit and per-client count. */
+  trustedProxies: AddressRanges | undefined;
   /** The subscription hub; without it eth_subscribe answers WS_SUBSCRIPTIONS_UNAVAILABLE. */
   hub?: Subscriptions | undefined;
   limits: WsLimits & { max_connections_per_client: number };
@@ -50,7 +54,7 @@ export class WsGateway {
   readonly #options: WsGatewayOptions;
   readonly #server: WebSocketServer;
   readonly #connections = new Set<WsConnection>();
-  /** Open connections per client (API key, else remote address). */
+  /** Open connections per client (API key, else client address: http/client-address.ts). */
   readonly #perClient = new Map<string, number>();
   /** Set by close(): a handshake arriving later (on a keep-alive connection) is dropped. */
   #closing = false;
@@ -90,7 +94,7 @@ export class WsGateway {
       }
       const key = this.#options.apiKeys?.authenticate(ex.header('authorization'), ex.target);
       network = decodeNetwork(match[1] as string);
-      client = key ?? ex.remoteAddress ?? 'unknown';
+      client = key ?? exchangeClient(ex, this.#options.trustedProxies);
       extra = this.#options.handler.admit(network, client);
       const limit = this.#options.limits.max_connections_per_client;
       if ((this.#perClient.get(client) ?? 0) >= limit) {

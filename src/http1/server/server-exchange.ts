@@ -37,6 +37,8 @@ export interface ServerExchange {
   readonly gone: boolean;
   /** The first value of header `name` (lowercase), if sent. */
   header(name: string): string | undefined;
+  /** Every value of header `name` (lowercase), one per field line, in arrival order. */
+  headerLines(name: string): string[];
   bodyIfComplete(): Buffer | undefined;
   readBody(): Promise<Buffer>;
   signal(): GoneSignal;
@@ -147,6 +149,13 @@ export class ExchangeSlot implements ServerExchange {
     const headers = this.head.headers;
     for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return headers[i + 1];
     return undefined;
+  }
+
+  headerLines(name: string): string[] {
+    const headers = this.head.headers;
+    const lines: string[] = [];
+    for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) lines.push(headers[i + 1] as string);
+    return lines;
   }
 
   /** The whole body if it has fully arrived (the usual case for small requests), else undefined. */
