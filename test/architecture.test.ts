@@ -34,6 +34,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'keys',
     'routing',
     'chain',
+    'limits',
     'outbound',
     'http1',
     'config',
@@ -51,6 +52,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   keys: ['model', 'store'],
   routing: ['chain', 'model'],
   chain: ['model'],
+  // Global limits (SPEC §11): backends of the gateway's lease and quota ports (rpc/lease-backend.ts, quota-backend.ts).
+  limits: ['gateway', 'model'],
   config: ['outbound', 'model'],
   store: ['model'],
   model: [],

@@ -98,6 +98,16 @@ describe('config pipeline', () => {
     );
   });
 
+  it('redis_url takes a redis:// or rediss:// URL and refuses anything else without echoing it', () => {
+    assert.equal(buildConfig({ redis_url: 'rediss://:pw@cache:6380/1' }, 'x').redis_url, 'rediss://:pw@cache:6380/1');
+    assert.equal(buildConfig({}, 'x').redis_url, undefined);
+    assert.throws(
+      () => buildConfig({ redis_url: 'http://:hunter2@cache:6379' }, 'x'),
+      (err: Error) =>
+        /redis_url: must be a redis:\/\/ or rediss:\/\/ URL/.test(err.message) && !err.message.includes('hunter2'),
+    );
+  });
+
   it('the example of SPEC §1 loads as written, with the key names scripts rely on', () => {
     const path = file(
       'spec.yaml',

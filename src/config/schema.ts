@@ -130,6 +130,11 @@ const configObject = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
     .optional(),
+  /** Redis shared by every instance for global rate limits, key quotas and revocation (SPEC §11). */
+  redis_url: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL; leave it out for limits local to this instance')
+    .optional(),
   gateway: gateway.default(gateway.parse({})),
   api: api.default(api.parse({})),
   account_id: accountId.default(DEFAULTS.account_id),

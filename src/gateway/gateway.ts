@@ -60,7 +60,7 @@ import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import type { QuotaCounter } from './rpc/quota.js';
-import { RateLimiter, rateSpec } from './rpc/rate-limit.js';
+import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
@@ -101,6 +101,8 @@ export interface GatewayOptions {
    * new pool). Tests only: to watch its recycling.
    */
   buffers?: BufferPool;
+  /** The rate limiter's buckets (default: local to this process, rpc/rate-limit.ts RateLimiter). */
+  limiter?: Limiter;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
   /** Gateway keys as resources: the table authenticated against, their daily quotas and usage. */
@@ -187,7 +189,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Always a limiter: a gateway key's own rate_limit applies even without gateway.rate_limit.
     rateLimit: {
       spec: settings.rate_limit ? rateSpec(settings.rate_limit) : undefined,
-      limiter: new RateLimiter(clock),
+      limiter: options.limiter ?? new RateLimiter(clock),
     },
     keys: options.keys,
     chain,

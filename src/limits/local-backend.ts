@@ -1,0 +1,72 @@
+/**
+ * The global buckets and daily quotas held in this process: the `LeaseBackend` and `QuotaBackend` the
+ * control process serves its workers from when there is no Redis (the workers' IPC reaches it), and
+ * the reference the Redis backend (redis-backend.ts) must agree with. Same rules: a bucket starts
+ * full (`burst`), refills at `rate` per second, never grants more than it holds; a key's day never
+ * grants beyond its quota. Bounded memory: at most 100 000 buckets (least recently asked dropped — a
+ * dropped bucket comes back full, as one long idle would be) and only today's and yesterday's quota
+ * counters (older days are dropped when a new day is first asked). Reads the injected Clock.
+ */
+import type { Clock } from '../clock.js';
+import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import { type BucketState, grantFrom } from './bucket.js';
+
+const MAX_BUCKETS = 100_000;
+
+export class LocalLeaseBackend implements LeaseBackend {
+  readonly #clock: Clock;
+  readonly #buckets = new Map<string, BucketState>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Synchronous under the promise: an in-process backend never fails. */
+  async lease(asks: readonly LeaseAsk[]): Promise<number[]> {
+    return this.leaseNow(asks);
+  }
+
+  leaseNow(asks: readonly LeaseAsk[]): number[] {
+    const now = this.#clock.now();
+    return asks.map((ask) => {
+      const { granted, state } = grantFrom(this.#buckets.get(ask.bucket), ask.spec, ask.want, now);
+      this.#buckets.delete(ask.bucket);
+      this.#buckets.set(ask.bucket, state);
+      if (this.#buckets.size > MAX_BUCKETS) {
+        const oldest = this.#buckets.keys().next().value;
+        if (oldest !== undefined) this.#buckets.delete(oldest);
+      }
+      return granted;
+    });
+  }
+}
+
+export class LocalQuotaBackend implements QuotaBackend {
+  readonly #used = new Map<string, number>();
+  #days: string[] = [];
+
+  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+    return this.reserveNow(asks);
+  }
+
+  reserveNow(asks: readonly QuotaAsk[]): number[] {
+    return asks.map((ask) => {
+      this.#keepDay(ask.date);
+      const id = `${ask.date}\n${ask.key}`;
+      const used = this.#used.get(id) ?? 0;
+      const granted = Math.max(0, Math.min(Math.floor(ask.want), ask.quota - used));
+      if (granted > 0) this.#used.set(id, used + granted);
+      return granted;
+    });
+  }
+
+  /** Keeps counters of the two newest days seen (a day's asks may straddle midnight). */
+  #keepDay(date: string): void {
+    if (this.#days.includes(date)) return;
+    this.#days = [...this.#days, date].sort().slice(-2);
+    for (const id of this.#used.keys()) {
+      if (!this.#days.includes(id.slice(0, id.indexOf('\n')))) this.#used.delete(id);
+    }
+  }
+}
