@@ -17,24 +17,17 @@ import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import { type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
-import { LeasedLimiter } from './gateway/rpc/leased-limiter.js';
 import { LocalQuotaCounter, type QuotaCounter } from './gateway/rpc/quota.js';
-import { LeasedQuotaCounter } from './gateway/rpc/quota-leased.js';
 import type { Limiter } from './gateway/rpc/rate-limit.js';
-import { SharedLimitsStatus } from './gateway/rpc/shared-status.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
 import { UsageRecorder } from './keys/usage-recorder.js';
-import { RedisChangeBus } from './limits/change-bus.js';
-import { RedisLeaseBackend, RedisQuotaBackend } from './limits/redis-backend.js';
-import { connectRedis, whenReady } from './limits/redis-client.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { ChangeBus } from './model/change-bus.js';
 import type { HealthView } from './model/health-view.js';
-import { maskAddress } from './model/origin-address.js';
 import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
@@ -188,6 +181,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     let keyQuota: QuotaCounter = quota;
     let bus: ChangeBus | undefined;
     if (config.redis_url !== undefined) {
+      // Loaded only when used: the Redis client is a large module graph every other start would load.
+      const { sharedLimits } = await import('./limits/shared-limits.js');
       const shared = await sharedLimits(config.redis_url, { clock, logger: logger.child({ part: 'limits' }), metrics });
       stops.push(() => shared.close());
       limiter = shared.limiter;
@@ -290,52 +285,6 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     await unwind();
     throw err;
   }
-}
-
-/** How long start-up waits for Redis before going on with local limits (fail open). */
-const REDIS_START_WAIT_MS = 2_000;
-
-/** What must be global across instances, on the Redis of `redis_url` (SPEC §11). */
-interface SharedLimits {
-  /** The gateway's rate limits, leased. */
-  readonly limiter: Limiter;
-  /** Daily key quotas counted on Redis; `fallback` (this process's count) decides while it is down. */
-  quota(fallback: QuotaCounter): QuotaCounter;
-  /** Change notices between instances (topic `keys`: re-read the key table now). */
-  readonly bus: ChangeBus;
-  close(): Promise<void>;
-}
-
-/**
- * The global limits on the Redis of `redis_url`: one connection for leases and quotas (and publishing
- * notices), one for subscriptions. Start-up waits at most REDIS_START_WAIT_MS: a Redis not there yet
- * counts as an outage (logged once, limits local) that ends when it answers.
- */
-async function sharedLimits(
-  url: string,
-  parts: { clock: Clock; logger: Logger; metrics: MetricsRegistry },
-): Promise<SharedLimits> {
-  const redis = connectRedis(url, { purpose: 'limits', logger: parts.logger });
-  const status = new SharedLimitsStatus({ backend: 'redis', ...parts });
-  if (await whenReady(redis, REDIS_START_WAIT_MS)) {
-    parts.logger.info('rate limits are global (redis)', { redis_url: maskAddress(url) });
-  } else {
-    status.failed(new Error(`redis ${maskAddress(url)} did not answer within ${REDIS_START_WAIT_MS} ms`));
-  }
-  const bus = new RedisChangeBus(redis, parts.logger);
-  return {
-    limiter: new LeasedLimiter({ backend: new RedisLeaseBackend(redis), status, clock: parts.clock }),
-    quota: (fallback) => new LeasedQuotaCounter({ backend: new RedisQuotaBackend(redis), status, fallback }),
-    bus,
-    // QUIT lets replies in flight arrive (a last lease is not taken for an outage); a dead link just drops.
-    close: async () => {
-      bus.close();
-      await redis.quit().then(
-        () => undefined,
-        () => redis.disconnect(),
-      );
-    },
-  };
 }
 
 /** A listener that cannot bind fails start-up with a message naming its config key and what to do. */
