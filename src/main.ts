@@ -14,6 +14,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
+import type { GatewayChain } from './gateway/chain-port.js';
 import { type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
@@ -165,7 +166,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
-          wrapForwarder: (inner: Forwarder, chain: ChainTracker) => {
+          wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
             caching = new CachingForwarder(inner, {
               maxBytes: config.gateway.cache_max_bytes,
               chain,

@@ -17,6 +17,11 @@
  * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  *
+ * A gateway worker (SPEC §11, src/cluster/) serves the same gateway with a chain it did not build:
+ * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's
+ * tracker) and starts/stops it with the listener; `startGateway` is the one-process form that builds the
+ * ChainTracker over its own chain clients, as described above, and then calls it.
+ *
  * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
  * the same forwarder as clients (cache included); tests may put their own in its place
  * (`options.subscriptions`).
@@ -27,7 +32,7 @@
  * then the tracker stops.
  */
 
-import { ChainTracker } from '../chain/tracker.js';
+import type { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
@@ -39,6 +44,8 @@ import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
+import type { GatewayChain } from './chain-port.js';
+import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
@@ -46,22 +53,22 @@ import { startListener } from './http/listener.js';
 import { GatewayMetrics } from './metrics.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
-import { RateLimiter, rateSpec } from './rpc/rate-limit.js';
+import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
-import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
+import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
-import { WsHeadSubscriptions, WsOriginFeeds } from './upstream/ws-heads.js';
+import { WsOriginFeeds } from './upstream/ws-heads.js';
 import { WsMetrics } from './ws/metrics.js';
 import { WsGateway } from './ws/upgrade.js';
 
 /** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
 export interface SubscriptionDeps {
-  chain: ChainTracker;
+  chain: GatewayChain;
   forwarder: Forwarder;
   networks: Config['networks'];
   clock: Clock;
@@ -79,7 +86,7 @@ export interface GatewayOptions {
   /** The outbound target policy origin connects follow (default: from `outbound.trusted_accounts`). */
   outbound?: OutboundPolicy;
   /** Wraps the origin forwarder, e.g. with a response cache (issue 7), which reads finality from `chain`. */
-  wrapForwarder?: (inner: Forwarder, chain: ChainTracker) => Forwarder;
+  wrapForwarder?: (inner: Forwarder, chain: GatewayChain) => Forwarder;
   /**
    * The read buffers large answers pass through, from the origin clients to the listener (default: a
    * new pool). Tests only: to watch its recycling.
@@ -87,6 +94,13 @@ export interface GatewayOptions {
   buffers?: BufferPool;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
+  /** The rate limiter's buckets (default: local to this process, rpc/rate-limit.ts RateLimiter). */
+  limiter?: Limiter;
+}
+
+/** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
+export interface ServeGatewayOptions extends GatewayOptions {
+  chain: GatewayChain;
 }
 
 export interface Gateway {
@@ -97,42 +111,47 @@ export interface Gateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { config, logger, clock } = options;
-  const settings = config.gateway;
-  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
+  const { config } = options;
   // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
   const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   // One pool for both halves: origin sockets read large answers into it, the listener releases them.
+  const buffers = options.buffers ?? new BufferPool();
+  const own = buildChainTracker({ ...options, outbound, buffers });
+  const chain = own.chain;
+  let served: { url: string; close(graceMs: number): Promise<void> };
+  try {
+    served = await serveGateway({ ...options, outbound, buffers, chain });
+  } catch (err) {
+    await own.close();
+    throw err;
+  }
+  return {
+    url: served.url,
+    chain,
+    close: async (graceMs) => {
+      await served.close(graceMs);
+      await own.close();
+    },
+  };
+}
+
+/**
+ * The gateway over a chain it was given: the listener, JSON-RPC rules and forwarding (the body of
+ * `startGateway`). Starts `chain` once the listener is up; `close` stops it after the hub.
+ */
+export async function serveGateway(
+  options: ServeGatewayOptions,
+): Promise<{ readonly url: string; close(graceMs: number): Promise<void> }> {
+  const { config, logger, clock, chain } = options;
+  const settings = config.gateway;
+  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
+  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const buffers = options.buffers ?? new BufferPool();
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
     buffers,
-  });
-  const chainClients = new OriginClients({
-    connectionsPerOrigin: CHAIN_CONNECTIONS_PER_ORIGIN,
-    connectTimeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
-    buffers,
-  });
-  const chain = new ChainTracker({
-    networks: config.networks,
-    directory: options.directory,
-    health: options.health,
-    source: new GatewayChainSource({
-      clients: chainClients,
-      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    }),
-    // Origins with a ws_address push their heads (their connects follow the same outbound rules).
-    pushes: new WsHeadSubscriptions({
-      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
-      logger: logger.child({ part: 'chain' }),
-      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    }),
-    clock,
-    logger: logger.child({ part: 'chain' }),
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
@@ -167,7 +186,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxBatch: settings.max_batch,
     metrics,
     rateLimit: settings.rate_limit
-      ? { spec: rateSpec(settings.rate_limit), limiter: new RateLimiter(clock) }
+      ? { spec: rateSpec(settings.rate_limit), limiter: options.limiter ?? new RateLimiter(clock) }
       : undefined,
     chain,
   });
@@ -200,9 +219,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: logger.child({ part: 'websocket' }),
   });
   const unsubscribe = options.directory.onChange(() => {
-    const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
-    clients.prune(inUse);
-    chainClients.prune(inUse);
+    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins));
   });
 
   const fdLimit = openFilesLimit();
@@ -251,14 +268,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   chain.start();
   return {
     url: listener.url,
-    chain,
     close: async (graceMs) => {
       await Promise.all([websocket.close(), listener.close(graceMs)]);
       hub.close();
       chain.stop();
       unsubscribe();
       await clients.close();
-      await chainClients.close();
     },
   };
 }
