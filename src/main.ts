@@ -4,6 +4,10 @@
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
  * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
  * processes, then the store.
+ *
+ * With `gateway.workers` > 1 (SPEC §11) this process is the control process: everything above runs here
+ * except the gateway listener, which worker processes serve (cluster/control.ts starts them and feeds
+ * them pools, health and chain state); `/metrics` then sums this process's metrics and theirs.
  */
 
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
@@ -11,6 +15,7 @@ import { coreRoutes } from './api/routes/index.js';
 import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
+import { startGatewayWorkers } from './cluster/control.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
@@ -149,38 +154,67 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
-    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
-    // forwarder; its finality comes from the gateway's chain tracker.
-    let caching: CachingForwarder | undefined;
-    const gateway = await named(
-      'gateway.listen',
-      config.gateway.listen,
-      startGateway({
-        config,
-        directory,
-        health,
-        clock,
-        logger: logger.child({ part: 'gateway' }),
-        metrics,
-        outbound,
-        ...(options.buffers !== undefined && { buffers: options.buffers }),
-        ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
-        ...(config.gateway.cache_max_bytes > 0 && {
-          wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
-            caching = new CachingForwarder(inner, {
-              maxBytes: config.gateway.cache_max_bytes,
-              chain,
-              logger: logger.child({ part: 'cache' }),
-              metrics,
-            });
-            return caching;
-          },
+    // ── Gateway: served by this process, or with `gateway.workers` > 1 by worker processes fed from here
+    //    (cluster/control.ts: this process keeps the chain tracker and pushes state to them).
+    let gateway: { url: string; chain: ChainTracker };
+    let renderMetrics: (() => Promise<string>) | undefined;
+    if (config.gateway.workers > 1) {
+      const workers = await named(
+        'gateway.listen',
+        config.gateway.listen,
+        startGatewayWorkers({
+          config,
+          directory,
+          health,
+          clock,
+          logger: logger.child({ part: 'gateway' }),
+          metrics,
+          outbound,
         }),
-      }),
-    );
-    listeners.push(() => gateway.close(config.shutdown_grace));
-    stops.push(async () => caching?.close());
+      );
+      listeners.push(() => workers.close(config.shutdown_grace));
+      stops.push(() => workers.stop());
+      gateway = workers;
+      renderMetrics = () => workers.renderMetrics();
+    } else {
+      gateway = await serveHere();
+    }
     chain = gateway.chain;
+
+    async function serveHere(): Promise<{ url: string; chain: ChainTracker }> {
+      // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
+      // forwarder; its finality comes from the gateway's chain tracker.
+      let caching: CachingForwarder | undefined;
+      const gateway = await named(
+        'gateway.listen',
+        config.gateway.listen,
+        startGateway({
+          config,
+          directory,
+          health,
+          clock,
+          logger: logger.child({ part: 'gateway' }),
+          metrics,
+          outbound,
+          ...(options.buffers !== undefined && { buffers: options.buffers }),
+          ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
+          ...(config.gateway.cache_max_bytes > 0 && {
+            wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
+              caching = new CachingForwarder(inner, {
+                maxBytes: config.gateway.cache_max_bytes,
+                chain,
+                logger: logger.child({ part: 'cache' }),
+                metrics,
+              });
+              return caching;
+            },
+          }),
+        }),
+      );
+      listeners.push(() => gateway.close(config.shutdown_grace));
+      stops.push(async () => caching?.close());
+      return gateway;
+    }
 
     // ── Management API listener.
     const api = createApiServer({
@@ -189,6 +223,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger,
       metrics,
+      ...(renderMetrics === undefined ? {} : { renderMetrics }),
       routes: coreRoutes({
         config,
         store,

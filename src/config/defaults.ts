@@ -17,6 +17,7 @@ export const DEFAULTS = {
     max_connections: 10_000, // client connections at once (lowered at start to fit RLIMIT_NOFILE)
     max_connections_per_client: 256, // client connections per remote address at once
     sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
+    workers: 1, // processes serving the gateway listener; > 1: node:cluster workers fed by the control process
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)
       max_subscriptions_per_connection: 100, // eth_subscribe subscriptions one connection holds at once
