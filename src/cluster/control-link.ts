@@ -12,14 +12,31 @@ interface PendingRequest {
   timer: NodeJS.Timeout;
 }
 
-export class ControlLink {
-  readonly #pending = new Map<number, PendingRequest>();
-  #next = 1;
+/** Where messages go: this process's IPC channel to the control (default), or a test's. */
+export interface ControlChannel {
+  /** False when the channel is gone (nothing was sent). */
+  send(message: WorkerMessage): boolean;
+}
 
-  send(message: WorkerMessage): boolean {
+const processChannel: ControlChannel = {
+  send: (message) => {
     if (process.send === undefined || !process.connected) return false;
     process.send(message);
     return true;
+  },
+};
+
+export class ControlLink {
+  readonly #pending = new Map<number, PendingRequest>();
+  readonly #channel: ControlChannel;
+  #next = 1;
+
+  constructor(channel: ControlChannel = processChannel) {
+    this.#channel = channel;
+  }
+
+  send(message: WorkerMessage): boolean {
+    return this.#channel.send(message);
   }
 
   request(request: WorkerRequest, timeoutMs: number): Promise<unknown> {

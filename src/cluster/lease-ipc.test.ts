@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../clock.js';
-import { ControlLeaseBuckets } from './lease-ipc.js';
+import { ControlLink } from './control-link.js';
+import { ControlLeaseBuckets, IpcLeaseBackend } from './lease-ipc.js';
 
 const spec = { requests_per_second: 10, burst: 20 };
 
@@ -48,4 +49,34 @@ test('buckets of different names and specs are separate; an idle bucket starts f
   );
   clock.advance(61_000);
   assert.deepEqual(await buckets.lease([{ bucket: 'b', spec, want: 30 }]), [20]);
+});
+
+test('a worker leases over IPC from the control buckets; a failing control backend rejects (fail open)', async () => {
+  const clock = new ManualClock(0);
+  const control = new ControlLeaseBuckets(clock);
+  let failing = false;
+  const link: ControlLink = new ControlLink({
+    send: (message) => {
+      if (message.t !== 'request' || message.request.kind !== 'lease') return false;
+      const { id, request } = message;
+      const answer = failing ? Promise.reject(new Error('redis down')) : control.lease(request.asks);
+      answer.then(
+        (value) => link.settle({ t: 'reply', id, ok: true, value }),
+        (err: Error) => link.settle({ t: 'reply', id, ok: false, error: err.message }),
+      );
+      return true;
+    },
+  });
+  const backend = new IpcLeaseBackend(link);
+  assert.deepEqual(
+    await backend.lease([
+      { bucket: 'k', spec, want: 12 },
+      { bucket: 'k', spec, want: 12 },
+    ]),
+    [12, 8],
+  );
+  failing = true;
+  await assert.rejects(backend.lease([{ bucket: 'k', spec, want: 1 }]), /redis down/);
+  const gone = new IpcLeaseBackend(new ControlLink({ send: () => false }));
+  await assert.rejects(gone.lease([{ bucket: 'k', spec, want: 1 }]), /gone/);
 });

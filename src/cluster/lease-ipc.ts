@@ -2,8 +2,9 @@
  * Rate-limit leases across gateway workers (SPEC §11, PLAN-17 parts L and W).
  *
  * Worker side: `IpcLeaseBackend` is a LeaseBackend (gateway/rpc/lease-backend.ts) that asks the control
- * process, bounded by LEASE_TIMEOUT_MS (250 ms; unanswered = nothing granted). A leased limiter over it
- * (part L's LeasedLimiter) then takes tokens synchronously from what it holds.
+ * process, bounded by LEASE_TIMEOUT_MS (250 ms). It rejects when the control does not answer in time or
+ * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (part L's LeasedLimiter)
+ * fails open to local buckets — never "nothing granted", which would refuse calls for an outage.
  *
  * Control side: `ControlLeaseBuckets` answers every worker's asks from one set of token buckets in the
  * control process, so the workers of one instance share each bucket: refill `requests_per_second` per
@@ -27,12 +28,9 @@ export class IpcLeaseBackend implements LeaseBackend {
   }
 
   async lease(asks: readonly LeaseAsk[]): Promise<number[]> {
-    try {
-      const granted = await this.#link.request({ kind: 'lease', asks: [...asks] }, LEASE_TIMEOUT_MS);
-      return Array.isArray(granted) ? asks.map((_, i) => Number(granted[i] ?? 0)) : asks.map(() => 0);
-    } catch {
-      return asks.map(() => 0);
-    }
+    const granted = await this.#link.request({ kind: 'lease', asks: [...asks] }, LEASE_TIMEOUT_MS);
+    if (!Array.isArray(granted) || granted.length !== asks.length) throw new Error('garbled lease answer');
+    return granted.map((value, i) => Math.max(0, Math.min(Number(value) || 0, asks[i]?.want ?? 0)));
   }
 }
 
