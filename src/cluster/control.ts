@@ -43,6 +43,8 @@ export interface GatewayWorkers {
   readonly chain: ChainTracker;
   /** Named state for every worker (e.g. `keys`): see publisher.ts `publishState`. */
   publishState(topic: string, payload: unknown): void;
+  /** Workers' named reports (e.g. `key-usage`): see publisher.ts `onReport`. */
+  onReport(topic: string, handler: (payload: unknown) => void): void;
   /** The control's metrics and every worker's, summed (the API's `/metrics`). */
   renderMetrics(): Promise<string>;
   /** Drains the workers: stop accepting, finish in-flight requests within `graceMs`. */
@@ -99,6 +101,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     url: workers.url,
     chain,
     publishState: (topic, payload) => publisher.publishState(topic, payload),
+    onReport: (topic, handler) => publisher.onReport(topic, handler),
     renderMetrics: async () => renderMerged([metrics.families(), ...(await workers.gather())]),
     close: (graceMs) => workers.close(graceMs),
     stop,

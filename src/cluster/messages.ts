@@ -18,9 +18,11 @@
  *   hello            the worker listens for messages: the control sends `init` only then (an ES module
  *                    worker loads asynchronously, and a message that arrives before a listener is lost)
  *   ready / failed   the listener is up (its URL) / the worker could not start (errno code if any)
+ *   draining         the worker got SIGTERM/SIGINT itself (e.g. sent to the whole process group)
  *   health-reports   live failures and successes, batched, in order
  *   chain-feedback   heads seen, missing blocks, reported heads, networks touched — batched
  *   request          a request answered by `reply`: a block lookup or a rate-limit lease
+ *   report           a named report (e.g. `key-usage`: gateway key usage counts): one handler per topic
  *   metrics          the answer to `metrics-ask`
  */
 import type { BlockHead, ChainReorg, OriginChainState } from '../chain/types.js';
@@ -102,10 +104,12 @@ export type WorkerRequest =
 export type WorkerMessage =
   | { t: 'hello' }
   | { t: 'ready'; url: string }
+  | { t: 'draining' }
   | { t: 'failed'; message: string; code: string | undefined }
   | { t: 'health-reports'; reports: HealthReport[] }
   | ({ t: 'chain-feedback' } & ChainFeedbackBatch)
   | { t: 'request'; id: number; request: WorkerRequest }
+  | { t: 'report'; topic: string; payload: unknown }
   | { t: 'metrics'; id: number; families: MetricFamily[] };
 
 /** Narrows what arrived on the channel to our messages (anything else, e.g. cluster internals, is ignored). */

@@ -131,3 +131,13 @@ test('chain feedback reaches the tracker; block lookups and leases are answered 
   assert.deepEqual(lease.value, [3]);
   chain.stop();
 });
+
+test('named reports from workers reach the handler of their topic', () => {
+  const { publisher, chain } = setup();
+  const got: unknown[] = [];
+  publisher.onReport('key-usage', (payload) => got.push(payload));
+  publisher.handle({ t: 'report', topic: 'key-usage', payload: { k1: 3 } }, () => undefined);
+  publisher.handle({ t: 'report', topic: 'other', payload: 1 }, () => undefined);
+  assert.deepEqual(got, [{ k1: 3 }]);
+  chain.stop();
+});

@@ -10,7 +10,8 @@
  *     after each event and every PUSH_CHECK_MS when it changed;
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
  *     part of a new worker's `init`.
- * Workers' messages land here too: live health outcomes go to the control's HealthView (which ejects by
+ * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
+ * handler registered for their topic (`onReport`); live health outcomes go to the control's HealthView (which ejects by
  * its rules for all workers together), chain feedback to the tracker, block lookups to the tracker, and
  * rate-limit leases to the lease backend.
  */
@@ -38,6 +39,7 @@ export interface StatePublisherOptions {
 export class StatePublisher {
   readonly #options: StatePublisherOptions;
   readonly #states = new Map<string, unknown>();
+  readonly #reports = new Map<string, (payload: unknown) => void>();
   readonly #stops: Array<() => void> = [];
   #lastHealth = '';
   #lastChain = '';
@@ -78,6 +80,11 @@ export class StatePublisher {
     this.#options.broadcast({ t: 'state', topic, payload });
   }
 
+  /** Handles workers' reports of `topic` (one handler per topic; a report without one is dropped). */
+  onReport(topic: string, handler: (payload: unknown) => void): void {
+    this.#reports.set(topic, handler);
+  }
+
   /** The first message of a worker: its slot, the config and everything current. */
   init(slot: number): ControlMessage {
     const { config, directory, chain } = this.#options;
@@ -113,6 +120,13 @@ export class StatePublisher {
         for (const [network, number] of message.reported) chain.reported(network, number);
         for (const network of message.touched) chain.touch(network);
         this.#checkSoon();
+        break;
+      }
+      case 'report': {
+        const handler = this.#reports.get(message.topic);
+        if (handler === undefined)
+          this.#options.logger.debug('worker report without a handler', { topic: message.topic });
+        else handler(message.payload);
         break;
       }
       case 'request':

@@ -12,6 +12,8 @@
  * code and signal), counted (`switchyard_gateway_worker_restarts_total`) and replaced in the same slot
  * after a back-off: RESTART_MIN_MS (100 ms), doubling for each further crash of that slot up to
  * RESTART_MAX_MS (10 s); a worker that stayed up STABLE_MS (30 s) resets it. Other workers keep serving.
+ * A worker that drained on a signal of its own waits at least SIGNALLED_RESTART_MS (1 s): when the signal
+ * went to the whole process group (systemd, Ctrl-C) the control is stopping too and starts none.
  *
  * Stop (`close`, on SIGTERM): every worker gets `shutdown` and drains (listener closed, in-flight
  * requests finish within the grace period, WebSocket 1001); those not gone after the grace period plus
@@ -32,6 +34,7 @@ export const START_TIMEOUT_MS = 60_000;
 export const RESTART_MIN_MS = 100;
 export const RESTART_MAX_MS = 10_000;
 export const STABLE_MS = 30_000;
+export const SIGNALLED_RESTART_MS = 1_000;
 export const KILL_AFTER_MS = 5_000;
 export const METRICS_TIMEOUT_MS = 1_000;
 
@@ -51,6 +54,8 @@ interface WorkerSlot {
   /** Has had its `init`: later state goes to it as messages (earlier state is in the init). */
   initialised: boolean;
   ready: boolean;
+  /** The worker got a signal itself: maybe the whole process group's, so its restart waits SIGNALLED_RESTART_MS. */
+  signalled: boolean;
   startedAt: number;
   crashes: number;
   restart: NodeJS.Timeout | undefined;
@@ -110,6 +115,7 @@ export class WorkerSupervisor {
         worker: undefined,
         initialised: false,
         ready: false,
+        signalled: false,
         startedAt: 0,
         crashes: 0,
         restart: undefined,
@@ -199,6 +205,7 @@ export class WorkerSupervisor {
     slot.worker = worker;
     slot.initialised = false;
     slot.ready = false;
+    slot.signalled = false;
     slot.startedAt = Date.now();
     worker.on('message', (message: unknown) => {
       if (!isMessage<WorkerMessage>(message)) return;
@@ -218,6 +225,9 @@ export class WorkerSupervisor {
         slot.ready = true;
         this.#options.logger.debug('gateway worker serving', { slot: slot.slot, pid: worker.process.pid });
         if (this.#starting !== undefined && --this.#starting.waiting === 0) this.#starting.resolve(message.url);
+        break;
+      case 'draining':
+        slot.signalled = true;
         break;
       case 'failed':
         this.#starting?.reject(
@@ -244,7 +254,9 @@ export class WorkerSupervisor {
     }
     const upMs = Date.now() - slot.startedAt;
     slot.crashes = upMs >= STABLE_MS ? 1 : slot.crashes + 1;
-    const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (slot.crashes - 1));
+    const backoff = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (slot.crashes - 1));
+    // A signal to the whole group reaches this process a moment later: it stops instead of restarting.
+    const delay = slot.signalled ? Math.max(backoff, SIGNALLED_RESTART_MS) : backoff;
     this.#restarts.inc();
     this.#options.logger.error('gateway worker exited; starting a new one', {
       slot: slot.slot,

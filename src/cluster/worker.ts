@@ -37,8 +37,9 @@ const EXIT_AFTER_MS = 2_000;
 
 /**
  * Handlers of named states pushed by the control (`state` messages and `init.states`). Adding a state
- * (e.g. `keys`: the gateway key snapshot of part K) is one entry here and one `publishState` call on
- * the control side.
+ * (e.g. `keys`: the gateway key snapshot of part K) is one entry in `topics` and one `publishState`
+ * call on the control side; the other way, `link.send({ t: 'report', topic, payload })` reaches the
+ * control's `onReport(topic)` handler (e.g. `key-usage`, batched like health reports).
  */
 export type StateTopics = Map<string, (payload: unknown) => void>;
 
@@ -121,6 +122,7 @@ export async function runGatewayWorker(): Promise<void> {
   };
   for (const message of early.splice(0)) handle(message);
   const onSignal = (): void => {
+    link.send({ t: 'draining' });
     if (drain === undefined) pendingDrain = config.shutdown_grace;
     else drain(config.shutdown_grace);
   };
@@ -128,7 +130,8 @@ export async function runGatewayWorker(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('disconnect', () => {
     link.close();
-    onSignal();
+    if (drain === undefined) pendingDrain = config.shutdown_grace;
+    else drain(config.shutdown_grace);
   });
 
   let caching: CachingForwarder | undefined;
