@@ -43,7 +43,7 @@ function setup() {
   const chain = new ChainTracker({ networks, directory, health, source, clock });
   const sent: ControlMessage[] = [];
   const publisher = new StatePublisher({
-    config: { networks } as unknown as Config,
+    config: { networks, account_id: 'acct' } as unknown as Config,
     directory,
     health,
     chain,
@@ -139,5 +139,18 @@ test('named reports from workers reach the handler of their topic', () => {
   publisher.handle({ t: 'report', topic: 'key-usage', payload: { k1: 3 } }, () => undefined);
   publisher.handle({ t: 'report', topic: 'other', payload: 1 }, () => undefined);
   assert.deepEqual(got, [{ k1: 3 }]);
+  chain.stop();
+});
+
+test("other accounts' pools are not sent to workers", () => {
+  const { publisher, directory, chain } = setup();
+  directory.replace([pool, { ...pool, id: 'p2', account_id: 'someone-else', name: 'theirs' }]);
+  const init = publisher.init(1);
+  assert.ok(init.t === 'init');
+  assert.deepEqual(
+    init.pools.map((p) => p.id),
+    ['p1'],
+  );
+  assert.deepEqual(Object.keys(init.health), ['p1']);
   chain.stop();
 });

@@ -1,7 +1,7 @@
 /**
  * The control process's side of the workers' state (SPEC §11: "pushes pool, health, head and key changes
  * to the workers within 1 s"). What is pushed, when:
- *   - pools: the whole snapshot on every PoolDirectory change — at once after this process's API writes
+ *   - pools: the routing account's pools, whole, on every PoolDirectory change — at once after this process's API writes
  *     (the API awaits the directory's refresh), within the directory's 1 s poll for other processes';
  *   - health: every pool's and origin's verdict as routing reads it, checked every PUSH_CHECK_MS
  *     (250 ms) and right after workers' live reports or a pool change, sent only when it changed;
@@ -20,7 +20,7 @@ import type { Config } from '../config/schema.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { Logger } from '../log.js';
 import type { HealthView } from '../model/health-view.js';
-import type { PoolDirectory } from '../model/pool.js';
+import type { Pool, PoolDirectory } from '../model/pool.js';
 import type { ControlMessage, PushedChain, PushedHealth, WorkerMessage, WorkerRequest } from './messages.js';
 
 export const PUSH_CHECK_MS = 250;
@@ -53,7 +53,7 @@ export class StatePublisher {
     const { directory, chain, broadcast } = this.#options;
     this.#stops.push(
       directory.onChange(() => {
-        broadcast({ t: 'pools', pools: [...directory.allPools()] });
+        broadcast({ t: 'pools', pools: this.#routed() });
         this.#checkSoon();
       }),
     );
@@ -94,7 +94,7 @@ export class StatePublisher {
       t: 'init',
       slot,
       config: config as Config,
-      pools: [...directory.allPools()],
+      pools: this.#routed(),
       health: this.#health(),
       chain: this.#chain(),
       canonical,
@@ -176,10 +176,16 @@ export class StatePublisher {
     }
   }
 
+  /** The routing account's pools: all a worker routes (other accounts' pools never leave this process). */
+  #routed(): Pool[] {
+    const { directory, config } = this.#options;
+    return directory.allPools().filter((pool) => pool.account_id === config.account_id);
+  }
+
   #health(): PushedHealth {
-    const { directory, health } = this.#options;
+    const { health } = this.#options;
     const out: PushedHealth = {};
-    for (const pool of directory.allPools()) {
+    for (const pool of this.#routed()) {
       const origins: Record<string, boolean> = {};
       for (const origin of pool.origins) origins[origin.name] = health.originHealthy(pool.id, origin.name);
       out[pool.id] = { healthy: health.poolHealthy(pool.id), origins };
