@@ -6,7 +6,8 @@
  * - A pool disabled through the API is routed around by every worker within 1 s.
  * - A newHeads subscription on a worker gets the block mined on the origin (chain events reach workers).
  * - kill -9 of one worker: it is logged and replaced; calls keep succeeding; the restart is counted.
- * - SIGTERM with a call in flight: the call is answered, then serve and its workers exit 0.
+ * - SIGTERM with a call in flight: the call is answered, a WebSocket connection gets 1001, then serve and
+ *   its workers exit 0.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -228,7 +229,7 @@ describe('gateway.workers: 2 against real anvil origins', () => {
 });
 
 describe('gateway.workers: 2 drains on SIGTERM', () => {
-  it('answers a call in flight after the signal, then exits 0', async () => {
+  it('answers a call in flight after the signal, closes WebSockets with 1001, then exits 0', async () => {
     let release: (() => void) | undefined;
     slowOrigin = await startHttpServer(async (_req, res, body) => {
       const { id } = JSON.parse(body) as { id: unknown };
@@ -256,6 +257,12 @@ describe('gateway.workers: 2 drains on SIGTERM', () => {
     procs.push(proc);
     const serving = await proc.waitForLog((line) => line.msg === 'gateway workers serving', 60_000);
     const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+    const ws = new WebSocket(`${(started.gateway as string).replace(/^http/, 'ws')}/v1/sepolia`);
+    const wsClosed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
     const inFlight = freshCall(`${started.gateway as string}/v1/sepolia`, 'eth_blockNumber');
     await waitFor('the call at the origin', 10_000, async () => (release === undefined ? undefined : true));
 
@@ -265,6 +272,7 @@ describe('gateway.workers: 2 drains on SIGTERM', () => {
     const answered = await inFlight;
     assert.equal(answered.status, 200);
     assert.equal(answered.body.result, '0x5');
+    assert.equal(await wsClosed, 1001, 'the WebSocket connection is closed as going away');
     const exit = await proc.waitForExit(30_000);
     assert.equal(exit.code, 0, proc.stderr());
     assert.deepEqual(await waitForPidsGone(serving.pids as number[], 5_000), []);
