@@ -36,6 +36,13 @@ export interface GatewayWorkersOptions {
   metrics: MetricsRegistry;
   outbound: OutboundPolicy;
   leases?: LeaseBackend;
+  /**
+   * Named states every worker has from its start (in its `init`), e.g. `keys`: the gateway key snapshot,
+   * so no worker serves a moment without it. Later changes: `publishState`.
+   */
+  states?: Readonly<Record<string, unknown>>;
+  /** Handlers of workers' named reports, in place before any worker starts (later: `onReport`). */
+  reports?: Readonly<Record<string, (payload: unknown) => void>>;
 }
 
 export interface GatewayWorkers {
@@ -76,6 +83,8 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     logger,
     broadcast: (message) => supervisor?.broadcast(message),
   });
+  for (const [topic, payload] of Object.entries(options.states ?? {})) publisher.publishState(topic, payload);
+  for (const [topic, handler] of Object.entries(options.reports ?? {})) publisher.onReport(topic, handler);
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();
