@@ -218,6 +218,11 @@ export class WorkerSupervisor {
   #message(slot: WorkerSlot, worker: Worker, message: WorkerMessage): void {
     switch (message.t) {
       case 'hello':
+        // Stopping already: a worker that has not started serving has nothing to drain.
+        if (this.#closing) {
+          worker.process.kill('SIGTERM');
+          break;
+        }
         worker.send(this.#options.init(slot.slot));
         slot.initialised = true;
         break;
