@@ -10,11 +10,11 @@
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
- * The chain tracker (src/chain/tracker.ts) is created here, before the router and forwarder. It asks
- * origins through upstream/chain-source.ts over origin clients of its own — the same class, address
- * model, headers and connect guard as forwarded calls, but CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per
- * origin apart from `connections_per_origin`, so head polls never queue behind client calls and never
- * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
+ * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the
+ * router and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own —
+ * the same class, address model, headers and connect guard as forwarded calls, but
+ * CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per origin apart from `connections_per_origin`, so head polls
+ * never queue behind client calls and never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  *
  * A gateway worker (SPEC §11, src/cluster/) serves the same gateway with a chain it did not build:
