@@ -87,7 +87,7 @@ export class StatePublisher {
 
   /** The first message of a worker: its slot, the config and everything current. */
   init(slot: number): ControlMessage {
-    const { config, directory, chain } = this.#options;
+    const { config, chain } = this.#options;
     const canonical: Record<string, ReturnType<ChainTracker['canonical']>> = {};
     for (const network of chain.networks()) canonical[network] = chain.canonical(network);
     return {
