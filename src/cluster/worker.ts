@@ -160,7 +160,7 @@ export async function runGatewayWorker(): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     link.send({ t: 'failed', message: err instanceof Error ? err.message : String(err), code });
-    logger.error('gateway worker could not start', { err });
+    logger.error('gateway worker could not start', { err, pid: process.pid });
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 100).unref();
     process.disconnect?.();

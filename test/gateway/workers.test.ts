@@ -6,12 +6,14 @@
  * - A pool disabled through the API is routed around by every worker within 1 s.
  * - A newHeads subscription on a worker gets the block mined on the origin (chain events reach workers).
  * - kill -9 of one worker: it is logged and replaced; calls keep succeeding; the restart is counted.
+ * - The gateway port taken: start-up fails naming `gateway.listen`, and the workers are gone.
  * - SIGTERM with a call in flight: the call is answered, a WebSocket connection gets 1001, then serve and
  *   its workers exit 0.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -276,5 +278,38 @@ describe('gateway.workers: 2 drains on SIGTERM', () => {
     const exit = await proc.waitForExit(30_000);
     assert.equal(exit.code, 0, proc.stderr());
     assert.deepEqual(await waitForPidsGone(serving.pids as number[], 5_000), []);
+  });
+});
+
+describe('gateway.workers: 2 when the gateway port is taken', () => {
+  it('fails start-up naming gateway.listen, with no worker left behind', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const config = join(dir, 'busy.yaml');
+      writeFileSync(
+        config,
+        [
+          `data_dir: ${join(dir, 'busy-data')}`,
+          `gateway: { listen: "127.0.0.1:${port}", workers: 2 }`,
+          'api: { listen: "127.0.0.1:0" }',
+          'networks: { sepolia: { chain_id: 11155111, pools: [] } }',
+          '',
+        ].join('\n'),
+      );
+      const proc = spawnCli(['serve', '--config', config]);
+      procs.push(proc);
+      const exit = await proc.waitForExit(60_000);
+      assert.equal(exit.code, 1);
+      assert.match(proc.stderr(), new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} is already in use`));
+      const pids = proc.logs
+        .filter((line) => line.msg === 'gateway worker could not start')
+        .map((line) => line.pid as number);
+      assert.equal(pids.length, 2, 'both workers tried to listen');
+      assert.deepEqual(await waitForPidsGone(pids, 5_000), []);
+    } finally {
+      blocker.close();
+    }
   });
 });
