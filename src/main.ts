@@ -15,12 +15,12 @@ import { coreRoutes } from './api/routes/index.js';
 import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
-import { startGatewayWorkers } from './cluster/control.js';
+import { type GatewayWorkers, startGatewayWorkers } from './cluster/control.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import type { GatewayChain } from './gateway/chain-port.js';
-import { type GatewayOptions, startGateway } from './gateway/gateway.js';
+import { type Gateway, type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
@@ -154,67 +154,41 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // ── Notifications start after the API listener (below), so their emails name its real URL.
 
-    // ── Gateway: served by this process, or with `gateway.workers` > 1 by worker processes fed from here
-    //    (cluster/control.ts: this process keeps the chain tracker and pushes state to them).
-    let gateway: { url: string; chain: ChainTracker };
-    let renderMetrics: (() => Promise<string>) | undefined;
-    if (config.gateway.workers > 1) {
-      const workers = await named(
-        'gateway.listen',
-        config.gateway.listen,
-        startGatewayWorkers({
-          config,
-          directory,
-          health,
-          clock,
-          logger: logger.child({ part: 'gateway' }),
-          metrics,
-          outbound,
+    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
+    // forwarder; its finality comes from the gateway's chain tracker.
+    let caching: CachingForwarder | undefined;
+    // With `gateway.workers` > 1, worker processes serve the gateway listener, fed from here
+    // (cluster/control.ts: this process keeps the chain tracker; each worker builds its own cache).
+    const start = config.gateway.workers > 1 ? startGatewayWorkers : startGateway;
+    const gateway: Gateway & Partial<Pick<GatewayWorkers, 'renderMetrics'>> = await named(
+      'gateway.listen',
+      config.gateway.listen,
+      start({
+        config,
+        directory,
+        health,
+        clock,
+        logger: logger.child({ part: 'gateway' }),
+        metrics,
+        outbound,
+        ...(options.buffers !== undefined && { buffers: options.buffers }),
+        ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
+        ...(config.gateway.cache_max_bytes > 0 && {
+          wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
+            caching = new CachingForwarder(inner, {
+              maxBytes: config.gateway.cache_max_bytes,
+              chain,
+              logger: logger.child({ part: 'cache' }),
+              metrics,
+            });
+            return caching;
+          },
         }),
-      );
-      listeners.push(() => workers.close(config.shutdown_grace));
-      stops.push(() => workers.stop());
-      gateway = workers;
-      renderMetrics = () => workers.renderMetrics();
-    } else {
-      gateway = await serveHere();
-    }
+      }),
+    );
+    listeners.push(() => gateway.close(config.shutdown_grace));
+    stops.push(async () => caching?.close());
     chain = gateway.chain;
-
-    async function serveHere(): Promise<{ url: string; chain: ChainTracker }> {
-      // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
-      // forwarder; its finality comes from the gateway's chain tracker.
-      let caching: CachingForwarder | undefined;
-      const gateway = await named(
-        'gateway.listen',
-        config.gateway.listen,
-        startGateway({
-          config,
-          directory,
-          health,
-          clock,
-          logger: logger.child({ part: 'gateway' }),
-          metrics,
-          outbound,
-          ...(options.buffers !== undefined && { buffers: options.buffers }),
-          ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
-          ...(config.gateway.cache_max_bytes > 0 && {
-            wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
-              caching = new CachingForwarder(inner, {
-                maxBytes: config.gateway.cache_max_bytes,
-                chain,
-                logger: logger.child({ part: 'cache' }),
-                metrics,
-              });
-              return caching;
-            },
-          }),
-        }),
-      );
-      listeners.push(() => gateway.close(config.shutdown_grace));
-      stops.push(async () => caching?.close());
-      return gateway;
-    }
 
     // ── Management API listener.
     const api = createApiServer({
@@ -223,7 +197,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger,
       metrics,
-      ...(renderMetrics === undefined ? {} : { renderMetrics }),
+      // With workers: this process's metrics and every worker's, summed.
+      ...(gateway.renderMetrics !== undefined && { renderMetrics: gateway.renderMetrics }),
       routes: coreRoutes({
         config,
         store,

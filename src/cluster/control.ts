@@ -1,40 +1,39 @@
 /**
  * The gateway as the control process runs it when `gateway.workers` > 1 (SPEC §11): the chain tracker
  * (gateway/chain-tracker.ts, polling origins here only), the state publisher (publisher.ts) and the
- * worker supervisor (supervisor.ts). main.ts puts this where the one-process gateway would be; the
- * store, devnet, API, monitors and notifications stay in the control process.
+ * worker supervisor (supervisor.ts). main.ts calls it in place of `startGateway`, with the same options,
+ * and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
+ * process.
  *
  * Rate-limit leases of the workers are answered by `leases` (default: ControlLeaseBuckets, this
  * process's buckets shared by its workers; with Redis, part L's backend).
  *
  * Order: the tracker is built first (its state is in each worker's init), the workers are forked and
- * awaited, then the tracker starts. `close(grace)` drains the workers; `stop()` (after the listeners)
- * stops the tracker, the publisher and the chain clients.
+ * awaited, then the tracker starts. `close(grace)` drains the workers, then stops the tracker, the
+ * publisher and the chain clients (as a one-process gateway's close stops its tracker).
  */
 import type { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { buildChainTracker } from '../gateway/chain-tracker.js';
+import type { Gateway, GatewayOptions } from '../gateway/gateway.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import { renderMerged } from '../metrics/merge.js';
-import type { MetricsRegistry } from '../metrics/registry.js';
-import type { HealthView } from '../model/health-view.js';
-import type { PoolDirectory } from '../model/pool.js';
-import type { OutboundPolicy } from '../outbound/policy.js';
+import { MetricsRegistry } from '../metrics/registry.js';
+import { OutboundPolicy } from '../outbound/policy.js';
 import { ControlLeaseBuckets } from './lease-ipc.js';
 import { StatePublisher } from './publisher.js';
 import { WorkerSupervisor } from './supervisor.js';
 
-export interface GatewayWorkersOptions {
-  config: Readonly<Config>;
-  directory: PoolDirectory;
-  health: HealthView;
-  clock: Clock;
-  logger: Logger;
-  metrics: MetricsRegistry;
-  outbound: OutboundPolicy;
+/**
+ * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
+ * config, directory, health, clock, logger, metrics and outbound; `wrapForwarder`, `buffers`,
+ * `subscriptions` and `limiter` concern a gateway in this process, and each worker makes its own.
+ */
+export interface GatewayWorkersOptions extends GatewayOptions {
+  /** Where workers' rate-limit leases come from (default: ControlLeaseBuckets, this process's). */
   leases?: LeaseBackend;
   /**
    * Named states every worker has from its start (in its `init`), e.g. `keys`: the gateway key snapshot,
@@ -45,8 +44,8 @@ export interface GatewayWorkersOptions {
   reports?: Readonly<Record<string, (payload: unknown) => void>>;
 }
 
-export interface GatewayWorkers {
-  readonly url: string;
+export interface GatewayWorkers extends Gateway {
+  /** The control process's tracker (the workers' chains are its replicas). */
   readonly chain: ChainTracker;
   /** Named state for every worker (e.g. `keys`): see publisher.ts `publishState`. */
   publishState(topic: string, payload: unknown): void;
@@ -54,14 +53,14 @@ export interface GatewayWorkers {
   onReport(topic: string, handler: (payload: unknown) => void): void;
   /** The control's metrics and every worker's, summed (the API's `/metrics`). */
   renderMetrics(): Promise<string>;
-  /** Drains the workers: stop accepting, finish in-flight requests within `graceMs`. */
+  /** Drains the workers (stop accepting, finish in-flight requests within `graceMs`), then stops the tracker. */
   close(graceMs: number): Promise<void>;
-  /** Stops the tracker and the publisher (after `close`). */
-  stop(): Promise<void>;
 }
 
 export async function startGatewayWorkers(options: GatewayWorkersOptions): Promise<GatewayWorkers> {
-  const { config, logger, metrics } = options;
+  const { config, logger } = options;
+  const metrics = options.metrics ?? new MetricsRegistry();
+  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const own = buildChainTracker({
     config,
     directory: options.directory,
@@ -69,7 +68,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     clock: options.clock,
     logger: logger.child({ part: 'gateway' }),
     metrics,
-    outbound: options.outbound,
+    outbound,
     buffers: new BufferPool(),
   });
   const chain = own.chain;
@@ -112,7 +111,9 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     publishState: (topic, payload) => publisher.publishState(topic, payload),
     onReport: (topic, handler) => publisher.onReport(topic, handler),
     renderMetrics: async () => renderMerged([metrics.families(), ...(await workers.gather())]),
-    close: (graceMs) => workers.close(graceMs),
-    stop,
+    close: async (graceMs) => {
+      await workers.close(graceMs);
+      await stop();
+    },
   };
 }
