@@ -18,6 +18,7 @@ import type { Config } from '../config/schema.js';
 import { buildChainTracker } from '../gateway/chain-tracker.js';
 import type { Gateway, GatewayOptions } from '../gateway/gateway.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import { renderMerged } from '../metrics/merge.js';
@@ -35,6 +36,8 @@ import { WorkerSupervisor } from './supervisor.js';
 export interface GatewayWorkersOptions extends GatewayOptions {
   /** Where workers' rate-limit leases come from (default: ControlLeaseBuckets, this process's). */
   leases?: LeaseBackend;
+  /** Where workers' daily-quota reserves go (Redis, or this process's counts); none: workers count locally. */
+  quotas?: QuotaBackend;
   /**
    * Named states every worker has from its start (in its `init`), e.g. `keys`: the gateway key snapshot,
    * so no worker serves a moment without it. Later changes: `publishState`.
@@ -79,6 +82,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     health: options.health,
     chain,
     leases: options.leases ?? new ControlLeaseBuckets(options.clock),
+    quotas: options.quotas,
     logger,
     broadcast: (message) => supervisor?.broadcast(message),
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../clock.js';
 import { ControlLink } from './control-link.js';
-import { ControlLeaseBuckets, IpcLeaseBackend } from './lease-ipc.js';
+import { ControlLeaseBuckets, IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 
 const spec = { requests_per_second: 10, burst: 20 };
 
@@ -79,4 +79,28 @@ test('a worker leases over IPC from the control buckets; a failing control backe
   await assert.rejects(backend.lease([{ bucket: 'k', spec, want: 1 }]), /redis down/);
   const gone = new IpcLeaseBackend(new ControlLink({ send: () => false }));
   await assert.rejects(gone.lease([{ bucket: 'k', spec, want: 1 }]), /gone/);
+});
+
+test('quota reserves go to the control the same way; without a backend there the request rejects', async () => {
+  let answer: () => Promise<unknown> = async () => [4];
+  const link: ControlLink = new ControlLink({
+    send: (message) => {
+      if (message.t !== 'request' || message.request.kind !== 'quota') return false;
+      const { id } = message;
+      answer().then(
+        (value) => link.settle({ t: 'reply', id, ok: true, value }),
+        (err: Error) => link.settle({ t: 'reply', id, ok: false, error: err.message }),
+      );
+      return true;
+    },
+  });
+  const backend = new IpcQuotaBackend(link);
+  const ask = { key: 'k', date: '2026-11-24', quota: 10, want: 4 };
+  assert.deepEqual(await backend.reserve([ask]), [4]);
+  answer = async () => [99];
+  assert.deepEqual(await backend.reserve([ask]), [4], 'never more than wanted');
+  answer = async () => {
+    throw new Error('no global quota backend in the control process');
+  };
+  await assert.rejects(backend.reserve([ask]), /no global quota backend/);
 });

@@ -1,10 +1,13 @@
 /**
- * Rate-limit leases across gateway workers (SPEC §11, PLAN-17 parts L and W).
+ * Rate-limit leases and daily-quota reserves across gateway workers (SPEC §11, PLAN-17 parts L and W).
  *
  * Worker side: `IpcLeaseBackend` is a LeaseBackend (gateway/rpc/lease-backend.ts) that asks the control
  * process, bounded by LEASE_TIMEOUT_MS (250 ms). It rejects when the control does not answer in time or
  * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (part L's LeasedLimiter)
  * fails open to local buckets — never "nothing granted", which would refuse calls for an outage.
+ *
+ * `IpcQuotaBackend` is the same for QuotaBackend (gateway/rpc/quota-backend.ts): reserves of a key's
+ * day asked of the control's quota backend, bounded by LEASE_TIMEOUT_MS, rejecting likewise.
  *
  * Control side: `ControlLeaseBuckets` answers every worker's asks from one set of token buckets in the
  * control process, so the workers of one instance share each bucket: refill `requests_per_second` per
@@ -14,6 +17,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import type { ControlLink } from './control-link.js';
 
 export const LEASE_TIMEOUT_MS = 250;
@@ -29,9 +33,27 @@ export class IpcLeaseBackend implements LeaseBackend {
 
   async lease(asks: readonly LeaseAsk[]): Promise<number[]> {
     const granted = await this.#link.request({ kind: 'lease', asks: [...asks] }, LEASE_TIMEOUT_MS);
-    if (!Array.isArray(granted) || granted.length !== asks.length) throw new Error('garbled lease answer');
-    return granted.map((value, i) => Math.max(0, Math.min(Number(value) || 0, asks[i]?.want ?? 0)));
+    return checked(granted, asks);
   }
+}
+
+export class IpcQuotaBackend implements QuotaBackend {
+  readonly #link: ControlLink;
+
+  constructor(link: ControlLink) {
+    this.#link = link;
+  }
+
+  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+    const granted = await this.#link.request({ kind: 'quota', asks: [...asks] }, LEASE_TIMEOUT_MS);
+    return checked(granted, asks);
+  }
+}
+
+/** The control's answer as grants: one per ask, each within [0, want]; anything else is garbled. */
+function checked(granted: unknown, asks: readonly { want: number }[]): number[] {
+  if (!Array.isArray(granted) || granted.length !== asks.length) throw new Error('garbled answer from the control');
+  return granted.map((value, i) => Math.max(0, Math.min(Number(value) || 0, asks[i]?.want ?? 0)));
 }
 
 interface HeldBucket {

@@ -21,13 +21,14 @@
  *   draining         the worker got SIGTERM/SIGINT itself (e.g. sent to the whole process group)
  *   health-reports   live failures and successes, batched, in order
  *   chain-feedback   heads seen, missing blocks, reported heads, networks touched — batched
- *   request          a request answered by `reply`: a block lookup or a rate-limit lease
+ *   request          a request answered by `reply`: a block lookup, a rate-limit lease, a quota reserve
  *   report           a named report (e.g. `key-usage`: gateway key usage counts): one handler per topic
  *   metrics          the answer to `metrics-ask`
  */
 import type { BlockHead, ChainReorg, OriginChainState } from '../chain/types.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseAsk } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk } from '../gateway/rpc/quota-backend.js';
 import type { MetricFamily } from '../metrics/registry.js';
 import type { LiveFailureKind } from '../model/health-view.js';
 import type { Pool } from '../model/pool.js';
@@ -99,7 +100,8 @@ export interface ChainFeedbackBatch {
 
 export type WorkerRequest =
   | { kind: 'block'; network: string; which: 'finalized' | number }
-  | { kind: 'lease'; asks: LeaseAsk[] };
+  | { kind: 'lease'; asks: LeaseAsk[] }
+  | { kind: 'quota'; asks: QuotaAsk[] };
 
 export type WorkerMessage =
   | { t: 'hello' }

@@ -154,3 +154,15 @@ test("other accounts' pools are not sent to workers", () => {
   assert.deepEqual(Object.keys(init.health), ['p1']);
   chain.stop();
 });
+
+test('a quota reserve without a quota backend in the control is answered with an error', async () => {
+  const { publisher, chain } = setup();
+  const reply = await new Promise<ControlMessage>((resolve) =>
+    publisher.handle(
+      { t: 'request', id: 9, request: { kind: 'quota', asks: [{ key: 'k', date: '2026-11-24', quota: 5, want: 1 }] } },
+      resolve,
+    ),
+  );
+  assert.ok(reply.t === 'reply' && !reply.ok && /no global quota backend/.test(reply.error));
+  chain.stop();
+});

@@ -1,8 +1,9 @@
 /**
  * The control process's side of the workers' state (SPEC §11: "pushes pool, health, head and key changes
  * to the workers within 1 s"). What is pushed, when:
- *   - pools: the routing account's pools, whole, on every PoolDirectory change — at once after this process's API writes
- *     (the API awaits the directory's refresh), within the directory's 1 s poll for other processes';
+ *   - pools: the routing account's pools, whole, on every PoolDirectory change — at once after this
+ *     process's API writes (the API awaits the directory's refresh), within the directory's 1 s poll
+ *     for other processes';
  *   - health: every pool's and origin's verdict as routing reads it, checked every PUSH_CHECK_MS
  *     (250 ms) and right after workers' live reports or a pool change, sent only when it changed;
  *   - chain: canonical-chain events (head, reorg, gap, finalized) as the tracker emits them, and the
@@ -11,13 +12,15 @@
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
  *     part of a new worker's `init`.
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
- * handler registered for their topic (`onReport`); live health outcomes go to the control's HealthView (which ejects by
- * its rules for all workers together), chain feedback to the tracker, block lookups to the tracker, and
- * rate-limit leases to the lease backend.
+ * handler registered for their topic (`onReport`); live health outcomes go to the control's HealthView
+ * (which ejects by its rules for all workers together); chain feedback and block lookups to the tracker;
+ * rate-limit leases to the lease backend and daily-quota reserves to the quota backend (without one,
+ * the request fails and the worker's quota counter falls back to its own count).
  */
 import type { ChainTracker } from '../chain/tracker.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import type { Logger } from '../log.js';
 import type { HealthView } from '../model/health-view.js';
 import type { Pool, PoolDirectory } from '../model/pool.js';
@@ -31,6 +34,8 @@ export interface StatePublisherOptions {
   health: HealthView;
   chain: ChainTracker;
   leases: LeaseBackend;
+  /** Where workers' daily-quota reserves go; none: their requests fail and workers count locally. */
+  quotas?: QuotaBackend | undefined;
   logger: Logger;
   /** Sends to every worker that has had its `init`. */
   broadcast(message: ControlMessage): void;
@@ -142,8 +147,15 @@ export class StatePublisher {
   }
 
   async #answer(request: WorkerRequest): Promise<unknown> {
-    if (request.kind === 'block') return (await this.#options.chain.block(request.network, request.which)) ?? null;
-    return this.#options.leases.lease(request.asks);
+    switch (request.kind) {
+      case 'block':
+        return (await this.#options.chain.block(request.network, request.which)) ?? null;
+      case 'lease':
+        return this.#options.leases.lease(request.asks);
+      case 'quota':
+        if (this.#options.quotas === undefined) throw new Error('no global quota backend in the control process');
+        return this.#options.quotas.reserve(request.asks);
+    }
   }
 
   #event(message: ControlMessage): void {
