@@ -13,14 +13,11 @@
  * publisher and the chain clients (as a one-process gateway's close stops its tracker).
  */
 import type { ChainTracker } from '../chain/tracker.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config/schema.js';
 import { buildChainTracker } from '../gateway/chain-tracker.js';
 import type { Gateway, GatewayOptions } from '../gateway/gateway.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import { BufferPool } from '../http1/index.js';
-import type { Logger } from '../log.js';
 import { renderMerged } from '../metrics/merge.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { OutboundPolicy } from '../outbound/policy.js';
