@@ -4,7 +4,11 @@
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
  * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
  * processes, then the store. With `redis_url`, the gateway's rate limits are leased from Redis and shared
- * by every instance (`sharedLimits` below, SPEC §11).
+ * by every instance (limits/shared-limits.ts, SPEC §11).
+ *
+ * With `gateway.workers` > 1 (SPEC §11) this process is the control process: everything above runs here
+ * except the gateway listener, which worker processes serve (cluster/control.ts starts them and feeds
+ * them pools, health and chain state); `/metrics` then sums this process's metrics and theirs.
  */
 
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
@@ -12,18 +16,23 @@ import { coreRoutes } from './api/routes/index.js';
 import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
+import { type GatewayWorkers, startGatewayWorkers } from './cluster/control.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
-import { type GatewayOptions, startGateway } from './gateway/gateway.js';
+import type { GatewayChain } from './gateway/chain-port.js';
+import { type Gateway, type GatewayOptions, startGateway } from './gateway/gateway.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
+import type { LeaseBackend } from './gateway/rpc/lease-backend.js';
 import { LocalQuotaCounter, type QuotaCounter } from './gateway/rpc/quota.js';
+import type { QuotaBackend } from './gateway/rpc/quota-backend.js';
 import type { Limiter } from './gateway/rpc/rate-limit.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
 import { UsageRecorder } from './keys/usage-recorder.js';
+import { LocalQuotaBackend } from './limits/local-backend.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { ChangeBus } from './model/change-bus.js';
@@ -142,11 +151,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     });
     stops.push(async () => keyDirectory.close());
     const quota = new LocalQuotaCounter();
+    // With workers and no Redis, their quota reserves are answered here, from the same store totals.
+    const workerQuotas = new LocalQuotaBackend();
     const usage = await UsageRecorder.start({
       store,
       clock,
       logger: logger.child({ part: 'keys' }),
-      observeTotals: (date, totals, now) => quota.observe(date, totals, now),
+      observeTotals: (date, totals, now) => {
+        quota.observe(date, totals, now);
+        workerQuotas.observe(date, totals);
+      },
     });
     stops.push(() => usage.stop());
 
@@ -180,14 +194,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     let limiter: Limiter | undefined;
     let keyQuota: QuotaCounter = quota;
     let bus: ChangeBus | undefined;
+    let shared: { leases: LeaseBackend; quotas: QuotaBackend } | undefined;
     if (config.redis_url !== undefined) {
       // Loaded only when used: the Redis client is a large module graph every other start would load.
       const { sharedLimits } = await import('./limits/shared-limits.js');
-      const shared = await sharedLimits(config.redis_url, { clock, logger: logger.child({ part: 'limits' }), metrics });
-      stops.push(() => shared.close());
-      limiter = shared.limiter;
-      keyQuota = shared.quota(quota);
-      bus = shared.bus;
+      const limits = await sharedLimits(config.redis_url, { clock, logger: logger.child({ part: 'limits' }), metrics });
+      stops.push(() => limits.close());
+      limiter = limits.limiter;
+      keyQuota = limits.quota(quota);
+      bus = limits.bus;
+      shared = limits;
       const unsubscribe = bus.subscribe('keys', () => void keyDirectory.refresh());
       stops.push(async () => unsubscribe());
     }
@@ -195,10 +211,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
     // forwarder; its finality comes from the gateway's chain tracker.
     let caching: CachingForwarder | undefined;
-    const gateway = await named(
+    // With `gateway.workers` > 1, worker processes serve the gateway listener, fed from here
+    // (cluster/control.ts: this process keeps the chain tracker; each worker builds its own cache).
+    const start = config.gateway.workers > 1 ? startGatewayWorkers : startGateway;
+    const gateway: Gateway & Partial<Pick<GatewayWorkers, 'renderMetrics'>> = await named(
       'gateway.listen',
       config.gateway.listen,
-      startGateway({
+      start({
         config,
         directory,
         health,
@@ -210,9 +229,12 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         keys: { table: keyDirectory, quota: keyQuota, usage },
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(limiter !== undefined && { limiter }),
+        // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
+        quotas: shared?.quotas ?? workerQuotas,
+        ...(shared !== undefined && { leases: shared.leases }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
-          wrapForwarder: (inner: Forwarder, chain: ChainTracker) => {
+          wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
             caching = new CachingForwarder(inner, {
               maxBytes: config.gateway.cache_max_bytes,
               chain,
@@ -235,6 +257,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger,
       metrics,
+      // With workers: this process's metrics and every worker's, summed.
+      ...(gateway.renderMetrics !== undefined && { renderMetrics: gateway.renderMetrics }),
       routes: coreRoutes({
         config,
         store,

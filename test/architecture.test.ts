@@ -24,6 +24,7 @@ const LEAVES = ['errors', 'log', 'clock', 'metrics'];
 const ALLOWED: Record<string, readonly string[]> = {
   main: [
     'cli',
+    'cluster',
     'api',
     'devnet',
     'notifications',
@@ -47,6 +48,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   notifications: ['health', 'pools', 'outbound', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
+  // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.
+  cluster: ['gateway', 'limits', 'chain', 'http1', 'outbound', 'config', 'model'],
   health: ['outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
   keys: ['model', 'store'],

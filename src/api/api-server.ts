@@ -44,6 +44,8 @@ export interface ApiServerOptions {
   clock?: Clock;
   logger?: Logger;
   metrics?: MetricsRegistry;
+  /** What `/metrics` answers (default: `metrics` rendered); with gateway workers, their sum (SPEC §11). */
+  renderMetrics?: () => Promise<string>;
 }
 
 export interface ApiServer {
@@ -79,7 +81,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (url.pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
         status = 200;
         routeLabel = '/metrics';
-        const text = metrics.render();
+        const text = options.renderMetrics === undefined ? metrics.render() : await options.renderMetrics();
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
         res.end(req.method === 'HEAD' ? undefined : text);
         return;

@@ -3,7 +3,10 @@
  * down gracefully (stop accepting, finish in-flight requests within `shutdown_grace`, stop the devnet's
  * anvil nodes, close the store). Signal handlers are installed before start-up, so a signal that arrives
  * while starting still shuts down cleanly once start-up is done. A second signal exits at once; the
- * devnet's exit handler and watchdog still stop the anvil nodes.
+ * devnet's exit handler and watchdog still stop the anvil nodes. With `gateway.workers` > 1 this process
+ * is the control process and the gateway listener is served by worker processes (src/cluster/); the
+ * shutdown drains them too, and a worker that gets the signal itself (sent to the process group) drains
+ * on its own.
  *
  * Started by npm (`npx switchyard serve`, `npm start`: npm_command is set), serve runs as npm → `sh -c`
  * → node, and a SIGTERM sent to npm's PID ends npm and the shell without reaching serve, which would

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseCidr } from '../model/ip-address.js';
 import { type PoolInput, poolInput } from '../model/pool-input.js';
@@ -80,6 +81,14 @@ const gateway = z.strictObject({
   /** After a client's eth_sendRawTransaction, its pending-state reads go first to the origin that took it. */
   sticky_after_write: durationMs.prefault(DEFAULTS.gateway.sticky_after_write / 1000),
   websocket: websocket.prefault({}),
+  /**
+   * Processes serving the gateway listener (SPEC §11): 1 = this process; N > 1 = N workers fed by this
+   * (control) process; `auto` = os.availableParallelism(). Always a number after parsing.
+   */
+  workers: z
+    .union([z.number().int().min(1).max(256), z.literal('auto')])
+    .default(DEFAULTS.gateway.workers)
+    .transform((value) => (value === 'auto' ? availableParallelism() : value)),
 });
 
 const api = z.strictObject({

@@ -12,12 +12,17 @@
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
- * The chain tracker (src/chain/tracker.ts) is created here, before the router and forwarder. It asks
- * origins through upstream/chain-source.ts over origin clients of its own — the same class, address
- * model, headers and connect guard as forwarded calls, but CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per
- * origin apart from `connections_per_origin`, so head polls never queue behind client calls and never
- * take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
+ * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the
+ * router and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own —
+ * the same class, address model, headers and connect guard as forwarded calls, but
+ * CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per origin apart from `connections_per_origin`, so head polls
+ * never queue behind client calls and never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
+ *
+ * A gateway worker (SPEC §11, src/cluster/) serves the same gateway with a chain it did not build:
+ * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's
+ * tracker) and starts/stops it with the listener; `startGateway` is the one-process form that builds the
+ * ChainTracker over its own chain clients, as described above, and then calls it.
  *
  * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
  * the same forwarder as clients (cache included); tests may put their own in its place
@@ -34,7 +39,7 @@
  * then the tracker stops.
  */
 
-import { ChainTracker } from '../chain/tracker.js';
+import type { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
@@ -49,6 +54,8 @@ import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
+import type { GatewayChain } from './chain-port.js';
+import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
@@ -63,19 +70,19 @@ import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
-import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
+import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
-import { WsHeadSubscriptions, WsOriginFeeds } from './upstream/ws-heads.js';
+import { WsOriginFeeds } from './upstream/ws-heads.js';
 import { WsMetrics } from './ws/metrics.js';
 import { WsGateway } from './ws/upgrade.js';
 
 /** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
 export interface SubscriptionDeps {
-  chain: ChainTracker;
+  chain: GatewayChain;
   forwarder: Forwarder;
   networks: Config['networks'];
   clock: Clock;
@@ -95,7 +102,7 @@ export interface GatewayOptions {
   /** The outbound target policy origin connects follow (default: from `outbound.trusted_accounts`). */
   outbound?: OutboundPolicy;
   /** Wraps the origin forwarder, e.g. with a response cache (issue 7), which reads finality from `chain`. */
-  wrapForwarder?: (inner: Forwarder, chain: ChainTracker) => Forwarder;
+  wrapForwarder?: (inner: Forwarder, chain: GatewayChain) => Forwarder;
   /**
    * The read buffers large answers pass through, from the origin clients to the listener (default: a
    * new pool). Tests only: to watch its recycling.
@@ -109,6 +116,11 @@ export interface GatewayOptions {
   keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink };
 }
 
+/** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
+export interface ServeGatewayOptions extends GatewayOptions {
+  chain: GatewayChain;
+}
+
 export interface Gateway {
   readonly url: string;
   /** The chain tracker of the configured networks (SPEC §9). */
@@ -117,42 +129,47 @@ export interface Gateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { config, logger, clock } = options;
-  const settings = config.gateway;
-  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
+  const { config } = options;
   // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
   const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   // One pool for both halves: origin sockets read large answers into it, the listener releases them.
+  const buffers = options.buffers ?? new BufferPool();
+  const own = buildChainTracker({ ...options, outbound, buffers });
+  const chain = own.chain;
+  let served: { url: string; close(graceMs: number): Promise<void> };
+  try {
+    served = await serveGateway({ ...options, outbound, buffers, chain });
+  } catch (err) {
+    await own.close();
+    throw err;
+  }
+  return {
+    url: served.url,
+    chain,
+    close: async (graceMs) => {
+      await served.close(graceMs);
+      await own.close();
+    },
+  };
+}
+
+/**
+ * The gateway over a chain it was given: the listener, JSON-RPC rules and forwarding (the body of
+ * `startGateway`). Starts `chain` once the listener is up; `close` stops it after the hub.
+ */
+export async function serveGateway(
+  options: ServeGatewayOptions,
+): Promise<{ readonly url: string; close(graceMs: number): Promise<void> }> {
+  const { config, logger, clock, chain } = options;
+  const settings = config.gateway;
+  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
+  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const buffers = options.buffers ?? new BufferPool();
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
     buffers,
-  });
-  const chainClients = new OriginClients({
-    connectionsPerOrigin: CHAIN_CONNECTIONS_PER_ORIGIN,
-    connectTimeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
-    buffers,
-  });
-  const chain = new ChainTracker({
-    networks: config.networks,
-    directory: options.directory,
-    health: options.health,
-    source: new GatewayChainSource({
-      clients: chainClients,
-      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    }),
-    // Origins with a ws_address push their heads (their connects follow the same outbound rules).
-    pushes: new WsHeadSubscriptions({
-      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
-      logger: logger.child({ part: 'chain' }),
-      timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-    }),
-    clock,
-    logger: logger.child({ part: 'chain' }),
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
@@ -237,9 +254,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: logger.child({ part: 'websocket' }),
   });
   const unsubscribe = options.directory.onChange(() => {
-    const inUse = options.directory.allPools().flatMap((pool) => pool.origins);
-    clients.prune(inUse);
-    chainClients.prune(inUse);
+    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins));
   });
 
   const fdLimit = openFilesLimit();
@@ -290,14 +305,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   chain.start();
   return {
     url: listener.url,
-    chain,
     close: async (graceMs) => {
       await Promise.all([websocket.close(), listener.close(graceMs)]);
       hub.close();
       chain.stop();
       unsubscribe();
       await clients.close();
-      await chainClients.close();
     },
   };
 }

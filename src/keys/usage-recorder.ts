@@ -52,7 +52,7 @@ export class UsageRecorder implements KeyUsageSink {
     return recorder;
   }
 
-  count(keyId: string, network: string, ok: boolean): void {
+  count(keyId: string, network: string, ok: boolean, calls = 1): void {
     const date = utcDay(this.#options.clock.now());
     const id = `${keyId}\n${date}\n${network}`;
     let row = this.#pending.get(id);
@@ -60,8 +60,8 @@ export class UsageRecorder implements KeyUsageSink {
       row = { key_id: keyId, date, network, requests: 0, errors: 0 };
       this.#pending.set(id, row);
     }
-    row.requests += 1;
-    if (!ok) row.errors += 1;
+    row.requests += calls;
+    if (!ok) row.errors += calls;
   }
 
   /** Writes the pending counts now (one flush at a time; a second caller waits for the running one). */

@@ -61,6 +61,19 @@ export class LocalQuotaBackend implements QuotaBackend {
     });
   }
 
+  /**
+   * What is known to be spent on `date` (e.g. the store's usage of every process): raises each key's
+   * count to it, never lowers it, so a restarted control process does not grant a quota twice.
+   */
+  observe(date: string, totals: ReadonlyMap<string, number>): void {
+    this.#keepDay(date);
+    if (!this.#days.includes(date)) return;
+    for (const [key, total] of totals) {
+      const id = `${date}\n${key}`;
+      if (total > (this.#used.get(id) ?? 0)) this.#used.set(id, total);
+    }
+  }
+
   /** Keeps counters of the two newest days seen (a day's asks may straddle midnight). */
   #keepDay(date: string): void {
     if (this.#days.includes(date)) return;

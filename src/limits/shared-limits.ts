@@ -6,8 +6,10 @@
  * local) that ends when it answers. main.ts imports this module only when `redis_url` is set.
  */
 import type { Clock } from '../clock.js';
+import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import { LeasedLimiter } from '../gateway/rpc/leased-limiter.js';
 import type { QuotaCounter } from '../gateway/rpc/quota.js';
+import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import { LeasedQuotaCounter } from '../gateway/rpc/quota-leased.js';
 import type { Limiter } from '../gateway/rpc/rate-limit.js';
 import { SharedLimitsStatus } from '../gateway/rpc/shared-status.js';
@@ -30,6 +32,9 @@ export interface SharedLimits {
   quota(fallback: QuotaCounter): QuotaCounter;
   /** Change notices between instances (topic `keys`: re-read the key table now). */
   readonly bus: ChangeBus;
+  /** The Redis backends themselves, for a control process answering its workers' leases and reserves. */
+  readonly leases: LeaseBackend;
+  readonly quotas: QuotaBackend;
   close(): Promise<void>;
 }
 
@@ -50,10 +55,14 @@ export async function sharedLimits(
     status.failed(new Error(`redis ${maskAddress(url)} did not answer within ${REDIS_START_WAIT_MS} ms`));
   }
   const bus = new RedisChangeBus(redis, parts.logger);
+  const leases = new RedisLeaseBackend(redis);
+  const quotas = new RedisQuotaBackend(redis);
   return {
-    limiter: new LeasedLimiter({ backend: new RedisLeaseBackend(redis), status, clock: parts.clock }),
-    quota: (fallback) => new LeasedQuotaCounter({ backend: new RedisQuotaBackend(redis), status, fallback }),
+    limiter: new LeasedLimiter({ backend: leases, status, clock: parts.clock }),
+    quota: (fallback) => new LeasedQuotaCounter({ backend: quotas, status, fallback }),
     bus,
+    leases,
+    quotas,
     // QUIT lets replies in flight arrive (a last lease is not taken for an outage); a dead link just drops.
     close: async () => {
       bus.close();

@@ -13,12 +13,35 @@
  */
 export type Labels = Readonly<Record<string, string>>;
 
-interface Sample {
+export interface Sample {
   labels: Labels;
   value: number;
 }
 
 type Collect = () => number | readonly Sample[];
+
+/**
+ * One metric as plain data (what a gateway worker sends its control process at scrape time, SPEC §11;
+ * merge.ts sums them): samples for counters and gauges, buckets and series for histograms.
+ */
+export interface MetricFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'gauge' | 'histogram';
+  readonly labelNames: readonly string[];
+  readonly samples: readonly Sample[];
+  /** Histograms: upper bounds, ascending (without +Inf). */
+  readonly buckets?: readonly number[];
+  /** Histograms: cumulative counts per bucket, sum and count per label set. */
+  readonly series?: readonly HistogramData[];
+}
+
+export interface HistogramData {
+  readonly labels: Labels;
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
@@ -50,6 +73,11 @@ abstract class Metric {
 
   samples(): readonly Sample[] {
     return [...this.#values.values()];
+  }
+
+  family(): MetricFamily {
+    const samples = this.samples().map((s) => ({ labels: { ...s.labels }, value: s.value }));
+    return { name: this.name, help: this.help, type: this.type, labelNames: [...this.labelNames], samples };
   }
 
   render(): string {
@@ -162,6 +190,19 @@ export class Histogram extends Metric {
     return series;
   }
 
+  override family(): MetricFamily {
+    return {
+      ...super.family(),
+      buckets: [...this.#buckets],
+      series: [...this.#series.values()].map((s) => ({
+        labels: { ...s.labels },
+        counts: [...s.counts],
+        sum: s.sum,
+        count: s.count,
+      })),
+    };
+  }
+
   override render(): string {
     let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} histogram\n`;
     for (const s of this.#series.values()) {
@@ -199,6 +240,11 @@ export class MetricsRegistry {
     return this.#register(name, () => new Histogram(name, help, labelNames, buckets), Histogram);
   }
 
+  /** Every metric as plain data (merge.ts renders several registries' families as one). */
+  families(): MetricFamily[] {
+    return [...this.#metrics.values()].map((metric) => metric.family());
+  }
+
   /** The whole registry in the Prometheus text format. */
   render(): string {
     return [...this.#metrics.values()].map((metric) => metric.render()).join('');
@@ -225,7 +271,7 @@ function labelKey(names: readonly string[], labels: Labels): string {
   return names.map((name) => labels[name] ?? '').join('\u0000');
 }
 
-function formatLabels(labels: Labels): string {
+export function formatLabels(labels: Labels): string {
   const entries = Object.entries(labels);
   if (entries.length === 0) return '';
   const body = entries
@@ -234,7 +280,7 @@ function formatLabels(labels: Labels): string {
   return `{${body}}`;
 }
 
-function formatValue(value: number): string {
+export function formatValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Number.POSITIVE_INFINITY) return '+Inf';
   if (value === Number.NEGATIVE_INFINITY) return '-Inf';

@@ -56,11 +56,16 @@ export interface GatewayKeyTable {
   byId(id: string): GatewayKeyRecord | undefined;
   /** Called after each change of the table; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
+  /** The whole table as plain JSON (what a worker process loads into its StaticKeyTable). */
+  snapshot(): GatewayKeySnapshot;
 }
 
 export interface KeyUsageSink {
-  /** One counted call of `keyId` on `network`; `ok` false when it was answered with a JSON-RPC error. */
-  count(keyId: string, network: string, ok: boolean): void;
+  /**
+   * `calls` (default 1) counted calls of `keyId` on `network`; `ok` false when they were answered with a
+   * JSON-RPC error.
+   */
+  count(keyId: string, network: string, ok: boolean, calls?: number): void;
 }
 
 /** The whole table as plain JSON (structured-clone and JSON safe). */

@@ -1,0 +1,52 @@
+/**
+ * Rate-limit leases and daily-quota reserves across gateway workers (SPEC §11, PLAN-17 parts L and W).
+ *
+ * Worker side: `IpcLeaseBackend` is a LeaseBackend (gateway/rpc/lease-backend.ts) that asks the control
+ * process, bounded by LEASE_TIMEOUT_MS (250 ms). It rejects when the control does not answer in time or
+ * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (part L's LeasedLimiter)
+ * fails open to local buckets — never "nothing granted", which would refuse calls for an outage.
+ *
+ * `IpcQuotaBackend` is the same for QuotaBackend (gateway/rpc/quota-backend.ts): reserves of a key's
+ * day asked of the control's quota backend, bounded by LEASE_TIMEOUT_MS, rejecting likewise.
+ *
+ * Control side: the control process answers every worker's asks from one backend, so the workers of
+ * one instance share each bucket and each key's day: limits/local-backend.ts without Redis, Redis's
+ * (limits/redis-backend.ts) with `redis_url` (cluster/control.ts `leases`, `quotas`).
+ */
+import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import type { ControlLink } from './control-link.js';
+
+export const LEASE_TIMEOUT_MS = 250;
+
+export class IpcLeaseBackend implements LeaseBackend {
+  readonly #link: ControlLink;
+
+  constructor(link: ControlLink) {
+    this.#link = link;
+  }
+
+  async lease(asks: readonly LeaseAsk[]): Promise<number[]> {
+    const granted = await this.#link.request({ kind: 'lease', asks: [...asks] }, LEASE_TIMEOUT_MS);
+    return checked(granted, asks);
+  }
+}
+
+export class IpcQuotaBackend implements QuotaBackend {
+  readonly #link: ControlLink;
+
+  constructor(link: ControlLink) {
+    this.#link = link;
+  }
+
+  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+    const granted = await this.#link.request({ kind: 'quota', asks: [...asks] }, LEASE_TIMEOUT_MS);
+    return checked(granted, asks);
+  }
+}
+
+/** The control's answer as grants: one per ask, each within [0, want]; anything else is garbled. */
+function checked(granted: unknown, asks: readonly { want: number }[]): number[] {
+  if (!Array.isArray(granted) || granted.length !== asks.length) throw new Error('garbled answer from the control');
+  return granted.map((value, i) => Math.max(0, Math.min(Number(value) || 0, asks[i]?.want ?? 0)));
+}
