@@ -43,6 +43,7 @@ const POSTGRES_SUITES = [
   'test/gateway/readiness.test.ts',
   'test/gateway/gateway-keys.test.ts',
   'test/gateway/keys-redis.test.ts',
+  'test/gateway/instances.test.ts',
   'src/keys/keys-store.test.ts',
   'test/health/keyed-origin.test.ts',
   'test/health/multi-process.test.ts',
