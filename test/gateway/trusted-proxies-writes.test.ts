@@ -23,7 +23,9 @@ let nodes: AnvilNode[];
 let app: TestApp;
 
 before(async () => {
-  nodes = await Promise.all([startTestAnvil(), startTestAnvil()]);
+  // Mining off: the transaction stays pending on the node that took it, so both nodes keep one head and
+  // head-aware routing (SPEC §9) has no reason of its own to prefer either of them.
+  nodes = await Promise.all([startTestAnvil({ noMining: true }), startTestAnvil({ noMining: true })]);
   app = await startApp({
     networks: { sepolia: { chain_id: 11155111, pools: ['pair'] } },
     pools: [
