@@ -21,6 +21,7 @@ import {
   StaticKeyTable,
 } from '../model/gateway-keys.js';
 import type { Store } from '../store/database.js';
+import { PolledReload, sameVersions } from '../store/polled-reload.js';
 import { enforcedGatewayKeys, gatewayKeyVersions } from './key-queries.js';
 
 export const DEFAULT_KEY_POLL_MS = 250;
@@ -41,10 +42,8 @@ export class StoreKeyDirectory implements GatewayKeyTable {
   readonly #table = new StaticKeyTable();
   #versions = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
-  /** Serialises reloads: a refresh asked for during a reload runs once more after it. */
-  #running: Promise<void> | undefined;
-  #again = false;
-  #failing = false;
+  /** One reload at a time; store failures logged once per outage (store/polled-reload.ts). */
+  readonly #reloader: PolledReload;
   #generation = 0;
   #reloads: { inc(): void } = { inc() {} };
 
@@ -52,6 +51,12 @@ export class StoreKeyDirectory implements GatewayKeyTable {
     this.#store = options.store;
     this.#accountId = options.accountId;
     this.#logger = options.logger;
+    this.#reloader = new PolledReload({
+      reload: () => this.#reload(),
+      logger: options.logger,
+      failed: 'gateway keys: cannot read keys; keeping the last table',
+      recovered: 'gateway keys: store reachable again',
+    });
   }
 
   /** Loads the first table (errors propagate: serve must not start with keys unknown) and starts polling. */
@@ -99,21 +104,7 @@ export class StoreKeyDirectory implements GatewayKeyTable {
 
   /** Reloads now (after an in-process write). Never throws; resolves when the table is current. */
   refresh(): Promise<void> {
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#guarded(() => this.#reload());
-        } while (this.#again);
-      } finally {
-        this.#running = undefined;
-      }
-    })();
-    return this.#running;
+    return this.#reloader.refresh();
   }
 
   close(): void {
@@ -121,23 +112,10 @@ export class StoreKeyDirectory implements GatewayKeyTable {
     this.#timer = undefined;
   }
 
-  async #poll(): Promise<void> {
-    if (this.#running !== undefined) return;
-    await this.#guarded(async () => {
-      const versions = await gatewayKeyVersions(this.#store.db, this.#accountId);
-      if (!sameVersions(versions, this.#versions)) await this.refresh();
-    });
-  }
-
-  async #guarded(work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-      if (this.#failing) this.#logger.info('gateway keys: store reachable again');
-      this.#failing = false;
-    } catch (err) {
-      if (!this.#failing) this.#logger.error('gateway keys: cannot read keys; keeping the last table', { err });
-      this.#failing = true;
-    }
+  #poll(): Promise<void> {
+    return this.#reloader.poll(
+      async () => !sameVersions(await gatewayKeyVersions(this.#store.db, this.#accountId), this.#versions),
+    );
   }
 
   async #reload(): Promise<void> {
@@ -148,10 +126,4 @@ export class StoreKeyDirectory implements GatewayKeyTable {
     this.#reloads.inc();
     this.#table.replace({ version: String(this.#generation), keys });
   }
-}
-
-function sameVersions(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [id, version] of a) if (b.get(id) !== version) return false;
-  return true;
 }

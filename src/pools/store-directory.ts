@@ -17,6 +17,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { Pool, PoolDirectory } from '../model/pool.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
 import type { Store } from '../store/database.js';
+import { PolledReload, sameVersions } from '../store/polled-reload.js';
 import { listAllPools, poolVersions } from './pool-queries.js';
 
 export const DEFAULT_POLL_MS = 1000;
@@ -37,15 +38,19 @@ export class StorePoolDirectory implements PoolDirectory {
   readonly #snapshot: PoolSnapshot;
   #versions = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
-  /** Serialises reloads: a refresh asked for during a reload runs once more after it. */
-  #running: Promise<void> | undefined;
-  #again = false;
-  #failing = false;
+  /** One reload at a time; store failures logged once per outage (store/polled-reload.ts). */
+  readonly #reloader: PolledReload;
   #reloads: { inc(): void } = { inc() {} };
 
   private constructor(options: StorePoolDirectoryOptions) {
     this.#store = options.store;
     this.#logger = options.logger;
+    this.#reloader = new PolledReload({
+      reload: () => this.#reload(),
+      logger: options.logger,
+      failed: 'pool directory: cannot read pools; keeping the last snapshot',
+      recovered: 'pool directory: store reachable again',
+    });
     this.#snapshot = new PoolSnapshot({
       accountId: options.accountId,
       onListenerError: (err) => this.#logger.error('pool directory listener failed', { err }),
@@ -88,21 +93,7 @@ export class StorePoolDirectory implements PoolDirectory {
 
   /** Reloads now (after an in-process write). Never throws; resolves when the snapshot is current. */
   refresh(): Promise<void> {
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#guarded(() => this.#reload());
-        } while (this.#again);
-      } finally {
-        this.#running = undefined;
-      }
-    })();
-    return this.#running;
+    return this.#reloader.refresh();
   }
 
   close(): void {
@@ -111,23 +102,8 @@ export class StorePoolDirectory implements PoolDirectory {
     this.#snapshot.clearListeners();
   }
 
-  async #poll(): Promise<void> {
-    if (this.#running !== undefined) return;
-    await this.#guarded(async () => {
-      const versions = await poolVersions(this.#store.db);
-      if (!sameVersions(versions, this.#versions)) await this.refresh();
-    });
-  }
-
-  async #guarded(work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-      if (this.#failing) this.#logger.info('pool directory: store reachable again');
-      this.#failing = false;
-    } catch (err) {
-      if (!this.#failing) this.#logger.error('pool directory: cannot read pools; keeping the last snapshot', { err });
-      this.#failing = true;
-    }
+  #poll(): Promise<void> {
+    return this.#reloader.poll(async () => !sameVersions(await poolVersions(this.#store.db), this.#versions));
   }
 
   async #reload(): Promise<void> {
@@ -141,10 +117,4 @@ export class StorePoolDirectory implements PoolDirectory {
     this.#reloads.inc();
     this.#snapshot.replace(pools.map((pool) => Object.freeze(pool)));
   }
-}
-
-function sameVersions(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [id, version] of a) if (b.get(id) !== version) return false;
-  return true;
 }
