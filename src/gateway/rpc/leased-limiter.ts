@@ -39,6 +39,7 @@ import type { Clock } from '../../clock.js';
 import type { LeaseAsk, LeaseBackend } from './lease-backend.js';
 import { type Limiter, RateLimiter, type RateSpec, rateLimited } from './rate-limit.js';
 import type { SharedLimitsStatus } from './shared-status.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** The lease size in ms of a bucket's rate. */
 export const LEASE_MS = 50;
@@ -92,12 +93,18 @@ export class LeasedLimiter implements Limiter {
   readonly #clock: Clock;
   readonly #fallback: Limiter;
   readonly #held = new Map<string, Held>();
-  #queue: PendingLease[] = [];
-  #flushScheduled = false;
+  readonly #batch: TurnBatch<LeaseAsk, PendingLease>;
 
   constructor(options: LeasedLimiterOptions) {
     this.#backend = options.backend;
     this.#status = options.status;
+    this.#batch = new TurnBatch(
+      (asks) => this.#status.settle(this.#backend.lease(asks)),
+      (pending, granted) => {
+        if (granted === undefined) pending.held.asking = false;
+        else receive(pending, granted, this.#clock.now());
+      },
+    );
     this.#clock = options.clock;
     this.#fallback = options.fallback ?? new RateLimiter(options.clock);
   }
@@ -131,25 +138,9 @@ export class LeasedLimiter implements Limiter {
     held.asking = true;
     // Whole tokens: backends grant whole tokens (a fraction stays in the global bucket, not lost).
     const want = Math.max(1, Math.ceil(Math.max(0, Math.max(held.size, held.need) - held.tokens) + held.owed));
-    this.#queue.push({ held, spec, ask: { bucket, spec, want } });
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      // The asks of this event-loop turn go as one batch (one round trip).
-      setImmediate(() => void this.#flush());
-    }
-  }
-
-  async #flush(): Promise<void> {
-    this.#flushScheduled = false;
-    const batch = this.#queue;
-    this.#queue = [];
-    const grants = await this.#status.settle(this.#backend.lease(batch.map((p) => p.ask)));
-    if (grants === undefined) {
-      for (const pending of batch) pending.held.asking = false;
-      return;
-    }
-    const now = this.#clock.now();
-    for (const [i, pending] of batch.entries()) receive(pending, grants[i] ?? 0, now);
+    // The asks of this event-loop turn go as one batch (one round trip).
+    const ask = { bucket, spec, want };
+    this.#batch.add(ask, { held, spec, ask });
   }
 
   /** Marks `held` most recently used, dropping the least recently used beyond MAX_BUCKETS. */

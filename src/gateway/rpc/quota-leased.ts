@@ -28,6 +28,7 @@ import { utcDay } from '../../model/gateway-keys.js';
 import { type QuotaCounter, quotaExceeded } from './quota.js';
 import type { QuotaAsk, QuotaBackend } from './quota-backend.js';
 import type { SharedLimitsStatus } from './shared-status.js';
+import { TurnBatch } from './turn-batch.js';
 
 const MAX_KEYS = 100_000;
 
@@ -71,12 +72,18 @@ export class LeasedQuotaCounter implements QuotaCounter {
   readonly #status: SharedLimitsStatus;
   readonly #fallback: QuotaCounter;
   readonly #keys = new Map<string, Reserved>();
-  #queue: PendingReserve[] = [];
-  #flushScheduled = false;
+  readonly #batch: TurnBatch<QuotaAsk, PendingReserve>;
 
   constructor(options: LeasedQuotaOptions) {
     this.#backend = options.backend;
     this.#status = options.status;
+    this.#batch = new TurnBatch(
+      (asks) => this.#status.settle(this.#backend.reserve(asks)),
+      (pending, granted) => {
+        if (granted === undefined) pending.reserved.asking = false;
+        else receive(pending, granted);
+      },
+    );
     this.#fallback = options.fallback;
   }
 
@@ -129,23 +136,8 @@ export class LeasedQuotaCounter implements QuotaCounter {
   #ask(keyId: string, reserved: Reserved, dailyQuota: number): void {
     reserved.asking = true;
     const want = Math.max(1, Math.ceil(Math.max(0, reserved.chunk - reserved.calls) + reserved.owed));
-    this.#queue.push({ reserved, ask: { key: keyId, date: reserved.date, quota: dailyQuota, want } });
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => void this.#flush());
-    }
-  }
-
-  async #flush(): Promise<void> {
-    this.#flushScheduled = false;
-    const batch = this.#queue;
-    this.#queue = [];
-    const grants = await this.#status.settle(this.#backend.reserve(batch.map((p) => p.ask)));
-    if (grants === undefined) {
-      for (const pending of batch) pending.reserved.asking = false;
-      return;
-    }
-    for (const [i, pending] of batch.entries()) receive(pending, grants[i] ?? 0);
+    const ask = { key: keyId, date: reserved.date, quota: dailyQuota, want };
+    this.#batch.add(ask, { reserved, ask });
   }
 }
 
