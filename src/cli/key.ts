@@ -15,8 +15,6 @@
  */
 import { ensureAccount } from '../accounts/accounts.js';
 import { systemClock } from '../clock.js';
-import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import {
   countGatewayKeys,
@@ -27,9 +25,9 @@ import {
 } from '../keys/key-queries.js';
 import { type KeyRateLimit, keyRateLimit } from '../model/gateway-keys.js';
 import { hasControlCharacters } from '../model/plain-text.js';
-import { openStore, type Store } from '../store/database.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { parseArgs, parseFlags } from './args.js';
+import { withStore } from './with-store.js';
 
 const USAGE = [
   'usage: switchyard key create [--name NAME] [--networks A,B] [--requests-per-second N [--burst N]] [--daily-quota N] [--disabled] [--config FILE]',
@@ -43,16 +41,6 @@ export async function key(argv: string[]): Promise<number> {
   if (sub === 'list') return list(rest);
   if (sub === 'revoke') return revoke(rest);
   throw new SwitchyardError('CLI_USAGE', `key: ${USAGE}`);
-}
-
-async function withStore(configFile: string | undefined, use: (store: Store, config: Config) => Promise<number>) {
-  const config = loadConfig(configFile);
-  const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
-  try {
-    return await use(store, config);
-  } finally {
-    await store.close();
-  }
 }
 
 function usageError(message: string): SwitchyardError {

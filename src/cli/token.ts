@@ -18,13 +18,11 @@
 import { ensureAccount, findAccount, isAccountId } from '../accounts/accounts.js';
 import { countTokens, createToken, deleteToken, listTokens, tokenStatus } from '../accounts/tokens.js';
 import { systemClock } from '../clock.js';
-import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import { hasControlCharacters } from '../model/plain-text.js';
-import { openStore, type Store } from '../store/database.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { parseArgs, parseFlags } from './args.js';
+import { withStore } from './with-store.js';
 
 const USAGE = [
   'usage: switchyard token create --account ID [--name NAME] [--read-only] [--config FILE]',
@@ -46,16 +44,6 @@ function requireAccount(command: string, account: string | undefined): string {
     throw new SwitchyardError('CLI_USAGE', `${command}: --account must be 32 lowercase hex characters`);
   }
   return account;
-}
-
-async function withStore(configFile: string | undefined, use: (store: Store, config: Config) => Promise<number>) {
-  const config = loadConfig(configFile);
-  const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
-  try {
-    return await use(store, config);
-  } finally {
-    await store.close();
-  }
 }
 
 async function create(argv: string[]): Promise<number> {
