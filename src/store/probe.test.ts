@@ -36,11 +36,18 @@ describe('StoreProbe', () => {
 
   it('is not ready when the store does not answer in time (a PostgreSQL address that never answers)', async () => {
     // A TCP server that accepts and stays silent: the client waits for the server's greeting forever.
+    // On a loaded machine the client's connection may be accepted only after the probe gave up: once the
+    // test ends, late connections are cut at once, and the pool's own connect bound ends a stuck one.
     const sockets = new Set<Socket>();
-    const silent = createServer((socket) => sockets.add(socket));
+    let ending = false;
+    const silent = createServer((socket) => (ending ? socket.destroy() : sockets.add(socket)));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const pool = new pg.Pool({ connectionString: `postgres://probe@127.0.0.1:${port}/probe`, max: 1 });
+    const pool = new pg.Pool({
+      connectionString: `postgres://probe@127.0.0.1:${port}/probe`,
+      max: 1,
+      connectionTimeoutMillis: 2_000,
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
       const probe = new StoreProbe(
@@ -49,6 +56,7 @@ describe('StoreProbe', () => {
       );
       assert.equal(await probe.storeReady(), false);
     } finally {
+      ending = true;
       for (const socket of sockets) socket.destroy();
       await db.destroy();
       await new Promise((resolve) => silent.close(resolve));
