@@ -66,6 +66,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   health: ['outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
   keys: ['model', 'store'],
+  // The operator console (SPEC §13) runs in the browser: a client of the API over HTTP, it imports nothing of src/.
+  console: [],
   // Per-origin statistics (SPEC §13): the store side of the gateway's counters (gateway/origin-stats.ts).
   stats: ['model', 'store'],
   routing: ['chain', 'model'],

@@ -17,7 +17,7 @@ export class ApiError extends Error {
 /** The token was refused (401): sign in again. */
 export class SessionEnded extends ApiError {}
 
-interface Envelope<T> {
+interface ApiEnvelope<T> {
   success: boolean;
   errors: Array<{ code: number; message: string }>;
   result: T;
@@ -50,9 +50,9 @@ export class Client {
     } catch {
       throw new ApiError(0, 'The Switchyard API cannot be reached; is `switchyard serve` running?');
     }
-    let envelope: Envelope<T> | undefined;
+    let envelope: ApiEnvelope<T> | undefined;
     try {
-      envelope = (await res.json()) as Envelope<T>;
+      envelope = (await res.json()) as ApiEnvelope<T>;
     } catch {
       envelope = undefined;
     }

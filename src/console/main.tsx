@@ -10,7 +10,7 @@ import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, Client, SessionEnded } from './api.js';
 import { storedToken, storeToken } from './session.js';
-import type { Account } from './types.js';
+import type { AccountItem } from './types.js';
 import { ChartsView } from './views/charts.js';
 import { DeliveriesView } from './views/deliveries.js';
 import { EventsView } from './views/events.js';
@@ -32,13 +32,13 @@ type View = (typeof VIEWS)[number][0];
 
 interface Session {
   client: Client;
-  account: Account;
+  account: AccountItem;
   canWrite: boolean;
 }
 
 async function signIn(token: string): Promise<Session> {
   const bare = new Client(token);
-  const accounts = await bare.get<Account[]>('/accounts');
+  const accounts = await bare.get<AccountItem[]>('/accounts');
   const account = accounts[0];
   if (account === undefined) throw new ApiError(403, 'This token has no account.');
   const client = bare.withAccount(account.id);

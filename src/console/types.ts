@@ -1,10 +1,10 @@
 /** Wire shapes the console reads (docs/api.md). */
-export interface Account {
+export interface AccountItem {
   id: string;
   name: string;
 }
 
-export interface OriginStats {
+export interface OriginRow {
   pool_id: string;
   pool_name: string;
   networks: string[];
@@ -57,7 +57,7 @@ export interface HistoryItem {
   sent: string;
 }
 
-export interface Policy {
+export interface PolicyItem {
   id: string;
   name: string;
   enabled: boolean;
@@ -80,7 +80,7 @@ export interface MigrationStatus {
   addresses: string[];
 }
 
-export interface Pool {
+export interface PoolItem {
   id: string;
   name: string;
   notification_email: string;

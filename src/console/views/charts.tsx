@@ -7,9 +7,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Client } from '../api.js';
 import { usePoll } from '../hooks.js';
-import type { OriginStats } from '../types.js';
+import type { OriginRow } from '../types.js';
 
-type Series = NonNullable<OriginStats['series']>;
+type Series = NonNullable<OriginRow['series']>;
 
 function Chart({
   title,
@@ -64,12 +64,12 @@ function Chart({
 
 export function ChartsView({ client, onSessionEnded }: { client: Client; onSessionEnded: (m: string) => void }) {
   const poll = usePoll(
-    () => client.get<OriginStats[]>('/accounts/{account}/load_balancers/origin_stats?series=true&per_page=1000'),
+    () => client.get<OriginRow[]>('/accounts/{account}/load_balancers/origin_stats?series=true&per_page=1000'),
     onSessionEnded,
   );
   const origins = poll.data ?? [];
   const [chosen, setChosen] = useState('');
-  const key = (o: OriginStats) => `${o.pool_id}/${o.origin_name}`;
+  const key = (o: OriginRow) => `${o.pool_id}/${o.origin_name}`;
   const current = origins.find((o) => key(o) === chosen) ?? origins[0];
   const points = current?.series ?? [];
   return (

@@ -7,7 +7,7 @@ import type { Client } from '../api.js';
 import { ConfirmAction } from '../confirm.js';
 import { time } from '../format.js';
 import { usePoll } from '../hooks.js';
-import type { Destination, MigrationStatus, Policy, Pool } from '../types.js';
+import type { Destination, MigrationStatus, PolicyItem, PoolItem } from '../types.js';
 
 interface Props {
   client: Client;
@@ -17,7 +17,7 @@ interface Props {
 
 export function PoliciesView({ client, canWrite, onSessionEnded }: Props) {
   const policies = usePoll(
-    () => client.get<Policy[]>('/accounts/{account}/alerting/v3/policies'),
+    () => client.get<PolicyItem[]>('/accounts/{account}/alerting/v3/policies'),
     onSessionEnded,
     15_000,
   );
@@ -92,7 +92,7 @@ export function MigrationView({ client, onSessionEnded }: Omit<Props, 'canWrite'
     onSessionEnded,
   );
   const pools = usePoll(
-    () => client.get<Pool[]>('/accounts/{account}/load_balancers/pools?per_page=1000'),
+    () => client.get<PoolItem[]>('/accounts/{account}/load_balancers/pools?per_page=1000'),
     onSessionEnded,
   );
   const legacy = (pools.data ?? []).filter((p) => p.notification_email !== '');

@@ -8,7 +8,7 @@ import type { Client } from '../api.js';
 import { ConfirmAction } from '../confirm.js';
 import { ms, num, percent } from '../format.js';
 import { usePoll } from '../hooks.js';
-import type { OriginStats } from '../types.js';
+import type { OriginRow } from '../types.js';
 
 interface Props {
   client: Client;
@@ -19,10 +19,10 @@ interface Props {
 interface PoolGroup {
   id: string;
   name: string;
-  origins: OriginStats[];
+  origins: OriginRow[];
 }
 
-function group(stats: readonly OriginStats[]): Map<string, Map<string, PoolGroup>> {
+function group(stats: readonly OriginRow[]): Map<string, Map<string, PoolGroup>> {
   const networks = new Map<string, Map<string, PoolGroup>>();
   for (const origin of stats) {
     for (const network of origin.networks.length > 0 ? origin.networks : ['(no network)']) {
@@ -55,7 +55,7 @@ async function setEnabled(client: Client, poolId: string, originName: string, en
 
 export function OriginsView({ client, canWrite, onSessionEnded }: Props) {
   const poll = usePoll(
-    () => client.get<OriginStats[]>('/accounts/{account}/load_balancers/origin_stats?per_page=1000'),
+    () => client.get<OriginRow[]>('/accounts/{account}/load_balancers/origin_stats?per_page=1000'),
     onSessionEnded,
   );
   const networks = group(poll.data ?? []);
