@@ -28,7 +28,12 @@ after(async () => {
 /** One call on a connection of its own (agent: false), so node:cluster spreads them over the workers. */
 function freshCall(url: string, id: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_getBalance', params: [`0x${'3'.repeat(40)}`, 'latest'] });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'eth_getBalance',
+      params: [`0x${'3'.repeat(40)}`, 'latest'],
+    });
     const req = http.request(
       url,
       {
