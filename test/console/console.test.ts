@@ -272,7 +272,7 @@ describe('operator console in headless Chromium against serve on the devnet', ()
     await page.close();
   });
 
-  test('disabling an origin asks for confirmation; a read-only token has no write actions', async () => {
+  test('disabling an origin asks for confirmation, then disables and enables it; a read-only token has no write actions', async () => {
     const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, writeToken);
     await page.getByRole('button', { name: 'Disable anvil-1' }).click();
@@ -286,6 +286,19 @@ describe('operator console in headless Chromium against serve on the devnet', ()
       '/load_balancers/pools',
     );
     assert.equal(pools[0]?.origins.find((o) => o.name === 'anvil-1')?.enabled, true, 'cancel changed nothing');
+    const enabled = async () =>
+      (
+        await apiGet<Array<{ origins: Array<{ name: string; enabled: boolean }> }>>(writeToken, '/load_balancers/pools')
+      )[0]?.origins.find((o) => o.name === 'anvil-1')?.enabled;
+    // Confirmed: the origin is disabled through the API, and the button turns into "Enable".
+    await page.getByRole('button', { name: 'Disable anvil-1' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'anvil-1 disabled' }).waitFor({ timeout: 10_000 });
+    assert.equal(await enabled(), false);
+    await page.getByRole('button', { name: 'Enable anvil-1' }).click({ timeout: REFRESH_BOUND_MS });
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'anvil-1 enabled' }).waitFor({ timeout: 10_000 });
+    assert.equal(await enabled(), true);
     await page.close();
 
     const readOnly = await makeToken(true);
