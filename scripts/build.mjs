@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ (tsc -p tsconfig.build.json) and records what it compiled, so that a second build
+// Compiles src/ to dist/ (tsc -p tsconfig.build.json), bundles the console (scripts/build-console.mjs,
+// esbuild: src/console/ → dist/console/) and records what it compiled, so that a second build
 // of the same sources can be skipped.
 // Usage: node scripts/build.mjs               always build (`npm run build`)
 //        node scripts/build.mjs --if-changed  build only when the inputs differ from the last build (`prepare`)
@@ -54,6 +55,7 @@ function inputsDigest() {
 function current(digest) {
   return (
     existsSync(join(root, 'dist', 'cli', 'main.js')) &&
+    existsSync(join(root, 'dist', 'console', 'app.js')) &&
     existsSync(stamp) &&
     readFileSync(stamp, 'utf8').trim() === digest
   );
@@ -74,6 +76,12 @@ function main(args) {
     stdio: 'inherit',
   });
   if (tsc.status !== 0) return tsc.status ?? 1;
+  // The operator console's browser bundle (esbuild): dist/console/.
+  const bundle = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (bundle.status !== 0) return bundle.status ?? 1;
   // The digest of the inputs as they were when the compile started: an edit during it makes the next check differ.
   writeFileSync(stamp, `${digest}\n`);
   return 0;

@@ -22,6 +22,7 @@ import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
 import type { GatewayChain } from './gateway/chain-port.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/gateway.js';
+import { OriginStats } from './gateway/origin-stats.js';
 import type { Forwarder } from './gateway/rpc/forwarder.js';
 import type { LeaseBackend } from './gateway/rpc/lease-backend.js';
 import { LocalQuotaCounter, type QuotaCounter } from './gateway/rpc/quota.js';
@@ -42,6 +43,7 @@ import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
+import { StatsRecorder } from './stats/recorder.js';
 import { openStore, type Store } from './store/database.js';
 import { StoreProbe } from './store/probe.js';
 
@@ -163,6 +165,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       },
     });
     stops.push(() => usage.stop());
+    // ── Per-origin statistics for the console (SPEC §13): the gateway (and the workers' reports) count
+    //    in memory; flushed to the store every 5 s with additive upserts, and on stop.
+    const originStats = new OriginStats(clock);
+    const statsRecorder = new StatsRecorder({
+      store,
+      clock,
+      logger: logger.child({ part: 'stats' }),
+      stats: originStats,
+    });
+    stops.push(() => statsRecorder.stop());
 
     // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
     //    Events this process records nudge the notification service (started below), so alerts go out at
@@ -227,6 +239,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         metrics,
         outbound,
         keys: { table: keyDirectory, quota: keyQuota, usage },
+        stats: originStats,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(limiter !== undefined && { limiter }),
         // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
@@ -265,6 +278,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         clock,
         logger: logger.child({ part: 'api' }),
         health: monitor,
+        chain: gateway.chain,
         outbound,
         poolsChanged: () => storeDirectory.refresh(),
         keysChanged: async () => {

@@ -3,7 +3,8 @@
  * `api.listen` (default 127.0.0.1:8787, never the gateway's port). Serves
  *   - `/client/v4/...`            the routes handed in (one file per resource under routes/),
  *   - `/client/v4/openapi.json`   the OpenAPI 3.1 document generated from those routes' schemas,
- *   - `/metrics`                  the Prometheus registry (no token: aggregate numbers only).
+ *   - `/metrics`                  the Prometheus registry (no token: aggregate numbers only),
+ *   - `/` and `/console/...`      the operator console's files (console-assets.ts) unless `api.console` is false.
  *
  * Per request: match route (404 / 7003, 405 / 10405 + Allow) → authenticate (401) → authorize (403)
  * → read and validate the JSON body (413, 415, 400) → handler → v4 envelope. Headers the official SDK
@@ -27,6 +28,7 @@ import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
 import { ConnectionTracker } from './connection-tracker.js';
+import { ConsoleAssets } from './console-assets.js';
 import { errorResponse, sendJson, successEnvelope } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, RouteTable } from './route-table.js';
@@ -67,6 +69,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     'route',
     'status',
   ]);
+  const consoleAssets = config.api.console ? new ConsoleAssets() : undefined;
   const duration = metrics.histogram('switchyard_api_request_duration_seconds', 'Management API request latency', [
     'method',
     'route',
@@ -84,6 +87,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         const text = options.renderMetrics === undefined ? metrics.render() : await options.renderMetrics();
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
         res.end(req.method === 'HEAD' ? undefined : text);
+        return;
+      }
+      if (consoleAssets?.handle(req, res, url.pathname) === true) {
+        routeLabel = '/console';
+        status = res.statusCode;
         return;
       }
       const reply = await dispatch(req, url, (pattern) => {

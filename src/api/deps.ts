@@ -2,6 +2,7 @@
  * What route factories get from the composition root. Route files take the parts they need from it;
  * nothing here is global, so several apps can run side by side in one test process.
  */
+import type { ChainView } from '../chain/types.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
@@ -24,6 +25,8 @@ export interface ApiDeps {
    * it, so a client that gets the answer can use the pool on the gateway right away. Must not throw.
    */
   poolsChanged(): Promise<void>;
+  /** The gateway's chain tracker (heads, earliest blocks) for the per-origin statistics; absent in some tests. */
+  chain?: ChainView | undefined;
   /** Called after every committed write to gateway keys, so the gateway's key table refreshes at once. */
   keysChanged(): Promise<void>;
 }

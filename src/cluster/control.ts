@@ -88,7 +88,11 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
   for (const [topic, payload] of Object.entries(options.states ?? {})) publisher.publishState(topic, payload);
   for (const [topic, handler] of Object.entries(options.reports ?? {})) publisher.onReport(topic, handler);
   // Gateway keys (their table out, usage back) and the store's readiness: shared-state.ts.
-  const stopSharing = shareWithWorkers(publisher, { keys: options.keys, store: options.storeReadiness });
+  const stopSharing = shareWithWorkers(publisher, {
+    keys: options.keys,
+    store: options.storeReadiness,
+    stats: options.stats,
+  });
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();

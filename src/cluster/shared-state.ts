@@ -9,16 +9,22 @@
  * - `key-usage` (workers → control): each worker counts its keys' calls (UsageBatch) and sends the counts
  *   every USAGE_FLUSH_MS (1 s) and when it stops; the control adds them to its usage recorder, which
  *   flushes to the store. A worker that crashes loses at most its last second of counts.
+ * - `origin-stats` (workers → control): each worker's per-origin counters (stats/origin-stats.ts),
+ *   drained and sent every STATS_REPORT_MS (1 s) and when it stops; the control adds them to its own,
+ *   which its StatsRecorder flushes to the store.
  * - `store` (control → workers): whether the store answers, as the control's probe says (checked every
  *   STORE_CHECK_MS, 1 s; pushed when it changes), for the workers' `GET /readyz`.
  */
 import type { GatewayKeySnapshot, GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
+import { type OriginStatsCollector, statsRowsOf } from '../model/origin-stats.js';
 import type { StoreReadiness } from '../model/readiness.js';
 
 export const KEYS_TOPIC = 'keys';
 export const USAGE_TOPIC = 'key-usage';
 export const STORE_TOPIC = 'store';
+export const STATS_TOPIC = 'origin-stats';
 export const USAGE_FLUSH_MS = 1_000;
+export const STATS_REPORT_MS = 1_000;
 export const STORE_CHECK_MS = 1_000;
 
 /** A usage report: [key id, network, calls ok, calls answered with an error]. */
@@ -36,9 +42,15 @@ interface Publish {
  */
 export function shareWithWorkers(
   publisher: Publish,
-  parts: { keys?: { table: GatewayKeyTable; usage: KeyUsageSink } | undefined; store: StoreReadiness },
+  parts: {
+    keys?: { table: GatewayKeyTable; usage: KeyUsageSink } | undefined;
+    store: StoreReadiness;
+    stats?: OriginStatsCollector | undefined;
+  },
 ): () => void {
   const stops: Array<() => void> = [];
+  const stats = parts.stats;
+  if (stats !== undefined) publisher.onReport(STATS_TOPIC, (payload) => stats.add(statsRowsOf(payload)));
   const keys = parts.keys;
   if (keys !== undefined) {
     publisher.publishState(KEYS_TOPIC, keys.table.snapshot());
@@ -134,4 +146,18 @@ export function keySnapshot(payload: unknown): GatewayKeySnapshot | undefined {
   const snapshot = payload as GatewayKeySnapshot | undefined;
   if (typeof snapshot?.version !== 'string' || !Array.isArray(snapshot.keys)) return undefined;
   return snapshot;
+}
+
+/** Worker side: sends the worker's per-origin counters to the control every STATS_REPORT_MS. Returns stop (sends the rest). */
+export function reportStats(stats: OriginStatsCollector, send: (payload: unknown) => void): () => void {
+  const flush = (): void => {
+    const rows = stats.drain();
+    if (rows.length > 0) send(rows);
+  };
+  const timer = setInterval(flush, STATS_REPORT_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    flush();
+  };
 }

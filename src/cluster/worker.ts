@@ -22,6 +22,7 @@ import { systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { GatewayChain } from '../gateway/chain-port.js';
 import { serveGateway } from '../gateway/gateway.js';
+import { OriginStats } from '../gateway/origin-stats.js';
 import type { Forwarder } from '../gateway/rpc/forwarder.js';
 import { LeasedLimiter } from '../gateway/rpc/leased-limiter.js';
 import { LocalQuotaCounter } from '../gateway/rpc/quota.js';
@@ -37,7 +38,16 @@ import { IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 import { type ControlMessage, isMessage } from './messages.js';
 import { ReplicaChain } from './replica-chain.js';
 import { ReplicaHealthView } from './replica-health.js';
-import { KEYS_TOPIC, keySnapshot, PushedStoreReadiness, STORE_TOPIC, USAGE_TOPIC, UsageBatch } from './shared-state.js';
+import {
+  KEYS_TOPIC,
+  keySnapshot,
+  PushedStoreReadiness,
+  reportStats,
+  STATS_TOPIC,
+  STORE_TOPIC,
+  USAGE_TOPIC,
+  UsageBatch,
+} from './shared-state.js';
 
 /** How long a worker waits for its `init` before giving up (the control sends it right after fork). */
 const INIT_TIMEOUT_MS = 30_000;
@@ -93,6 +103,9 @@ export async function runGatewayWorker(): Promise<void> {
   const keyTable = new StaticKeyTable();
   const storeReadiness = new PushedStoreReadiness();
   const usage = new UsageBatch((rows) => link.send({ t: 'report', topic: USAGE_TOPIC, payload: rows }));
+  // Per-origin statistics go to the control, which flushes them to the store with its own.
+  const stats = new OriginStats(clock);
+  const stopStats = reportStats(stats, (payload) => link.send({ t: 'report', topic: STATS_TOPIC, payload }));
   const status = new SharedLimitsStatus({
     backend: 'control',
     clock,
@@ -180,6 +193,7 @@ export async function runGatewayWorker(): Promise<void> {
       chain,
       storeReadiness,
       keys: { table: keyTable, quota, usage },
+      stats,
       limiter,
       clock,
       logger: logger.child({ part: 'gateway' }),
@@ -213,6 +227,7 @@ export async function runGatewayWorker(): Promise<void> {
       caching?.close();
       health.flush();
       usage.stop();
+      stopStats();
     });
   };
   link.send({ t: 'ready', url: gateway.url });

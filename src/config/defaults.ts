@@ -36,6 +36,7 @@ export const DEFAULTS = {
   api: {
     listen: '127.0.0.1:8787',
     max_body_bytes: 1_048_576, // bytes
+    console: true, // the operator console at /console/ on this listener (SPEC §13)
   },
   account_id: '5317c4a1d00d5317c4a1d00d5317c4a1', // the embedded demo account
   smtp_allow_insecure_auth: false, // true lets smtp_url credentials go out without TLS

@@ -95,6 +95,7 @@ const api = z.strictObject({
   listen: listen.default(DEFAULTS.api.listen),
   tls: tls.optional(),
   max_body_bytes: z.number().int().positive().default(DEFAULTS.api.max_body_bytes),
+  console: z.boolean().default(DEFAULTS.api.console),
 });
 
 const network = z.strictObject({

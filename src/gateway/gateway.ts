@@ -48,6 +48,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
+import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
 import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
@@ -114,6 +115,11 @@ export interface GatewayOptions {
   subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
   /** Gateway keys as resources: the table authenticated against, their daily quotas and usage. */
   keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink };
+  /**
+   * Per-origin statistics (stats/origin-stats.ts): each attempt on an origin is counted there. With
+   * workers, the control process adds the workers' reports (topic `origin-stats`) to it.
+   */
+  stats?: OriginStatsCollector;
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -194,6 +200,7 @@ export async function serveGateway(
     chain,
     writes: new WriteAffinity(clock, settings.sticky_after_write),
     networks: config.networks,
+    stats: options.stats,
   });
   const forwarder = options.wrapForwarder ? options.wrapForwarder(origins, chain) : origins;
   const handler = new RpcHandler({

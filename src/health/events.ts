@@ -92,3 +92,42 @@ export async function pruneDispatchedEvents(db: Db, cursor: number, cutoff: stri
     if (deleted === 0) return total;
   }
 }
+
+/** Filter of the API's events timeline (api/routes/health-events.ts). */
+export interface EventFilter {
+  poolId?: string | undefined;
+  /** RFC 3339 (toISOString form): only events at or after it. */
+  since?: string | undefined;
+}
+
+function accountEvents(db: Db, accountId: string, filter: EventFilter) {
+  return db
+    .selectFrom('health_events')
+    .where('account_id', '=', accountId)
+    .$if(filter.poolId !== undefined, (qb) => qb.where('pool_id', '=', filter.poolId as string))
+    .$if(filter.since !== undefined, (qb) => qb.where('occurred_at', '>=', filter.since as string));
+}
+
+/** An account's events, newest first (by `seq`, the order they were recorded in). */
+export async function listAccountEvents(
+  db: Db,
+  accountId: string,
+  filter: EventFilter,
+  limit: number,
+  offset: number,
+): Promise<HealthEventRow[]> {
+  const rows = await accountEvents(db, accountId, filter)
+    .selectAll()
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+export async function countAccountEvents(db: Db, accountId: string, filter: EventFilter): Promise<number> {
+  const row = await accountEvents(db, accountId, filter)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -153,7 +153,7 @@ function notFound(id: string): SwitchyardError {
 }
 
 /** URL checks and the test message; throws a 400 that says what to fix. Never echoes the URL. */
-async function sendTestMessage(
+export async function sendTestMessage(
   config: Readonly<Config>,
   outbound: OutboundPolicy,
   accountId: string,

@@ -5,12 +5,16 @@
 import type { ApiDeps } from '../deps.js';
 import type { Route } from '../route-table.js';
 import { accountTokenRoutes } from './account-tokens.js';
+import { accountRoutes } from './accounts.js';
 import { policyRoutes } from './alert-policies.js';
+import { deliveryRoutes } from './deliveries.js';
 import { destinationRoutes } from './destinations.js';
 import { gatewayKeyRoutes } from './gateway-keys.js';
+import { healthEventRoutes } from './health-events.js';
 import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
 import { notificationMigrationRoutes } from './notification-migration.js';
+import { originStatsRoutes } from './origin-stats.js';
 import { poolRoutes } from './pools.js';
 import { userTokenRoutes } from './user-tokens.js';
 
@@ -25,5 +29,9 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...destinationRoutes(deps),
     ...historyRoutes(deps),
     ...notificationMigrationRoutes(deps),
+    ...accountRoutes(deps),
+    ...healthEventRoutes(deps),
+    ...deliveryRoutes(deps),
+    ...originStatsRoutes(deps),
   ];
 }

@@ -13,8 +13,11 @@
  * answer it passes on is handed over (`LiveAttempt.handOver`): the outstanding count then lasts until
  * the stream ends. While it reads a stream itself (a late id, a wait for a stream slot), `onStop`
  * redirects what the client leaving stops (the deadline errors the stream itself).
+ * With `deps.stats`, each attempt's duration (until its answer was checked, or it failed) and outcome
+ * go to the per-origin statistics; an attempt the client abandoned is not counted.
  */
 import { finished, type Readable } from 'node:stream';
+import type { OriginStatsSink } from '../../model/origin-stats.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate } from '../../routing/router.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
@@ -25,6 +28,8 @@ export interface AttemptDeps {
   readonly clients: OriginClients;
   readonly outstanding: OutstandingRequests;
   readonly requestTimeoutMs: number;
+  /** Per-origin statistics (stats/origin-stats.ts): one `record` per attempt that reached the exchange. */
+  readonly stats?: OriginStatsSink | undefined;
 }
 
 /** What the attempts of one request share (made once per request, not per attempt). */
@@ -119,6 +124,9 @@ export async function runAttempt<A, T>(
   if (signal?.aborted) attempt.onClientAbort();
   else signal?.addEventListener('abort', attempt.onClientAbort, { once: true });
   attempt.begin(deps.outstanding.start(candidate.pool.id, candidate.origin.name));
+  const stats = deps.stats;
+  const started = stats === undefined ? 0 : performance.now();
+  let ok = false;
   try {
     let res: ClientResponse;
     try {
@@ -130,9 +138,14 @@ export async function runAttempt<A, T>(
     if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
     const result = check(res, attempt, arg);
     // A whole answer is checked synchronously: no promise to wait for.
-    return result instanceof Promise ? await result : result;
+    const value = result instanceof Promise ? await result : result;
+    ok = true;
+    return value;
   } finally {
     signal?.removeEventListener('abort', attempt.onClientAbort);
     attempt.end();
+    if (stats !== undefined && signal?.aborted !== true) {
+      stats.record(candidate.pool.id, candidate.origin.name, performance.now() - started, ok);
+    }
   }
 }

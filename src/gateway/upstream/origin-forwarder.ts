@@ -47,6 +47,7 @@ import type { Readable } from 'node:stream';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
+import type { OriginStatsSink } from '../../model/origin-stats.js';
 import { mostAdvanced } from '../../routing/chain-order.js';
 import type { OriginFeedback } from '../../routing/feedback.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
@@ -84,6 +85,8 @@ export interface OriginForwarderDeps {
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
+  /** Per-origin statistics for the console (stats/origin-stats.ts); none when absent. */
+  stats?: OriginStatsSink | undefined;
   /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
   chain?: (ChainView & ChainFeedback) | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */

@@ -1,0 +1,88 @@
+/** Wire shapes the console reads (docs/api.md). */
+export interface AccountItem {
+  id: string;
+  name: string;
+}
+
+export interface OriginRow {
+  pool_id: string;
+  pool_name: string;
+  networks: string[];
+  origin_name: string;
+  enabled: boolean;
+  healthy: boolean;
+  failure_reason: string;
+  head: number | null;
+  lag: number | null;
+  earliest_block: number | null;
+  syncing: boolean;
+  requests: number;
+  errors: number;
+  requests_per_second: number;
+  error_rate: number;
+  p50_ms: number | null;
+  series?: Array<{ minute: string; requests: number; errors: number; p50_ms: number | null }>;
+}
+
+export interface HealthEvent {
+  id: string;
+  event_source: 'origin' | 'pool';
+  pool_name: string;
+  origin_name: string | null;
+  previous: string;
+  new_health: 'Healthy' | 'Unhealthy';
+  reason: string;
+  occurred_at: string;
+}
+
+export interface Delivery {
+  id: string;
+  state: 'pending' | 'failing' | 'dead' | 'sent' | 'cancelled';
+  name: string;
+  alert_type: string;
+  mechanism_type: 'email' | 'webhook';
+  mechanism: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface HistoryItem {
+  id: string;
+  name: string;
+  alert_type: string;
+  mechanism: string;
+  mechanism_type: string;
+  sent: string;
+}
+
+export interface PolicyItem {
+  id: string;
+  name: string;
+  enabled: boolean;
+  alert_type: string;
+  mechanisms: { email?: Array<{ id: string }>; webhooks?: Array<{ id: string }> };
+  filters: Record<string, string[]>;
+}
+
+export interface Destination {
+  id: string;
+  name: string;
+  type: string;
+  last_success: string | null;
+  last_failure: string | null;
+}
+
+export interface MigrationStatus {
+  complete: boolean;
+  pools_with_legacy_email: number;
+  addresses: string[];
+}
+
+export interface PoolItem {
+  id: string;
+  name: string;
+  notification_email: string;
+  origins: Array<{ name: string; enabled: boolean }>;
+}
