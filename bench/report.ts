@@ -284,8 +284,8 @@ function workerLines(legs: LegResult[]): string[] {
     '',
     `### gateway.workers: ${n} beside workers: 1`,
     '',
-    '| leg | workers | req/s | × workers: 1 | p50 ms | p99 ms | CPU µs/req, all processes | control | each worker | peak RSS MiB (sum) | status |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| leg | workers | req/s | × workers: 1 | p50 ms | p99 ms | CPU µs/req, all processes | control | each worker | cores busy | peak RSS MiB (sum) | status |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const leg of many) {
     const one = legs.find((l) => l.scenario === leg.scenario && l.target === 'switchyard' && l.workers === undefined);
@@ -300,7 +300,7 @@ function workerLines(legs: LegResult[]): string[] {
           `${fmt(row.latency_ms?.p50, 3)} | ${fmt(row.latency_ms?.p99, 3)} | ${fmt(row.cpu_us_per_request, 1)} | ` +
           `${control === undefined ? '(one process)' : fmt(control.cpu_us_per_request, 1)} | ` +
           `${workers.length === 0 ? '–' : workers.map((w) => fmt(w.cpu_us_per_request, 1)).join(' / ')} | ` +
-          `${mib(row.peak_rss_bytes)} | ${status} |`,
+          `${busy(row)} | ${mib(row.peak_rss_bytes)} | ${status} |`,
       );
     }
   }
@@ -308,10 +308,18 @@ function workerLines(legs: LegResult[]): string[] {
     '',
     `With workers: ${n} the CPU is read from /proc for the control process and each of its children (the ` +
       'workers), each divided by all the requests of the leg; "all processes" is their sum, and peak RSS ' +
-      "the sum of each process's peak. The two Switchyard legs of a scenario ran one right after the other, " +
-      'in alternating order from one scenario to the next.',
+      "the sum of each process's peak. Cores busy = req/s × CPU µs/req: how much CPU the gateway got (on a " +
+      'shared machine, a share the scheduler gives, which grows with the number of busy processes). The two ' +
+      'Switchyard legs of a scenario ran one right after the other, in alternating order from one scenario to the next.',
   );
   return out;
+}
+
+/** CPU cores the leg kept busy: req/s × CPU µs per request. */
+function busy(leg: LegResult): string {
+  return leg.rps === undefined || leg.cpu_us_per_request === undefined
+    ? '–'
+    : fmt((leg.rps * leg.cpu_us_per_request) / 1_000_000, 2);
 }
 
 /** The lines printed at the end of a run: each Switchyard leg's ratios, then the targets. */
