@@ -10,8 +10,9 @@
  *
  * With `--workers N` a second Switchyard with `gateway.workers: N` (same networks and origins, its own
  * ports and data dir) runs beside the first, and each HTTP Switchyard leg (not the WebSocket ones) runs
- * against both, one right after the other: first the default one (workers: 1) in the first scenario,
- * then the other way round in the next, and so on, so neither always runs second.
+ * against both, one right after the other: first the default one (workers: 1) in the first scenario
+ * (`--workers-first`: the other), then the other way round in the next, and so on, so neither always
+ * runs second.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,7 +121,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
           [target, options.workers],
         ];
         const chosen = both.filter(([, w]) => selected(legId(scenario, target, w), options));
-        if (chosen.length === 2 && pairs++ % 2 === 1) chosen.reverse();
+        if (chosen.length === 2 && pairs++ % 2 === (options.workersFirst ? 0 : 1)) chosen.reverse();
         runs.push(...chosen);
       }
       for (const [target, workers] of runs) {
@@ -197,6 +198,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       ws_fanout_heads: options.wsHeads,
       switchyard_runtime: runtime.value,
       workers: options.workers ?? 1,
+      ...(options.workers === undefined ? {} : { workers_first: options.workersFirst }),
     },
     notes,
     legs: withRatios,

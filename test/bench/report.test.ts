@@ -197,6 +197,10 @@ test('options: --workers N asks for the second Switchyard; 1 or none keeps one; 
   assert.equal(parseOptions(['--workers', '2', '--quick']).workers, 2);
   assert.throws(() => parseOptions(['--workers', '300']), /at most 256/);
   assert.throws(() => parseOptions(['--workers', 'auto']), /whole number/);
+  assert.deepEqual(
+    [parseOptions([]).workersFirst, parseOptions(['--workers', '2', '--workers-first']).workersFirst],
+    [false, true],
+  );
 });
 
 test('workers legs: compared with workers: 1 of the same scenario, reported as SPEC §12 targets and in their own table', () => {
@@ -261,8 +265,14 @@ test('workers legs: compared with workers: 1 of the same scenario, reported as S
   });
   assert.match(md, /\| single \| switchyard \(workers: 2\) \| 32 \| 12,000 \|/);
   assert.match(md, /### gateway\.workers: 2 beside workers: 1/);
-  assert.match(md, /\| single \| 1 \| 10,000 \| 1\.00 \| 1\.000 \| 3\.000 \| 40\.0 \| \(one process\) \| – \| 0\.40 \|/);
-  assert.match(md, /\| single \| 2 \| 12,000 \| 1\.20 \| 1\.000 \| 3\.000 \| 46\.0 \| 2\.0 \| 22\.0 \/ 22\.0 \| 0\.55 \|/);
+  assert.match(
+    md,
+    /\| single \| 1 \| 10,000 \| 1\.00 \| 1\.000 \| 3\.000 \| 40\.0 \| \(one process\) \| – \| 0\.40 \|/,
+  );
+  assert.match(
+    md,
+    /\| single \| 2 \| 12,000 \| 1\.20 \| 1\.000 \| 3\.000 \| 46\.0 \| 2\.0 \| 22\.0 \/ 22\.0 \| 0\.55 \|/,
+  );
   const summary = summaryLines({ ...({} as BenchReport), legs: w, targets: checkTargets(w) });
   assert.ok(
     summary.some((line) =>
