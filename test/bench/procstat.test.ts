@@ -28,11 +28,12 @@ const PARENT = `
 const { spawn } = require('node:child_process');
 const child = (spin) => spawn(process.execPath, ['-e', ${JSON.stringify(CHILD)}, String(spin)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 const kids = [child(300), child(0)];
+// In the children's order (the busy one first), whichever reports first.
 const pids = [];
-for (const k of kids) k.on('message', (m) => {
-  if (typeof m === 'number') { pids.push(m); if (pids.length === 2) console.log('pids ' + pids.join(' ')); }
+kids.forEach((k, i) => k.on('message', (m) => {
+  if (typeof m === 'number') { pids[i] = m; if (pids[0] && pids[1]) console.log('pids ' + pids.join(' ')); }
   else console.log('spun');
-});
+}));
 process.stdin.on('data', () => kids[0].send('spin'));
 process.stdin.on('end', () => { for (const k of kids) k.kill(); process.exit(0); });
 `;
