@@ -7,6 +7,12 @@
  * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
  * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw
  * request errors is `failed`, and the run's exit code says so.
+ *
+ * With `--workers N` a second Switchyard with `gateway.workers: N` (same networks and origins, its own
+ * ports and data dir) runs beside the first, and each HTTP Switchyard leg (not the WebSocket ones) runs
+ * against both, one right after the other: first the default one (workers: 1) in the first scenario
+ * (`--workers-first`: the other), then the other way round in the next, and so on, so neither always
+ * runs second.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +41,8 @@ interface Running {
   upstream?: Nginx;
   proxy?: Nginx;
   switchyard?: SwitchyardProcess;
+  /** The second Switchyard of `--workers N`, with `gateway.workers: N`. */
+  switchyardWorkers?: SwitchyardProcess;
   anvil?: { child: Child; url: string };
   fanout?: FanoutProcess;
 }
@@ -97,19 +105,36 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   const runtime = { value: 'not started' };
   const distDir = join(REPO_ROOT, '.tmp', `bench-dist-${process.pid}`);
   const legs: LegResult[] = [];
+  let pairs = 0; // scenarios whose Switchyard leg ran with both worker counts, for the alternating order
   try {
     await startServers(options, tools, exchanges, large.result, workDir, distDir, running, notes, runtime, log);
     for (const [scenario, targets] of LEG_ORDER) {
+      const runs: Array<[Target, number | undefined]> = [];
       for (const target of targets) {
-        const id = `${scenario}-${target}`;
+        const isWs = scenario === 'wsread' || scenario === 'wsfanout';
+        if (target !== 'switchyard' || options.workers === undefined || isWs) {
+          runs.push([target, undefined]);
+          continue;
+        }
+        const both: Array<[Target, number | undefined]> = [
+          [target, undefined],
+          [target, options.workers],
+        ];
+        const chosen = both.filter(([, w]) => selected(legId(scenario, target, w), options));
+        if (chosen.length === 2 && pairs++ % 2 === (options.workersFirst ? 0 : 1)) chosen.reverse();
+        runs.push(...chosen);
+      }
+      for (const [target, workers] of runs) {
+        const id = legId(scenario, target, workers);
         if (!selected(id, options)) continue;
         if (scenario === 'wsread' || scenario === 'wsfanout') {
           legs.push(await runWsLeg(id, scenario, options, running, log));
           continue;
         }
-        const plan = await planLeg(id, scenario, target, options, exchanges, running);
+        const plan = await planLeg(id, scenario, target, options, exchanges, running, workers);
         if (typeof plan === 'string') {
-          legs.push(skippedLeg(placeholder(id, scenario, target, options, exchanges), plan));
+          const shape = { ...placeholder(id, scenario, target, options, exchanges), ...(workers ? { workers } : {}) };
+          legs.push(skippedLeg(shape, plan));
           log(`bench: ${id}: skipped (${plan})`);
           continue;
         }
@@ -129,11 +154,22 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       }
     }
     const logTail = running.switchyard?.logTail ?? '';
-    if (legs.some((leg) => leg.status === 'failed' && leg.target === 'switchyard') && logTail !== '') {
+    const failed = (many: boolean): boolean =>
+      legs.some(
+        (leg) => leg.status === 'failed' && leg.target === 'switchyard' && (leg.workers !== undefined) === many,
+      );
+    if (failed(false) && logTail !== '') {
       notes.push(`Switchyard's last log lines: ${logTail.split('\n').slice(-5).join(' ⏎ ')}`);
+    }
+    const workersTail = running.switchyardWorkers?.logTail ?? '';
+    if (failed(true) && workersTail !== '') {
+      notes.push(
+        `The last log lines of Switchyard with workers: ${options.workers}: ${workersTail.split('\n').slice(-5).join(' ⏎ ')}`,
+      );
     }
   } finally {
     // Reverse start order, each by its own PID.
+    await running.switchyardWorkers?.stop();
     await running.switchyard?.stop();
     await running.fanout?.stop();
     await running.anvil?.child.stop();
@@ -161,6 +197,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       ws_fanout_connections: options.wsConnections,
       ws_fanout_heads: options.wsHeads,
       switchyard_runtime: runtime.value,
+      workers: options.workers ?? 1,
+      ...(options.workers === undefined ? {} : { workers_first: options.workersFirst }),
     },
     notes,
     legs: withRatios,
@@ -265,7 +303,33 @@ async function startServers(
     } catch (err) {
       notes.push(`Switchyard did not start: ${(err as Error).message}`);
     }
+    if (options.workers !== undefined) {
+      // The same networks but the WebSocket legs' (which run against the first one only).
+      const httpRoutes = { ...routes };
+      delete httpRoutes[WS_READ_NETWORK];
+      delete httpRoutes[FANOUT_NETWORK];
+      try {
+        running.switchyardWorkers = await SwitchyardProcess.start({
+          workDir,
+          routes: httpRoutes,
+          workers: options.workers,
+          name: `switchyard-workers-${options.workers}`,
+          ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
+          ...(compiledCli === undefined ? {} : { compiledCli }),
+        });
+        log(
+          `bench: switchyard with workers: ${options.workers}, control pid ${running.switchyardWorkers.pid} at ${running.switchyardWorkers.gatewayUrl}`,
+        );
+      } catch (err) {
+        notes.push(`Switchyard with workers: ${options.workers} did not start: ${(err as Error).message}`);
+      }
+    }
   }
+}
+
+/** `single-switchyard`, or with a worker count `single-switchyard-w2`. */
+function legId(scenario: Scenario, target: Target, workers: number | undefined): string {
+  return workers === undefined ? `${scenario}-${target}` : `${scenario}-${target}-w${workers}`;
 }
 
 async function planLeg(
@@ -275,9 +339,14 @@ async function planLeg(
   options: BenchOptions,
   exchanges: Record<HttpScenario, Exchange>,
   running: Running,
+  workers?: number,
 ): Promise<LegPlan | string> {
   const connections = connectionsFor(scenario, options);
-  const { upstream, proxy, switchyard, anvil } = running;
+  const { upstream, proxy, anvil } = running;
+  const switchyard = workers === undefined ? running.switchyard : running.switchyardWorkers;
+  const notRunning =
+    workers === undefined ? 'Switchyard not running' : `Switchyard with workers: ${workers} not running`;
+  const many = workers === undefined ? {} : { workers };
   if (scenario === 'anvil') {
     if (anvil === undefined) return options.anvil ? 'anvil or wrk unavailable' : '--no-anvil';
     const request = single.request;
@@ -288,9 +357,10 @@ async function planLeg(
     const exchange = { request, response };
     if (target === 'direct')
       return { id, scenario, target, url: anvil.url, exchange, connections, serverPid: anvil.child.pid };
-    if (switchyard === undefined) return 'Switchyard not running';
+    if (switchyard === undefined) return notRunning;
     const url = `${switchyard.gatewayUrl}/v1/anvil`;
     return {
+      ...many,
       id,
       scenario,
       target,
@@ -313,9 +383,9 @@ async function planLeg(
     const url = `http://127.0.0.1:${proxy.port}${route.path}`;
     return { ...common, url, serverPid: proxy.pid, upstreamPid: upstream.pid };
   }
-  if (switchyard === undefined) return 'Switchyard not running';
+  if (switchyard === undefined) return notRunning;
   const url = `${switchyard.gatewayUrl}/v1/${route.network}`;
-  return { ...common, url, serverPid: switchyard.pid, upstreamPid: upstream.pid };
+  return { ...common, ...many, url, serverPid: switchyard.pid, upstreamPid: upstream.pid };
 }
 
 function connectionsFor(scenario: Scenario, options: BenchOptions): number {

@@ -3,12 +3,21 @@
  * light load, cached read, batch of 100, 10 MiB answer, anvil), driven by wrk for a fixed time. (The
  * WebSocket scenarios, `wsread` and `wsfanout`, have their own driver: ws-legs.ts.)
  * Before the load, one request checks the answer is byte-for-byte the expected one (so a fast wrong
- * answer never counts); around the load the server-under-test's CPU ticks and memory are read.
+ * answer never counts); around the load the server-under-test's CPU ticks and memory are read — for a
+ * Switchyard with `gateway.workers` > 1, those of its control process and of each worker (its children).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Exchange } from './payloads.js';
-import { cpuSample, memorySample, resetPeak } from './procstat.js';
+import {
+  cpuSample,
+  memorySample,
+  resetPeak,
+  resetTreePeak,
+  type TreeCpuSample,
+  treeCpuSample,
+  treeMemorySample,
+} from './procstat.js';
 import { runWrk, type WrkResult } from './wrk.js';
 import type { FanoutFigures } from './ws-fanout-leg.js';
 
@@ -37,6 +46,21 @@ export interface LegPlan {
   serverPid: number;
   /** The upstream's PID, to report its share of the work too (absent for anvil's own process). */
   upstreamPid?: number;
+  /**
+   * Switchyard's `gateway.workers` when > 1: `serverPid` is then the control process, and CPU and memory
+   * are read for it and each of its children (the workers) too.
+   */
+  workers?: number;
+}
+
+/** One process of a Switchyard with workers > 1, over one leg. */
+export interface ProcessCpu {
+  role: 'control' | 'worker';
+  pid: number;
+  /** This process's CPU (user + system) over the leg ÷ every request of the leg, microseconds. */
+  cpu_us_per_request: number;
+  /** Its kernel share: stime ÷ (utime + stime). */
+  cpu_system_share?: number;
 }
 
 export interface LegResult {
@@ -54,8 +78,17 @@ export interface LegResult {
   rps?: number;
   latency_ms?: { p50: number; p90: number; p99: number; mean: number; max: number };
   errors?: WrkResult['errors'];
-  /** CPU time (user + system) of the server under test per request, microseconds. */
+  /**
+   * CPU time (user + system) of the server under test per request, microseconds; with workers > 1 the sum
+   * over the control process and its workers (each one in `processes`).
+   */
   cpu_us_per_request?: number;
+  /** Switchyard's `gateway.workers`, only when > 1 (legs without it ran with the default, 1). */
+  workers?: number;
+  /** With workers > 1: the control process's and each worker's CPU per request of the leg. */
+  processes?: ProcessCpu[];
+  /** With workers > 1: req/s over the same scenario's Switchyard leg with workers: 1, in the same run. */
+  ratio_to_workers1?: number;
   upstream_cpu_us_per_request?: number;
   rss_before_bytes?: number;
   peak_rss_bytes?: number;
@@ -88,17 +121,18 @@ export interface LegResult {
 }
 
 export function skippedLeg(
-  plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'>,
+  plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange' | 'workers'>,
   reason: string,
 ): LegResult {
   return { ...base(plan), status: 'skipped', reason };
 }
 
-function base(plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'>): LegResult {
+function base(plan: Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange' | 'workers'>): LegResult {
   return {
     id: plan.id,
     scenario: plan.scenario,
     target: plan.target,
+    ...(plan.workers !== undefined && plan.workers > 1 ? { workers: plan.workers } : {}),
     title: SCENARIO_TITLES[plan.scenario],
     status: 'ok',
     connections: plan.connections,
@@ -177,18 +211,25 @@ export async function runLeg(
     if (waited > 0) result.settled_ms = (result.settled_ms ?? 0) + waited;
   }
 
-  const memBefore = memorySample(plan.serverPid);
-  const perLeg = resetPeak(plan.serverPid);
+  const tree = plan.workers !== undefined && plan.workers > 1;
+  const memBefore = tree ? treeMemorySample(plan.serverPid) : memorySample(plan.serverPid);
+  const perLeg = tree ? resetTreePeak(plan.serverPid) : resetPeak(plan.serverPid);
+  const treeBefore = tree ? treeCpuSample(plan.serverPid) : undefined;
   const cpuBefore = cpuSample(plan.serverPid).cpuMicros;
   const upBefore = plan.upstreamPid === undefined ? undefined : cpuSample(plan.upstreamPid).cpuMicros;
   const wrk = await runWrk({ ...wrkOptions, seconds: settings.seconds });
   const cpuAfter = cpuSample(plan.serverPid).cpuMicros;
+  const treeAfter = tree ? treeCpuSample(plan.serverPid) : undefined;
   const upAfter = plan.upstreamPid === undefined ? undefined : cpuSample(plan.upstreamPid).cpuMicros;
-  const memAfter = memorySample(plan.serverPid);
+  const memAfter = tree ? treeMemorySample(plan.serverPid) : memorySample(plan.serverPid);
 
   const errorCount = Object.values(wrk.errors).reduce((sum, n) => sum + n, 0);
   const requests = wrk.requests;
   const perRequest = (micros: number): number => (requests > 0 ? round(micros / requests, 2) : 0);
+  const processes =
+    treeBefore === undefined || treeAfter === undefined
+      ? undefined
+      : processCpu(treeBefore, treeAfter, plan.workers ?? 1, perRequest);
   const measured: LegResult = {
     ...result,
     requests,
@@ -202,7 +243,14 @@ export async function runLeg(
       max: ms(wrk.latencyMicros.max),
     },
     errors: wrk.errors,
-    cpu_us_per_request: perRequest(cpuAfter - cpuBefore),
+    cpu_us_per_request:
+      processes === undefined
+        ? perRequest(cpuAfter - cpuBefore)
+        : round(
+            processes.list.reduce((sum, p) => sum + p.cpu_us_per_request, 0),
+            2,
+          ),
+    ...(processes === undefined ? {} : { processes: processes.list }),
     ...(upBefore === undefined || upAfter === undefined
       ? {}
       : { upstream_cpu_us_per_request: perRequest(upAfter - upBefore) }),
@@ -212,6 +260,7 @@ export async function runLeg(
     peak_is_per_leg: perLeg,
   };
   if (requests === 0) return { ...measured, status: 'failed', reason: 'no request completed' };
+  if (processes?.problem !== undefined) return { ...measured, status: 'failed', reason: processes.problem };
   if (errorCount > 0) {
     // One more request right after the load, to show what the errors looked like.
     const after = await checkAnswer(plan.url, plan.exchange).catch((err: Error) => `request failed: ${err.message}`);
@@ -223,6 +272,50 @@ export async function runLeg(
     };
   }
   return measured;
+}
+
+/**
+ * Each process's CPU over the leg, from samples of the control process and its children before and after.
+ * A worker that was not there at both ends (it crashed and was replaced mid-leg) makes its CPU unknown:
+ * that is reported as a problem (the leg fails), with the PIDs; so is a count of children other than
+ * `workers`.
+ */
+function processCpu(
+  before: TreeCpuSample,
+  after: TreeCpuSample,
+  workers: number,
+  perRequest: (micros: number) => number,
+): { list: ProcessCpu[]; problem?: string } {
+  const share = (total: number, system: number): { cpu_system_share?: number } =>
+    total > 0 ? { cpu_system_share: round(system / total, 3) } : {};
+  const rootCpu = after.root.cpuMicros - before.root.cpuMicros;
+  const list: ProcessCpu[] = [
+    {
+      role: 'control',
+      pid: after.root.pid,
+      cpu_us_per_request: perRequest(rootCpu),
+      ...share(rootCpu, after.root.systemMicros - before.root.systemMicros),
+    },
+  ];
+  for (const child of after.children) {
+    const was = before.children.find((c) => c.pid === child.pid);
+    if (was === undefined) continue;
+    const cpu = child.cpuMicros - was.cpuMicros;
+    list.push({
+      role: 'worker',
+      pid: child.pid,
+      cpu_us_per_request: perRequest(cpu),
+      ...share(cpu, child.systemMicros - was.systemMicros),
+    });
+  }
+  const pids = (s: TreeCpuSample): string => s.children.map((c) => c.pid).join(',');
+  const problem =
+    pids(before) !== pids(after)
+      ? `the workers changed during the leg (PIDs ${pids(before) || 'none'} before, ${pids(after) || 'none'} after)`
+      : after.children.length !== workers
+        ? `${after.children.length} child processes of the control process, expected ${workers} workers`
+        : undefined;
+  return problem === undefined ? { list } : { list, problem };
 }
 
 function ms(micros: number): number {

@@ -30,6 +30,16 @@ export interface BenchOptions {
   wsConnections: number;
   /** wsfanout: measured heads (after 5 unmeasured ones; --quick: 1). */
   wsHeads: number;
+  /**
+   * `--workers N` (N ≥ 2): a second Switchyard with `gateway.workers: N` runs each HTTP Switchyard leg
+   * beside the default one (workers: 1). Absent (or 1): only the default one, as before.
+   */
+  workers?: number;
+  /**
+   * `--workers-first`: the workers: N leg runs before the workers: 1 one in the first scenario (then the
+   * order alternates as always). Runs with and without it balance the order over scenarios.
+   */
+  workersFirst: boolean;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
@@ -37,6 +47,7 @@ const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
                         [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
                         [--build | --no-build] [--ws-inflight N] [--ws-connections N] [--ws-heads N]
+                        [--workers N [--workers-first]]
   --quick        1 s legs, no warm-up, sources under tsx, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
   --connections  concurrent connections for the throughput legs (default 32)
@@ -46,7 +57,10 @@ export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup 
   --no-build     run the sources under tsx instead of compiling first (--build: compile even with --quick)
   --ws-inflight N     WebSocket read leg: requests in flight per connection (default 1, as wrk's HTTP legs)
   --ws-connections N  fan-out leg: connections subscribed to newHeads (default 5000)
-  --ws-heads N        fan-out leg: measured heads (default 30, quick 5)`;
+  --ws-heads N        fan-out leg: measured heads (default 30, quick 5)
+  --workers N    also run each HTTP Switchyard leg against a second Switchyard with gateway.workers: N
+                 (2–256), reported beside workers: 1 with the ratio and each process's CPU
+  --workers-first  the workers: N leg runs first in the first scenario (the order alternates after it)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -63,6 +77,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     wsInflight: 1,
     wsConnections: 5_000,
     wsHeads: 30,
+    workersFirst: false,
   };
   let wsHeadsGiven = false;
   let buildGiven = false;
@@ -130,6 +145,15 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--ws-heads':
         options.wsHeads = Math.max(1, positive());
         wsHeadsGiven = true;
+        break;
+      case '--workers': {
+        const n = positive();
+        if (n > 256) throw new Error(`--workers is at most 256 (gateway.workers' range)\n${USAGE}`);
+        if (n >= 2) options.workers = n;
+        break;
+      }
+      case '--workers-first':
+        options.workersFirst = true;
         break;
       case '--help':
       case '-h':

@@ -4,8 +4,13 @@
  * `resetPeak` writes 5 to /proc/<pid>/clear_refs, which resets VmHWM so each leg reports its own peak;
  * when that is not allowed (not the owner, old kernel) the peak stays the process-lifetime one and the
  * sample says so.
+ *
+ * A Switchyard with `gateway.workers` > 1 is a control process and its children, the workers
+ * (node:cluster forks): `treeCpuSample` reads the process and every direct child (found by scanning
+ * /proc/<n>/stat for the parent PID — /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN, which
+ * this kernel lacks), and `treeMemorySample` sums RSS over the same processes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** USER_HZ. Linux exposes 100 to user space on every architecture Node supports. */
 const TICKS_PER_SECOND = 100;
@@ -17,10 +22,15 @@ export interface CpuSample {
   systemMicros: number;
 }
 
-export function cpuSample(pid: number): CpuSample {
+/** The fields of /proc/<pid>/stat after the command name: rest[0] is field 3 (state). */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may contain spaces and parentheses: fields count from after the last ')'.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+export function cpuSample(pid: number): CpuSample {
+  const rest = statFields(pid);
   // rest[0] is field 3 (state), so utime (field 14) is rest[11] and stime (field 15) is rest[12].
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
@@ -54,4 +64,64 @@ export function resetPeak(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The PIDs whose parent is `pid` (field 4 of /proc/<n>/stat), ascending; processes gone meanwhile are skipped. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const n = Number(name);
+    if (!Number.isInteger(n) || n === pid) continue;
+    try {
+      if (Number(statFields(n)[1]) === pid) children.push(n);
+    } catch {
+      // exited between readdir and read
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
+
+export interface TreeCpuSample {
+  /** The process itself. */
+  root: CpuSample & { pid: number };
+  /** Its direct children at the time of the sample (for Switchyard with workers > 1: the workers). */
+  children: Array<CpuSample & { pid: number }>;
+}
+
+/** CPU of a process and of each of its direct children, read one after another (a few ms apart at most). */
+export function treeCpuSample(pid: number): TreeCpuSample {
+  const children: TreeCpuSample['children'] = [];
+  for (const child of childPids(pid)) {
+    try {
+      children.push({ pid: child, ...cpuSample(child) });
+    } catch {
+      // exited since childPids saw it
+    }
+  }
+  return { root: { pid, ...cpuSample(pid) }, children };
+}
+
+/** RSS and peak RSS summed over a process and its direct children (the sum of peaks bounds the peak of the sum). */
+export function treeMemorySample(pid: number): MemorySample & { processes: number } {
+  let rssBytes = 0;
+  let peakRssBytes = 0;
+  let processes = 0;
+  for (const each of [pid, ...childPids(pid)]) {
+    try {
+      const sample = memorySample(each);
+      rssBytes += sample.rssBytes;
+      peakRssBytes += sample.peakRssBytes;
+      processes++;
+    } catch (err) {
+      if (each === pid) throw err;
+    }
+  }
+  return { rssBytes, peakRssBytes, processes };
+}
+
+/** `resetPeak` for a process and its direct children; false when any refused. */
+export function resetTreePeak(pid: number): boolean {
+  let all = true;
+  for (const each of [pid, ...childPids(pid)]) if (!resetPeak(each)) all = false;
+  return all;
 }

@@ -30,6 +30,8 @@ export function switchyardConfig(options: {
   apiPort: number;
   routes: Routes;
   cacheMaxBytes?: number;
+  /** `gateway.workers` (absent: the default, 1). */
+  workers?: number;
 }): Record<string, unknown> {
   const networks: Record<string, unknown> = {};
   const pools: unknown[] = [];
@@ -53,6 +55,7 @@ export function switchyardConfig(options: {
     log_level: 'warn',
     gateway: {
       listen: `127.0.0.1:${options.gatewayPort}`,
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(options.cacheMaxBytes === undefined ? {} : { cache_max_bytes: options.cacheMaxBytes }),
       // Every bench client is 127.0.0.1: the fan-out leg's thousands of WebSockets need per-client
       // ceilings above the defaults (256 connections per address, 64 WebSockets per client). The other
@@ -93,19 +96,31 @@ export class SwitchyardProcess {
     compiledCli?: string;
     /** Open the inspector on 127.0.0.1:port (the fan-out leg forces garbage collections through it). */
     inspectPort?: number;
+    /** `gateway.workers`; with more than one, the process started is the control process. */
+    workers?: number;
+    /** Its own subdirectory of workDir for config and data (a second instance beside the first). */
+    name?: string;
   }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
     let apiPort = await freePort();
     while (apiPort === gatewayPort) apiPort = await freePort();
-    const dataDir = join(options.workDir, 'switchyard-data');
+    const home = options.name === undefined ? options.workDir : join(options.workDir, options.name);
+    const dataDir = join(home, 'switchyard-data');
     mkdirSync(dataDir, { recursive: true });
-    const configFile = join(options.workDir, 'switchyard.yaml');
+    const configFile = join(home, 'switchyard.yaml');
     // JSON is YAML: the config pipeline reads it unchanged.
-    const config = switchyardConfig({ dataDir, gatewayPort, apiPort, routes: options.routes, ...optional(options) });
+    const config = switchyardConfig({
+      dataDir,
+      gatewayPort,
+      apiPort,
+      routes: options.routes,
+      ...optional(options),
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
+    });
     writeFileSync(configFile, JSON.stringify(config, null, 2));
     const child = new Child(
-      'switchyard',
+      options.name ?? 'switchyard',
       process.execPath,
       [
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),

@@ -74,6 +74,9 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
       'WebSocket eth_blockNumber vs HTTP',
       'new head to every subscribed connection, p99',
       'RSS per idle subscribed WebSocket connection',
+      'workers: 2 vs workers: 1, single read',
+      'workers: 2 vs workers: 1, cached read',
+      'workers: 2 vs workers: 1, batch of 100',
     ],
   );
 
@@ -109,14 +112,73 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
     assert.ok(fanout !== undefined && fanout.per_head.length === fanout.heads, 'the fan-out timed every head');
     assert.equal(fanout.connections, 5000);
     assert.ok(Number.isFinite(fanout.rss_per_idle_connection_bytes), 'RSS per idle connection');
-    assert.ok(
-      report.targets.every((x) => x.value !== undefined),
-      'every target was measured',
+    assert.deepEqual(
+      report.targets.filter((x) => x.value === undefined).map((x) => x.name),
+      report.targets.filter((x) => x.name.startsWith('workers: ')).map((x) => x.name),
+      'every target was measured but the workers ones (no --workers)',
     );
+    assert.ok(!report.legs.some((l) => l.workers !== undefined), 'no workers legs without --workers');
   }
 
   const md = readFileSync(join(out, json.replace(/\.json$/, '.md')), 'utf8');
   assert.match(md, /\| leg \| target \| conns \| req\/s \| × nginx \| × direct \|/);
   for (const leg of report.legs) assert.ok(md.includes(`| ${leg.title} | ${leg.target} |`), `row for ${leg.id}`);
   assert.match(run.stdout, /results: .*\.json/);
+});
+
+test("bench --quick --workers 2 runs the Switchyard legs with workers: 2 beside workers: 1, with each process's CPU", async (t) => {
+  const dir = mkdtempSync(join(out, 'workers-'));
+  const run = await runBench(
+    ['--quick', '--workers', '2', '--only', 'single,cached,batch100', '--no-anvil', '--out', dir],
+    240_000,
+  );
+  assert.equal(run.code, 0, `bench exited ${run.code}\n${run.stderr.slice(-3000)}`);
+  const json = readdirSync(dir).find((f) => f.endsWith('.json'));
+  assert.ok(json, 'a results file');
+  const report = JSON.parse(readFileSync(join(dir, json), 'utf8')) as BenchReport;
+  assert.equal(report.settings.workers, 2);
+  const switchyard = report.legs.filter((l) => l.target === 'switchyard').map((l) => l.id);
+  assert.deepEqual(switchyard.sort(), [
+    'batch100-switchyard',
+    'batch100-switchyard-w2',
+    'cached-switchyard',
+    'cached-switchyard-w2',
+    'single-switchyard',
+    'single-switchyard-w2',
+  ]);
+  const skipped = report.legs.filter((l) => l.status === 'skipped');
+  if (skipped.length > 0) {
+    t.diagnostic(`SKIPPED ${skipped.length} legs: ${[...new Set(skipped.map((l) => l.reason))].join('; ')}`);
+    return;
+  }
+  assert.deepEqual(
+    report.legs.filter((l) => l.status !== 'ok').map((l) => `${l.id}: ${l.reason}`),
+    [],
+    `failed legs; notes: ${report.notes.join(' | ')}`,
+  );
+  for (const scenario of ['single', 'cached', 'batch100']) {
+    const many = report.legs.find((l) => l.id === `${scenario}-switchyard-w2`);
+    const one = report.legs.find((l) => l.id === `${scenario}-switchyard`);
+    assert.equal(many?.workers, 2);
+    assert.equal(one?.workers, undefined);
+    assert.ok(many?.rps !== undefined && one?.rps !== undefined);
+    assert.equal(many.ratio_to_workers1, Math.round((many.rps / one.rps) * 1000) / 1000, `${scenario} ratio`);
+    // The control process and two workers, each with its CPU per request; the leg's figure is their sum.
+    const roles = (many.processes ?? []).map((p) => p.role);
+    assert.deepEqual(roles, ['control', 'worker', 'worker'], `${scenario} processes`);
+    const pids = new Set(many.processes?.map((p) => p.pid));
+    assert.equal(pids.size, 3, 'three distinct PIDs');
+    const sum = (many.processes ?? []).reduce((s, p) => s + p.cpu_us_per_request, 0);
+    assert.ok(Math.abs(sum - (many.cpu_us_per_request ?? -1)) < 0.05, `${scenario}: CPU is the sum of the processes`);
+    // Each worker served some of the load (round-robin over 32 connections).
+    for (const p of many.processes ?? [])
+      if (p.role === 'worker') assert.ok(p.cpu_us_per_request > 0, `worker ${p.pid} worked`);
+  }
+  const targets = report.targets.filter((x) => x.name.startsWith('workers: 2 vs workers: 1'));
+  assert.equal(targets.length, 3);
+  for (const target of targets) assert.ok(target.value !== undefined && target.met !== undefined, target.name);
+  const md = readFileSync(join(dir, json.replace(/\.json$/, '.md')), 'utf8');
+  assert.match(md, /### gateway\.workers: 2 beside workers: 1/);
+  assert.match(md, /\| switchyard \(workers: 2\) \|/);
+  assert.match(run.stdout, /\(workers: 2\): [\d,]+ req\/s = [\d.]+× workers: 1; CPU µs\/req control/);
 });

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LegResult } from '../../bench/legs.js';
 import { parseOptions } from '../../bench/options.js';
-import { addRatios, type BenchReport, checkTargets, markdown, summaryLines } from '../../bench/report.js';
+import {
+  addRatios,
+  type BenchReport,
+  checkTargets,
+  markdown,
+  NO_SLOWER,
+  summaryLines,
+  targetLabel,
+} from '../../bench/report.js';
 
 /** The report's arithmetic on hand-made legs: ratios, targets, the Markdown table. */
 
@@ -181,4 +189,94 @@ test('options: the WebSocket legs have their own knobs', () => {
   assert.equal(parseOptions(['--quick']).wsHeads, 5);
   const set = parseOptions(['--ws-inflight', '4', '--ws-connections', '100', '--ws-heads', '3', '--quick']);
   assert.deepEqual([set.wsInflight, set.wsConnections, set.wsHeads], [4, 100, 3]);
+});
+
+test('options: --workers N asks for the second Switchyard; 1 or none keeps one; more than 256 is refused', () => {
+  assert.equal(parseOptions([]).workers, undefined);
+  assert.equal(parseOptions(['--workers', '1']).workers, undefined);
+  assert.equal(parseOptions(['--workers', '2', '--quick']).workers, 2);
+  assert.throws(() => parseOptions(['--workers', '300']), /at most 256/);
+  assert.throws(() => parseOptions(['--workers', 'auto']), /whole number/);
+  assert.deepEqual(
+    [parseOptions([]).workersFirst, parseOptions(['--workers', '2', '--workers-first']).workersFirst],
+    [false, true],
+  );
+});
+
+test('workers legs: compared with workers: 1 of the same scenario, reported as SPEC §12 targets and in their own table', () => {
+  const processes = (control: number, a: number, b: number): LegResult['processes'] => [
+    { role: 'control', pid: 10, cpu_us_per_request: control },
+    { role: 'worker', pid: 11, cpu_us_per_request: a },
+    { role: 'worker', pid: 12, cpu_us_per_request: b },
+  ];
+  const w = addRatios([
+    leg('single', 'nginx', { rps: 20_000 }),
+    leg('single', 'switchyard', { rps: 10_000, cpu_us_per_request: 40 }),
+    leg('single', 'switchyard', {
+      id: 'single-switchyard-w2',
+      workers: 2,
+      rps: 12_000,
+      cpu_us_per_request: 46,
+      processes: processes(2, 22, 22),
+    }),
+    leg('cached', 'switchyard', { id: 'cached-switchyard-w2', workers: 2, rps: 30_000, processes: processes(1, 9, 9) }),
+    leg('cached', 'switchyard', { rps: 31_000 }),
+    leg('batch100', 'switchyard', { rps: 1000 }),
+    leg('batch100', 'switchyard', { id: 'batch100-switchyard-w2', workers: 2, rps: 900 }),
+  ]);
+  const byId = Object.fromEntries(w.map((l) => [l.id, l]));
+  // The workers: 1 leg stays the one compared with nginx and used by the other targets.
+  assert.equal(byId['single-switchyard']?.ratio_to_nginx, 0.5);
+  assert.equal(byId['single-switchyard']?.ratio_to_workers1, undefined);
+  assert.deepEqual(
+    [byId['single-switchyard-w2']?.ratio_to_workers1, byId['single-switchyard-w2']?.ratio_to_nginx],
+    [1.2, 0.6],
+  );
+  assert.equal(byId['cached-switchyard-w2']?.ratio_to_workers1, 0.968);
+  const targets = Object.fromEntries(checkTargets(w).map((t) => [t.name, t]));
+  assert.equal(targets['forwarding vs nginx proxy']?.value, 0.5);
+  assert.equal(NO_SLOWER, 0.95);
+  assert.deepEqual(
+    ['single read', 'cached read', 'batch of 100'].map((s) => {
+      const t = targets[`workers: 2 vs workers: 1, ${s}`];
+      return [t?.value, t?.met, t?.goal];
+    }),
+    [
+      [1.2, true, '≥ 0.95'],
+      [0.968, true, '≥ 0.95'],
+      [0.9, false, '≥ 0.95'],
+    ],
+  );
+  // Without --workers the targets are listed, not measured.
+  const none = checkTargets(w.filter((l) => l.workers === undefined)).find((t) => t.name.startsWith('workers: 2 vs'));
+  assert.deepEqual([none?.value, none?.met], [undefined, undefined]);
+
+  assert.equal(targetLabel(byId['single-switchyard-w2'] as LegResult), 'switchyard (workers: 2)');
+  const md = markdown({
+    schema: 'switchyard-bench/1',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:01:00.000Z',
+    mode: 'full',
+    machine: { cpus: 2, cpu_model: 'x', node: 'v20', load_average: [0, 0, 0] },
+    settings: { seconds: 10, connections: 32, threads: 1, large_connections: 1, workers: 2 },
+    notes: [],
+    legs: w,
+    targets: checkTargets(w),
+  });
+  assert.match(md, /\| single \| switchyard \(workers: 2\) \| 32 \| 12,000 \|/);
+  assert.match(md, /### gateway\.workers: 2 beside workers: 1/);
+  assert.match(
+    md,
+    /\| single \| 1 \| 10,000 \| 1\.00 \| 1\.000 \| 3\.000 \| 40\.0 \| \(one process\) \| – \| 0\.40 \|/,
+  );
+  assert.match(
+    md,
+    /\| single \| 2 \| 12,000 \| 1\.20 \| 1\.000 \| 3\.000 \| 46\.0 \| 2\.0 \| 22\.0 \/ 22\.0 \| 0\.55 \|/,
+  );
+  const summary = summaryLines({ ...({} as BenchReport), legs: w, targets: checkTargets(w) });
+  assert.ok(
+    summary.some((line) =>
+      line.includes('(workers: 2): 12,000 req/s = 1.20× workers: 1; CPU µs/req control 2.0, workers 22.0 / 22.0'),
+    ),
+  );
 });
