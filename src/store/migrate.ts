@@ -6,6 +6,7 @@ import { notificationsMigration } from './migrations/003_notifications.js';
 import { tokenLifecycleMigration } from './migrations/004_token_lifecycle.js';
 import { originAddressesMigration } from './migrations/005_origin_addresses.js';
 import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
+import { chainIncidentsMigration } from './migrations/007_chain_incidents.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '004_token_lifecycle': tokenLifecycleMigration,
   '005_origin_addresses': originAddressesMigration,
   '006_gateway_keys': gatewayKeysMigration,
+  '007_chain_incidents': chainIncidentsMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

@@ -1,7 +1,8 @@
 import type { CoreTables } from './tables/core.js';
 import type { HealthTables } from './tables/health.js';
+import type { IncidentTables } from './tables/incidents.js';
 import type { KeyTables } from './tables/keys.js';
 import type { NotificationTables } from './tables/notifications.js';
 
 /** The whole database as Kysely sees it: one interface per area, merged. */
-export interface Database extends CoreTables, HealthTables, NotificationTables, KeyTables {}
+export interface Database extends CoreTables, HealthTables, NotificationTables, KeyTables, IncidentTables {}

@@ -6,6 +6,7 @@ import type { ApiDeps } from '../deps.js';
 import type { Route } from '../route-table.js';
 import { accountTokenRoutes } from './account-tokens.js';
 import { policyRoutes } from './alert-policies.js';
+import { availableAlertRoutes } from './available-alerts.js';
 import { destinationRoutes } from './destinations.js';
 import { gatewayKeyRoutes } from './gateway-keys.js';
 import { historyRoutes } from './history.js';
@@ -24,6 +25,7 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...policyRoutes(deps),
     ...destinationRoutes(deps),
     ...historyRoutes(deps),
+    ...availableAlertRoutes(deps),
     ...notificationMigrationRoutes(deps),
   ];
 }
