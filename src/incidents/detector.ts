@@ -52,7 +52,7 @@ export interface IncidentDetectorOptions {
   readonly tickMs?: number;
 }
 
-interface NetworkState {
+interface NetworkIncidents {
   readonly name: string;
   readonly finalityDepth: number;
   readonly reorgMinDepth: number;
@@ -65,7 +65,7 @@ type Write = () => Promise<boolean>;
 
 export class IncidentDetector {
   readonly #options: IncidentDetectorOptions;
-  readonly #networks = new Map<string, NetworkState>();
+  readonly #networks = new Map<string, NetworkIncidents>();
   readonly #queue: Write[] = [];
   #draining: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -201,7 +201,7 @@ export class IncidentDetector {
     this.#drain();
   }
 
-  #judgeDivergence(state: NetworkState): void {
+  #judgeDivergence(state: NetworkIncidents): void {
     const { chain } = this.#options;
     const tracked = chain.trackedOrigins(state.name);
     const samples: OriginSample[] = [];
@@ -228,7 +228,7 @@ export class IncidentDetector {
     }
   }
 
-  #divergenceData(state: NetworkState, finding: DivergenceFinding): IncidentData {
+  #divergenceData(state: NetworkIncidents, finding: DivergenceFinding): IncidentData {
     return {
       network: state.name,
       kind: 'origin_divergence',
@@ -239,7 +239,7 @@ export class IncidentDetector {
     };
   }
 
-  #stallData(state: NetworkState, kind: IncidentKind, number: number, since: number): IncidentData {
+  #stallData(state: NetworkIncidents, kind: IncidentKind, number: number, since: number): IncidentData {
     return { network: state.name, kind, block_number: number, since: new Date(since).toISOString() };
   }
 
@@ -262,7 +262,7 @@ export class IncidentDetector {
     return scope;
   }
 
-  #open(state: NetworkState, kind: IncidentKind, data: IncidentData, originKeys: readonly string[] = []): void {
+  #open(state: NetworkIncidents, kind: IncidentKind, data: IncidentData, originKeys: readonly string[] = []): void {
     const at = new Date(this.#options.clock.now()).toISOString();
     const scope = this.#scope(state.name, originKeys);
     const { logger, store } = this.#options;
@@ -280,7 +280,7 @@ export class IncidentDetector {
     });
   }
 
-  #close(state: NetworkState, kind: IncidentKind, data: IncidentData): void {
+  #close(state: NetworkIncidents, kind: IncidentKind, data: IncidentData): void {
     const at = new Date(this.#options.clock.now()).toISOString();
     this.#options.logger.info(`chain incident ended: ${kind}`, {
       network: state.name,
