@@ -156,7 +156,10 @@ describe('IncidentDetector', () => {
     const chainC = new ScriptedChain();
     const c = make(chainC, clock, { head_stall_after: 2_000 });
     await c.start();
+    chainC.emitHead(block(1)); // what it sees first is a baseline, not an advance
     chainC.emitHead(block(2));
+    await c.settled();
+    assert.equal((await rows(store))[0]?.status, 'open', 'one advance after the baseline does not end it');
     chainC.emitHead(block(3));
     await c.settled();
     assert.equal((await rows(store))[0]?.status, 'closed');

@@ -59,12 +59,14 @@ export class Stall {
    */
   advance(number: number, now: number, sampleMs: number): StallChange | undefined {
     if (this.#highest !== undefined && number <= this.#highest) return undefined;
+    // The first value a run sees is a baseline, not a recovery (an adopted stall needs two real advances).
+    const first = this.#highest === undefined;
     this.#highest = number;
     this.#lastAdvanceAt = now;
     this.#advances += 1;
     this.#times.push(sampleMs);
     if (this.#times.length > this.#settings.window) this.#times.shift();
-    if (!this.#stalled) return undefined;
+    if (!this.#stalled || first) return undefined;
     this.#advancesSinceStall += 1;
     if (this.#advancesSinceStall < RECOVER_ADVANCES) return undefined;
     this.#stalled = false;
