@@ -10,6 +10,14 @@ import { oneLine } from '../model/plain-text.js';
 import type { EmailContent } from './messages.js';
 import type { Policy } from './queries/alert-policies.js';
 
+/** Short names for subjects (a folded Subject header is harder to scan). */
+const LABELS: Record<IncidentData['kind'], string> = {
+  head_stall: 'Head stall',
+  finality_stall: 'Finality stall',
+  origin_divergence: 'Origin divergence',
+  reorg: 'Reorg',
+};
+
 export type IncidentAlertEvent = 'ALERT_STATE_EVENT_START' | 'ALERT_STATE_EVENT_END';
 
 export interface IncidentAlert {
@@ -92,6 +100,6 @@ export function incidentEmail(
   const what =
     data.kind === 'reorg'
       ? `Reorg of depth ${data.depth} on ${oneLine(data.network)}`
-      : `${ended ? 'Resolved' : 'Incident'}: ${INCIDENT_ALERT_TYPES[data.kind]} on ${oneLine(data.network)}`;
+      : `${LABELS[data.kind]} on ${oneLine(data.network)}${ended ? ' resolved' : ''}`;
   return { subject: `[Switchyard] ${what}`, text: lines.join('\n') };
 }
