@@ -41,6 +41,7 @@ const POSTGRES_SUITES = [
   'test/api/',
   'test/incidents/policies.test.ts',
   'src/incidents/detector.test.ts',
+  'test/incidents/serve-processes.test.ts',
   'test/gateway/devnet-alert-seed.test.ts',
   'test/gateway/readiness.test.ts',
   'test/gateway/gateway-keys.test.ts',
