@@ -39,6 +39,9 @@ if (files.length === 0) {
 /** Test files (path prefixes) that run a second time on PostgreSQL. Add store-dependent suites here. */
 const POSTGRES_SUITES = [
   'test/api/',
+  'test/incidents/policies.test.ts',
+  'src/incidents/detector.test.ts',
+  'test/incidents/serve-processes.test.ts',
   'test/gateway/devnet-alert-seed.test.ts',
   'test/gateway/readiness.test.ts',
   'test/gateway/gateway-keys.test.ts',

@@ -31,6 +31,7 @@ import type { Limiter } from './gateway/rpc/rate-limit.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
+import { IncidentDetector } from './incidents/detector.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
 import { UsageRecorder } from './keys/usage-recorder.js';
 import { LocalQuotaBackend } from './limits/local-backend.js';
@@ -305,6 +306,19 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const started = notifications;
     await started.start();
     stops.push(() => started.stop());
+
+    // ── Chain incidents (SPEC §14): the tracker's heads, reorgs and finality → incidents in the store,
+    //    which the notification service turns into alerts (woken at once when this process records one).
+    const incidents = new IncidentDetector({
+      chain: gateway.chain,
+      networks: config.networks,
+      store,
+      clock,
+      logger: logger.child({ part: 'incidents' }),
+      onRecorded: () => started.wake(),
+    });
+    await incidents.start();
+    stops.push(() => incidents.stop());
 
     logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
     let closing: Promise<void> | undefined;

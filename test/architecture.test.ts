@@ -35,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'keys',
     'routing',
     'chain',
+    'incidents',
     'limits',
     'stats',
     'outbound',
@@ -58,7 +59,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'store',
   ],
   devnet: ['notifications', 'pools', 'config', 'model', 'store'],
-  notifications: ['health', 'pools', 'outbound', 'config', 'model', 'store'],
+  notifications: ['health', 'incidents', 'pools', 'outbound', 'config', 'model', 'store'],
+  incidents: ['chain', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.

@@ -85,6 +85,8 @@ export interface TrackedOrigin {
   readonly usable: boolean;
   /** A live newHeads push (its `ws_address`) brings its head now; its head poll is skipped meanwhile. */
   readonly pushing: boolean;
+  /** The origin's last polled or pushed header (incident divergence checks read its hash and parent). */
+  readonly header?: BlockHead | undefined;
 }
 
 export class ChainTracker implements ChainView, ChainFeedback {
@@ -390,5 +392,6 @@ function listing(chain: NetworkChain, record: OriginChain): TrackedOrigin {
     state: record,
     usable: chain.usable(record),
     pushing: record.pushLive,
+    header: record.header,
   };
 }

@@ -32,6 +32,11 @@ export const DEFAULTS = {
     head_poll_interval: 1_000, // ms between head polls of each origin (chain tracker)
     max_head_lag: 0, // blocks an origin may be behind the network head and still take head-relative calls
     max_logs_block_range: 10_000, // blocks one eth_getLogs / eth_newFilter may span; null = no limit
+    finality_depth: 64, // blocks below the head taken as final where an origin has no finalized tag
+    incidents: {
+      reorg_min_depth: 2, // fewest replaced blocks that raise switchyard_reorg_alert
+      // head_stall_after / finality_stall_after: derived from the chain when unset (incidents/thresholds.ts)
+    },
   },
   api: {
     listen: '127.0.0.1:8787',

@@ -117,6 +117,19 @@ const network = z.strictObject({
   max_head_lag: z.number().int().nonnegative().default(DEFAULTS.network.max_head_lag),
   /** Widest eth_getLogs / eth_newFilter block range; null = no limit. */
   max_logs_block_range: z.number().int().positive().nullable().default(DEFAULTS.network.max_logs_block_range),
+  /** Blocks below the head taken as final where an origin has no `finalized` tag (incident divergence). */
+  finality_depth: z.number().int().nonnegative().default(DEFAULTS.network.finality_depth),
+  /** Chain-incident alert thresholds (SPEC §14, docs/incidents.md); durations left out are derived from the chain. */
+  incidents: z
+    .strictObject({
+      /** A head that has not advanced this long is a stall; default 10 × the median block interval, ≥ 10 s. */
+      head_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
+      /** A finalized block that has not advanced this long; default 3 × its median advance, ≥ head_stall_after. */
+      finality_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
+      /** The fewest replaced blocks a reorg alert is raised for. */
+      reorg_min_depth: z.number().int().min(1).default(DEFAULTS.network.incidents.reorg_min_depth),
+    })
+    .prefault({}),
 });
 
 const devnet = z.strictObject({

@@ -1,5 +1,6 @@
 /**
- * The notification service: dispatcher (health events → deliveries), deprecation notices, and sender
+ * The notification service: dispatchers (health events and chain incidents → deliveries: dispatcher.ts,
+ * incident-dispatch.ts), deprecation notices, and sender
  * (deliveries → webhooks and email), wired to one store, clock and mailer.
  *
  * - `runOnce()` runs one full pass deterministically: dispatch every available event, queue due
@@ -29,6 +30,7 @@ import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
+import { IncidentDispatch } from './incident-dispatch.js';
 import { createMailer, type Mailer, smtpUrlHasCredentials } from './mailer.js';
 import { releaseAllLeases } from './queries/outbox.js';
 import { type Pruned, pruneNotificationData } from './queries/retention.js';
@@ -76,6 +78,7 @@ export class NotificationService {
   readonly #mailer: Mailer;
   readonly #webhooks: WebhookClient;
   readonly #dispatcher: Dispatcher;
+  readonly #incidents: IncidentDispatch;
   readonly #deprecation: DeprecationNotices;
   readonly #sender: DeliverySender;
   #running = false;
@@ -113,6 +116,7 @@ export class NotificationService {
       timeoutMs: config.webhooks.timeout,
     });
     this.#dispatcher = new Dispatcher({ store, clock, logger, apiBase });
+    this.#incidents = new IncidentDispatch({ store, clock, logger, apiBase });
     this.#deprecation = new DeprecationNotices({
       store,
       clock,
@@ -225,7 +229,7 @@ export class NotificationService {
   }
 
   async #pass(withDeprecation: boolean): Promise<PassResult> {
-    const events = await this.#dispatcher.pass();
+    const events = (await this.#dispatcher.pass()) + (await this.#incidents.pass());
     const notices = withDeprecation ? await this.#deprecation.pass() : 0;
     const attempts = await this.#sender.pass();
     return { events, notices, attempts };

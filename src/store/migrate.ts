@@ -7,6 +7,7 @@ import { tokenLifecycleMigration } from './migrations/004_token_lifecycle.js';
 import { originAddressesMigration } from './migrations/005_origin_addresses.js';
 import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 import { originStatsMigration } from './migrations/007_origin_stats.js';
+import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '005_origin_addresses': originAddressesMigration,
   '006_gateway_keys': gatewayKeysMigration,
   '007_origin_stats': originStatsMigration,
+  '008_chain_incidents': chainIncidentsMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

@@ -121,6 +121,11 @@ test('dry run, interrupted run, completing re-run and idle re-run against the re
   const rerun = await runCommand([...args, '--yes'], { env });
   assert.equal(rerun.code, 0, rerun.stderr + rerun.stdout);
   assert.match(rerun.stdout, /0 to create, 0 to update, 5 already in place/);
+  // The summary names what else policies can carry here: the chain-incident alert types (SPEC §14).
+  assert.match(
+    rerun.stdout,
+    /Switchyard: switchyard_head_stall_alert, switchyard_origin_divergence_alert, switchyard_reorg_alert, switchyard_finality_stall_alert/,
+  );
   const after = await pools();
   assert.deepEqual(
     after.filter((pool) => pool.notification_email !== ''),

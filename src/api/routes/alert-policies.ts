@@ -2,9 +2,10 @@
  * Notification policies: `/accounts/:account_id/alerting/v3/policies` (CRUD, Cloudflare shapes).
  *
  * Rules beyond the JSON shape (each failure is 400 / 1002 naming the field, the bad value and what is
- * allowed): `alert_type` must be `load_balancing_health_alert`; filters are `pool_id` (pools of this
- * account), `new_health` (⊆ Unhealthy, Healthy) and `event_source` (⊆ pool, origin), each a non-empty
- * array — an omitted filter matches everything, so a policy without `pool_id` also covers pools created
+ * allowed): `alert_type` is one of notifications/alert-types.ts — `load_balancing_health_alert`, whose
+ * filters are `pool_id` (pools of this account), `new_health` (⊆ Unhealthy, Healthy) and `event_source`
+ * (⊆ pool, origin), or a chain-incident type (SPEC §14), whose filters are `network` (configured networks
+ * not retired) and `pool_id`; each filter a non-empty array — an omitted filter matches everything, so a policy without `pool_id` also covers pools created
  * later; `mechanisms` has `email` (valid addresses) and/or `webhooks` (destination ids of this account),
  * at least one target in all. Duplicate targets and filter values are dropped.
  *
@@ -17,6 +18,7 @@ import { z } from 'zod';
 import type { SwitchyardError } from '../../errors/base.js';
 import { plainText } from '../../model/plain-text.js';
 import { isEmailAddress } from '../../model/pool-schema.js';
+import { ALERT_TYPE_NAMES, alertTypeInfo, liveNetworkNames } from '../../notifications/alert-types.js';
 import { HEALTH_ALERT_TYPE } from '../../notifications/matching.js';
 import {
   countPolicies,
@@ -41,11 +43,6 @@ import { fieldError } from '../validate.js';
 const BASE = '/accounts/:account_id/alerting/v3/policies';
 const TAG = 'notifications';
 
-const FILTER_VALUES: Record<string, readonly string[] | undefined> = {
-  new_health: ['Unhealthy', 'Healthy'],
-  event_source: ['pool', 'origin'],
-};
-const FILTER_KEYS = ['pool_id', 'new_health', 'event_source'];
 const MECHANISM_KEYS = ['email', 'webhooks'];
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
@@ -55,11 +52,16 @@ const mechanisms = z
   .describe('{"email": [{"id": "<address>"}], "webhooks": [{"id": "<destination id>"}]}');
 const filters = z
   .record(z.string(), z.array(z.string().max(200)).max(1000))
-  .describe('pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin); omitted = everything');
+  .describe(
+    'Health alert: pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin). Chain incidents: network, pool_id. Omitted = everything',
+  );
 
 const fields = {
   name: plainText().min(1).max(256),
-  alert_type: z.string().max(100).describe(`Must be "${HEALTH_ALERT_TYPE}".`),
+  alert_type: z
+    .string()
+    .max(100)
+    .describe(`"${HEALTH_ALERT_TYPE}" or a chain-incident type (GET …/alerting/v3/available_alerts lists them).`),
   enabled: z.boolean(),
   mechanisms,
   description: plainText().max(1024).optional(),
@@ -133,20 +135,22 @@ async function validatePolicy(
   db: Kysely<Database>,
   accountId: string,
   input: PolicyInput,
+  networks: readonly string[],
   keptPoolIds: readonly string[] = [],
 ): Promise<PolicyInput> {
-  if (input.alert_type !== HEALTH_ALERT_TYPE) {
-    throw fieldError('alert_type', `"${input.alert_type}" is not supported; allowed: "${HEALTH_ALERT_TYPE}"`);
+  const type = alertTypeInfo(input.alert_type);
+  if (type === undefined) {
+    throw fieldError('alert_type', `"${input.alert_type}" is not supported; allowed: ${quote(ALERT_TYPE_NAMES)}`);
   }
   const outFilters: Record<string, string[]> = {};
   for (const [key, values] of Object.entries(input.filters)) {
-    if (!FILTER_KEYS.includes(key)) {
-      throw fieldError(`filters.${key}`, `unknown filter for ${HEALTH_ALERT_TYPE}; allowed: ${quote(FILTER_KEYS)}`);
+    if (!type.filters.includes(key)) {
+      throw fieldError(`filters.${key}`, `unknown filter for ${type.type}; allowed: ${quote(type.filters)}`);
     }
     if (values.length === 0) {
       throw fieldError(`filters.${key}`, 'must list at least one value; leave the filter out to match everything');
     }
-    const allowed = FILTER_VALUES[key];
+    const allowed = key === 'network' ? networks : type.filterValues?.[key];
     for (const [i, value] of values.entries()) {
       if (allowed !== undefined && !allowed.includes(value)) {
         throw fieldError(`filters.${key}.${i}`, `"${value}" is not allowed; allowed values: ${quote(allowed)}`);
@@ -205,6 +209,8 @@ export function policyRoutes(deps: ApiDeps): Route[] {
   const account = accountParam;
   const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
   const now = () => timestamp(clock);
+  // The `network` filter takes configured networks that are not retired (retired_on not yet reached).
+  const liveNetworks = () => liveNetworkNames(deps.config.networks, clock.now());
 
   return [
     defineRoute({
@@ -234,15 +240,20 @@ export function policyRoutes(deps: ApiDeps): Route[] {
       body: createBody,
       result: idResult,
       async handler({ params, body }) {
-        const input = await validatePolicy(db, account(params), {
-          name: body.name,
-          description: body.description ?? '',
-          enabled: body.enabled,
-          alert_type: body.alert_type,
-          mechanisms: body.mechanisms,
-          filters: body.filters ?? {},
-          alert_interval: body.alert_interval ?? null,
-        });
+        const input = await validatePolicy(
+          db,
+          account(params),
+          {
+            name: body.name,
+            description: body.description ?? '',
+            enabled: body.enabled,
+            alert_type: body.alert_type,
+            mechanisms: body.mechanisms,
+            filters: body.filters ?? {},
+            alert_interval: body.alert_interval ?? null,
+          },
+          liveNetworks(),
+        );
         const id = randomUUID();
         await insertPolicy(db, account(params), id, input, now());
         return { result: { id } };
@@ -284,6 +295,7 @@ export function policyRoutes(deps: ApiDeps): Route[] {
             filters: body.filters ?? current.filters,
             alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
           },
+          liveNetworks(),
           current.filters.pool_id,
         );
         if (!(await updatePolicy(db, account(params), policyId(params), input, now()))) {

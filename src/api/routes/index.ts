@@ -7,6 +7,7 @@ import type { Route } from '../route-table.js';
 import { accountTokenRoutes } from './account-tokens.js';
 import { accountRoutes } from './accounts.js';
 import { policyRoutes } from './alert-policies.js';
+import { availableAlertRoutes } from './available-alerts.js';
 import { deliveryRoutes } from './deliveries.js';
 import { destinationRoutes } from './destinations.js';
 import { gatewayKeyRoutes } from './gateway-keys.js';
@@ -28,6 +29,7 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...policyRoutes(deps),
     ...destinationRoutes(deps),
     ...historyRoutes(deps),
+    ...availableAlertRoutes(deps),
     ...notificationMigrationRoutes(deps),
     ...accountRoutes(deps),
     ...healthEventRoutes(deps),

@@ -14,11 +14,13 @@
  * re-run) · 2 usage error or refused for lack of confirmation · 3 incomplete (pools still have a legacy
  * email, or a policy did not read back as written) · 4 cancelled at the prompt.
  */
+
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { apiBaseUrl } from '../../config/api-url.js';
 import { loadConfig } from '../../config/load.js';
 import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
+import { otherAlertTypeLines } from './alert-types.js';
 import { emptyResult, type MigrationUi, runMigration } from './execute.js';
 import { formatPlan, formatSummary } from './format.js';
 import type { Plan } from './plan.js';
@@ -204,6 +206,7 @@ export async function migrateNotifications(argv: string[], io: CommandIo = proce
   }
   println('');
   for (const line of formatSummary(result, firstPlan)) println(line);
+  for (const line of await otherAlertTypeLines(client, accountId)) println(line);
   switch (result.status) {
     case 'cancelled':
       return EXIT.cancelled;

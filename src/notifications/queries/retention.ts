@@ -7,11 +7,13 @@
  *   `pending` delivery is never deleted, whatever its age;
  * - `health_events` by `occurred_at`, only at or below the dispatcher's cursor (already turned into
  *   deliveries), so an event is never deleted before it was dispatched.
+ * - `chain_incidents` that are closed and fully dispatched, by `closed_at` (open incidents are kept).
  * Open alert correlations and deprecation-notice bookkeeping are kept (one small row per object/address).
  * Several processes may prune at once: deletes of already-deleted rows change nothing.
  */
 
 import { pruneDispatchedEvents } from '../../health/events.js';
+import { pruneIncidents } from '../../incidents/queries.js';
 import type { Db } from '../../store/database.js';
 import { readCursor } from './outbox.js';
 
@@ -63,7 +65,7 @@ export async function pruneNotificationData(db: Db, cutoff: string): Promise<Pru
     return Number(result.numDeletedRows);
   });
   const cursor = await readCursor(db);
-  const events = await pruneDispatchedEvents(db, cursor, cutoff, BATCH);
+  const events = (await pruneDispatchedEvents(db, cursor, cutoff, BATCH)) + (await pruneIncidents(db, cutoff));
   return { history, deliveries, events };
 }
 

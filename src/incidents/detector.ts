@@ -1,0 +1,321 @@
+/**
+ * The chain-incident detector (SPEC §14): listens to the chain tracker (heads, reorgs, gaps, finalized
+ * blocks) and reads its per-origin state — it asks no origin anything itself — and records incidents in
+ * the store for the notification dispatcher. It runs in the process that runs the tracker and the
+ * notification service (main.ts wires it to `gateway.chain`: the control process's tracker with workers).
+ *
+ * Per configured network with pools:
+ * - head stall (stall.ts): the canonical head has not advanced for `incidents.head_stall_after`
+ *   (default 10 × the median interval of the last 32 blocks' timestamps, at least 10 s; none before 8
+ *   blocks were seen). A gap counts as an advance.
+ * - finality stall (stall.ts): the finalized block has not advanced for `incidents.finality_stall_after`
+ *   (default 3 × the median interval of the last 16 advances, at least the head-stall threshold; none
+ *   before 4 advances). The tracker fetches the finalized block only for networks in use, so the
+ *   detector marks every network in use on each check (`touch`): one `finalized` lookup per 12 s.
+ * - origin divergence (divergence.ts), judged on each head and each check against
+ *   `head − finality_depth`.
+ * - reorg: a tracker reorg that replaced at least `incidents.reorg_min_depth` (default 2) blocks; a
+ *   one-off whose id derives from (network, fork point, first replaced hash).
+ *
+ * Checks run every TICK_MS (250 ms, an unref'd timer; only clock reads and map walks). Store writes go
+ * through one queue, in order; a write that fails stays first in the queue and is retried on the next
+ * check, so a store outage delays alerts but loses none. Several processes on one store: incidents/
+ * queries.ts makes each START, END and reorg a compare-and-set, and `start()` adopts incidents left open
+ * (by an earlier run or another process) so their END is still sent.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { BlockHead, ChainReorg } from '../chain/types.js';
+import type { Clock } from '../clock.js';
+import type { NetworkConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/database.js';
+import { Divergence, type DivergenceFinding, type OriginSample } from './divergence.js';
+import { closeIncident, openIncident, openIncidents, recordOneOff } from './queries.js';
+import { Stall } from './stall.js';
+import type { IncidentData, IncidentKind, IncidentScope } from './types.js';
+
+export const TICK_MS = 250;
+const HEAD_STALL_FLOOR_MS = 10_000;
+
+/** What the detector reads of the tracker. */
+export type IncidentChain = Pick<ChainTracker, 'addListener' | 'networks' | 'trackedOrigins' | 'networkHead' | 'touch'>;
+
+export interface IncidentDetectorOptions {
+  readonly chain: IncidentChain;
+  readonly networks: Readonly<Record<string, Pick<NetworkConfig, 'finality_depth' | 'incidents'>>>;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Called after an incident was written (main.ts wakes the notification service). */
+  readonly onRecorded?: () => void;
+  readonly tickMs?: number;
+}
+
+interface NetworkIncidents {
+  readonly name: string;
+  readonly finalityDepth: number;
+  readonly reorgMinDepth: number;
+  readonly head: Stall;
+  readonly finality: Stall;
+  readonly divergence: Divergence;
+}
+
+type Write = () => Promise<boolean>;
+
+export class IncidentDetector {
+  readonly #options: IncidentDetectorOptions;
+  readonly #networks = new Map<string, NetworkIncidents>();
+  readonly #queue: Write[] = [];
+  #draining: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #stopped = false;
+
+  constructor(options: IncidentDetectorOptions) {
+    this.#options = options;
+    for (const name of options.chain.networks()) {
+      const config = options.networks[name];
+      if (config === undefined) continue;
+      const head = new Stall({
+        configured: config.incidents.head_stall_after,
+        factor: 10,
+        window: 32,
+        minSamples: 8,
+        floorMs: () => HEAD_STALL_FLOOR_MS,
+      });
+      const finality = new Stall({
+        configured: config.incidents.finality_stall_after,
+        factor: 3,
+        window: 16,
+        minSamples: 4,
+        floorMs: () => config.incidents.head_stall_after ?? head.threshold() ?? HEAD_STALL_FLOOR_MS,
+      });
+      this.#networks.set(name, {
+        name,
+        finalityDepth: config.finality_depth,
+        reorgMinDepth: config.incidents.reorg_min_depth,
+        head,
+        finality,
+        divergence: new Divergence(),
+      });
+    }
+  }
+
+  /** Adopts incidents left open, then follows the tracker and checks every TICK_MS. */
+  async start(): Promise<void> {
+    const now = this.#options.clock.now();
+    for (const incident of await openIncidents(this.#options.store.db)) {
+      const state = this.#networks.get(incident.network);
+      if (state === undefined) continue;
+      if (incident.kind === 'head_stall') state.head.adopt(now);
+      else if (incident.kind === 'finality_stall') state.finality.adopt(now);
+      else if (incident.kind === 'origin_divergence') state.divergence.adopt();
+    }
+    if (this.#stopped) return;
+    this.#unsubscribe = this.#options.chain.addListener({
+      head: (network, block) => this.#head(network, block),
+      gap: (network, _from, to) => this.#advanceHead(network, to, undefined),
+      reorg: (network, reorg) => this.#reorg(network, reorg),
+      finalized: (network, block) => this.#finalized(network, block),
+    });
+    this.#timer = setInterval(() => this.check(), this.#options.tickMs ?? TICK_MS);
+    this.#timer.unref();
+    this.check();
+  }
+
+  /** Stops listening; waits for the writes under way (what is still queued is dropped). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#queue.length = 0;
+    await this.#draining;
+  }
+
+  /** One check of every network (the timer's work; tests call it after moving a manual clock). */
+  check(): void {
+    const now = this.#options.clock.now();
+    for (const state of this.#networks.values()) {
+      this.#options.chain.touch(state.name);
+      this.#judgeDivergence(state);
+      const head = state.head.check(now);
+      if (head !== undefined)
+        this.#open(state, 'head_stall', this.#stallData(state, 'head_stall', head.number, head.since));
+      const finality = state.finality.check(now);
+      if (finality !== undefined) {
+        this.#open(state, 'finality_stall', this.#stallData(state, 'finality_stall', finality.number, finality.since));
+      }
+    }
+    this.#drain();
+  }
+
+  /** Resolves when every queued write is done (tests). */
+  async settled(): Promise<void> {
+    while (this.#draining !== undefined) await this.#draining;
+  }
+
+  #head(network: string, block: BlockHead): void {
+    this.#advanceHead(network, block.number, block.timestamp * 1000);
+    const state = this.#networks.get(network);
+    if (state !== undefined) this.#judgeDivergence(state);
+    this.#drain();
+  }
+
+  #advanceHead(network: string, number: number, sampleMs: number | undefined): void {
+    const state = this.#networks.get(network);
+    if (state === undefined) return;
+    const now = this.#options.clock.now();
+    const change = state.head.advance(number, now, sampleMs ?? now);
+    if (change?.kind === 'end')
+      this.#close(state, 'head_stall', this.#stallData(state, 'head_stall', number, change.since));
+  }
+
+  #finalized(network: string, block: BlockHead): void {
+    const state = this.#networks.get(network);
+    if (state === undefined) return;
+    const now = this.#options.clock.now();
+    const change = state.finality.advance(block.number, now, now);
+    if (change?.kind === 'end') {
+      this.#close(state, 'finality_stall', this.#stallData(state, 'finality_stall', block.number, change.since));
+      this.#drain();
+    }
+  }
+
+  #reorg(network: string, reorg: ChainReorg): void {
+    const state = this.#networks.get(network);
+    const first = reorg.removed[0];
+    if (state === undefined || first === undefined || reorg.removed.length < state.reorgMinDepth) return;
+    const at = new Date(this.#options.clock.now()).toISOString();
+    const data: IncidentData = {
+      network,
+      kind: 'reorg',
+      block_number: reorg.forkPoint,
+      depth: reorg.removed.length,
+      since: at,
+    };
+    const id = derivedId(`${network}|${reorg.forkPoint}|${first.hash}`);
+    const scope = this.#scope(network, []);
+    this.#enqueue(() => recordOneOff(this.#options.store.db, { id, network, kind: 'reorg', data, scope, at }));
+    this.#options.logger.warn('chain incident: reorg', { network, fork_point: reorg.forkPoint, depth: data.depth });
+    this.#drain();
+  }
+
+  #judgeDivergence(state: NetworkIncidents): void {
+    const { chain } = this.#options;
+    const tracked = chain.trackedOrigins(state.name);
+    const samples: OriginSample[] = [];
+    const keys = new Set<string>();
+    for (const entry of tracked) {
+      const key = `${entry.pool.id}/${entry.origin.name}`;
+      keys.add(key);
+      if (entry.header !== undefined) state.divergence.sample(key, entry.header);
+      samples.push({ key, name: entry.origin.name, poolId: entry.pool.id, usable: entry.usable, header: entry.header });
+    }
+    state.divergence.retain(keys);
+    const head = chain.networkHead(state.name);
+    if (head === undefined) return;
+    const change = state.divergence.judge(samples, head - state.finalityDepth);
+    if (change === undefined) return;
+    if (change.kind === 'start') {
+      this.#open(state, 'origin_divergence', this.#divergenceData(state, change.finding), change.finding.keys);
+    } else {
+      const data: IncidentData =
+        change.finding === undefined
+          ? { network: state.name, kind: 'origin_divergence' }
+          : this.#divergenceData(state, change.finding);
+      this.#close(state, 'origin_divergence', data);
+    }
+  }
+
+  #divergenceData(state: NetworkIncidents, finding: DivergenceFinding): IncidentData {
+    return {
+      network: state.name,
+      kind: 'origin_divergence',
+      origins: Object.keys(finding.hashes).sort(),
+      block_number: finding.number,
+      hashes: finding.hashes,
+      since: new Date(this.#options.clock.now()).toISOString(),
+    };
+  }
+
+  #stallData(state: NetworkIncidents, kind: IncidentKind, number: number, since: number): IncidentData {
+    return { network: state.name, kind, block_number: number, since: new Date(since).toISOString() };
+  }
+
+  /** Every pool of the network's tracked origins; `originKeys` names the origins the incident is about. */
+  #scope(network: string, originKeys: readonly string[]): IncidentScope {
+    const scope: IncidentScope = [];
+    const pools = new Set<string>();
+    for (const entry of this.#options.chain.trackedOrigins(network)) {
+      const key = `${entry.pool.id}/${entry.origin.name}`;
+      if (originKeys.includes(key)) {
+        scope.push({ account_id: entry.pool.account_id, pool_id: entry.pool.id, origin: entry.origin.name });
+        pools.add(entry.pool.id);
+      }
+    }
+    for (const entry of this.#options.chain.trackedOrigins(network)) {
+      if (pools.has(entry.pool.id)) continue;
+      pools.add(entry.pool.id);
+      scope.push({ account_id: entry.pool.account_id, pool_id: entry.pool.id });
+    }
+    return scope;
+  }
+
+  #open(state: NetworkIncidents, kind: IncidentKind, data: IncidentData, originKeys: readonly string[] = []): void {
+    const at = new Date(this.#options.clock.now()).toISOString();
+    const scope = this.#scope(state.name, originKeys);
+    const { logger, store } = this.#options;
+    logger.warn(`chain incident started: ${kind}`, { network: state.name, block_number: data.block_number });
+    this.#enqueue(async () => {
+      const { created } = await openIncident(store.db, {
+        id: randomUUID(),
+        network: state.name,
+        kind,
+        data,
+        scope,
+        at,
+      });
+      return created;
+    });
+  }
+
+  #close(state: NetworkIncidents, kind: IncidentKind, data: IncidentData): void {
+    const at = new Date(this.#options.clock.now()).toISOString();
+    this.#options.logger.info(`chain incident ended: ${kind}`, {
+      network: state.name,
+      block_number: data.block_number,
+    });
+    this.#enqueue(() => closeIncident(this.#options.store.db, state.name, kind, data, at));
+  }
+
+  #enqueue(write: Write): void {
+    if (!this.#stopped) this.#queue.push(write);
+  }
+
+  #drain(): void {
+    if (this.#draining !== undefined || this.#queue.length === 0) return;
+    this.#draining = (async () => {
+      let wrote = false;
+      while (this.#queue.length > 0) {
+        const write = this.#queue[0] as Write;
+        try {
+          if (await write()) wrote = true;
+          this.#queue.shift();
+        } catch (err) {
+          this.#options.logger.error('recording a chain incident failed; retrying at the next check', { err });
+          break;
+        }
+      }
+      if (wrote) this.#options.onRecorded?.();
+    })().finally(() => {
+      this.#draining = undefined;
+    });
+  }
+}
+
+/** A stable UUID-shaped id from a text (two processes that saw the same reorg derive the same id). */
+function derivedId(text: string): string {
+  const hex = createHash('sha256').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
