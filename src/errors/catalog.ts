@@ -63,11 +63,6 @@ export const CATALOG = {
     rpc: -32005,
     summary: 'The client holds gateway.websocket.max_connections_per_client WebSocket connections already.',
   },
-  WS_SUBSCRIPTIONS_UNAVAILABLE: {
-    http: 503,
-    rpc: -32002,
-    summary: 'Subscriptions are not available on this gateway (no subscription hub).',
-  },
   GATEWAY_UNAUTHORIZED: {
     http: 401,
     rpc: -32003,

@@ -38,7 +38,7 @@ export interface WsConnectionOptions {
   network: string;
   /** API key, else remote address: the rate limit's client. */
   client: string;
-  hub: Subscriptions | undefined;
+  hub: Subscriptions;
   limits: WsLimits;
   metrics: WsMetrics;
   logger: Logger;

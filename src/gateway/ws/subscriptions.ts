@@ -22,7 +22,7 @@ const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 
 export class ConnectionSubscriptions implements LocalMethods {
-  readonly #hub: Subscriptions | undefined;
+  readonly #hub: Subscriptions;
   readonly #out: SubscriptionSink;
   readonly #limit: number;
   readonly #metrics: WsMetrics;
@@ -31,7 +31,7 @@ export class ConnectionSubscriptions implements LocalMethods {
   /** Subscriptions whose id the client has not been sent yet → their notifications so far, in order. */
   readonly #held = new Map<string, string[]>();
 
-  constructor(hub: Subscriptions | undefined, out: SubscriptionSink, limit: number, metrics: WsMetrics) {
+  constructor(hub: Subscriptions, out: SubscriptionSink, limit: number, metrics: WsMetrics) {
     this.#hub = hub;
     this.#out = out;
     this.#limit = limit;
@@ -56,9 +56,6 @@ export class ConnectionSubscriptions implements LocalMethods {
         });
       }
       return this.#unsubscribe(id) ? TRUE : FALSE;
-    }
-    if (this.#hub === undefined) {
-      throw new SwitchyardError('WS_SUBSCRIPTIONS_UNAVAILABLE', 'Subscriptions are not available on this gateway.');
     }
     if (this.#ids.size >= this.#limit) {
       throw new SwitchyardError(

@@ -38,8 +38,8 @@ export interface WsGatewayOptions {
   keys?: GatewayKeyTable | undefined;
   /** `gateway.trusted_proxies`: the client address (http/client-address.ts) keys rate limit and per-client count. */
   trustedProxies: AddressRanges | undefined;
-  /** The subscription hub; without it eth_subscribe answers WS_SUBSCRIPTIONS_UNAVAILABLE. */
-  hub?: Subscriptions | undefined;
+  /** The subscription hub eth_subscribe and eth_unsubscribe go to. */
+  hub: Subscriptions;
   limits: WsLimits & { max_connections_per_client: number };
   /** gateway.max_body_bytes: a larger message closes the connection with 1009. */
   maxBodyBytes: number;
