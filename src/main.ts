@@ -154,15 +154,15 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     });
     stops.push(async () => keyDirectory.close());
     const quota = new LocalQuotaCounter();
-    // With workers and no Redis, their quota reserves are answered here, from the same store totals.
-    const workerQuotas = new LocalQuotaBackend();
+    // With workers (and no Redis), their quota reserves are answered here, from the same store totals.
+    const workerQuotas = config.gateway.workers > 1 ? new LocalQuotaBackend() : undefined;
     const usage = await UsageRecorder.start({
       store,
       clock,
       logger: logger.child({ part: 'keys' }),
       observeTotals: (date, totals, now) => {
         quota.observe(date, totals, now);
-        workerQuotas.observe(date, totals);
+        workerQuotas?.observe(date, totals);
       },
     });
     stops.push(() => usage.stop());
@@ -221,6 +221,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stops.push(async () => unsubscribe());
     }
 
+    // Workers' quota reserves (cluster/control.ts): Redis's counts, else this process's (workers only).
+    const quotaReserves = shared?.quotas ?? workerQuotas;
+
     // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
     // forwarder; its finality comes from the gateway's chain tracker.
     let caching: CachingForwarder | undefined;
@@ -244,7 +247,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(limiter !== undefined && { limiter }),
         // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
-        quotas: shared?.quotas ?? workerQuotas,
+        ...(quotaReserves !== undefined && { quotas: quotaReserves }),
         ...(shared !== undefined && { leases: shared.leases }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
