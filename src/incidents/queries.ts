@@ -44,20 +44,7 @@ export async function openIncident(
   const key = `${incident.network}:${incident.kind}`;
   const result = await db
     .insertInto('chain_incidents')
-    .values({
-      id: incident.id,
-      network: incident.network,
-      kind: incident.kind,
-      status: 'open',
-      open_key: key,
-      data: JSON.stringify(incident.data),
-      scope: JSON.stringify(incident.scope),
-      end_data: null,
-      opened_at: incident.at,
-      closed_at: null,
-      start_dispatched: 0,
-      end_dispatched: 0,
-    })
+    .values(incidentRow(incident, { status: 'open', open_key: key, closed_at: null, end_dispatched: 0 }))
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   const created = Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
@@ -92,23 +79,29 @@ export async function closeIncident(
 export async function recordOneOff(db: Db, incident: NewIncident): Promise<boolean> {
   const result = await db
     .insertInto('chain_incidents')
-    .values({
-      id: incident.id,
-      network: incident.network,
-      kind: incident.kind,
-      status: 'closed',
-      open_key: null,
-      data: JSON.stringify(incident.data),
-      scope: JSON.stringify(incident.scope),
-      end_data: null,
-      opened_at: incident.at,
-      closed_at: incident.at,
-      start_dispatched: 0,
-      end_dispatched: 1,
-    })
+    // Closed at once, with no END to send.
+    .values(incidentRow(incident, { status: 'closed', open_key: null, closed_at: incident.at, end_dispatched: 1 }))
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** A new incident's row: its START not dispatched yet; `state` says whether it stays open. */
+function incidentRow(
+  incident: NewIncident,
+  state: { status: 'open' | 'closed'; open_key: string | null; closed_at: string | null; end_dispatched: 0 | 1 },
+) {
+  return {
+    id: incident.id,
+    network: incident.network,
+    kind: incident.kind,
+    data: JSON.stringify(incident.data),
+    scope: JSON.stringify(incident.scope),
+    end_data: null,
+    opened_at: incident.at,
+    start_dispatched: 0,
+    ...state,
+  };
 }
 
 /** The open incidents (a detector adopts them at start, so it can close what an earlier run opened). */
