@@ -38,7 +38,7 @@ test('a worker leases over IPC from the control buckets; a failing control backe
 });
 
 test('quota reserves go to the control the same way; without a backend there the request rejects', async () => {
-  let answer: () => Promise<unknown> = async () => [4];
+  let answer: () => Promise<unknown> = async () => [{ granted: 4, left: 6 }];
   const link: ControlLink = new ControlLink({
     send: (message) => {
       if (message.t !== 'request' || message.request.kind !== 'quota') return false;
@@ -52,9 +52,11 @@ test('quota reserves go to the control the same way; without a backend there the
   });
   const backend = new IpcQuotaBackend(link);
   const ask = { key: 'k', date: '2026-11-24', quota: 10, want: 4 };
-  assert.deepEqual(await backend.reserve([ask]), [4]);
-  answer = async () => [99];
-  assert.deepEqual(await backend.reserve([ask]), [4], 'never more than wanted');
+  assert.deepEqual(await backend.reserve([ask]), [{ granted: 4, left: 6 }]);
+  answer = async () => [{ granted: 99, left: 0 }];
+  assert.deepEqual(await backend.reserve([ask]), [{ granted: 4, left: 0 }], 'never more than wanted');
+  answer = async () => [4];
+  assert.deepEqual(await backend.reserve([ask]), [{ granted: 0, left: 0 }], 'a garbled grant grants nothing');
   answer = async () => {
     throw new Error('no global quota backend in the control process');
   };

@@ -14,7 +14,7 @@
  * (limits/redis-backend.ts) with `redis_url` (cluster/control.ts `leases`, `quotas`).
  */
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
-import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
 import type { ControlLink } from './control-link.js';
 
 export const LEASE_TIMEOUT_MS = 250;
@@ -39,9 +39,13 @@ export class IpcQuotaBackend implements QuotaBackend {
     this.#link = link;
   }
 
-  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
-    const granted = await this.#link.request({ kind: 'quota', asks: [...asks] }, LEASE_TIMEOUT_MS);
-    return checked(granted, asks);
+  async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
+    const grants = await this.#link.request({ kind: 'quota', asks: [...asks] }, LEASE_TIMEOUT_MS);
+    if (!Array.isArray(grants) || grants.length !== asks.length) throw new Error('garbled answer from the control');
+    return grants.map((grant: Partial<QuotaGrant> | null, i) => {
+      const [granted] = checked([grant?.granted], [asks[i] ?? { want: 0 }]);
+      return { granted: granted ?? 0, left: Math.max(0, Number(grant?.left) || 0) };
+    });
   }
 }
 

@@ -48,11 +48,14 @@ describe('LocalQuotaBackend', () => {
         { ...day, want: 3.7 },
         { ...day, want: 4 },
       ]),
-      [3, 2],
+      [
+        { granted: 3, left: 2 },
+        { granted: 2, left: 0 },
+      ],
     );
-    assert.deepEqual(backend.reserveNow([{ ...day, date: '2026-11-25', want: 4 }]), [4]);
-    assert.deepEqual(backend.reserveNow([{ ...day, date: '2026-11-26', want: 1 }]), [1]);
+    assert.deepEqual(backend.reserveNow([{ ...day, date: '2026-11-25', want: 4 }]), [{ granted: 4, left: 1 }]);
+    assert.deepEqual(backend.reserveNow([{ ...day, date: '2026-11-26', want: 1 }]), [{ granted: 1, left: 4 }]);
     // 2026-11-24 was dropped (older than the two newest days): asked again, it starts afresh.
-    assert.deepEqual(backend.reserveNow([{ ...day, want: 5 }]), [5]);
+    assert.deepEqual(backend.reserveNow([{ ...day, want: 5 }]), [{ granted: 5, left: 0 }]);
   });
 });

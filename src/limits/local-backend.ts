@@ -9,7 +9,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
-import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
 import { type BucketState, grantFrom } from './bucket.js';
 
 const MAX_BUCKETS = 100_000;
@@ -46,18 +46,18 @@ export class LocalQuotaBackend implements QuotaBackend {
   readonly #used = new Map<string, number>();
   #days: string[] = [];
 
-  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+  async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     return this.reserveNow(asks);
   }
 
-  reserveNow(asks: readonly QuotaAsk[]): number[] {
+  reserveNow(asks: readonly QuotaAsk[]): QuotaGrant[] {
     return asks.map((ask) => {
       this.#keepDay(ask.date);
       const id = `${ask.date}\n${ask.key}`;
       const used = this.#used.get(id) ?? 0;
       const granted = Math.max(0, Math.min(Math.floor(ask.want), ask.quota - used));
       if (granted > 0) this.#used.set(id, used + granted);
-      return granted;
+      return { granted, left: Math.max(0, ask.quota - used - granted) };
     });
   }
 

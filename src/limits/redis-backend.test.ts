@@ -81,7 +81,7 @@ describe('RedisLeaseBackend and RedisQuotaBackend (real redis-server)', () => {
     );
     assert.deepEqual(
       await new RedisQuotaBackend(redis).reserve([{ key: 'flushed', date: '2026-01-01', quota: 5, want: 2 }]),
-      [2],
+      [{ granted: 2, left: 3 }],
     );
   });
 
@@ -94,14 +94,26 @@ describe('RedisLeaseBackend and RedisQuotaBackend (real redis-server)', () => {
         { ...day, want: 4 },
         { ...day, want: 4 },
       ]),
-      [4, 4, 2],
+      [
+        { granted: 4, left: 6 },
+        { granted: 4, left: 2 },
+        { granted: 2, left: 0 },
+      ],
     );
-    assert.deepEqual(await backend.reserve([{ ...day, want: 1 }]), [0]);
-    assert.deepEqual(await backend.reserve([{ ...day, date: '2026-11-25', want: 3 }]), [3], 'a new day');
-    assert.deepEqual(await backend.reserve([{ ...day, key: 'key_2', want: 3 }]), [3], 'another key');
+    assert.deepEqual(await backend.reserve([{ ...day, want: 1 }]), [{ granted: 0, left: 0 }]);
+    assert.deepEqual(
+      await backend.reserve([{ ...day, date: '2026-11-25', want: 3 }]),
+      [{ granted: 3, left: 7 }],
+      'a new day',
+    );
+    assert.deepEqual(
+      await backend.reserve([{ ...day, key: 'key_2', want: 3 }]),
+      [{ granted: 3, left: 7 }],
+      'another key',
+    );
     assert.deepEqual(
       await backend.reserve([{ ...day, quota: 12, want: 5 }]),
-      [2],
+      [{ granted: 2, left: 0 }],
       'a raised quota grants the difference',
     );
     const keys = await redis.keys('switchyard:quota:*');

@@ -7,7 +7,7 @@
  *   tokens held) — the fraction stays in the bucket —
  *   PEXPIRE when it would be full again (+1 s), after which a missing key means "full";
  * - quota: a counter per key and UTC day; grant min(want, quota − used) and add it (never beyond the
- *   quota), EXPIRE 2 days.
+ *   quota), EXPIRE 2 days; the reply pairs each grant with the calls left.
  * Key names are `switchyard:rl:<sha256 of the bucket>` and `switchyard:quota:<date>:<sha256 of the
  * key>`: bucket names may be API keys, which must not reach Redis in clear. A single Redis node (or
  * one behind Sentinel); a batch spans many keys, so Redis Cluster is not supported.
@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
-import type { QuotaAsk, QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
 
 /** Seconds a day's quota counter outlives its day (asks may straddle midnight). */
 const QUOTA_TTL_S = 2 * 86_400;
@@ -53,7 +53,8 @@ for i, key in ipairs(KEYS) do
     redis.call('INCRBY', key, granted)
     redis.call('EXPIRE', key, ${QUOTA_TTL_S})
   end
-  out[i] = tostring(granted)
+  out[2 * i - 1] = tostring(granted)
+  out[2 * i] = tostring(math.max(0, quota - used - granted))
 end
 return out
 `;
@@ -112,10 +113,11 @@ export class RedisQuotaBackend implements QuotaBackend {
     this.#redis = redis;
   }
 
-  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+  async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     if (asks.length === 0) return [];
     const keys = asks.map((ask) => `switchyard:quota:${ask.date}:${digest(ask.key)}`);
     const args = asks.flatMap((ask) => [ask.quota, Math.floor(ask.want)]);
-    return numbers(await quotaScript.run(this.#redis, keys, args), asks.length);
+    const reply = numbers(await quotaScript.run(this.#redis, keys, args), 2 * asks.length);
+    return asks.map((_, i) => ({ granted: reply[2 * i] ?? 0, left: reply[2 * i + 1] ?? 0 }));
   }
 }

@@ -93,7 +93,7 @@ export class LeasedLimiter implements Limiter {
   readonly #clock: Clock;
   readonly #fallback: Limiter;
   readonly #held = new Map<string, Held>();
-  readonly #batch: TurnBatch<LeaseAsk, PendingLease>;
+  readonly #batch: TurnBatch<LeaseAsk, PendingLease, number>;
 
   constructor(options: LeasedLimiterOptions) {
     this.#backend = options.backend;

@@ -13,7 +13,17 @@ export interface QuotaAsk {
   readonly want: number;
 }
 
+/**
+ * The answer to one ask: whole calls granted (0 ≤ granted ≤ want) and the calls of the key's day still
+ * unreserved after it. `left: 0` tells the asker the day is used up at the grant that used it up, so it
+ * does not admit calls on credit only to learn that from the next, short, grant.
+ */
+export interface QuotaGrant {
+  readonly granted: number;
+  readonly left: number;
+}
+
 export interface QuotaBackend {
-  /** Calls granted per ask, in the order asked (whole calls, 0 ≤ granted ≤ want). Rejects when unreachable. */
-  reserve(asks: readonly QuotaAsk[]): Promise<number[]>;
+  /** One grant per ask, in the order asked. Rejects when unreachable. */
+  reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]>;
 }

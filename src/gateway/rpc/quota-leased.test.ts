@@ -4,9 +4,10 @@ import { ManualClock } from '../../clock.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { LocalQuotaBackend } from '../../limits/local-backend.js';
 import { createLogger } from '../../log.js';
+import { MetricsRegistry } from '../../metrics/registry.js';
 import { utcDay } from '../../model/gateway-keys.js';
 import { type QuotaCounter, quotaExceeded } from './quota.js';
-import type { QuotaAsk, QuotaBackend } from './quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant } from './quota-backend.js';
 import { LeasedQuotaCounter, quotaChunk } from './quota-leased.js';
 import { SharedLimitsStatus } from './shared-status.js';
 
@@ -36,7 +37,7 @@ class CountingFallback implements QuotaCounter {
 class SwitchableQuota implements QuotaBackend {
   up = true;
   constructor(readonly inner: QuotaBackend) {}
-  async reserve(asks: readonly QuotaAsk[]): Promise<number[]> {
+  async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     if (!this.up) throw new Error('connect ECONNREFUSED');
     return this.inner.reserve(asks);
   }
@@ -77,6 +78,41 @@ describe('LeasedQuotaCounter', () => {
       () => a.spend('key_1', 1000, 1, clock.now()),
       (err: SwitchyardError) => err.code === 'KEY_QUOTA_EXCEEDED' && err.headers?.['retry-after'] === '43200',
     );
+  });
+
+  test('the grant that uses up the day ends credit at once: two processes admit exactly the quota', async () => {
+    const clock = new ManualClock('2026-11-24T12:00:00Z');
+    const backend = new LocalQuotaBackend();
+    const a = counterOn(backend, clock);
+    const b = counterOn(backend, clock);
+    let admitted = 0;
+    // Each reserve answered before the next call: no round trip is in flight, so nothing runs on credit
+    // past the quota — a process learns the day is used up from the grant that used it up.
+    for (let i = 0; i < 60; i += 1) {
+      if (admits(() => (i % 2 === 0 ? a : b).spend('key_1', 30, 1, clock.now()))) admitted += 1;
+      await answered();
+    }
+    assert.equal(admitted, 30);
+  });
+
+  test('calls admitted on credit while the reserve that used up the day was in flight are counted as overrun', async () => {
+    const clock = new ManualClock('2026-11-24T12:00:00Z');
+    const metrics = new MetricsRegistry();
+    const logger = createLogger({ level: 'info', write: () => {} });
+    const status = new SharedLimitsStatus({ backend: 'test', clock, logger, metrics });
+    const backend = new LocalQuotaBackend();
+    const counter = new LeasedQuotaCounter({ backend, status, fallback: new CountingFallback() });
+    // Another process took 9 of the key's 10 calls.
+    backend.reserveNow([{ key: 'k', date: '2026-11-24', quota: 10, want: 9 }]);
+    // Three calls in one turn: the first asks (on credit), the next two run on credit behind it.
+    for (let i = 0; i < 3; i += 1) assert.ok(admits(() => counter.spend('k', 10, 1, clock.now())));
+    await answered();
+    assert.equal(
+      admits(() => counter.spend('k', 10, 1, clock.now())),
+      false,
+      'the day is used up',
+    );
+    assert.match(metrics.render(), /^switchyard_limits_quota_overrun_total\{backend="test"\} 2$/m);
   });
 
   test('a new UTC day starts afresh; a raised quota grants the difference', async () => {

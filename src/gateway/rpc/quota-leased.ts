@@ -9,14 +9,15 @@
  * max(1, ⌈quota / 1000⌉) and doubles (up to ⌈quota / 50⌉) when calls had to run on credit and the
  * backend granted in full. While the backend has not said the day is used up, a call beyond the held
  * calls is admitted on credit (counted, reserved by the next ask): a key is never refused because a
- * round trip is in flight. The backend grants at most the quota; a short grant means the day is used
- * up: from then on calls beyond the held ones are refused (KEY_QUOTA_EXCEEDED, Retry-After to 00:00 UTC)
+ * round trip is in flight. The backend grants at most the quota; a grant that leaves nothing (or a
+ * short one) means the day is used up: from then on calls beyond the held ones are refused (KEY_QUOTA_EXCEEDED, Retry-After to 00:00 UTC)
  * until the next UTC day or a higher quota for the key.
  *
  * Bounds per key and day, n processes serving it:
  * - over-admission: the calls admitted on credit by each process during its last round trip before the
  *   backend said "used up" (credit not covered by the grant) — at the rate the key's calls arrive, one
- *   round trip's worth per process.
+ *   round trip's worth per process; none when no reserve is in flight as the day runs out. Counted in
+ *   `switchyard_limits_quota_overrun_total`.
  * - under-admission: calls reserved but not spent by the end of the day, ≤ n × the chunk (≤ n·⌈quota/50⌉;
  *   for a key spending steadily through one process, ≤ ⌈quota/1000⌉ until it outruns the round trips).
  *
@@ -26,7 +27,7 @@
  */
 import { utcDay } from '../../model/gateway-keys.js';
 import { type QuotaCounter, quotaExceeded } from './quota.js';
-import type { QuotaAsk, QuotaBackend } from './quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant } from './quota-backend.js';
 import type { SharedLimitsStatus } from './shared-status.js';
 import { TurnBatch } from './turn-batch.js';
 
@@ -72,16 +73,19 @@ export class LeasedQuotaCounter implements QuotaCounter {
   readonly #status: SharedLimitsStatus;
   readonly #fallback: QuotaCounter;
   readonly #keys = new Map<string, Reserved>();
-  readonly #batch: TurnBatch<QuotaAsk, PendingReserve>;
+  readonly #batch: TurnBatch<QuotaAsk, PendingReserve, QuotaGrant>;
 
   constructor(options: LeasedQuotaOptions) {
     this.#backend = options.backend;
     this.#status = options.status;
     this.#batch = new TurnBatch(
       (asks) => this.#status.settle(this.#backend.reserve(asks)),
-      (pending, granted) => {
-        if (granted === undefined) pending.reserved.asking = false;
-        else receive(pending, granted);
+      (pending, grant) => {
+        if (grant === undefined) pending.reserved.asking = false;
+        else {
+          const overrun = receive(pending, grant);
+          if (overrun > 0) this.#status.overran(overrun);
+        }
       },
     );
     this.#fallback = options.fallback;
@@ -141,18 +145,24 @@ export class LeasedQuotaCounter implements QuotaCounter {
   }
 }
 
-/** Applies a grant: cover the credit, keep the rest; a short grant means the day is used up. */
-function receive({ reserved, ask }: PendingReserve, granted: number): void {
+/**
+ * Applies a grant: cover the credit, keep the rest; a short grant, or none left, means the day is used
+ * up. Answers the calls admitted on credit that the day could not cover (admitted beyond the quota).
+ */
+function receive({ reserved, ask }: PendingReserve, { granted, left }: QuotaGrant): number {
   reserved.asking = false;
   const covered = Math.min(reserved.owed, granted);
   reserved.owed -= covered;
   reserved.calls += granted - covered;
-  if (granted < ask.want) {
+  if (granted < ask.want || left === 0) {
     reserved.exhaustedAt = ask.quota;
     // Credit the backend could not cover was admitted beyond the quota (the bound in the header).
+    const overrun = reserved.owed;
     reserved.owed = 0;
-  } else if (reserved.starved) {
-    reserved.chunk = Math.min(maxQuotaChunk(ask.quota), reserved.chunk * 2);
+    reserved.starved = false;
+    return overrun;
   }
+  if (reserved.starved) reserved.chunk = Math.min(maxQuotaChunk(ask.quota), reserved.chunk * 2);
   reserved.starved = false;
+  return 0;
 }

@@ -21,6 +21,7 @@ export class SharedLimitsStatus {
   readonly #logger: Logger;
   readonly #up: { set(value: number): void };
   readonly #fallback: { inc(value?: number): void };
+  readonly #overrun: { inc(value?: number): void };
   #downSince: number | undefined;
   #nextProbe = 0;
 
@@ -44,6 +45,14 @@ export class SharedLimitsStatus {
       )
       .series(labels);
     this.#fallback = { inc: (value) => fallback?.inc(value) };
+    const overrun = options.metrics
+      ?.counter(
+        'switchyard_limits_quota_overrun_total',
+        'Calls of gateway keys admitted on credit beyond their daily quota while a reserve was in flight',
+        ['backend'],
+      )
+      .series(labels);
+    this.#overrun = { inc: (value) => overrun?.inc(value) };
   }
 
   get down(): boolean {
@@ -104,5 +113,10 @@ export class SharedLimitsStatus {
   /** One decision made locally during an outage. */
   fellBack(): void {
     this.#fallback.inc();
+  }
+
+  /** `calls` admitted on credit turned out to be beyond a key's daily quota. */
+  overran(calls: number): void {
+    this.#overrun.inc(calls);
   }
 }
