@@ -15,6 +15,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { corePercent } from './format.js';
 import type { LegResult } from './legs.js';
 import type { BenchReport, TargetCheck } from './report.js';
 import { targetLabel } from './report.js';
@@ -35,7 +36,7 @@ const LEG_METRICS: Metric[] = [
   {
     name: 'monitoring % of a core',
     digits: 1,
-    value: (leg) => (leg.mgmt === undefined ? undefined : leg.mgmt.monitoring.cpu_share_of_core * 100),
+    value: (leg) => (leg.mgmt === undefined ? undefined : corePercent(leg.mgmt.monitoring.cpu_share_of_core)),
   },
   { name: 'checks/s', digits: 1, value: (leg) => leg.mgmt?.monitoring.checks_per_s },
 ];

@@ -212,7 +212,6 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       ws_fanout_connections: options.wsConnections,
       ws_fanout_heads: options.wsHeads,
       mgmt_pools: options.mgmtPools,
-      mgmt_monitor: options.mgmtMonitor,
       mgmt_window_seconds: options.mgmtSeconds,
       switchyard_runtime: runtime.value,
       workers: options.workers ?? 1,

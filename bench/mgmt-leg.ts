@@ -2,7 +2,7 @@
  * The management-API leg (`mgmt`, issue 18, SPEC §12): its own Switchyard (embedded SQLite, no networks,
  * no gateway traffic) whose config holds `pools` pools (default 1000, --quick 100) of `originsPerPool`
  * (10) origins each, in the routing account, each pool with its own inline monitor (`interval` 10 s,
- * `retries` 2, `timeout` 5 s, type `jsonrpc` unless --mgmt-monitor http). The origins are the fleet
+ * `retries` 2, `timeout` 5 s, type `jsonrpc`). The origins are the fleet
  * (monitor-fleet.ts, a separate process): origin i of the whole fleet is its own address and path, so
  * every origin is checked separately although they share a few listeners.
  *
@@ -47,7 +47,6 @@ export interface MgmtPlan {
   id: string;
   pools: number;
   originsPerPool: number;
-  monitorType: 'jsonrpc' | 'http';
   windowSeconds: number;
   listRequests: number;
   workDir: string;
@@ -61,7 +60,12 @@ export interface MgmtFigures {
   pools: number;
   origins_per_pool: number;
   origins: number;
-  monitor_type: 'jsonrpc' | 'http';
+  /**
+   * Always jsonrpc: it probes the origin's own address and path, so the fleet tells 10,000 origins on 4
+   * ports apart by path. An `http` monitor GETs the monitor's `path` on the origin's host and port, which
+   * would make the origins of one port indistinguishable (and "every origin checked" unprovable).
+   */
+  monitor_type: 'jsonrpc';
   interval_s: number;
   retries: number;
   /** Seconds from Switchyard's start (listening) until the monitoring window opened. */
@@ -156,7 +160,6 @@ export function mgmtPlan(
     id,
     pools: options.mgmtPools,
     originsPerPool: 10,
-    monitorType: options.mgmtMonitor,
     windowSeconds: options.mgmtSeconds,
     listRequests: options.quick ? 30 : 200,
     workDir,
@@ -167,17 +170,14 @@ export function mgmtPlan(
 }
 
 /** The leg's Switchyard config keys: the account, its pools with inline monitors, and limits that fit them. */
-export function mgmtConfig(
-  plan: Pick<MgmtPlan, 'pools' | 'originsPerPool' | 'monitorType'>,
-  address: (i: number) => string,
-) {
+export function mgmtConfig(plan: Pick<MgmtPlan, 'pools' | 'originsPerPool'>, address: (i: number) => string) {
   const pools = Array.from({ length: plan.pools }, (_, p) => ({
     name: `bench-pool-${p}`,
     origins: Array.from({ length: plan.originsPerPool }, (_, o) => ({
       name: `origin-${o}`,
       address: address(p * plan.originsPerPool + o),
     })),
-    monitor: { type: plan.monitorType, interval: MGMT_INTERVAL_S, retries: RETRIES, timeout: 5 },
+    monitor: { type: 'jsonrpc', interval: MGMT_INTERVAL_S, retries: RETRIES, timeout: 5 },
   }));
   const probes = (plan.pools * plan.originsPerPool * (RETRIES + 1)) / MGMT_INTERVAL_S;
   return {
@@ -286,7 +286,7 @@ export async function runMgmtLeg(plan: MgmtPlan): Promise<LegResult> {
       pools: plan.pools,
       origins_per_pool: plan.originsPerPool,
       origins,
-      monitor_type: plan.monitorType,
+      monitor_type: 'jsonrpc',
       interval_s: MGMT_INTERVAL_S,
       retries: RETRIES,
       steady_after_s: steadyAfter,

@@ -18,7 +18,7 @@ export function mgmtLines(legs: LegResult[]): string[] {
     `| listing all pools (per_page ${m.list.per_page}, ${m.list.pages} page(s), ${fmt(m.list.answer_bytes / 1024, 0)} KiB), ms p50 / p90 / p99 / max over ${m.list.requests} | ${fmt(ms.p50, 1)} / ${fmt(ms.p90, 1)} / ${fmt(ms.p99, 1)} / ${fmt(ms.max, 1)} |`,
     `| monitoring CPU over ${fmt(w.window_s, 1)} s, no traffic (of it kernel) | ${fmt(corePercent(w.cpu_share_of_core), 1)} % of one core (${percent(w.cpu_system_share)}) |`,
     `| checks seen at the fleet | ${fmt(w.checks_per_s, 1)}/s (every origin every ${m.interval_s} s: ${fmt(w.expected_checks_per_s, 1)}/s) |`,
-    `| CPU per check (${m.monitor_type === 'jsonrpc' ? '3 HTTP requests' : '1 HTTP request'}) | ${fmt(w.cpu_us_per_check, 1)} µs |`,
+    `| CPU per check (3 HTTP requests) | ${fmt(w.cpu_us_per_check, 1)} µs |`,
     `| checks per origin in the window (fewest) · longest gap between checks (p99 / max) | ${w.min_checks_per_origin} · ${fmt(w.p99_gap_ms / 1000, 2)} / ${fmt(w.max_gap_ms / 1000, 2)} s |`,
     `| Switchyard RSS | ${mib(w.rss_bytes)} MiB |`,
     '',

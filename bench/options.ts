@@ -42,8 +42,6 @@ export interface BenchOptions {
   workersFirst: boolean;
   /** mgmt: pools of 10 origins each in the leg's own Switchyard (SPEC §12: 1000; --quick 100). */
   mgmtPools: number;
-  /** mgmt: the pools' monitor type (jsonrpc: three POSTs per check; http: one GET). */
-  mgmtMonitor: 'jsonrpc' | 'http';
   /** mgmt: seconds of the monitoring CPU window (full 30, quick 12; at least 12 — one interval and its jitter). */
   mgmtSeconds: number;
   /**
@@ -60,7 +58,7 @@ const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
                         [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
                         [--build | --no-build] [--ws-inflight N] [--ws-connections N] [--ws-heads N]
-                        [--workers N [--workers-first]] [--mgmt-pools N] [--mgmt-monitor jsonrpc|http]
+                        [--workers N [--workers-first]] [--mgmt-pools N]
                         [--mgmt-seconds N] [--compare BEFORE.json [AFTER.json]] [--history [DIR]]
   --quick        1 s legs, no warm-up, sources under tsx, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
@@ -76,7 +74,6 @@ export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup 
                  (2–256), reported beside workers: 1 with the ratio and each process's CPU
   --workers-first  the workers: N leg runs first in the first scenario (the order alternates after it)
   --mgmt-pools N      management leg: pools of 10 origins each (default 1000, quick 100)
-  --mgmt-monitor T    management leg: monitor type, jsonrpc (default) or http
   --mgmt-seconds N    management leg: seconds of the monitoring CPU window (default 30, quick 12; at least 12)
   --compare A [B]     print each leg's and target's change from the report A (a results .json) to this
                       run's, or with B to B's, without running anything
@@ -100,7 +97,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     wsHeads: 30,
     workersFirst: false,
     mgmtPools: 1000,
-    mgmtMonitor: 'jsonrpc',
     mgmtSeconds: 30,
   };
   let mgmtPoolsGiven = false;
@@ -190,12 +186,6 @@ export function parseOptions(argv: string[]): BenchOptions {
         options.mgmtPools = Math.max(1, positive());
         mgmtPoolsGiven = true;
         break;
-      case '--mgmt-monitor': {
-        const type = value();
-        if (type !== 'jsonrpc' && type !== 'http') throw new Error(`--mgmt-monitor is jsonrpc or http\n${USAGE}`);
-        options.mgmtMonitor = type;
-        break;
-      }
       case '--mgmt-seconds':
         options.mgmtSeconds = Math.max(12, positive());
         mgmtSecondsGiven = true;

@@ -372,11 +372,11 @@ test('SPEC §12 batch and management targets: batch vs the nginx batch leg, list
 
 test('options: the management leg shrinks in --quick; --compare takes one or two files, --history an optional folder', () => {
   const full = parseOptions([]);
-  assert.deepEqual([full.mgmtPools, full.mgmtSeconds, full.mgmtMonitor], [1000, 30, 'jsonrpc']);
-  const quick = parseOptions(['--quick', '--mgmt-monitor', 'http']);
-  assert.deepEqual([quick.mgmtPools, quick.mgmtSeconds, quick.mgmtMonitor], [100, 12, 'http']);
+  assert.deepEqual([full.mgmtPools, full.mgmtSeconds], [1000, 30]);
+  const quick = parseOptions(['--quick']);
+  assert.deepEqual([quick.mgmtPools, quick.mgmtSeconds], [100, 12]);
   assert.equal(parseOptions(['--mgmt-seconds', '5']).mgmtSeconds, 12, 'never shorter than one interval and its jitter');
-  assert.throws(() => parseOptions(['--mgmt-monitor', 'tcp']), /jsonrpc or http/);
+  assert.equal(parseOptions(['--quick', '--mgmt-pools', '1000']).mgmtPools, 1000);
   assert.deepEqual(parseOptions(['--compare', 'a.json', '--quick']).compare, { before: 'a.json' });
   assert.deepEqual(parseOptions(['--compare', 'a.json', 'b.json']).compare, { before: 'a.json', after: 'b.json' });
   assert.equal(parseOptions(['--history', '/tmp/runs']).history, '/tmp/runs');
