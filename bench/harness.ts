@@ -2,7 +2,8 @@
  * One benchmark run, start to finish: find (or install) nginx and wrk, start the upstream nginx, the
  * reference nginx proxy, Switchyard (spawned CLI), optionally anvil, and — when the fan-out leg is
  * selected — the fan-out process (its origin must be in Switchyard's config), run every leg one after
- * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
+ * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`. The management
+ * leg (`mgmt`, last) starts and stops its own Switchyard and fleet of origins (mgmt-leg.ts).
  *
  * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
  * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw

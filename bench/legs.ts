@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MgmtFigures } from './mgmt-leg.js';
+import type { MgmtFigures } from './mgmt-figures.js';
 import type { Exchange } from './payloads.js';
 import {
   cpuSample,
