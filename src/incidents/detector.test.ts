@@ -234,6 +234,39 @@ describe('IncidentDetector', () => {
     await b.stop();
   });
 
+  test('head stall seen late by a second process, after the first recorded its END: still one incident', async () => {
+    await store.db.deleteFrom('chain_incidents').execute();
+    const clock = new ManualClock(T0);
+    const chainA = new ScriptedChain();
+    const chainB = new ScriptedChain();
+    const a = make(chainA, clock, { head_stall_after: 2_000 });
+    const b = make(chainB, clock, { head_stall_after: 2_000 });
+    await a.start();
+    await b.start();
+    chainA.emitHead(block(3));
+    chainB.emitHead(block(3));
+    clock.advance(2_000);
+    a.check();
+    await a.settled();
+    chainA.emitHead(block(4));
+    chainA.emitHead(block(5));
+    await a.settled();
+    assert.deepEqual(
+      (await rows(store)).map((row) => row.status),
+      ['closed'],
+    );
+    // b's tracker lags: it judges the stall at 3 only now, its head polls not yet back.
+    b.check();
+    await b.settled();
+    chainB.emitHead(block(4));
+    chainB.emitHead(block(5));
+    await b.settled();
+    const all = await rows(store);
+    assert.equal(all.length, 1, 'the stall at 3 once, not again by the late process');
+    assert.equal(all[0]?.status, 'closed');
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   test('divergence: START after mismatches at two heights at or below head − finality_depth, END on agreement', async () => {
     await store.db.deleteFrom('chain_incidents').execute();
     const clock = new ManualClock(T0);

@@ -17,6 +17,9 @@
  *   `head − finality_depth`.
  * - reorg: a tracker reorg that replaced at least `incidents.reorg_min_depth` (default 2) blocks; a
  *   one-off whose id derives from (network, fork point, first replaced hash).
+ * A stall's id derives from what stalled (head: network, block number and hash; finality: network and
+ *   finalized number), so a process that sees the stall late — after another process recorded it and
+ *   already its END — finds that row (the insert conflicts on the id) instead of opening it again.
  *
  * Checks run every TICK_MS (250 ms, an unref'd timer; only clock reads and map walks). Store writes go
  * through one queue, in order; a write that fails stays first in the queue and is retried on the next
@@ -152,11 +155,27 @@ export class IncidentDetector {
       this.#options.chain.touch(state.name);
       this.#judgeDivergence(state);
       const head = state.head.check(now);
-      if (head !== undefined)
-        this.#open(state, 'head_stall', this.#stallData(state, 'head_stall', head.number, head.since));
+      if (head !== undefined) {
+        // The stalled block's hash (when the canonical tip is that block) makes the id the same in every
+        // process that sees this stall, and distinct from a stall at that height on another branch.
+        const tip = this.#options.chain.canonicalHead(state.name);
+        const hash = tip?.number === head.number ? tip.hash : '';
+        this.#open(state, 'head_stall', this.#stallData(state, 'head_stall', head.number, head.since), [], {
+          id: derivedId(`${state.name}|head_stall|${head.number}|${hash}`),
+        });
+      }
       const finality = state.finality.check(now);
       if (finality !== undefined) {
-        this.#open(state, 'finality_stall', this.#stallData(state, 'finality_stall', finality.number, finality.since));
+        // A finalized block is final: its number names the stall in every process.
+        this.#open(
+          state,
+          'finality_stall',
+          this.#stallData(state, 'finality_stall', finality.number, finality.since),
+          [],
+          {
+            id: derivedId(`${state.name}|finality_stall|${finality.number}`),
+          },
+        );
       }
     }
     this.#drain();
@@ -274,14 +293,21 @@ export class IncidentDetector {
     return scope;
   }
 
-  #open(state: NetworkIncidents, kind: IncidentKind, data: IncidentData, originKeys: readonly string[] = []): void {
+  /** `id`: derived from the incident where processes must agree on it (stalls); else a fresh UUID. */
+  #open(
+    state: NetworkIncidents,
+    kind: IncidentKind,
+    data: IncidentData,
+    originKeys: readonly string[] = [],
+    { id = randomUUID() }: { id?: string } = {},
+  ): void {
     const at = new Date(this.#options.clock.now()).toISOString();
     const scope = this.#scope(state.name, originKeys);
     const { logger, store } = this.#options;
     logger.warn(`chain incident started: ${kind}`, { network: state.name, block_number: data.block_number });
     this.#enqueue(async () => {
       const { created } = await openIncident(store.db, {
-        id: randomUUID(),
+        id,
         network: state.name,
         kind,
         data,
