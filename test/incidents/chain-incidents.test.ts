@@ -161,7 +161,9 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
     }
     receiver.requests.length = 0; // the destination's test message
 
-    // The receiver answers 500 until `refused` is set (after the first serve stopped), then 200.
+    // The receiver answers 500 until `refused` is set (after the first serve stopped), then 200 — from
+    // here, so an alert of another stall during the setup is retried and taken like the others.
+    receiver.status = 500;
     let refused = Number.POSITIVE_INFINITY;
     const alerts = (): Alert[] =>
       receiver.requests.map((request, i) => ({
@@ -173,7 +175,6 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
       alerts().filter((alert) => alert.body.alert_type === type && alert.body.alert_event === event);
 
     // ── 2. Head stall at H, with a restart while its START is undelivered.
-    receiver.status = 500;
     await pacer.stop();
     pacer = undefined;
     const rest = await height(a);
