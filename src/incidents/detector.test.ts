@@ -26,6 +26,7 @@ function block(n: number, branch = 'a', timestampS = 1_700_000_000 + n * 12): Bl
 class ScriptedChain implements IncidentChain {
   listeners = new Set<ChainListener>();
   head: number | undefined;
+  tip: BlockHead | undefined;
   origins: TrackedOrigin[] = [];
   touched = 0;
   addListener(listener: ChainListener): () => void {
@@ -41,11 +42,15 @@ class ScriptedChain implements IncidentChain {
   networkHead(): number | undefined {
     return this.head;
   }
+  canonicalHead(): BlockHead | undefined {
+    return this.tip;
+  }
   touch(): void {
     this.touched += 1;
   }
   emitHead(b: BlockHead): void {
     this.head = Math.max(this.head ?? 0, b.number);
+    this.tip = b;
     for (const l of this.listeners) l.head?.('net', b);
   }
   emitFinalized(b: BlockHead): void {
@@ -170,6 +175,96 @@ describe('IncidentDetector', () => {
     assert.equal(all.length, 1);
     assert.equal(all[0]?.status, 'closed');
     await Promise.all([a.stop(), b.stop(), c.stop()]);
+  });
+
+  test('head stall: a detector started after the tracker took its head starts the clock from that head', async () => {
+    await store.db.deleteFrom('chain_incidents').execute();
+    const clock = new ManualClock(T0);
+    const chain = new ScriptedChain();
+    chain.emitHead(block(5)); // heard by nobody: the tracker polls before the detector starts
+    const detector = make(chain, clock, { head_stall_after: 2_000 });
+    await detector.start();
+    clock.advance(1_999);
+    detector.check();
+    await detector.settled();
+    assert.equal((await rows(store)).length, 0);
+    clock.advance(1);
+    detector.check();
+    await detector.settled();
+    const all = await rows(store);
+    assert.deepEqual(
+      all.map((row) => [row.kind, row.status, (JSON.parse(row.data) as { block_number: number }).block_number]),
+      [['head_stall', 'open', 5]],
+      'a chain that never moves after the start still stalls',
+    );
+    await detector.stop();
+  });
+
+  test('head stall adopted after a restart: the catch-up to the stalled block is no recovery', async () => {
+    await store.db.deleteFrom('chain_incidents').execute();
+    const clock = new ManualClock(T0);
+    const chainA = new ScriptedChain();
+    const a = make(chainA, clock, { head_stall_after: 2_000 });
+    await a.start();
+    chainA.emitHead(block(3));
+    clock.advance(2_000);
+    a.check();
+    await a.settled();
+    await a.stop();
+    // The next run's canonical chain first shows a lagging origin's block 0, then back-fills up to 3.
+    const chainB = new ScriptedChain();
+    const b = make(chainB, clock, { head_stall_after: 2_000 });
+    await b.start();
+    for (let n = 0; n <= 4; n++) chainB.emitHead(block(n));
+    clock.advance(10_000);
+    b.check();
+    await b.settled();
+    let all = await rows(store);
+    assert.deepEqual(
+      all.map((row) => row.status),
+      ['open'],
+      'still the one open incident: 0…3 are no advance, 4 is one',
+    );
+    chainB.emitHead(block(5));
+    await b.settled();
+    all = await rows(store);
+    assert.equal(all.length, 1);
+    assert.equal(all[0]?.status, 'closed');
+    assert.equal((JSON.parse(all[0]?.end_data ?? '{}') as { block_number: number }).block_number, 5);
+    await b.stop();
+  });
+
+  test('head stall seen late by a second process, after the first recorded its END: still one incident', async () => {
+    await store.db.deleteFrom('chain_incidents').execute();
+    const clock = new ManualClock(T0);
+    const chainA = new ScriptedChain();
+    const chainB = new ScriptedChain();
+    const a = make(chainA, clock, { head_stall_after: 2_000 });
+    const b = make(chainB, clock, { head_stall_after: 2_000 });
+    await a.start();
+    await b.start();
+    chainA.emitHead(block(3));
+    chainB.emitHead(block(3));
+    clock.advance(2_000);
+    a.check();
+    await a.settled();
+    chainA.emitHead(block(4));
+    chainA.emitHead(block(5));
+    await a.settled();
+    assert.deepEqual(
+      (await rows(store)).map((row) => row.status),
+      ['closed'],
+    );
+    // b's tracker lags: it judges the stall at 3 only now, its head polls not yet back.
+    b.check();
+    await b.settled();
+    chainB.emitHead(block(4));
+    chainB.emitHead(block(5));
+    await b.settled();
+    const all = await rows(store);
+    assert.equal(all.length, 1, 'the stall at 3 once, not again by the late process');
+    assert.equal(all[0]?.status, 'closed');
+    await Promise.all([a.stop(), b.stop()]);
   });
 
   test('divergence: START after mismatches at two heights at or below head − finality_depth, END on agreement', async () => {

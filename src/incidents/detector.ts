@@ -7,7 +7,8 @@
  * Per configured network with pools:
  * - head stall (stall.ts): the canonical head has not advanced for `incidents.head_stall_after`
  *   (default 10 × the median interval of the last 32 blocks' timestamps, at least 10 s; none before 8
- *   blocks were seen). A gap counts as an advance.
+ *   blocks were seen). A gap counts as an advance. The clock starts at `start()` from the canonical
+ *   head the tracker already holds (a chain that never moves after that still stalls).
  * - finality stall (stall.ts): the finalized block has not advanced for `incidents.finality_stall_after`
  *   (default 3 × the median interval of the last 16 advances, at least the head-stall threshold; none
  *   before 4 advances). The tracker fetches the finalized block only for networks in use, so the
@@ -16,12 +17,16 @@
  *   `head − finality_depth`.
  * - reorg: a tracker reorg that replaced at least `incidents.reorg_min_depth` (default 2) blocks; a
  *   one-off whose id derives from (network, fork point, first replaced hash).
+ * A stall's id derives from what stalled (head: network, block number and hash; finality: network and
+ *   finalized number), so a process that sees the stall late — after another process recorded it and
+ *   already its END — finds that row (the insert conflicts on the id) instead of opening it again.
  *
  * Checks run every TICK_MS (250 ms, an unref'd timer; only clock reads and map walks). Store writes go
  * through one queue, in order; a write that fails stays first in the queue and is retried on the next
  * check, so a store outage delays alerts but loses none. Several processes on one store: incidents/
  * queries.ts makes each START, END and reorg a compare-and-set, and `start()` adopts incidents left open
- * (by an earlier run or another process) so their END is still sent.
+ * (by an earlier run or another process) so their END is still sent — an adopted head stall ends after
+ * two advances past the block it stalled at, not on heads at or below it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ChainTracker } from '../chain/tracker.js';
@@ -39,7 +44,10 @@ export const TICK_MS = 250;
 const HEAD_STALL_FLOOR_MS = 10_000;
 
 /** What the detector reads of the tracker. */
-export type IncidentChain = Pick<ChainTracker, 'addListener' | 'networks' | 'trackedOrigins' | 'networkHead' | 'touch'>;
+export type IncidentChain = Pick<
+  ChainTracker,
+  'addListener' | 'networks' | 'trackedOrigins' | 'networkHead' | 'canonicalHead' | 'touch'
+>;
 
 export interface IncidentDetectorOptions {
   readonly chain: IncidentChain;
@@ -108,7 +116,7 @@ export class IncidentDetector {
     for (const incident of await openIncidents(this.#options.store.db)) {
       const state = this.#networks.get(incident.network);
       if (state === undefined) continue;
-      if (incident.kind === 'head_stall') state.head.adopt(now);
+      if (incident.kind === 'head_stall') state.head.adopt(now, incident.data.block_number);
       else if (incident.kind === 'finality_stall') state.finality.adopt(now);
       else if (incident.kind === 'origin_divergence') state.divergence.adopt();
     }
@@ -119,6 +127,13 @@ export class IncidentDetector {
       reorg: (network, reorg) => this.#reorg(network, reorg),
       finalized: (network, block) => this.#finalized(network, block),
     });
+    // The head the tracker already holds starts the clock (in the same tick as the subscription, so no
+    // head falls between): the tracker polls from before the detector starts, and a chain that does
+    // not move after that would otherwise never emit a head here, so never be seen to stall.
+    for (const state of this.#networks.values()) {
+      const tip = this.#options.chain.canonicalHead(state.name);
+      if (tip !== undefined) this.#advanceHead(state.name, tip.number, tip.timestamp * 1000);
+    }
     this.#timer = setInterval(() => this.check(), this.#options.tickMs ?? TICK_MS);
     this.#timer.unref();
     this.check();
@@ -140,11 +155,27 @@ export class IncidentDetector {
       this.#options.chain.touch(state.name);
       this.#judgeDivergence(state);
       const head = state.head.check(now);
-      if (head !== undefined)
-        this.#open(state, 'head_stall', this.#stallData(state, 'head_stall', head.number, head.since));
+      if (head !== undefined) {
+        // The stalled block's hash (when the canonical tip is that block) makes the id the same in every
+        // process that sees this stall, and distinct from a stall at that height on another branch.
+        const tip = this.#options.chain.canonicalHead(state.name);
+        const hash = tip?.number === head.number ? tip.hash : '';
+        this.#open(state, 'head_stall', this.#stallData(state, 'head_stall', head.number, head.since), [], {
+          id: derivedId(`${state.name}|head_stall|${head.number}|${hash}`),
+        });
+      }
       const finality = state.finality.check(now);
       if (finality !== undefined) {
-        this.#open(state, 'finality_stall', this.#stallData(state, 'finality_stall', finality.number, finality.since));
+        // A finalized block is final: its number names the stall in every process.
+        this.#open(
+          state,
+          'finality_stall',
+          this.#stallData(state, 'finality_stall', finality.number, finality.since),
+          [],
+          {
+            id: derivedId(`${state.name}|finality_stall|${finality.number}`),
+          },
+        );
       }
     }
     this.#drain();
@@ -262,14 +293,21 @@ export class IncidentDetector {
     return scope;
   }
 
-  #open(state: NetworkIncidents, kind: IncidentKind, data: IncidentData, originKeys: readonly string[] = []): void {
+  /** `id`: derived from the incident where processes must agree on it (stalls); else a fresh UUID. */
+  #open(
+    state: NetworkIncidents,
+    kind: IncidentKind,
+    data: IncidentData,
+    originKeys: readonly string[] = [],
+    { id = randomUUID() }: { id?: string } = {},
+  ): void {
     const at = new Date(this.#options.clock.now()).toISOString();
     const scope = this.#scope(state.name, originKeys);
     const { logger, store } = this.#options;
     logger.warn(`chain incident started: ${kind}`, { network: state.name, block_number: data.block_number });
     this.#enqueue(async () => {
       const { created } = await openIncident(store.db, {
-        id: randomUUID(),
+        id,
         network: state.name,
         kind,
         data,

@@ -46,11 +46,17 @@ export class Stall {
     return this.#stalled;
   }
 
-  /** The incident is open in the store (recorded by an earlier run or another process): wait for its END. */
-  adopt(now: number): void {
+  /**
+   * The incident is open in the store (recorded by an earlier run or another process): wait for its END.
+   * `number` is the block it stalled at (its data): values up to it are no advance, so a restarted
+   * process whose canonical chain first shows a lagging origin's head and then catches up to the stalled
+   * block does not take that catch-up for a recovery.
+   */
+  adopt(now: number, number?: number): void {
     this.#stalled = true;
     this.#advancesSinceStall = 0;
     this.#lastAdvanceAt ??= now;
+    if (number !== undefined && (this.#highest === undefined || number > this.#highest)) this.#highest = number;
   }
 
   /**

@@ -4,6 +4,12 @@
  * each give ONE incident and one delivery per policy target, not one per process — the compare-and-set
  * rows of `chain_incidents` (docs/incidents.md), as health events are deduplicated by their state rows.
  * Runs in the PostgreSQL pass of scripts/run-tests.mjs (SQLite is one process per data_dir by design).
+ *
+ * The chain moves (a pacer, every 400 ms) from before the processes start until the scenario wants a
+ * stall at H: on a loaded machine the setup alone takes over head_stall_after (2 s). The incidents are
+ * picked out by block number (stall at H, stall at H + 2, the reorg from H); were the machine so slow
+ * that the chain rested 2 s even so, that other stall is reported and may be there, but no incident
+ * has two rows and no alert two deliveries or two requests.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,23 +19,13 @@ import { test } from 'node:test';
 import { createToken } from '../../src/accounts/tokens.js';
 import { systemClock } from '../../src/clock.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
 import { storeOptions, testBackend, testStoreLocation } from '../helpers/store.js';
 import { type Receiver, startReceiver, waitFor } from '../notifications/helpers.js';
+import { describeRun, height, type Pacer, rpc, startPacer } from './helpers.js';
 
 const ACCOUNT = 'c4a1e000000000000000000000000c4b';
-
-async function rpc<T>(node: AnvilNode, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: unknown };
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result as T;
-}
 
 test('two serve processes on one PostgreSQL: one alert per chain incident', async (t) => {
   if (testBackend() !== 'postgres') {
@@ -43,6 +39,7 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
   const receiver: Receiver = await startReceiver();
   const processes: CliProcess[] = [];
   let store: Store | undefined;
+  let pacer: Pacer | undefined = startPacer([a]);
   try {
     const config = (name: string): string => {
       const file = join(dir, `${name}.yaml`);
@@ -101,30 +98,46 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
       });
     }
     receiver.requests.length = 0;
-    const seen = () => receiver.requests.map((r) => JSON.parse(r.body) as { alert_type: string; alert_event: string });
-    const has = (type: string, event: string) => seen().some((x) => x.alert_type === type && x.alert_event === event);
+    interface Seen {
+      id: string;
+      alert_type: string;
+      alert_event: string;
+      alert_correlation_id: string;
+      data: { block_number?: number };
+    }
+    const seen = (): Seen[] =>
+      receiver.requests.map((r) => ({ ...(JSON.parse(r.body) as Seen), id: String(r.headers['webhook-id']) }));
+    const alert = (type: string, event: string, block: number) =>
+      seen().find((x) => x.alert_type === type && x.alert_event === event && x.data.block_number === block);
 
-    for (let i = 0; i < 5; i++) await rpc(a, 'evm_mine');
-    await waitFor(() => has('switchyard_head_stall_alert', 'ALERT_STATE_EVENT_START'), 'the stall START', 30_000);
+    await pacer.stop();
+    pacer = undefined;
+    const rest = await height(a);
+    const start = await waitFor(
+      () => alert('switchyard_head_stall_alert', 'ALERT_STATE_EVENT_START', rest),
+      `the stall START at ${rest}`,
+      30_000,
+    );
     await rpc(a, 'evm_mine');
     await rpc(a, 'evm_mine');
-    await waitFor(() => has('switchyard_head_stall_alert', 'ALERT_STATE_EVENT_END'), 'the stall END', 30_000);
-    // The head rests at 7: both detectors see a new stall begin there (their trackers hold block 7).
+    const end = await waitFor(
+      () => alert('switchyard_head_stall_alert', 'ALERT_STATE_EVENT_END', rest + 2),
+      'the stall END',
+      30_000,
+    );
+    assert.equal(end.alert_correlation_id, start.alert_correlation_id);
+    // The head rests at H + 2: both detectors see a new stall begin there (their trackers hold it).
     for (const child of processes) {
       await child.waitForLog(
-        (line) => line.msg === 'chain incident started: head_stall' && line.block_number === 7,
+        (line) => line.msg === 'chain incident started: head_stall' && line.block_number === rest + 2,
         30_000,
       );
     }
     await rpc(a, 'anvil_reorg', [3, []]);
-    await waitFor(() => has('switchyard_reorg_alert', 'ALERT_STATE_EVENT_START'), 'the reorg alert', 30_000).catch(
-      (err) => {
-        for (const child of processes)
-          console.error(
-            JSON.stringify(child.logs.filter((l) => /reorg|incident|fail|error/i.test(String(l.msg))).slice(-10)),
-          );
-        throw err;
-      },
+    const reorg = await waitFor(
+      () => alert('switchyard_reorg_alert', 'ALERT_STATE_EVENT_START', rest),
+      'the reorg alert',
+      30_000,
     );
 
     // Both processes saw every change: each detector logged the stall and the reorg.
@@ -132,8 +145,12 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
       await child.waitForLog((line) => line.msg === 'chain incident: reorg', 30_000);
       assert.ok(child.logs.some((line) => line.msg === 'chain incident started: head_stall'));
     }
+    const second = await waitFor(
+      () => alert('switchyard_head_stall_alert', 'ALERT_STATE_EVENT_START', rest + 2),
+      `the second stall START at ${rest + 2}`,
+      30_000,
+    );
     // Time for a duplicate to show: both processes dispatch and send within a second (500 ms polls).
-    const before = receiver.requests.length;
     await rpc(a, 'evm_mine'); // one more head, so both detectors have certainly run past the reorg
     await waitFor(
       async () =>
@@ -141,26 +158,63 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
       'every delivery sent',
       30_000,
     );
-    const incidents = await db.selectFrom('chain_incidents').selectAll().execute();
+    const incidents = (await db.selectFrom('chain_incidents').selectAll().execute()).map((row) => ({
+      ...row,
+      block: (JSON.parse(row.data) as { block_number?: number }).block_number,
+    }));
+    const rowOf = (kind: string, block: number) => incidents.filter((row) => row.kind === kind && row.block === block);
     assert.deepEqual(
-      incidents.map((row) => row.kind).sort(),
-      ['head_stall', 'head_stall', 'reorg'],
-      'one row per incident (the second stall: the head rested at 7 before the reorg)',
+      rowOf('head_stall', rest).map((row) => [row.id, row.status]),
+      [[start.alert_correlation_id, 'closed']],
+      'the stall at H: one row, closed',
+    );
+    assert.deepEqual(
+      rowOf('head_stall', rest + 2).map((row) => [row.id, row.status]),
+      [[second.alert_correlation_id, 'open']],
+      'the stall at H + 2 (the head rested there before the reorg): one row, open',
+    );
+    assert.deepEqual(
+      rowOf('reorg', rest).map((row) => row.id),
+      [reorg.alert_correlation_id],
+      'the reorg: one row',
+    );
+    const ours = new Set([start.alert_correlation_id, second.alert_correlation_id, reorg.alert_correlation_id]);
+    for (const other of incidents.filter((row) => !ours.has(row.id))) {
+      assert.equal(other.kind, 'head_stall', 'another incident can only be a head stall');
+      assert.ok(other.block !== undefined && other.block < rest, 'one that began before the chain rested at H');
+      t.diagnostic(`another head stall (the chain rested over 2 s during the setup) at ${other.block}`);
+    }
+    assert.equal(
+      new Set(incidents.map((row) => `${row.kind} ${row.block}`)).size,
+      incidents.length,
+      'no incident recorded twice',
     );
     const deliveries = await db.selectFrom('notification_deliveries').selectAll().execute();
-    assert.equal(deliveries.length, 4, 'START, END, the second START and the reorg: one delivery each');
-    assert.equal(receiver.requests.length, before);
+    const deliveriesOf = (id: string, event: 'start' | 'end') =>
+      deliveries.filter((d) => d.dedupe_key.startsWith(`incident:${id}:${event}:`)).length;
     assert.deepEqual(
-      seen().map((x) => `${x.alert_type} ${x.alert_event}`),
       [
-        'switchyard_head_stall_alert ALERT_STATE_EVENT_START',
-        'switchyard_head_stall_alert ALERT_STATE_EVENT_END',
-        'switchyard_head_stall_alert ALERT_STATE_EVENT_START',
-        'switchyard_reorg_alert ALERT_STATE_EVENT_START',
+        deliveriesOf(start.alert_correlation_id, 'start'),
+        deliveriesOf(start.alert_correlation_id, 'end'),
+        deliveriesOf(second.alert_correlation_id, 'start'),
+        deliveriesOf(reorg.alert_correlation_id, 'start'),
       ],
+      [1, 1, 1, 1],
+      'START, END, the second START and the reorg: one delivery each',
     );
-    assert.equal(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size, 4);
+    assert.equal(
+      new Set(deliveries.map((d) => d.message_id)).size,
+      deliveries.length,
+      'one delivery per alert, whichever process dispatched it',
+    );
+    const requests = seen();
+    assert.equal(new Set(requests.map((x) => x.id)).size, requests.length, 'each alert sent once');
+    assert.equal(requests.length, deliveries.length, 'a request per delivery, no more');
+  } catch (err) {
+    console.error(describeRun(processes, receiver));
+    throw err;
   } finally {
+    await pacer?.stop();
     for (const child of processes) child.kill('SIGTERM');
     for (const child of processes) await child.waitForExit(30_000).catch(() => child.kill('SIGKILL'));
     await store?.close();
