@@ -47,32 +47,24 @@ export function matchBatch(
 ): Array<BatchElementAnswer | undefined> | undefined {
   const expected = ids.filter((id) => id !== undefined).length;
   if (expected === 0) return ids.map(() => undefined);
-  const scanned = scanJson(body);
+  // One scan finds the elements and their members (offsets inside each element).
+  const scanned = scanJson(body, 0, body.length, true);
   if (scanned === undefined || scanned.kind !== 'array') return undefined;
   const byId = new Map<string, BatchElementAnswer>();
-  for (const element of scanned.elements) {
-    if (element.kind !== 'object') continue;
-    const object = scanJson(body, element.start, element.end);
-    if (object === undefined) continue;
+  scanned.elements.forEach((element, index) => {
+    const members = scanned.elementMembers?.[index];
+    if (members === undefined) return;
     let id: { start: number; end: number } | undefined;
     let outcome: MemberSpan | undefined;
-    for (const member of object.members) {
+    for (const member of members) {
       if (member.key === 'id') id = member.value;
       else if (member.key === 'result' || member.key === 'error') outcome = member;
     }
-    if (id === undefined || outcome === undefined) continue;
-    const key = body.toString('latin1', id.start, id.end);
-    if (byId.has(key)) continue;
-    const { value } = outcome;
-    byId.set(key, {
-      body: body.subarray(element.start, element.end),
-      id: { start: id.start - element.start, end: id.end - element.start },
-      outcome: {
-        key: outcome.key,
-        value: { kind: value.kind, start: value.start - element.start, end: value.end - element.start },
-      },
-    });
-  }
+    if (id === undefined || outcome === undefined) return;
+    const key = body.toString('latin1', element.start + id.start, element.start + id.end);
+    if (byId.has(key)) return;
+    byId.set(key, { body: body.subarray(element.start, element.end), id, outcome });
+  });
   let found = 0;
   const answers = ids.map((id) => {
     const answer = id === undefined ? undefined : byId.get(id);
