@@ -170,14 +170,16 @@ const KNOWN_KEYS: ReadonlyArray<{ key: string; bytes: Uint8Array }> = [
   'error',
 ].map((key) => ({ key, bytes: Buffer.from(key) }));
 
+/** KNOWN_KEYS by length and first byte (`length * 256 + byte`): one lookup instead of trying each. */
+const KNOWN_BY_HEAD = new Map(
+  KNOWN_KEYS.map((known) => [known.bytes.length * 256 + (known.bytes[0] as number), known]),
+);
+
 function knownKey(buf: Uint8Array, from: number, length: number): string | undefined {
-  for (const known of KNOWN_KEYS) {
-    if (known.bytes.length !== length) continue;
-    let j = 0;
-    while (j < length && buf[from + j] === known.bytes[j]) j += 1;
-    if (j === length) return known.key;
-  }
-  return undefined;
+  const known = KNOWN_BY_HEAD.get(length * 256 + (buf[from] as number));
+  if (known === undefined) return undefined;
+  for (let j = 1; j < length; j += 1) if (buf[from + j] !== known.bytes[j]) return undefined;
+  return known.key;
 }
 
 function decodeKey(buf: Uint8Array, start: number, end: number): string {

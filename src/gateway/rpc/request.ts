@@ -143,7 +143,8 @@ function parseElement(
 
   if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
   // Without duplicates, `decoded` holds exactly the members found above.
-  const versionText = decoded === undefined && version?.kind === 'string' ? stringValue(raw, version) : decoded?.jsonrpc;
+  const versionText =
+    decoded === undefined && version?.kind === 'string' ? stringValue(raw, version) : decoded?.jsonrpc;
   if (version === undefined || version.kind !== 'string' || versionText !== '2.0') {
     return invalid('"jsonrpc" must be the string "2.0"', inBatch, idBytes);
   }

@@ -35,22 +35,26 @@ export function batchWire(calls: readonly RpcCall[], ids: readonly (string | und
   return Buffer.concat(parts);
 }
 
+/** The origin's answers to an upstream batch, per call (matchBatch). */
+export interface MatchedBatch {
+  readonly answers: Array<BatchElementAnswer | undefined>;
+  /** The array holds exactly one answer per call, in call order, and nothing else. */
+  readonly inOrder: boolean;
+}
+
 /**
- * The origin's answers matched to our ids, in call order (undefined where the array has no answer —
- * with `result` or `error` — carrying that id, and for notifications). Returns undefined when the body
- * is not a JSON array, or when it answers none of the calls that have an id: the origin failed as a
- * whole. An array answering only some calls is accepted; the rest go out again one by one.
+ * The origin's answers matched to the ids sent, in call order (undefined where the array has no
+ * answer — with `result` or `error` — carrying that id, and for notifications). Returns undefined when
+ * the body is not a JSON array, or when it answers none of the calls that have an id: the origin failed
+ * as a whole. An array answering only some calls is accepted; the rest go out again one by one.
  */
-export function matchBatch(
-  body: Buffer,
-  ids: readonly (string | undefined)[],
-): Array<BatchElementAnswer | undefined> | undefined {
+export function matchBatch(body: Buffer, ids: readonly (string | undefined)[]): MatchedBatch | undefined {
   const expected = ids.filter((id) => id !== undefined).length;
-  if (expected === 0) return ids.map(() => undefined);
+  if (expected === 0) return { answers: ids.map(() => undefined), inOrder: false };
   // One scan finds the elements and their members (offsets inside each element).
   const scanned = scanJson(body, 0, body.length, true);
   if (scanned === undefined || scanned.kind !== 'array') return undefined;
-  const byId = new Map<string, BatchElementAnswer>();
+  const byId = new Map<string, { answer: BatchElementAnswer; index: number }>();
   scanned.elements.forEach((element, index) => {
     const members = scanned.elementMembers?.[index];
     if (members === undefined) return;
@@ -63,13 +67,19 @@ export function matchBatch(
     if (id === undefined || outcome === undefined) return;
     const key = body.toString('latin1', element.start + id.start, element.start + id.end);
     if (byId.has(key)) return;
-    byId.set(key, { body: body.subarray(element.start, element.end), id, outcome });
+    byId.set(key, { answer: { body: body.subarray(element.start, element.end), id, outcome }, index });
   });
   let found = 0;
-  const answers = ids.map((id) => {
-    const answer = id === undefined ? undefined : byId.get(id);
-    if (answer !== undefined) found += 1;
-    return answer;
+  let inOrder = scanned.elements.length === ids.length;
+  const answers = ids.map((id, k) => {
+    const match = id === undefined ? undefined : byId.get(id);
+    if (match === undefined) {
+      inOrder = false;
+      return undefined;
+    }
+    if (match.index !== k) inOrder = false;
+    found += 1;
+    return match.answer;
   });
-  return found === 0 ? undefined : answers;
+  return found === 0 ? undefined : { answers, inOrder };
 }

@@ -15,7 +15,14 @@
  */
 import type { Logger } from '../../../log.js';
 import type { MetricsRegistry } from '../../../metrics/registry.js';
-import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../../rpc/forwarder.js';
+import type {
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  Forwarder,
+  UpstreamReply,
+  UpstreamRequest,
+} from '../../rpc/forwarder.js';
 import type { RpcCall } from '../../rpc/request.js';
 import { type ChainBlocks, finalityFromChain } from './chain-finality.js';
 import type { FinalityTracker } from './finality.js';
@@ -78,21 +85,24 @@ export class CachingForwarder implements Forwarder {
    * A batch's read-only calls: the cacheable ones are left to the handler's per-call path (undefined:
    * hits, coalescing and storing as for single calls); the rest go to the origins as one batch.
    */
-  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+  async forwardBatch(request: BatchRequest): Promise<BatchResult> {
     const inner = this.#inner.forwardBatch?.bind(this.#inner);
     const outcomes: BatchOutcome[] = request.calls.map(() => undefined);
-    if (inner === undefined) return outcomes;
+    if (inner === undefined) return { outcomes };
     const rest: number[] = [];
     request.calls.forEach((call, i) => {
       if (call.id === undefined || this.cache.plan(request.network, call.method, call.params) === undefined)
         rest.push(i);
     });
-    if (rest.length === 0) return outcomes;
-    const answered = await inner({ ...request, calls: rest.map((i) => request.calls[i] as RpcCall) });
+    if (rest.length === request.calls.length) return inner(request);
+    if (rest.length === 0) return { outcomes };
+    // Only some calls go upstream: the client's body cannot go as it is.
+    const calls = rest.map((i) => request.calls[i] as RpcCall);
+    const answered = await inner({ ...request, calls, asIs: undefined });
     rest.forEach((index, k) => {
-      outcomes[index] = answered[k];
+      outcomes[index] = answered.outcomes[k];
     });
-    return outcomes;
+    return { outcomes };
   }
 
   close(): void {
