@@ -278,7 +278,8 @@ export class RpcHandler {
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
         if ('sent' in outcome || call.id === undefined) return undefined;
-        return { body: splice(outcome.reply, call), failed: outcome.reply.outcome?.key === 'error' };
+        const { reply } = outcome;
+        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed: reply.outcome?.key === 'error' };
       }),
     );
     if (context.key !== undefined) {

@@ -18,21 +18,31 @@ export interface BatchElementAnswer {
   readonly outcome: MemberSpan;
 }
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
 /** `[call, call, …]` with each call's id replaced by ours (notifications, `undefined` ids, unchanged). */
 export function batchWire(calls: readonly RpcCall[], ids: readonly (string | undefined)[]): Buffer {
-  const parts: Buffer[] = [OPEN];
+  let length = calls.length + 1; // brackets and commas
   calls.forEach((call, i) => {
-    if (i > 0) parts.push(COMMA);
     const id = ids[i];
-    if (call.id === undefined || id === undefined) parts.push(call.raw);
-    else parts.push(call.raw.subarray(0, call.id.start), Buffer.from(id), call.raw.subarray(call.id.end));
+    length += call.raw.length;
+    if (call.id !== undefined && id !== undefined) length += id.length - (call.id.end - call.id.start);
   });
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  out[at++] = 0x5b; // [
+  calls.forEach((call, i) => {
+    if (i > 0) out[at++] = 0x2c; // ,
+    const id = ids[i];
+    const { raw } = call;
+    if (call.id === undefined || id === undefined) {
+      at += raw.copy(out, at);
+      return;
+    }
+    at += raw.copy(out, at, 0, call.id.start);
+    at += out.write(id, at, 'latin1');
+    at += raw.copy(out, at, call.id.end);
+  });
+  out[at] = 0x5d; // ]
+  return out;
 }
 
 /** The origin's answers to an upstream batch, per call (matchBatch). */
