@@ -8,7 +8,8 @@
  * shuffled order (raw bytes, never re-serialised). Single bodies: the chain tracker's head polls and
  * writes pass through; other single reads are answered HTTP 502 with probability 0.25, so a call the
  * gateway fetches again on its own after a dropped element sometimes has to come from the next origin.
- * The draws come from a mulberry32 stream (`reseed`); `stats` counts what happened.
+ * The draws come from a mulberry32 stream (`reseed`); `stats` counts what happened. With
+ * `lossy: false` it only forwards and counts (to show that batches went upstream as batches).
  */
 import { fromChainTracker, startHttpServer, type TestServer } from '../helpers/http.js';
 import { rawElements } from '../helpers/raw-json.js';
@@ -34,7 +35,7 @@ export interface DroppingOrigin {
 
 const WRITE = /"method"\s*:\s*"eth_send(Raw)?Transaction"/;
 
-export async function startDroppingOrigin(target: string): Promise<DroppingOrigin> {
+export async function startDroppingOrigin(target: string, { lossy = true } = {}): Promise<DroppingOrigin> {
   let rng = new Rng(1);
   const stats: DroppingStats = { batches: 0, dropped: 0, wholeFailures: 0, singles: 0, singleFailures: 0 };
   const forward = async (body: string): Promise<string> => {
@@ -49,6 +50,7 @@ export async function startDroppingOrigin(target: string): Promise<DroppingOrigi
     };
     if (body.trimStart().startsWith('[')) {
       stats.batches += 1;
+      if (!lossy) return void res.end(await forward(body));
       const roll = rng.next();
       if (roll < 0.15) {
         stats.wholeFailures += 1;
@@ -68,7 +70,7 @@ export async function startDroppingOrigin(target: string): Promise<DroppingOrigi
     }
     if (!fromChainTracker(body)) {
       stats.singles += 1;
-      if (!WRITE.test(body) && rng.chance(0.25)) {
+      if (lossy && !WRITE.test(body) && rng.chance(0.25)) {
         stats.singleFailures += 1;
         return fail();
       }
