@@ -11,45 +11,16 @@
  *   write     eth_sendRawTransaction of fresh and failing signed transactions, eth_sendTransaction.
  * Ids: small numbers and strings, duplicates within the batch, notifications (no id), and odd ids kept
  * byte for byte (30-digit numbers, 1e400, -0, fractions, long strings with escapes, null). Members come
- * in random order with random whitespace. Everything is drawn from one mulberry32 stream, so a seed
- * names the exact bytes of every batch of a run.
+ * in random order with random whitespace. Everything is drawn from one mulberry32 stream
+ * (test/helpers/seeded-rng.ts), so a seed names the exact bytes of every batch of a run.
  *
  * Reads never use the `pending` tag, and transactions are looked up only after both nodes have them
  * (`pendingHashes`): the answers of the one-at-a-time node must not depend on the order of the calls.
  */
 import { STANDARD_METHODS } from '../../src/gateway/rpc/methods.js';
+import { Rng } from '../helpers/seeded-rng.js';
 import type { BatchChain } from './batch-chain.js';
-
-/** mulberry32: a 32-bit state, a uniform float in [0, 1) per call. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-export class Rng {
-  readonly #next: () => number;
-  constructor(seed: number) {
-    this.#next = mulberry32(seed);
-  }
-  next(): number {
-    return this.#next();
-  }
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.#next() * n);
-  }
-  chance(p: number): boolean {
-    return this.#next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)] as T;
-  }
-}
+import { longNumberId, longStringId, ODD_IDS } from './batch-ids.js';
 
 export type Kind = 'read' | 'cached' | 'filter' | 'invalid' | 'refused' | 'params' | 'write' | 'notification';
 
@@ -82,54 +53,14 @@ const TAGS = ['latest', 'earliest', 'safe', 'finalized'];
 const UNKNOWN_HASH = `0x${'ab'.repeat(32)}`;
 const STRANGER = '0x00000000000000000000000000000000000000aa';
 
-const ODD_IDS = [
-  '123456789012345678901234567890',
-  '18446744073709551616',
-  '9007199254740993',
-  '1e400',
-  '-1e400',
-  '1E+2',
-  '-0',
-  '0',
-  '-7',
-  '0.5',
-  '-2.5e-3',
-  'null',
-  '""',
-  '"é"',
-  '"\\u0000"',
-  '"a\\"b\\\\c\\/d\\n\\t\\u00e9\\ud83d\\ude00"',
-  '"1"',
-];
-const STRING_PIECES = [
-  'a',
-  'Z',
-  '9',
-  ' ',
-  '\\"',
-  '\\\\',
-  '\\/',
-  '\\n',
-  '\\r',
-  '\\u00e9',
-  '\\ud83d\\ude00',
-  'é',
-  '€',
-  '-',
-];
-
 const q = (value: string): string => JSON.stringify(value);
 const hex = (n: number): string => `0x${n.toString(16)}`;
 
 export class BatchGenerator {
   readonly #rng: Rng;
   readonly #chain: BatchChain;
+  /** The last small id handed out (ids 1, 2, … of this run). */
   #counter = 0;
-  /** The next small id of this run (1, 2, …). */
-  #nextId(): number {
-    this.#counter += 1;
-    return this.#counter;
-  }
   /** Fresh writes handed out so far (each goes to each node once, then answers "already imported"). */
   #nextFresh = 0;
   /** Hashes of writes both nodes have (BatchOptions.pendingHashes of the batch being made). */
@@ -146,6 +77,11 @@ export class BatchGenerator {
 
   get rng(): Rng {
     return this.#rng;
+  }
+
+  #nextId(): number {
+    this.#counter += 1;
+    return this.#counter;
   }
 
   batch(options: BatchOptions): GenElement[] {
@@ -188,31 +124,12 @@ export class BatchGenerator {
     if (roll < 0.08) return undefined;
     if (roll < 0.2 && ids.length > 0) id = rng.pick(ids);
     else if (roll < 0.35) id = rng.pick(ODD_IDS);
-    else if (roll < 0.4) id = this.#longNumber();
-    else if (roll < 0.45) id = this.#longString();
+    else if (roll < 0.4) id = longNumberId(rng);
+    else if (roll < 0.45) id = longStringId(rng);
     else if (roll < 0.75) id = String(this.#nextId());
     else id = q(`r-${this.#nextId()}`);
     ids.push(id);
     return id;
-  }
-
-  #longNumber(): string {
-    const rng = this.#rng;
-    let digits = String(1 + rng.int(9));
-    const length = 15 + rng.int(60);
-    while (digits.length < length) digits += String(rng.int(10));
-    const sign = rng.chance(0.3) ? '-' : '';
-    const fraction = rng.chance(0.3) ? `.${rng.int(1000)}` : '';
-    const exponent = rng.chance(0.3) ? `e${rng.pick(['', '+', '-'])}${rng.int(500)}` : '';
-    return `${sign}${digits}${fraction}${exponent}`;
-  }
-
-  #longString(): string {
-    const rng = this.#rng;
-    const length = 1 + rng.int(rng.chance(0.2) ? 400 : 30);
-    let text = '';
-    for (let i = 0; i < length; i += 1) text += rng.pick(STRING_PIECES);
-    return `"${text}"`;
   }
 
   /** A call object's text: members (raw values) in random order, random whitespace. */

@@ -13,7 +13,7 @@
  */
 import { fromChainTracker, startHttpServer, type TestServer } from '../helpers/http.js';
 import { rawElements } from '../helpers/raw-json.js';
-import { Rng } from './batch-generator.js';
+import { Rng } from '../helpers/seeded-rng.js';
 
 export interface DroppingStats {
   batches: number;
