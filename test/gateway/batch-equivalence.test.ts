@@ -245,7 +245,12 @@ async function withCacheUse(app: TestApp, work: () => Promise<void>): Promise<vo
  */
 const CHECK_COVERAGE = ROUNDS >= 20;
 
-function assertCoverage(tally: Tally): void {
+function assertCoverage(tally: Tally, diagnostic: (message: string) => void): void {
+  const errors = [...tally.errors].map(([code, n]) => `${code}×${n}`).join(' ');
+  diagnostic(
+    `${tally.elements} elements: ${tally.results} results, errors ${errors}, ${tally.notifications} notifications, ` +
+      `${tally.writes} writes, ${tally.allNotificationBatches} batches of notifications only`,
+  );
   if (!CHECK_COVERAGE) return;
   assert.ok(tally.allNotificationBatches > 0, 'some batches of notifications only');
   assert.ok(tally.results > 0, 'some calls answered a result');
@@ -258,18 +263,22 @@ function assertCoverage(tally: Tally): void {
 
 describe('a batch answers what its calls answer one at a time', () => {
   for (const seed of PLAIN_SEEDS) {
-    test(`seed ${seed}: ${ROUNDS} mixed batches through one origin`, async () => {
+    test(`seed ${seed}: ${ROUNDS} mixed batches through one origin`, async (t) => {
       const batches = counting.stats.batches;
-      await withCacheUse(batched, async () => assertCoverage(await runSeed('one origin', seed, batched)));
+      await withCacheUse(batched, async () =>
+        assertCoverage(await runSeed('one origin', seed, batched), (m) => t.diagnostic(m)),
+      );
       assert.ok(!CHECK_COVERAGE || counting.stats.batches > batches, 'read-only calls went upstream as batches');
     });
   }
 
   for (const seed of DROP_SEEDS) {
-    test(`seed ${seed}: ${ROUNDS} mixed batches through an origin that drops answers, with the next origin filling in`, async () => {
+    test(`seed ${seed}: ${ROUNDS} mixed batches through an origin that drops answers, with the next origin filling in`, async (t) => {
       dropping.reseed(seed);
       const before = { ...dropping.stats };
-      await withCacheUse(droppingApp, async () => assertCoverage(await runSeed('dropping origin', seed, droppingApp)));
+      await withCacheUse(droppingApp, async () =>
+        assertCoverage(await runSeed('dropping origin', seed, droppingApp), (m) => t.diagnostic(m)),
+      );
       if (!CHECK_COVERAGE) return;
       const stats = dropping.stats;
       assert.ok(stats.dropped > before.dropped, 'the origin dropped answer elements');

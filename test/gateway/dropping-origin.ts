@@ -8,7 +8,9 @@
  * shuffled order (raw bytes, never re-serialised). Single bodies: the chain tracker's head polls and
  * writes pass through; other single reads are answered HTTP 502 with probability 0.25, so a call the
  * gateway fetches again on its own after a dropped element sometimes has to come from the next origin.
- * The draws come from a mulberry32 stream (`reseed`); `stats` counts what happened. With
+ * After each `reseed` the first batch is answered 502, the second `[]`, the third loses its first
+ * answer element and the first single read is answered 502, so every kind of loss happens in a run
+ * whatever the draws. The draws come from a mulberry32 stream; `stats` counts what happened. With
  * `lossy: false` it only forwards and counts (to show that batches went upstream as batches).
  */
 import { fromChainTracker, startHttpServer, type TestServer } from '../helpers/http.js';
@@ -37,6 +39,9 @@ const WRITE = /"method"\s*:\s*"eth_send(Raw)?Transaction"/;
 
 export async function startDroppingOrigin(target: string, { lossy = true } = {}): Promise<DroppingOrigin> {
   let rng = new Rng(1);
+  /** Batches and single reads seen since the last reseed. */
+  let batchesSinceSeed = 0;
+  let readsSinceSeed = 0;
   const stats: DroppingStats = { batches: 0, dropped: 0, wholeFailures: 0, singles: 0, singleFailures: 0 };
   const forward = async (body: string): Promise<string> => {
     const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -51,14 +56,15 @@ export async function startDroppingOrigin(target: string, { lossy = true } = {})
     if (body.trimStart().startsWith('[')) {
       stats.batches += 1;
       if (!lossy) return void res.end(await forward(body));
-      const roll = rng.next();
+      batchesSinceSeed += 1;
+      const roll = batchesSinceSeed === 1 ? 0 : batchesSinceSeed === 2 ? 0.12 : rng.next();
       if (roll < 0.15) {
         stats.wholeFailures += 1;
         if (roll < 0.1) return fail();
         return void res.end('[]');
       }
-      const kept = rawElements(await forward(body)).filter(() => {
-        const drop = rng.chance(0.3);
+      const kept = rawElements(await forward(body)).filter((_, i) => {
+        const drop = rng.chance(0.3) || (batchesSinceSeed === 3 && i === 0);
         if (drop) stats.dropped += 1;
         return !drop;
       });
@@ -70,7 +76,9 @@ export async function startDroppingOrigin(target: string, { lossy = true } = {})
     }
     if (!fromChainTracker(body)) {
       stats.singles += 1;
-      if (lossy && !WRITE.test(body) && rng.chance(0.25)) {
+      const read = lossy && !WRITE.test(body);
+      if (read) readsSinceSeed += 1;
+      if (read && (rng.chance(0.25) || readsSinceSeed === 1)) {
         stats.singleFailures += 1;
         return fail();
       }
@@ -82,6 +90,8 @@ export async function startDroppingOrigin(target: string, { lossy = true } = {})
     stats,
     reseed: (seed) => {
       rng = new Rng(seed);
+      batchesSinceSeed = 0;
+      readsSinceSeed = 0;
     },
     close: () => server.close(),
   };
