@@ -2,7 +2,8 @@
  * One benchmark run, start to finish: find (or install) nginx and wrk, start the upstream nginx, the
  * reference nginx proxy, Switchyard (spawned CLI), optionally anvil, and — when the fan-out leg is
  * selected — the fan-out process (its origin must be in Switchyard's config), run every leg one after
- * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`.
+ * another, stop everything by PID, and write `<out>/<date>.json` plus `<out>/<date>.md`. The management
+ * leg (`mgmt`, last) starts and stops its own Switchyard and fleet of origins (mgmt-leg.ts).
  *
  * Legs whose prerequisites are missing are recorded as `skipped` with the reason (only allowed in
  * `--quick`; a full run refuses to start without its tools). A leg whose answer is wrong or which saw
@@ -21,6 +22,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Child } from './child.js';
 import { type LegPlan, type LegResult, runLeg, type Scenario, skippedLeg, type Target } from './legs.js';
+import { mgmtPlan, runMgmtLeg } from './mgmt-leg.js';
 import { Nginx, proxyConfig, upstreamConfig } from './nginx.js';
 import type { BenchOptions } from './options.js';
 import { batch, cacheable, type Exchange, largeLogs, RESULTS, single } from './payloads.js';
@@ -37,6 +39,12 @@ export interface BenchOutcome {
   failed: boolean;
 }
 
+/** How Switchyard runs in this run: said in the report; the compiled CLI also serves the mgmt leg's own instance. */
+interface Runtime {
+  value: string;
+  compiledCli?: string;
+}
+
 interface Running {
   upstream?: Nginx;
   proxy?: Nginx;
@@ -48,7 +56,7 @@ interface Running {
 }
 
 /** The scenarios wrk drives over HTTP against the nginx upstream. */
-type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout'>;
+type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout' | 'mgmt'>;
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
@@ -76,6 +84,8 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   // Last, so they leave the legs before them as they were (ws-legs.ts).
   ['wsread', ['switchyard']],
   ['wsfanout', ['switchyard']],
+  // Its own Switchyard and fleet of origins, started and stopped within the leg (mgmt-leg.ts).
+  ['mgmt', ['switchyard']],
 ];
 
 function selected(id: string, options: BenchOptions): boolean {
@@ -102,7 +112,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   };
   const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const running: Running = {};
-  const runtime = { value: 'not started' };
+  const runtime: Runtime = { value: 'not started' };
   const distDir = join(REPO_ROOT, '.tmp', `bench-dist-${process.pid}`);
   const legs: LegResult[] = [];
   let pairs = 0; // scenarios whose Switchyard leg ran with both worker counts, for the alternating order
@@ -111,7 +121,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     for (const [scenario, targets] of LEG_ORDER) {
       const runs: Array<[Target, number | undefined]> = [];
       for (const target of targets) {
-        const isWs = scenario === 'wsread' || scenario === 'wsfanout';
+        const isWs = scenario === 'wsread' || scenario === 'wsfanout' || scenario === 'mgmt';
         if (target !== 'switchyard' || options.workers === undefined || isWs) {
           runs.push([target, undefined]);
           continue;
@@ -129,6 +139,12 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         if (!selected(id, options)) continue;
         if (scenario === 'wsread' || scenario === 'wsfanout') {
           legs.push(await runWsLeg(id, scenario, options, running, log));
+          continue;
+        }
+        if (scenario === 'mgmt') {
+          const result = await runMgmtLeg(mgmtPlan(id, options, workDir, runtime.compiledCli, log));
+          log(`bench: ${id}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
+          legs.push(result);
           continue;
         }
         const plan = await planLeg(id, scenario, target, options, exchanges, running, workers);
@@ -196,6 +212,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       ws_inflight: options.wsInflight,
       ws_fanout_connections: options.wsConnections,
       ws_fanout_heads: options.wsHeads,
+      mgmt_pools: options.mgmtPools,
+      mgmt_window_seconds: options.mgmtSeconds,
       switchyard_runtime: runtime.value,
       workers: options.workers ?? 1,
       ...(options.workers === undefined ? {} : { workers_first: options.workersFirst }),
@@ -225,7 +243,7 @@ async function startServers(
   distDir: string,
   running: Running,
   notes: string[],
-  runtime: { value: string },
+  runtime: Runtime,
   log: (line: string) => void,
 ): Promise<void> {
   if (tools.nginx !== undefined) {
@@ -270,6 +288,7 @@ async function startServers(
       if (compiledCli === undefined) notes.push('building Switchyard failed: its legs ran from the sources under tsx');
     }
     runtime.value = compiledCli === undefined ? 'sources under tsx' : 'compiled (tsconfig.build.json)';
+    if (compiledCli !== undefined) runtime.compiledCli = compiledCli;
     const up = `http://127.0.0.1:${running.upstream.port}`;
     const routes: Routes = {};
     for (const route of Object.values(ROUTE)) routes[route.network] = `${up}${route.origin}`;
@@ -372,6 +391,7 @@ async function planLeg(
     };
   }
   if (scenario === 'wsread' || scenario === 'wsfanout') return 'driven by ws-legs.ts';
+  if (scenario === 'mgmt') return 'driven by mgmt-leg.ts';
   if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
   const exchange = exchanges[scenario];
   const route = ROUTE[scenario];
@@ -402,7 +422,7 @@ function placeholder(
   exchanges: Record<HttpScenario, Exchange>,
 ): Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'> {
   const exchange =
-    scenario === 'anvil' || scenario === 'wsread' || scenario === 'wsfanout'
+    scenario === 'anvil' || scenario === 'wsread' || scenario === 'wsfanout' || scenario === 'mgmt'
       ? { request: single.request, response: '' }
       : exchanges[scenario];
   return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };

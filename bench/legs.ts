@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MgmtFigures } from './mgmt-figures.js';
 import type { Exchange } from './payloads.js';
 import {
   cpuSample,
@@ -21,7 +22,16 @@ import {
 import { runWrk, type WrkResult } from './wrk.js';
 import type { FanoutFigures } from './ws-fanout-leg.js';
 
-export type Scenario = 'single' | 'light' | 'cached' | 'batch100' | 'large10mb' | 'anvil' | 'wsread' | 'wsfanout';
+export type Scenario =
+  | 'single'
+  | 'light'
+  | 'cached'
+  | 'batch100'
+  | 'large10mb'
+  | 'anvil'
+  | 'wsread'
+  | 'wsfanout'
+  | 'mgmt';
 export type Target = 'direct' | 'nginx' | 'switchyard';
 
 export const SCENARIO_TITLES: Record<Scenario, string> = {
@@ -33,6 +43,7 @@ export const SCENARIO_TITLES: Record<Scenario, string> = {
   anvil: 'real anvil (eth_blockNumber)',
   wsread: 'WebSocket eth_blockNumber',
   wsfanout: 'WebSocket newHeads fan-out',
+  mgmt: 'management API',
 };
 
 export interface LegPlan {
@@ -118,6 +129,12 @@ export interface LegResult {
    * CPU per delivery; the rest is here.
    */
   fanout?: FanoutFigures;
+  /**
+   * mgmt (mgmt-leg.ts): `requests`, `latency_ms` and `rps` are the timed listings of every pool (one after
+   * another, so rps = 1000 ÷ mean ms), the rest —
+   * the monitoring window's CPU and the fleet's checks — is here.
+   */
+  mgmt?: MgmtFigures;
 }
 
 export function skippedLeg(

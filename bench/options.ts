@@ -40,6 +40,17 @@ export interface BenchOptions {
    * order alternates as always). Runs with and without it balance the order over scenarios.
    */
   workersFirst: boolean;
+  /** mgmt: pools of 10 origins each in the leg's own Switchyard (SPEC §12: 1000; --quick 100). */
+  mgmtPools: number;
+  /** mgmt: seconds of the monitoring CPU window (full 30, quick 12; at least 12 — one interval and its jitter). */
+  mgmtSeconds: number;
+  /**
+   * `--compare BEFORE.json [AFTER.json]`: print each leg's and target's change. With one file, against this
+   * run's report; with two, no run: the two files are compared.
+   */
+  compare?: { before: string; after?: string };
+  /** `--history [DIR]`: no run; print the Markdown table of the last five full runs' medians in DIR. */
+  history?: string;
 }
 
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
@@ -47,7 +58,8 @@ const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
                         [--no-install] [--no-anvil] [--out DIR] [--only ID[,ID…]] [--profile DIR]
                         [--build | --no-build] [--ws-inflight N] [--ws-connections N] [--ws-heads N]
-                        [--workers N [--workers-first]]
+                        [--workers N [--workers-first]] [--mgmt-pools N]
+                        [--mgmt-seconds N] [--compare BEFORE.json [AFTER.json]] [--history [DIR]]
   --quick        1 s legs, no warm-up, sources under tsx, and missing tools skip legs instead of failing (CI)
   --seconds N    seconds per measured leg (default 10, quick 1)
   --connections  concurrent connections for the throughput legs (default 32)
@@ -60,7 +72,13 @@ export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup 
   --ws-heads N        fan-out leg: measured heads (default 30, quick 5)
   --workers N    also run each HTTP Switchyard leg against a second Switchyard with gateway.workers: N
                  (2–256), reported beside workers: 1 with the ratio and each process's CPU
-  --workers-first  the workers: N leg runs first in the first scenario (the order alternates after it)`;
+  --workers-first  the workers: N leg runs first in the first scenario (the order alternates after it)
+  --mgmt-pools N      management leg: pools of 10 origins each (default 1000, quick 100)
+  --mgmt-seconds N    management leg: seconds of the monitoring CPU window (default 30, quick 12; at least 12)
+  --compare A [B]     print each leg's and target's change from the report A (a results .json) to this
+                      run's, or with B to B's, without running anything
+  --history [DIR]     print a Markdown table of the last five full runs' results in DIR (default
+                      bench/results) with their median, without running anything`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -78,6 +96,15 @@ export function parseOptions(argv: string[]): BenchOptions {
     wsConnections: 5_000,
     wsHeads: 30,
     workersFirst: false,
+    mgmtPools: 1000,
+    mgmtSeconds: 30,
+  };
+  let mgmtPoolsGiven = false;
+  let mgmtSecondsGiven = false;
+  /** The next argument when it is a value rather than an option (for options whose value is optional). */
+  const optionalValue = (i: number): string | undefined => {
+    const next = argv[i + 1];
+    return next === undefined || next.startsWith('--') ? undefined : next;
   };
   let wsHeadsGiven = false;
   let buildGiven = false;
@@ -155,6 +182,27 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--workers-first':
         options.workersFirst = true;
         break;
+      case '--mgmt-pools':
+        options.mgmtPools = Math.max(1, positive());
+        mgmtPoolsGiven = true;
+        break;
+      case '--mgmt-seconds':
+        options.mgmtSeconds = Math.max(12, positive());
+        mgmtSecondsGiven = true;
+        break;
+      case '--compare': {
+        const before = value();
+        const after = optionalValue(i);
+        if (after !== undefined) i++;
+        options.compare = after === undefined ? { before } : { before, after };
+        break;
+      }
+      case '--history': {
+        const dir = optionalValue(i);
+        if (dir !== undefined) i++;
+        options.history = dir ?? DEFAULT_OUT;
+        break;
+      }
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -166,6 +214,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (options.quick && !warmupGiven) options.warmupSeconds = 0;
   if (options.quick && !buildGiven) options.build = false;
   if (options.quick && !wsHeadsGiven) options.wsHeads = 5;
+  if (options.quick && !mgmtPoolsGiven) options.mgmtPools = 100;
+  if (options.quick && !mgmtSecondsGiven) options.mgmtSeconds = 12;
   if (options.connections < options.threads) options.threads = options.connections;
   options.outDir = options.outDir.startsWith('/') ? options.outDir : join(process.cwd(), options.outDir);
   return options;

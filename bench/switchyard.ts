@@ -74,11 +74,20 @@ export class SwitchyardProcess {
   readonly apiUrl: string;
   /** The inspector's port when started with one. */
   readonly inspectPort: number | undefined;
+  /** The API token made before start (`tokenAccount`), else undefined. */
+  readonly token: string | undefined;
   readonly #child: Child;
 
-  private constructor(child: Child, gatewayPort: number, apiPort: number, inspectPort: number | undefined) {
+  private constructor(
+    child: Child,
+    gatewayPort: number,
+    apiPort: number,
+    inspectPort: number | undefined,
+    token: string | undefined,
+  ) {
     this.#child = child;
     this.inspectPort = inspectPort;
+    this.token = token;
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     this.apiUrl = `http://127.0.0.1:${apiPort}`;
   }
@@ -100,6 +109,13 @@ export class SwitchyardProcess {
     workers?: number;
     /** Its own subdirectory of workDir for config and data (a second instance beside the first). */
     name?: string;
+    /** Top-level config keys set over the generated ones (the management leg's account, pools and limits). */
+    config?: Record<string, unknown>;
+    /**
+     * Before starting, make a read-write API token for this account with the CLI (`token create`, same
+     * runtime and store); it is then `token`.
+     */
+    tokenAccount?: string;
   }): Promise<SwitchyardProcess> {
     if (!SwitchyardProcess.cliAvailable()) throw new Error(`Switchyard CLI not found at ${CLI}`);
     const gatewayPort = await freePort();
@@ -118,14 +134,16 @@ export class SwitchyardProcess {
       ...optional(options),
       ...(options.workers === undefined ? {} : { workers: options.workers }),
     });
-    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    writeFileSync(configFile, JSON.stringify({ ...config, ...options.config }, null, 2));
+    const entry = options.compiledCli === undefined ? ['--import', 'tsx', CLI] : [options.compiledCli];
+    const token = options.tokenAccount === undefined ? undefined : createToken(entry, configFile, options.tokenAccount);
     const child = new Child(
       options.name ?? 'switchyard',
       process.execPath,
       [
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
         ...(options.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${options.inspectPort}`]),
-        ...(options.compiledCli === undefined ? ['--import', 'tsx', CLI] : [options.compiledCli]),
+        ...entry,
         'serve',
         '--config',
         configFile,
@@ -135,7 +153,7 @@ export class SwitchyardProcess {
         env: { ...process.env, NODE_ENV: 'production' },
       },
     );
-    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort);
+    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort, token);
     try {
       await child.waitForPort(gatewayPort, 60_000);
     } catch (err) {
@@ -157,6 +175,20 @@ export class SwitchyardProcess {
   stop(): Promise<void> {
     return this.#child.stop();
   }
+}
+
+/** `switchyard token create` on the config's store (bounded to 2 minutes); the token is stdout's last line. */
+function createToken(entry: string[], configFile: string, account: string): string {
+  const out = spawnSync(
+    process.execPath,
+    [...entry, 'token', 'create', '--account', account, '--name', 'bench', '--config', configFile],
+    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  const token = (out.stdout ?? '').trim().split('\n').at(-1) ?? '';
+  if (out.status !== 0 || token === '') {
+    throw new Error(`token create failed (${out.status}): ${`${out.stderr ?? ''}`.trim().slice(0, 500)}`);
+  }
+  return token;
 }
 
 function optional(options: { cacheMaxBytes?: number }): { cacheMaxBytes?: number } {

@@ -42,10 +42,10 @@ function runBench(args: string[], timeoutMs: number): Promise<{ code: number | n
   });
 }
 
-const SCENARIOS = ['single', 'cached', 'light', 'batch100', 'large10mb', 'anvil', 'wsread', 'wsfanout'];
+const SCENARIOS = ['single', 'cached', 'light', 'batch100', 'large10mb', 'anvil', 'wsread', 'wsfanout', 'mgmt'];
 
 test('bench --quick runs every leg and writes a well-formed JSON and Markdown report', async (t) => {
-  const run = await runBench(['--quick', '--out', out], 240_000);
+  const run = await runBench(['--quick', '--out', out], 300_000);
   assert.equal(run.code, 0, `bench exited ${run.code}\n${run.stderr.slice(-3000)}`);
 
   const files = readdirSync(out).sort();
@@ -69,6 +69,7 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
     [
       'forwarding vs nginx proxy',
       'cached vs nginx proxy forwarding',
+      'batch of 100 vs nginx proxy',
       '10 MiB pass-through RSS growth',
       'p50 added latency at light load',
       'WebSocket eth_blockNumber vs HTTP',
@@ -77,6 +78,8 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
       'workers: 2 vs workers: 1, single read',
       'workers: 2 vs workers: 1, cached read',
       'workers: 2 vs workers: 1, batch of 100',
+      'listing all pools, p50',
+      'monitoring CPU',
     ],
   );
 
@@ -100,7 +103,8 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
     // The fan-out leg counts deliveries, not requests per second (its own figures are checked below).
     if (leg.scenario !== 'wsfanout') assert.ok((leg.rps ?? 0) > 0, `${leg.id} req/s`);
     assert.ok(leg.latency_ms !== undefined && leg.latency_ms.p50 <= leg.latency_ms.p99, `${leg.id} latencies`);
-    assert.ok((leg.cpu_us_per_request ?? -1) >= 0, `${leg.id} CPU per request`);
+    // The management leg's CPU is per monitoring window, not per listing (its own figures are checked below).
+    if (leg.scenario !== 'mgmt') assert.ok((leg.cpu_us_per_request ?? -1) >= 0, `${leg.id} CPU per request`);
     assert.ok((leg.peak_rss_bytes ?? 0) > 0, `${leg.id} peak RSS`);
   }
   if (skipped.length === 0) {
@@ -112,6 +116,15 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
     assert.ok(fanout !== undefined && fanout.per_head.length === fanout.heads, 'the fan-out timed every head');
     assert.equal(fanout.connections, 5000);
     assert.ok(Number.isFinite(fanout.rss_per_idle_connection_bytes), 'RSS per idle connection');
+    // The management leg (quick: 100 pools × 10 origins) listed every pool and saw every origin checked.
+    const mgmt = ran.find((l) => l.id === 'mgmt-switchyard')?.mgmt;
+    assert.ok(mgmt !== undefined, 'the management leg ran');
+    assert.deepEqual([mgmt.pools, mgmt.origins, mgmt.list.pages], [100, 1000, 1]);
+    assert.ok(
+      mgmt.list.ms.p50 > 0 && mgmt.monitoring.min_checks_per_origin >= 1,
+      'listing timed, every origin checked',
+    );
+    assert.ok(mgmt.monitoring.cpu_share_of_core > 0 && mgmt.monitoring.checks_per_s > 0, 'monitoring measured');
     assert.deepEqual(
       report.targets.filter((x) => x.value === undefined).map((x) => x.name),
       report.targets.filter((x) => x.name.startsWith('workers: ')).map((x) => x.name),
