@@ -17,7 +17,6 @@
  * Reads never use the `pending` tag, and transactions are looked up only after both nodes have them
  * (`pendingHashes`): the answers of the one-at-a-time node must not depend on the order of the calls.
  */
-import { STANDARD_METHODS } from '../../src/gateway/rpc/methods.js';
 import { Rng } from '../helpers/seeded-rng.js';
 import type { BatchChain } from './batch-chain.js';
 import { longNumberId, longStringId, ODD_IDS } from './batch-ids.js';
@@ -66,13 +65,9 @@ export class BatchGenerator {
   /** Hashes of writes both nodes have (BatchOptions.pendingHashes of the batch being made). */
   #pendingHashes: readonly string[] = [];
 
-  /** Also make the elements that trigger known gateway bugs (SWITCHYARD_BATCH_KNOWN_BUGS=1). */
-  readonly #knownBugs: boolean;
-
-  constructor(seed: number, chain: BatchChain, knownBugs = false) {
+  constructor(seed: number, chain: BatchChain) {
     this.#rng = new Rng(seed);
     this.#chain = chain;
-    this.#knownBugs = knownBugs;
   }
 
   get rng(): Rng {
@@ -160,16 +155,9 @@ export class BatchGenerator {
   #call(kind: Kind, method: string, params: string | undefined, id: string | undefined): GenElement {
     const members = this.#members(method, params, id);
     // A member JSON-RPC does not know: the gateway passes the element's bytes on unchanged (anvil
-    // answers such a request -32600 "Invalid request"). Not on calls the response cache coalesces
-    // unless `knownBugs`: see the coalescing test in batch-equivalence.test.ts.
-    const extra = this.#rng.chance(0.05);
-    if (
-      (kind === 'read' || kind === 'cached') &&
-      extra &&
-      (this.#knownBugs || STANDARD_METHODS[method]?.cache === undefined)
-    ) {
-      members.push(['x-trace', '"t-1"']);
-    }
+    // answers such a request -32600 "Invalid request"), and keeps such calls out of the response
+    // cache (see the coalescing test in batch-equivalence.test.ts).
+    if ((kind === 'read' || kind === 'cached') && this.#rng.chance(0.05)) members.push(['x-trace', '"t-1"']);
     const text = this.#object(members);
     return { kind, text, alone: text, id };
   }

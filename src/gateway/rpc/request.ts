@@ -23,6 +23,11 @@ export interface RpcCall {
   readonly paramsSpan: ValueSpan | undefined;
   /** Parsed params (for checks only; never re-serialised, so big numbers in them are harmless). */
   readonly params: unknown;
+  /**
+   * The element has members beyond jsonrpc, id, method and params. Its bytes then say more than its
+   * method and params, so its answer is neither taken from nor shared with other calls (the cache).
+   */
+  readonly extraMembers: boolean;
 }
 
 /** One element of the body: a valid call, or the error that element answers with. */
@@ -164,6 +169,7 @@ function parseElement(
       method: methodName,
       paramsSpan: params,
       params: params === undefined ? undefined : decoded === undefined ? parseParams(raw, params) : decoded.params,
+      extraMembers: others !== undefined,
     },
   };
 }
