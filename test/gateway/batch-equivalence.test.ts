@@ -210,6 +210,8 @@ async function runSeed(setup: string, seed: number, app: TestApp): Promise<Tally
       // Batch 1 is always all notifications and batch 2 always has writes; later ones by chance.
       writes: round === 2 || rng.chance(0.25),
       allNotifications: round === 1 || rng.chance(0.04),
+      // Batch 3 (and some later ones): plain reads only, which may go upstream as the client wrote them.
+      plainReads: round === 3 || rng.chance(0.15),
       pendingHashes: [...sentFresh].map((i) => chain.freshHashes[i] as string),
     });
     await compareBatch(setup, seed, round, elements, generator.render(elements), app, tally);

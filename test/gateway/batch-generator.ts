@@ -44,6 +44,11 @@ export interface BatchOptions {
   writes: boolean;
   /** Every element a notification of a read or a refused call (the batch answers 204). */
   allNotifications: boolean;
+  /**
+   * Every element an uncached read with a fresh plain id (a small number or a short string): the
+   * batch the gateway may send upstream as the client wrote it (BatchRequest.asIs).
+   */
+  plainReads?: boolean;
   /** Hashes of fresh writes both nodes already took. */
   pendingHashes: readonly string[];
 }
@@ -100,6 +105,10 @@ export class BatchGenerator {
     if (options.allNotifications) {
       const [method, params] = rng.chance(0.7) ? this.#read() : this.#refused();
       return this.#call('notification', method, params, undefined);
+    }
+    if (options.plainReads) {
+      const id = rng.chance(0.7) ? String(this.#nextId()) : q(`r-${this.#nextId()}`);
+      return this.#call('read', ...this.#read(), id);
     }
     const roll = rng.next();
     if (options.writes && roll < 0.12) return this.#write(ids, fresh);
