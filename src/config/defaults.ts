@@ -19,7 +19,6 @@ export const DEFAULTS = {
     trusted_proxies: [] as string[], // CIDR ranges whose Forwarded / X-Forwarded-For name the client; none: the TCP peer is the client
     sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
     require_key: false, // true: a call without a key (gateway.api_keys or a gateway key) gets 401
-    semi_space_mib: 64, // V8 young generation per semi-space in gateway processes; 0 = V8's default
     workers: 1, // processes serving the gateway listener; > 1: node:cluster workers fed by the control process
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)

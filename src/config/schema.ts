@@ -85,8 +85,6 @@ const gateway = z.strictObject({
    * Processes serving the gateway listener (SPEC §11): 1 = this process; N > 1 = N workers fed by this
    * (control) process; `auto` = os.availableParallelism(). Always a number after parsing.
    */
-  /** V8's semi-space size in the processes serving the listener (young-generation.ts); 0: V8's default. */
-  semi_space_mib: z.number().int().min(0).max(1024).default(DEFAULTS.gateway.semi_space_mib),
   workers: z
     .union([z.number().int().min(1).max(256), z.literal('auto')])
     .default(DEFAULTS.gateway.workers)

@@ -80,7 +80,6 @@ import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
 import { WsMetrics } from './ws/metrics.js';
 import { WsGateway } from './ws/upgrade.js';
-import { sizeYoungGeneration } from './young-generation.js';
 
 /** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
 export interface SubscriptionDeps {
@@ -169,7 +168,6 @@ export async function serveGateway(
 ): Promise<{ readonly url: string; close(graceMs: number): Promise<void> }> {
   const { config, logger, clock, chain } = options;
   const settings = config.gateway;
-  sizeYoungGeneration(settings.semi_space_mib);
   const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
   const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const buffers = options.buffers ?? new BufferPool();
