@@ -64,32 +64,47 @@ export function matchBatch(body: Buffer, ids: readonly (string | undefined)[]): 
   // One scan finds the elements and their members (offsets inside each element).
   const scanned = scanJson(body, 0, body.length, true);
   if (scanned === undefined || scanned.kind !== 'array') return undefined;
-  const byId = new Map<string, { answer: BatchElementAnswer; index: number }>();
-  scanned.elements.forEach((element, index) => {
-    const members = scanned.elementMembers?.[index];
-    if (members === undefined) return;
-    let id: { start: number; end: number } | undefined;
-    let outcome: MemberSpan | undefined;
-    for (const member of members) {
-      if (member.key === 'id') id = member.value;
-      else if (member.key === 'result' || member.key === 'error') outcome = member;
-    }
-    if (id === undefined || outcome === undefined) return;
-    const key = body.toString('latin1', element.start + id.start, element.start + id.end);
-    if (byId.has(key)) return;
-    byId.set(key, { answer: { body: body.subarray(element.start, element.end), id, outcome }, index });
+  const found = scanned.elements.map((element, index) => elementAnswer(body, element, scanned.elementMembers?.[index]));
+  // Nodes answer in request order: element k carrying id k is checked without a string or a map.
+  if (found.length === ids.length && found.every((answer, k) => answer !== undefined && hasId(answer, ids[k]))) {
+    return { answers: found, inOrder: true };
+  }
+  const byId = new Map<string, BatchElementAnswer>();
+  for (const answer of found) {
+    if (answer === undefined) continue;
+    const key = answer.body.toString('latin1', answer.id.start, answer.id.end);
+    if (!byId.has(key)) byId.set(key, answer);
+  }
+  let matched = 0;
+  const answers = ids.map((id) => {
+    const answer = id === undefined ? undefined : byId.get(id);
+    if (answer !== undefined) matched += 1;
+    return answer;
   });
-  let found = 0;
-  let inOrder = scanned.elements.length === ids.length;
-  const answers = ids.map((id, k) => {
-    const match = id === undefined ? undefined : byId.get(id);
-    if (match === undefined) {
-      inOrder = false;
-      return undefined;
-    }
-    if (match.index !== k) inOrder = false;
-    found += 1;
-    return match.answer;
-  });
-  return found === 0 ? undefined : { answers, inOrder };
+  return matched === 0 ? undefined : { answers, inOrder: false };
+}
+
+/** An array element as an answer: an object with an id and a `result` or `error`; else undefined. */
+function elementAnswer(
+  body: Buffer,
+  element: { start: number; end: number },
+  members: readonly MemberSpan[] | undefined,
+): BatchElementAnswer | undefined {
+  if (members === undefined) return undefined;
+  let id: { start: number; end: number } | undefined;
+  let outcome: MemberSpan | undefined;
+  for (const member of members) {
+    if (member.key === 'id') id = member.value;
+    else if (member.key === 'result' || member.key === 'error') outcome = member;
+  }
+  if (id === undefined || outcome === undefined) return undefined;
+  return { body: body.subarray(element.start, element.end), id, outcome };
+}
+
+/** Whether the answer's raw id is exactly `id` (latin1 text of the id sent). */
+function hasId(answer: BatchElementAnswer, id: string | undefined): boolean {
+  if (id === undefined || answer.id.end - answer.id.start !== id.length) return false;
+  const { body } = answer;
+  for (let k = 0; k < id.length; k += 1) if (body[answer.id.start + k] !== id.charCodeAt(k)) return false;
+  return true;
 }
