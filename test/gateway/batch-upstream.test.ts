@@ -118,6 +118,92 @@ test('the valid, allowed calls of a batch reach the origin as one upstream batch
   assert.equal(new Set(ids).size, 3);
 });
 
+/** A batch every call of which goes upstream, with plain unique ids (BatchRequest.asIs). */
+const PLAIN =
+  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]},\n' +
+  ' {"jsonrpc":"2.0","id":"two","method":"eth_blockNumber","params":[]},' +
+  '{"jsonrpc":"2.0","id":30,"method":"eth_gasPrice"}]';
+
+test('a batch whose calls all go upstream with plain unique ids reaches the origin byte for byte as the client sent it', async () => {
+  firstMode = 'ok';
+  const before = forwarded(first).length;
+  const answer = await post(app.rpcUrl(), PLAIN);
+  assert.equal(answer.status, 200);
+  const sent = forwarded(first).slice(before);
+  assert.equal(sent.length, 1, 'one upstream request');
+  assert.equal(sent[0]?.body, PLAIN, 'the client body itself');
+  // The origin answers in reverse: the gateway puts the answers back in request order.
+  const answers = JSON.parse(answer.text) as Array<{ id: unknown; result: string }>;
+  assert.deepEqual(
+    answers.map((a) => [a.id, a.result.split(':')[0]]),
+    [
+      [1, 'eth_getBalance'],
+      ['two', 'eth_blockNumber'],
+      [30, 'eth_gasPrice'],
+    ],
+  );
+});
+
+for (const [what, body] of [
+  ['duplicate ids', PLAIN.replace('"id":30', '"id":1')],
+  ['an id too long for every parser to keep', PLAIN.replace('"id":30', '"id":1234567890123456')],
+  ['a negative id', PLAIN.replace('"id":30', '"id":-3')],
+  ['a string id with an escape', PLAIN.replace('"id":"two"', '"id":"t\\u0077o"')],
+  ['a notification', PLAIN.replace('"id":30,', '')],
+] as const) {
+  test(`a batch with ${what} goes upstream with ids of ours, and its answers carry the client's ids`, async () => {
+    firstMode = 'ok';
+    const before = forwarded(first).length;
+    const answer = await post(app.rpcUrl(), body);
+    assert.equal(answer.status, 200);
+    const sent = JSON.parse(forwarded(first).slice(before)[0]?.body ?? '') as Array<{ id?: unknown }>;
+    const ours = sent.filter((c) => c.id !== undefined).map((c) => c.id);
+    assert.deepEqual(
+      ours,
+      ours.map((_, i) => i + 1),
+      'ids 1..n',
+    );
+    const clientIds = (JSON.parse(body) as Array<{ id?: unknown }>).filter((c) => 'id' in c).map((c) => c.id);
+    assert.deepEqual(
+      (JSON.parse(answer.text) as Array<{ id: unknown }>).map((a) => a.id),
+      clientIds,
+    );
+  });
+}
+
+test('an origin that answers a client-id batch with ids of its own gets each call again on its own', async () => {
+  // A node that renumbers (or normalises) ids answers none of the client's: nothing matches, and the
+  // calls go out one by one (every origin tried the batch), so the client still gets every answer.
+  const renumbering = await startHttpServer((_req, res, body) => {
+    const parsed = JSON.parse(body) as unknown;
+    res.setHeader('content-type', 'application/json');
+    if (Array.isArray(parsed)) {
+      res.end(
+        JSON.stringify(parsed.map((c: { method: string }, i) => ({ jsonrpc: '2.0', id: `x${i}`, result: c.method }))),
+      );
+      return;
+    }
+    const call = parsed as { id: unknown; method: string };
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: call.method }));
+  });
+  const own = await startApp({
+    networks: { sepolia: { chain_id: 11155111, pools: ['p'] } },
+    pools: [poolOf('p', [renumbering.url])],
+  });
+  try {
+    const answer = await post(own.rpcUrl(), PLAIN);
+    assert.equal(answer.status, 200);
+    assert.deepEqual(JSON.parse(answer.text), [
+      { jsonrpc: '2.0', id: 1, result: 'eth_getBalance' },
+      { jsonrpc: '2.0', id: 'two', result: 'eth_blockNumber' },
+      { jsonrpc: '2.0', id: 30, result: 'eth_gasPrice' },
+    ]);
+  } finally {
+    await own.close();
+    await renumbering.close();
+  }
+});
+
 for (const mode of ['http502', 'garbled', 'object', 'empty-array'] as const) {
   test(`an origin whose batch answer is ${mode} fails as a whole: the batch goes to the next origin`, async () => {
     firstMode = mode;

@@ -53,6 +53,13 @@ export interface BatchRequest {
   readonly pools: readonly string[];
   readonly calls: readonly RpcCall[];
   readonly signal?: ClientSignal | undefined;
+  /**
+   * Set when `calls` are every element of the client's batch, in order, each with a plain id (a short
+   * decimal integer or a short string without escapes) unique in the batch: the client's body may then
+   * go upstream as it is, matched back by the client's own ids (`ids`, their raw text), instead of a
+   * copy with an id of ours in each element. A forwarder that sends only some of the calls drops it.
+   */
+  readonly asIs?: { readonly body: Buffer; readonly ids: readonly string[] } | undefined;
 }
 
 /**
@@ -61,6 +68,16 @@ export interface BatchRequest {
  * array, or no origin took the batch): forward it on its own.
  */
 export type BatchOutcome = { reply: UpstreamReply } | { error: unknown } | { sent: true } | undefined;
+
+/** What forwardBatch gives back: one outcome per call, and maybe the client's whole answer. */
+export interface BatchResult {
+  readonly outcomes: BatchOutcome[];
+  /**
+   * The origin's body, when it is the client's whole answer as it stands: the request went `asIs` and
+   * the origin's array answers every call once, in order, each answer passing the chain checks.
+   */
+  readonly whole?: Buffer | undefined;
+}
 
 export interface Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply>;
@@ -71,7 +88,7 @@ export interface Forwarder {
    */
   cached?(request: UpstreamRequest): UpstreamReply | undefined;
   /** When present, the handler sends a batch's read-only calls through it as one upstream batch. */
-  forwardBatch?(request: BatchRequest): Promise<BatchOutcome[]>;
+  forwardBatch?(request: BatchRequest): Promise<BatchResult>;
   /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
   assertRoutable?(network: string, pools: readonly string[]): void;
 }

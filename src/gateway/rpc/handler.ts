@@ -32,7 +32,15 @@ import type { GatewayMetrics } from '../metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import type {
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  ClientSignal,
+  Forwarder,
+  UpstreamReply,
+  UpstreamRequest,
+} from './forwarder.js';
 import { withId } from './id-splice.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
@@ -140,7 +148,7 @@ export class RpcHandler {
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
-      return this.#batch(parsed.elements, context, headers).catch((err: unknown) =>
+      return this.#batch(parsed.elements, body, context, headers).catch((err: unknown) =>
         this.#failed(err, answerHeaders, undefined),
       );
     } catch (err) {
@@ -240,6 +248,7 @@ export class RpcHandler {
 
   async #batch(
     elements: Element[],
+    body: Buffer,
     context: CallContext,
     headers: Readonly<Record<string, string>>,
   ): Promise<HttpAnswer> {
@@ -248,8 +257,18 @@ export class RpcHandler {
     if (signal instanceof EventTarget && elements.length > 10) setMaxListeners(elements.length, signal);
     // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
-    const grouped = this.#upstreamBatch(elements, context, signal);
-    const outcomes = grouped === undefined ? undefined : await grouped;
+    const grouped = this.#upstreamBatch(elements, body, context, signal);
+    const result = grouped === undefined ? undefined : await grouped;
+    if (result?.whole !== undefined) {
+      // The origin's body answers every call, in order, with the client's own ids: it is the answer.
+      if (context.key !== undefined) {
+        for (const outcome of result.outcomes) {
+          this.#count(context, outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error');
+        }
+      }
+      return { status: 200, body: result.whole, headers };
+    }
+    const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
         if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
@@ -259,7 +278,8 @@ export class RpcHandler {
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
         if ('sent' in outcome || call.id === undefined) return undefined;
-        return { body: splice(outcome.reply, call), failed: outcome.reply.outcome?.key === 'error' };
+        const { reply } = outcome;
+        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed: reply.outcome?.key === 'error' };
       }),
     );
     if (context.key !== undefined) {
@@ -312,9 +332,10 @@ export class RpcHandler {
    */
   #upstreamBatch(
     elements: readonly Element[],
+    body: Buffer,
     context: CallContext,
     signal: ClientSignal | undefined,
-  ): Promise<BatchOutcome[]> | undefined {
+  ): Promise<BatchResult> | undefined {
     const forwardBatch = this.#options.forwarder.forwardBatch;
     if (forwardBatch === undefined) return undefined;
     const indexes: number[] = [];
@@ -322,17 +343,26 @@ export class RpcHandler {
       const element = elements[i] as Element;
       if (!element.ok) continue;
       if (STANDARD_METHODS[element.call.method]?.write === true) return undefined;
-      if (this.#batchable(element.call, context)) indexes.push(i);
+      if (context.local?.has(element.call.method) !== true && this.#batchable(element.call, context)) indexes.push(i);
     }
     if (indexes.length < 2) return undefined;
     const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
-    const request = { network: context.network, pools: context.route.pools, calls, signal };
-    return forwardBatch.call(this.#options.forwarder, request).then((outcomes) => {
+    const ids = indexes.length === elements.length ? plainIds(calls) : undefined;
+    const request: BatchRequest = {
+      network: context.network,
+      pools: context.route.pools,
+      calls,
+      signal,
+      asIs: ids === undefined ? undefined : { body, ids },
+    };
+    const pending = forwardBatch.call(this.#options.forwarder, request);
+    if (indexes.length === elements.length) return pending;
+    return pending.then(({ outcomes }) => {
       const all: BatchOutcome[] = elements.map(() => undefined);
       indexes.forEach((index, k) => {
         all[index] = outcomes[k];
       });
-      return all;
+      return { outcomes: all };
     });
   }
 
@@ -410,6 +440,43 @@ export class RpcHandler {
     });
     return undefined;
   }
+}
+
+/** Longest id text that may go upstream as the client wrote it (BatchRequest.asIs). */
+const MAX_PLAIN_ID = 64;
+
+/**
+ * The calls' raw id texts when every one is plain — a decimal integer without sign, fraction or leading
+ * zero (at most 15 digits, which every JSON parser keeps exact), or a string without escapes, at most
+ * MAX_PLAIN_ID bytes — and unique; else undefined. Origins echo such ids byte for byte, so the client's
+ * batch can go upstream as it is and be matched back by them.
+ */
+function plainIds(calls: readonly RpcCall[]): string[] | undefined {
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  for (const call of calls) {
+    const bytes = call.idBytes;
+    if (call.id === undefined || bytes.length > MAX_PLAIN_ID || !plainId(bytes)) return undefined;
+    const text = bytes.toString('latin1');
+    if (seen.has(text)) return undefined;
+    seen.add(text);
+    ids.push(text);
+  }
+  return ids;
+}
+
+function plainId(bytes: Buffer): boolean {
+  const first = bytes[0];
+  if (first === 0x22) {
+    for (let i = 1; i < bytes.length - 1; i += 1) if (bytes[i] === 0x5c) return false;
+    return true;
+  }
+  if (bytes.length > 15 || (first === 0x30 && bytes.length > 1)) return false;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const c = bytes[i] as number;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /** The origin's answer with the client's raw id in place of ours. */

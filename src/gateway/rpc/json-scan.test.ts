@@ -109,6 +109,30 @@ describe('scanJson', () => {
     assert.equal(buf.subarray(id?.value.start, id?.value.end).toString(), '"é"');
   });
 
+  it('nested: reports the members of each object element, relative to the element, as a second scan would', () => {
+    const bodies = [
+      ' [ {"jsonrpc":"2.0","id":1,"method":"m","params":[{"a":[1,{}]},"x"]} , 7, [{"id":2}], {} ,{ "id" : "é" , "x":{"id":3}}]',
+      '[{"id":18446744073709551615,"result":{"k":[]}},{"jsonrpc":"2.0","error":{"code":-1},"id":null}]',
+      '[]',
+      '[1,"a",null]',
+    ];
+    for (const text of bodies) {
+      const buf = Buffer.from(text);
+      const scanned = scanJson(buf, 0, buf.length, true);
+      assert.ok(scanned, text);
+      assert.deepEqual(scanned.elements, scanJson(buf)?.elements, text);
+      assert.equal(scanned.elementMembers?.length, scanned.elements.length, text);
+      scanned.elements.forEach((element, i) => {
+        const raw = buf.subarray(element.start, element.end);
+        const expected = element.kind === 'object' ? scanJson(raw)?.members : undefined;
+        assert.deepEqual(scanned.elementMembers?.[i], expected, `${text} #${i}`);
+      });
+    }
+    // Not an array, or invalid: as without the option.
+    assert.equal(scanJson(Buffer.from('{"a":1}'), 0, 7, true)?.elementMembers, undefined);
+    assert.equal(scanJson(Buffer.from('[{"a":1},]'), 0, 10, true), undefined);
+  });
+
   it('agrees with JSON.parse on random mutations of a request', () => {
     const base =
       '{"jsonrpc":"2.0","id":[1,{"a":"b\\n"}],"method":"eth_call","params":[{"to":"0x1"},"latest",1.5e3,-0]}';

@@ -30,6 +30,12 @@ export interface Scanned extends ValueSpan {
   members: MemberSpan[];
   /** Top-level array elements in document order. */
   elements: ValueSpan[];
+  /**
+   * With `nested` (scanJson's option), for a top-level array: per element, parallel to `elements`, its
+   * members when it is an object (value offsets relative to the element's start), else undefined. One
+   * pass finds a batch's elements and their members, instead of scanning each element a second time.
+   */
+  elementMembers?: Array<MemberSpan[] | undefined>;
 }
 
 const QUOTE = 0x22;
@@ -164,14 +170,16 @@ const KNOWN_KEYS: ReadonlyArray<{ key: string; bytes: Uint8Array }> = [
   'error',
 ].map((key) => ({ key, bytes: Buffer.from(key) }));
 
+/** KNOWN_KEYS by length and first byte (`length * 256 + byte`): one lookup instead of trying each. */
+const KNOWN_BY_HEAD = new Map(
+  KNOWN_KEYS.map((known) => [known.bytes.length * 256 + (known.bytes[0] as number), known]),
+);
+
 function knownKey(buf: Uint8Array, from: number, length: number): string | undefined {
-  for (const known of KNOWN_KEYS) {
-    if (known.bytes.length !== length) continue;
-    let j = 0;
-    while (j < length && buf[from + j] === known.bytes[j]) j += 1;
-    if (j === length) return known.key;
-  }
-  return undefined;
+  const known = KNOWN_BY_HEAD.get(length * 256 + (buf[from] as number));
+  if (known === undefined) return undefined;
+  for (let j = 1; j < length; j += 1) if (buf[from + j] !== known.bytes[j]) return undefined;
+  return known.key;
 }
 
 function decodeKey(buf: Uint8Array, start: number, end: number): string {
@@ -187,9 +195,10 @@ function decodeKey(buf: Uint8Array, start: number, end: number): string {
 
 /**
  * Scans `buf[from, to)` as one JSON document. Returns undefined when it is not valid JSON (including
- * empty input or trailing bytes after the value).
+ * empty input or trailing bytes after the value). `nested`: also report the members of a top-level
+ * array's object elements (`elementMembers`).
  */
-export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | undefined {
+export function scanJson(buf: Uint8Array, from = 0, to = buf.length, nested = false): Scanned | undefined {
   let i = skipSpace(buf, from, to);
   if (i >= to) return undefined;
   const members: MemberSpan[] = [];
@@ -210,6 +219,12 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
   // States: 0 = expect value, 1 = expect key (or '}' right after '{'), 2 = after value.
   let state = 0;
   let topEnd = -1;
+  // `nested`, inside an object element of the top-level array: its members so far, and the pending one.
+  const elementMembers: Array<MemberSpan[] | undefined> | undefined = nested && first === OPEN_ARRAY ? [] : undefined;
+  let inner: MemberSpan[] | undefined;
+  let innerKey: string | undefined;
+  let innerStart = -1;
+  let innerKind: JsonKind = 'null';
 
   while (true) {
     if (state !== 2) {
@@ -220,9 +235,13 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
     if (state === 0) {
       if (stack.length === 1) {
         pendingStart = i;
+        if (elementMembers !== undefined) inner = c === OPEN_OBJECT ? [] : undefined;
+      } else if (inner !== undefined && stack.length === 2) {
+        innerStart = i;
       }
       if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         if (stack.length === 1) pendingKind = c === OPEN_OBJECT ? 'object' : 'array';
+        else if (inner !== undefined && stack.length === 2) innerKind = c === OPEN_OBJECT ? 'object' : 'array';
         stack.push(c === OPEN_OBJECT);
         i += 1;
         const next = skipSpace(buf, i, to);
@@ -241,6 +260,7 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
         const e = scalarEnd(buf, i, to);
         if (e < 0) return undefined;
         if (stack.length === 1) pendingKind = scannedKind;
+        else if (inner !== undefined && stack.length === 2) innerKind = scannedKind;
         i = e;
         state = 2;
       }
@@ -249,6 +269,7 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
       const keyEnd = stringEnd(buf, i, to);
       if (keyEnd < 0) return undefined;
       if (stack.length === 1) pendingKey = decodeKey(buf, i, keyEnd);
+      else if (inner !== undefined && stack.length === 2) innerKey = decodeKey(buf, i, keyEnd);
       i = skipSpace(buf, keyEnd, to);
       if (buf[i] !== COLON) return undefined;
       i += 1;
@@ -258,8 +279,16 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
       if (stack.length === 1 && pendingStart >= 0) {
         const span: ValueSpan = { kind: pendingKind, start: pendingStart, end: i };
         if (stack[0]) members.push({ key: pendingKey as string, value: span });
-        else elements.push(span);
+        else {
+          elements.push(span);
+          elementMembers?.push(inner);
+          inner = undefined;
+        }
         pendingStart = -1;
+      } else if (inner !== undefined && stack.length === 2 && innerStart >= 0) {
+        const value: ValueSpan = { kind: innerKind, start: innerStart - pendingStart, end: i - pendingStart };
+        inner.push({ key: innerKey as string, value });
+        innerStart = -1;
       }
       if (stack.length === 0) {
         topEnd = i;
@@ -281,7 +310,9 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length): Scanned | 
     }
   }
   if (skipSpace(buf, topEnd, to) !== to) return undefined;
-  return { kind: first === OPEN_OBJECT ? 'object' : 'array', start: topStart, end: topEnd, members, elements };
+  const kind = first === OPEN_OBJECT ? 'object' : 'array';
+  if (elementMembers !== undefined) return { kind, start: topStart, end: topEnd, members, elements, elementMembers };
+  return { kind, start: topStart, end: topEnd, members, elements };
 }
 
 /**

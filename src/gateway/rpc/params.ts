@@ -17,6 +17,10 @@ const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const TAG_LIST = BLOCK_TAGS.join(', ');
 
+function invalidParams(method: string, message: string): SwitchyardError {
+  return new SwitchyardError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${message}`, { details: { method } });
+}
+
 export function checkParams(method: string, params: unknown): SwitchyardError | undefined {
   const spec = STANDARD_METHODS[method];
   if (
@@ -25,34 +29,33 @@ export function checkParams(method: string, params: unknown): SwitchyardError | 
   ) {
     return undefined;
   }
-  const fail = (message: string): SwitchyardError =>
-    new SwitchyardError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${message}`, { details: { method } });
   if (params === undefined && spec.arity === undefined && !spec.blockParams?.some((p) => p.required)) return undefined;
-  if (!Array.isArray(params)) return fail('params must be an array (positional parameters).');
+  if (!Array.isArray(params)) return invalidParams(method, 'params must be an array (positional parameters).');
   if (spec.arity !== undefined) {
     const [min, max] = spec.arity;
     if (params.length < min || params.length > max) {
-      return fail(`expected ${min === max ? min : `${min} to ${max}`} params, got ${params.length}.`);
+      return invalidParams(method, `expected ${min === max ? min : `${min} to ${max}`} params, got ${params.length}.`);
     }
   }
   for (const block of spec.blockParams ?? []) {
     const value: unknown = params[block.index];
     if (value === undefined) {
       if (block.required)
-        return fail(
+        return invalidParams(
+          method,
           `param ${block.index + 1} (block) is missing; use a block number like "0x1a" or a tag (${TAG_LIST}).`,
         );
       continue;
     }
     const problem = blockProblem(value, block.kind);
-    if (problem !== undefined) return fail(`param ${block.index + 1} (block): ${problem}`);
+    if (problem !== undefined) return invalidParams(method, `param ${block.index + 1} (block): ${problem}`);
   }
   if (method === 'eth_getBlockByNumber' && typeof params[1] !== 'boolean') {
-    return fail('param 2 (full transactions) must be true or false.');
+    return invalidParams(method, 'param 2 (full transactions) must be true or false.');
   }
   if (spec.filterParam) {
     const problem = filterProblem(params[0]);
-    if (problem !== undefined) return fail(`param 1 (filter): ${problem}`);
+    if (problem !== undefined) return invalidParams(method, `param 1 (filter): ${problem}`);
   }
   return undefined;
 }

@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SwitchyardError } from '../../errors/base.js';
-import { scanJson, type ValueSpan } from './json-scan.js';
+import { type MemberSpan, scanJson, type ValueSpan } from './json-scan.js';
 
 export interface RpcCall {
   /** The element's own bytes (the whole body for a single request). */
@@ -23,6 +23,11 @@ export interface RpcCall {
   readonly paramsSpan: ValueSpan | undefined;
   /** Parsed params (for checks only; never re-serialised, so big numbers in them are harmless). */
   readonly params: unknown;
+  /**
+   * The element has members beyond jsonrpc, id, method and params. Its bytes then say more than its
+   * method and params, so its answer is neither taken from nor shared with other calls (the cache).
+   */
+  readonly extraMembers: boolean;
 }
 
 /** One element of the body: a valid call, or the error that element answers with. */
@@ -34,14 +39,14 @@ const NULL = Buffer.from('null');
 const BACKSLASH = 0x5c;
 
 export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
-  const scanned = isUtf8(body) ? scanJson(body) : undefined;
+  const scanned = isUtf8(body) ? scanJson(body, 0, body.length, true) : undefined;
   if (scanned === undefined) {
     throw new SwitchyardError(
       'RPC_PARSE_ERROR',
       'Parse error: the body is not valid JSON (UTF-8); send one JSON-RPC request object or an array of them.',
     );
   }
-  if (scanned.kind !== 'array') return { batch: false, element: parseElement(body, scanned, false) };
+  if (scanned.kind !== 'array') return { batch: false, element: parseSingle(body, scanned) };
   if (scanned.elements.length === 0) {
     throw new SwitchyardError(
       'RPC_EMPTY_BATCH',
@@ -55,14 +60,23 @@ export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
       { details: { max_batch: maxBatch, received: scanned.elements.length } },
     );
   }
+  // The scan has validated the body, so this cannot throw: one native pass gives every element's
+  // decoded members (method, jsonrpc, params) instead of a toString and JSON.parse per element. Only
+  // values are taken from it; ids and element bytes stay raw spans.
+  const values = JSON.parse(body.toString()) as unknown[];
   return {
     batch: true,
-    elements: scanned.elements.map((span) => {
-      const raw = body.subarray(span.start, span.end);
-      return parseElement(raw, span.kind === 'object' ? scanJson(raw) : span, true);
+    // The one scan above already found each object element's members (offsets inside the element).
+    elements: scanned.elements.map((span, i) => {
+      const members = scanned.elementMembers?.[i];
+      if (members === undefined) return invalid('the request must be a JSON object', true);
+      return parseMembers(body.subarray(span.start, span.end), members, true, values[i] as Decoded);
     }),
   };
 }
+
+/** An element's members as JSON.parse decoded them (batches: one parse of the whole body). */
+type Decoded = { readonly jsonrpc?: unknown; readonly method?: unknown; readonly params?: unknown };
 
 function invalid(reason: string, inBatch: boolean, idBytes: Buffer = NULL): Element {
   return {
@@ -83,14 +97,14 @@ function stringValue(raw: Buffer, span: ValueSpan): string {
     : inner.toString();
 }
 
-function parseElement(
-  raw: Buffer,
-  scanned: ReturnType<typeof scanJson> | ValueSpan | undefined,
-  inBatch: boolean,
-): Element {
-  if (scanned === undefined || scanned.kind !== 'object' || !('members' in scanned)) {
-    return invalid('the request must be a JSON object', inBatch);
-  }
+/** A single request (the whole body). */
+function parseSingle(body: Buffer, scanned: NonNullable<ReturnType<typeof scanJson>>): Element {
+  if (scanned.kind !== 'object') return invalid('the request must be a JSON object', false);
+  return parseMembers(body, scanned.members, false);
+}
+
+/** An object element from its members (offsets inside `raw`); `decoded`: its values, when parsed. */
+function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: boolean, decoded?: Decoded): Element {
   // One pass over the members, no per-call map: the four known members by name, any other name kept
   // only to find duplicates (rare: most requests have exactly the four).
   let version: ValueSpan | undefined;
@@ -99,7 +113,7 @@ function parseElement(
   let id: ValueSpan | undefined;
   let others: string[] | undefined;
   let duplicate: string | undefined;
-  for (const member of scanned.members) {
+  for (const member of members) {
     const value = member.value;
     switch (member.key) {
       case 'jsonrpc':
@@ -128,10 +142,14 @@ function parseElement(
   const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL;
 
   if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
-  if (version === undefined || version.kind !== 'string' || stringValue(raw, version) !== '2.0') {
+  // Without duplicates, `decoded` holds exactly the members found above.
+  const versionText =
+    decoded === undefined && version?.kind === 'string' ? stringValue(raw, version) : decoded?.jsonrpc;
+  if (version === undefined || version.kind !== 'string' || versionText !== '2.0') {
     return invalid('"jsonrpc" must be the string "2.0"', inBatch, idBytes);
   }
-  const methodName = method?.kind === 'string' ? stringValue(raw, method) : '';
+  const methodName =
+    method?.kind !== 'string' ? '' : decoded === undefined ? stringValue(raw, method) : (decoded.method as string);
   if (methodName === '') return invalid('"method" must be a non-empty string', inBatch, idBytes);
   if (params !== undefined && params.kind !== 'array' && params.kind !== 'object') {
     return invalid('"params" must be an array or an object when present', inBatch, idBytes);
@@ -145,7 +163,8 @@ function parseElement(
       idBytes: id === undefined ? NULL : idBytes,
       method: methodName,
       paramsSpan: params,
-      params: params === undefined ? undefined : parseParams(raw, params),
+      params: params === undefined ? undefined : decoded === undefined ? parseParams(raw, params) : decoded.params,
+      extraMembers: others !== undefined,
     },
   };
 }

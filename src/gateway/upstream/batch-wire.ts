@@ -18,66 +18,93 @@ export interface BatchElementAnswer {
   readonly outcome: MemberSpan;
 }
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
 /** `[call, call, …]` with each call's id replaced by ours (notifications, `undefined` ids, unchanged). */
 export function batchWire(calls: readonly RpcCall[], ids: readonly (string | undefined)[]): Buffer {
-  const parts: Buffer[] = [OPEN];
+  let length = calls.length + 1; // brackets and commas
   calls.forEach((call, i) => {
-    if (i > 0) parts.push(COMMA);
     const id = ids[i];
-    if (call.id === undefined || id === undefined) parts.push(call.raw);
-    else parts.push(call.raw.subarray(0, call.id.start), Buffer.from(id), call.raw.subarray(call.id.end));
+    length += call.raw.length;
+    if (call.id !== undefined && id !== undefined) length += id.length - (call.id.end - call.id.start);
   });
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  out[at++] = 0x5b; // [
+  calls.forEach((call, i) => {
+    if (i > 0) out[at++] = 0x2c; // ,
+    const id = ids[i];
+    const { raw } = call;
+    if (call.id === undefined || id === undefined) {
+      at += raw.copy(out, at);
+      return;
+    }
+    at += raw.copy(out, at, 0, call.id.start);
+    at += out.write(id, at, 'latin1');
+    at += raw.copy(out, at, call.id.end);
+  });
+  out[at] = 0x5d; // ]
+  return out;
+}
+
+/** The origin's answers to an upstream batch, per call (matchBatch). */
+export interface MatchedBatch {
+  readonly answers: Array<BatchElementAnswer | undefined>;
+  /** The array holds exactly one answer per call, in call order, and nothing else. */
+  readonly inOrder: boolean;
 }
 
 /**
- * The origin's answers matched to our ids, in call order (undefined where the array has no answer —
- * with `result` or `error` — carrying that id, and for notifications). Returns undefined when the body
- * is not a JSON array, or when it answers none of the calls that have an id: the origin failed as a
- * whole. An array answering only some calls is accepted; the rest go out again one by one.
+ * The origin's answers matched to the ids sent, in call order (undefined where the array has no
+ * answer — with `result` or `error` — carrying that id, and for notifications). Returns undefined when
+ * the body is not a JSON array, or when it answers none of the calls that have an id: the origin failed
+ * as a whole. An array answering only some calls is accepted; the rest go out again one by one.
  */
-export function matchBatch(
-  body: Buffer,
-  ids: readonly (string | undefined)[],
-): Array<BatchElementAnswer | undefined> | undefined {
+export function matchBatch(body: Buffer, ids: readonly (string | undefined)[]): MatchedBatch | undefined {
   const expected = ids.filter((id) => id !== undefined).length;
-  if (expected === 0) return ids.map(() => undefined);
-  const scanned = scanJson(body);
+  if (expected === 0) return { answers: ids.map(() => undefined), inOrder: false };
+  // One scan finds the elements and their members (offsets inside each element).
+  const scanned = scanJson(body, 0, body.length, true);
   if (scanned === undefined || scanned.kind !== 'array') return undefined;
-  const byId = new Map<string, BatchElementAnswer>();
-  for (const element of scanned.elements) {
-    if (element.kind !== 'object') continue;
-    const object = scanJson(body, element.start, element.end);
-    if (object === undefined) continue;
-    let id: { start: number; end: number } | undefined;
-    let outcome: MemberSpan | undefined;
-    for (const member of object.members) {
-      if (member.key === 'id') id = member.value;
-      else if (member.key === 'result' || member.key === 'error') outcome = member;
-    }
-    if (id === undefined || outcome === undefined) continue;
-    const key = body.toString('latin1', id.start, id.end);
-    if (byId.has(key)) continue;
-    const { value } = outcome;
-    byId.set(key, {
-      body: body.subarray(element.start, element.end),
-      id: { start: id.start - element.start, end: id.end - element.start },
-      outcome: {
-        key: outcome.key,
-        value: { kind: value.kind, start: value.start - element.start, end: value.end - element.start },
-      },
-    });
+  const found = scanned.elements.map((element, index) => elementAnswer(body, element, scanned.elementMembers?.[index]));
+  // Nodes answer in request order: element k carrying id k is checked without a string or a map.
+  if (found.length === ids.length && found.every((answer, k) => answer !== undefined && hasId(answer, ids[k]))) {
+    return { answers: found, inOrder: true };
   }
-  let found = 0;
+  const byId = new Map<string, BatchElementAnswer>();
+  for (const answer of found) {
+    if (answer === undefined) continue;
+    const key = answer.body.toString('latin1', answer.id.start, answer.id.end);
+    if (!byId.has(key)) byId.set(key, answer);
+  }
+  let matched = 0;
   const answers = ids.map((id) => {
     const answer = id === undefined ? undefined : byId.get(id);
-    if (answer !== undefined) found += 1;
+    if (answer !== undefined) matched += 1;
     return answer;
   });
-  return found === 0 ? undefined : answers;
+  return matched === 0 ? undefined : { answers, inOrder: false };
+}
+
+/** An array element as an answer: an object with an id and a `result` or `error`; else undefined. */
+function elementAnswer(
+  body: Buffer,
+  element: { start: number; end: number },
+  members: readonly MemberSpan[] | undefined,
+): BatchElementAnswer | undefined {
+  if (members === undefined) return undefined;
+  let id: { start: number; end: number } | undefined;
+  let outcome: MemberSpan | undefined;
+  for (const member of members) {
+    if (member.key === 'id') id = member.value;
+    else if (member.key === 'result' || member.key === 'error') outcome = member;
+  }
+  if (id === undefined || outcome === undefined) return undefined;
+  return { body: body.subarray(element.start, element.end), id, outcome };
+}
+
+/** Whether the answer's raw id is exactly `id` (latin1 text of the id sent). */
+function hasId(answer: BatchElementAnswer, id: string | undefined): boolean {
+  if (id === undefined || answer.id.end - answer.id.start !== id.length) return false;
+  const { body } = answer;
+  for (let k = 0; k < id.length; k += 1) if (body[answer.id.start + k] !== id.charCodeAt(k)) return false;
+  return true;
 }

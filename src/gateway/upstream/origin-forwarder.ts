@@ -54,7 +54,7 @@ import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { callNeeds } from '../rpc/call-needs.js';
-import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
+import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
@@ -216,7 +216,7 @@ export class OriginForwarder implements Forwarder {
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
    * one upstream batch (upstream-batch.ts).
    */
-  forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+  forwardBatch(request: BatchRequest): Promise<BatchResult> {
     return forwardUpstreamBatch(this.#deps, this.#planner, request);
   }
 }

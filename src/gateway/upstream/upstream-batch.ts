@@ -8,12 +8,12 @@
  */
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import { callNeeds } from '../rpc/call-needs.js';
-import type { BatchOutcome, BatchRequest, UpstreamReply } from '../rpc/forwarder.js';
+import type { BatchOutcome, BatchRequest, BatchResult, UpstreamReply } from '../rpc/forwarder.js';
 import { judgeAnswer } from './answer-checks.js';
 import { type AttemptDeps, type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
 import { type AttemptRecordDeps, recordFailure, recordSuccess } from './attempt-record.js';
-import { batchWire, matchBatch } from './batch-wire.js';
+import { batchWire, type MatchedBatch, matchBatch } from './batch-wire.js';
 import type { CallPlanner } from './call-plan.js';
 import type { ClientResponse } from './origin-clients.js';
 
@@ -36,16 +36,25 @@ export async function forwardUpstreamBatch(
   deps: UpstreamBatchDeps,
   planner: CallPlanner,
   request: BatchRequest,
-): Promise<BatchOutcome[]> {
+): Promise<BatchResult> {
   try {
-    const replies = await sendBatch(deps, planner, request);
-    if (replies === undefined) return request.calls.map(() => undefined);
-    return replies.map((reply, i) =>
-      reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
+    const sent = await sendBatch(deps, planner, request);
+    if (sent === undefined) return { outcomes: request.calls.map(() => undefined) };
+    const outcomes = sent.replies.map(
+      (reply, i): BatchOutcome =>
+        reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
     );
+    return { outcomes, whole: sent.whole };
   } catch (error) {
-    return request.calls.map(() => ({ error }));
+    return { outcomes: request.calls.map(() => ({ error })) };
   }
+}
+
+interface SentBatch {
+  /** The origin's answer per call. */
+  replies: Array<UpstreamReply | undefined>;
+  /** The origin's body when it is the client's whole answer as it stands (BatchResult.whole). */
+  whole: Buffer | undefined;
 }
 
 /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
@@ -53,22 +62,31 @@ async function sendBatch(
   deps: UpstreamBatchDeps,
   planner: CallPlanner,
   request: BatchRequest,
-): Promise<Array<UpstreamReply | undefined> | undefined> {
+): Promise<SentBatch | undefined> {
   const { chain } = deps;
   const needs =
     chain === undefined ? [] : request.calls.map((call) => callNeeds(call.method, call.params, chain, request.network));
   const plan = planner.forBatch(request.network, request.pools, batchNeeds(needs, chain?.networkHead(request.network)));
-  // Ids need only be unique inside one upstream request (its answer is matched on its own): 1..n.
-  let next = 0;
-  const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
-  const wire = batchWire(request.calls, ids);
+  // The client's own body and ids when it can go as it is (BatchRequest.asIs); else ids of ours,
+  // which need only be unique inside one upstream request (its answer is matched on its own): 1..n.
+  const { asIs } = request;
+  let ids: readonly (string | undefined)[];
+  let wire: Buffer;
+  if (asIs !== undefined) {
+    ids = asIs.ids;
+    wire = asIs.body;
+  } else {
+    let next = 0;
+    ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
+    wire = batchWire(request.calls, ids);
+  }
   // Upstream batches hold only reads (the handler sends writes call by call): replayable.
   const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
   const attempts: Attempt[] = [];
   for (const candidate of plan) {
     if (request.signal?.aborted) break;
     try {
-      const answers = await runAttempt(deps, candidate, wire, options, batchAnswers, ids);
+      const matched = await runAttempt(deps, candidate, wire, options, batchAnswers, ids);
       recordSuccess(deps, request.network, candidate);
       if (attempts.length > 0) {
         deps.logger.info('batch succeeded after failover', {
@@ -79,7 +97,8 @@ async function sendBatch(
       }
       const pool = candidate.pool.name;
       const origin = candidate.origin.name;
-      return answers.map((answer, i) => {
+      let whole = asIs !== undefined && matched.inOrder;
+      const replies = matched.answers.map((answer, i) => {
         if (answer === undefined) return undefined;
         const reply: UpstreamReply = { body: answer.body, id: answer.id, pool, origin, outcome: answer.outcome };
         if (chain === undefined) return reply;
@@ -92,8 +111,11 @@ async function sendBatch(
           candidate,
         };
         // An answer the chain checks turn down goes out again on its own, with the per-call rules.
-        return judgeAnswer(chain, context, reply) === 'ok' ? reply : undefined;
+        if (judgeAnswer(chain, context, reply) === 'ok') return reply;
+        whole = false;
+        return undefined;
       });
+      return { replies, whole: whole ? matched.body : undefined };
     } catch (err) {
       if (request.signal?.aborted) break;
       if (recordFailure(deps, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
@@ -136,14 +158,14 @@ function batchNeeds(needs: readonly CallNeeds[], networkHead: number | undefined
   return { kind: 'block', from, to };
 }
 
-/** An upstream batch's answers matched to our ids (batch-wire.ts); anything else fails the attempt. */
+/** An upstream batch's answers matched to the ids sent (batch-wire.ts); anything else fails the attempt. */
 function batchAnswers(
   res: ClientResponse,
   _attempt: LiveAttempt,
   ids: readonly (string | undefined)[],
-): NonNullable<ReturnType<typeof matchBatch>> {
-  const answers = matchBatch(res.body, ids);
-  if (answers !== undefined) return answers;
+): MatchedBatch & { body: Buffer } {
+  const matched = matchBatch(res.body, ids);
+  if (matched !== undefined) return { ...matched, body: res.body };
   throw new AttemptFailure(
     res.status >= 300 ? 'status' : 'garbled',
     res.status >= 300

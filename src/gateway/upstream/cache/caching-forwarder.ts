@@ -1,7 +1,8 @@
 /**
  * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (gateway.ts's
  * `wrapForwarder`). For each call with an id:
- *   not cacheable (policy.ts) → the inner forwarder, untouched (same signal, same retries);
+ *   not cacheable (policy.ts), or its element has members beyond jsonrpc/id/method/params
+ *                             → the inner forwarder, untouched (same signal, same retries);
  *   cached                    → the stored UpstreamReply (body + id span), no upstream call — but only
  *                               while the network has a routable pool: with every pool disabled or
  *                               unhealthy a hit answers 503 NO_HEALTHY_ORIGIN like any call (SPEC §2);
@@ -15,7 +16,14 @@
  */
 import type { Logger } from '../../../log.js';
 import type { MetricsRegistry } from '../../../metrics/registry.js';
-import type { BatchOutcome, BatchRequest, Forwarder, UpstreamReply, UpstreamRequest } from '../../rpc/forwarder.js';
+import type {
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  Forwarder,
+  UpstreamReply,
+  UpstreamRequest,
+} from '../../rpc/forwarder.js';
 import type { RpcCall } from '../../rpc/request.js';
 import { type ChainBlocks, finalityFromChain } from './chain-finality.js';
 import type { FinalityTracker } from './finality.js';
@@ -50,7 +58,7 @@ export class CachingForwarder implements Forwarder {
   cached(request: UpstreamRequest): UpstreamReply | undefined {
     const { call } = request;
     if (call.id === undefined) return undefined;
-    const plan = this.cache.plan(request.network, call.method, call.params);
+    const plan = this.#plan(request.network, call);
     if (plan === undefined) return undefined;
     this.#inner.assertRoutable?.(request.network, request.pools);
     return this.cache.lookup(plan);
@@ -59,7 +67,7 @@ export class CachingForwarder implements Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply> {
     const { call } = request;
     if (call.id === undefined) return this.#inner.forward(request);
-    const plan = this.cache.plan(request.network, call.method, call.params);
+    const plan = this.#plan(request.network, call);
     if (plan === undefined) return this.#inner.forward(request);
     try {
       this.#inner.assertRoutable?.(request.network, request.pools);
@@ -78,21 +86,32 @@ export class CachingForwarder implements Forwarder {
    * A batch's read-only calls: the cacheable ones are left to the handler's per-call path (undefined:
    * hits, coalescing and storing as for single calls); the rest go to the origins as one batch.
    */
-  async forwardBatch(request: BatchRequest): Promise<BatchOutcome[]> {
+  async forwardBatch(request: BatchRequest): Promise<BatchResult> {
     const inner = this.#inner.forwardBatch?.bind(this.#inner);
     const outcomes: BatchOutcome[] = request.calls.map(() => undefined);
-    if (inner === undefined) return outcomes;
+    if (inner === undefined) return { outcomes };
     const rest: number[] = [];
     request.calls.forEach((call, i) => {
-      if (call.id === undefined || this.cache.plan(request.network, call.method, call.params) === undefined)
-        rest.push(i);
+      if (call.id === undefined || this.#plan(request.network, call) === undefined) rest.push(i);
     });
-    if (rest.length === 0) return outcomes;
-    const answered = await inner({ ...request, calls: rest.map((i) => request.calls[i] as RpcCall) });
+    if (rest.length === request.calls.length) return inner(request);
+    if (rest.length === 0) return { outcomes };
+    // Only some calls go upstream: the client's body cannot go as it is.
+    const calls = rest.map((i) => request.calls[i] as RpcCall);
+    const answered = await inner({ ...request, calls, asIs: undefined });
     rest.forEach((index, k) => {
-      outcomes[index] = answered[k];
+      outcomes[index] = answered.outcomes[k];
     });
-    return outcomes;
+    return { outcomes };
+  }
+
+  /**
+   * How the cache treats a call; undefined: not at all. A call whose element carries members beyond the
+   * four of JSON-RPC bypasses it: a shared upstream call sends the first caller's bytes, and a stored
+   * answer was given to other bytes, so neither may answer it.
+   */
+  #plan(network: string, call: RpcCall): ReturnType<ResponseCache<UpstreamReply>['plan']> {
+    return call.extraMembers ? undefined : this.cache.plan(network, call.method, call.params);
   }
 
   close(): void {
