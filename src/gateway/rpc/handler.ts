@@ -10,13 +10,11 @@
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
  * not reply), even when it is refused or fails; such drops are logged.
  *
- * Batch: its read-only calls (valid, allowed, no filter calls, not answered by the cache) go to one
- * origin as one upstream batch (origin-forwarder.ts `forwardBatch`); an answer missing from the origin's array,
- * and every call of a batch with a write or with fewer than two such calls, is forwarded on its own
- * (per-call failover and retry rules). Answers are returned in request order. An invalid element gets
- * a -32600 error in its slot; notifications get no element; a batch of only notifications gets 204.
- * The batch's HTTP status: batch-response.ts. A WebSocket connection hands in an `RpcSession`
- * (session.ts): its own eth_subscribe/eth_unsubscribe, whole answers.
+ * Batch: which calls go upstream as one batch, and when as the client wrote them: batch-upstream.ts. A
+ * call it leaves out or the origin's array misses is forwarded on its own (per-call rules); answers come
+ * in request order, an invalid element gets -32600 in its slot, notifications none (only notifications:
+ * 204); the origin's body itself when it answers every call in order. HTTP status: batch-response.ts.
+ * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
  * call of a key is counted to its usage there.
  */
@@ -31,17 +29,10 @@ import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
+import { upstreamBatch } from './batch-upstream.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type {
-  BatchOutcome,
-  BatchRequest,
-  BatchResult,
-  ClientSignal,
-  Forwarder,
-  UpstreamReply,
-  UpstreamRequest,
-} from './forwarder.js';
-import { withId } from './id-splice.js';
+import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import { splice } from './id-splice.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
@@ -257,7 +248,16 @@ export class RpcHandler {
     if (signal instanceof EventTarget && elements.length > 10) setMaxListeners(elements.length, signal);
     // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
-    const grouped = this.#upstreamBatch(elements, body, context, signal);
+    const { network, route } = context;
+    const eligible = (call: RpcCall) => this.#batchable(call, context);
+    const grouped = upstreamBatch(this.#options.forwarder, {
+      network,
+      pools: route.pools,
+      elements,
+      body,
+      signal,
+      eligible,
+    });
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
@@ -315,55 +315,10 @@ export class RpcHandler {
     return { body: errorResponse(error, call.idBytes), error };
   }
 
-  /**
-   * Whether a call of a batch may go upstream inside one batch: not refused (#refusal), and neither a
-   * write (the write rule is per call: resent only when it surely never arrived) nor a filter call
-   * (those follow their filter's origin, filter-affinity.ts; `filter` in the method table).
-   */
+  /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
   #batchable(call: RpcCall, context: CallContext): boolean {
-    return STANDARD_METHODS[call.method]?.filter === undefined && this.#refusal(call, context) === undefined;
-  }
-
-  /**
-   * Sends the batch's batchable calls to one origin as one upstream batch (origin-forwarder.ts `forwardBatch`),
-   * when the forwarder can and the batch has no write and at least two such calls. Resolves to one
-   * outcome per element (undefined: not in the upstream batch, or missing from the origin's array —
-   * forwarded on its own), or undefined when the batch is forwarded call by call.
-   */
-  #upstreamBatch(
-    elements: readonly Element[],
-    body: Buffer,
-    context: CallContext,
-    signal: ClientSignal | undefined,
-  ): Promise<BatchResult> | undefined {
-    const forwardBatch = this.#options.forwarder.forwardBatch;
-    if (forwardBatch === undefined) return undefined;
-    const indexes: number[] = [];
-    for (let i = 0; i < elements.length; i += 1) {
-      const element = elements[i] as Element;
-      if (!element.ok) continue;
-      if (STANDARD_METHODS[element.call.method]?.write === true) return undefined;
-      if (context.local?.has(element.call.method) !== true && this.#batchable(element.call, context)) indexes.push(i);
-    }
-    if (indexes.length < 2) return undefined;
-    const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
-    const ids = indexes.length === elements.length ? plainIds(calls) : undefined;
-    const request: BatchRequest = {
-      network: context.network,
-      pools: context.route.pools,
-      calls,
-      signal,
-      asIs: ids === undefined ? undefined : { body, ids },
-    };
-    const pending = forwardBatch.call(this.#options.forwarder, request);
-    if (indexes.length === elements.length) return pending;
-    return pending.then(({ outcomes }) => {
-      const all: BatchOutcome[] = elements.map(() => undefined);
-      indexes.forEach((index, k) => {
-        all[index] = outcomes[k];
-      });
-      return { outcomes: all };
-    });
+    if (context.local?.has(call.method) === true || STANDARD_METHODS[call.method]?.filter !== undefined) return false;
+    return this.#refusal(call, context) === undefined;
   }
 
   /** Why the network refuses this call (method policy, then params, then the logs range guard), if it does. */
@@ -440,48 +395,4 @@ export class RpcHandler {
     });
     return undefined;
   }
-}
-
-/** Longest id text that may go upstream as the client wrote it (BatchRequest.asIs). */
-const MAX_PLAIN_ID = 64;
-
-/**
- * The calls' raw id texts when every one is plain — a decimal integer without sign, fraction or leading
- * zero (at most 15 digits, which every JSON parser keeps exact), or a string without escapes, at most
- * MAX_PLAIN_ID bytes — and unique; else undefined. Origins echo such ids byte for byte, so the client's
- * batch can go upstream as it is and be matched back by them.
- */
-function plainIds(calls: readonly RpcCall[]): string[] | undefined {
-  const ids: string[] = [];
-  const seen = new Set<string>();
-  for (const call of calls) {
-    const bytes = call.idBytes;
-    if (call.id === undefined || bytes.length > MAX_PLAIN_ID || !plainId(bytes)) return undefined;
-    const text = bytes.toString('latin1');
-    if (seen.has(text)) return undefined;
-    seen.add(text);
-    ids.push(text);
-  }
-  return ids;
-}
-
-function plainId(bytes: Buffer): boolean {
-  const first = bytes[0];
-  if (first === 0x22) {
-    for (let i = 1; i < bytes.length - 1; i += 1) if (bytes[i] === 0x5c) return false;
-    return true;
-  }
-  if (bytes.length > 15 || (first === 0x30 && bytes.length > 1)) return false;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const c = bytes[i] as number;
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-}
-
-/** The origin's answer with the client's raw id in place of ours. */
-function splice(reply: UpstreamReply, call: RpcCall): Buffer {
-  const id = reply.id;
-  if (id === undefined) return reply.body;
-  return withId(reply.body, id, call.idBytes);
 }
