@@ -17,6 +17,19 @@ export async function loadOriginHealth(db: Db, poolIds?: readonly string[]): Pro
   return (await query.execute()).map(normaliseOrigin);
 }
 
+/**
+ * The origin rows of every pool whose lease `owner` does not hold (what other processes checked, or
+ * rows of pools nobody checks now): the periodic refresh of a process skips the pools it checks itself.
+ */
+export async function loadOriginHealthNotLeasedBy(db: Db, owner: string): Promise<OriginHealthRow[]> {
+  const rows = await db
+    .selectFrom('origin_health')
+    .selectAll()
+    .where('pool_id', 'not in', db.selectFrom('pool_health').select('pool_id').where('lease_owner', '=', owner))
+    .execute();
+  return rows.map(normaliseOrigin);
+}
+
 export async function loadPoolHealth(db: Db, poolIds?: readonly string[]): Promise<PoolHealthRow[]> {
   if (poolIds !== undefined && poolIds.length === 0) return [];
   let query = db.selectFrom('pool_health').selectAll();
@@ -70,13 +83,14 @@ export async function casPoolHealth(
 
 /**
  * Takes or renews the checker lease of a pool: succeeds when nobody holds it, `owner` already holds it,
- * or the holder's lease ran out. Creates the pool's row (status Unknown) when missing.
+ * or the holder's lease ran out. Creates the pool's row (status Unknown) when missing. One statement
+ * (an upsert whose update is conditional), since every round of every pool starts with it.
  */
 export async function acquirePoolLease(
   db: Db,
   lease: { pool_id: string; account_id: string; owner: string; now: string; until: string },
 ): Promise<boolean> {
-  await db
+  const result = await db
     .insertInto('pool_health')
     .values({
       pool_id: lease.pool_id,
@@ -84,25 +98,24 @@ export async function acquirePoolLease(
       status: 'Unknown',
       changed_at: null,
       generation: 0,
-      lease_owner: null,
-      lease_until: null,
+      lease_owner: lease.owner,
+      lease_until: lease.until,
     })
-    .onConflict((oc) => oc.column('pool_id').doNothing())
-    .execute();
-  const result = await db
-    .updateTable('pool_health')
-    .set({ lease_owner: lease.owner, lease_until: lease.until })
-    .where('pool_id', '=', lease.pool_id)
-    .where((eb) =>
-      eb.or([
-        eb('lease_owner', 'is', null),
-        eb('lease_owner', '=', lease.owner),
-        eb('lease_until', 'is', null),
-        eb('lease_until', '<', lease.now),
-      ]),
+    .onConflict((oc) =>
+      oc
+        .column('pool_id')
+        .doUpdateSet({ lease_owner: lease.owner, lease_until: lease.until })
+        .where((eb) =>
+          eb.or([
+            eb('pool_health.lease_owner', 'is', null),
+            eb('pool_health.lease_owner', '=', lease.owner),
+            eb('pool_health.lease_until', 'is', null),
+            eb('pool_health.lease_until', '<', lease.now),
+          ]),
+        ),
     )
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
 /** Gives up every lease `owner` holds (clean shutdown), so another process takes over at once. */
