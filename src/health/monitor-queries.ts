@@ -102,13 +102,23 @@ function toMonitors(rows: readonly MonitorsTable[], onCorrupt: OnCorruptMonitor 
 }
 
 export async function getMonitor(db: Kysely<Database>, accountId: string, id: string): Promise<Monitor | undefined> {
-  const row = await db
+  const row = await getMonitorRow(db, accountId, id);
+  return row === undefined ? undefined : toMonitor(row);
+}
+
+/** The stored row, not decoded (the health checker decodes a row only when its settings changed). */
+export function getMonitorRow(db: Kysely<Database>, accountId: string, id: string): Promise<MonitorsTable | undefined> {
+  return db
     .selectFrom('monitors')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row === undefined ? undefined : toMonitor(row);
+}
+
+/** Decodes a row read by `getMonitorRow`; throws `CorruptMonitorError` as `getMonitor` does. */
+export function monitorFromRow(row: MonitorsTable): Monitor {
+  return toMonitor(row);
 }
 
 export async function listMonitors(
