@@ -2,14 +2,19 @@
  * Runs one repeating task per key (one per pool), each on its own interval with jitter, so thousands of
  * pools never fire in lockstep:
  * - a new key first fires at a uniformly random point within its first interval (its phase);
- * - each later run is scheduled `interval × (1 ± jitter)` after the previous one finished (default ±10 %),
- *   so a slow round delays only its own pool and rounds of one pool never overlap.
+ * - each later run starts `interval × (1 ± jitter)` after the previous one STARTED (default ±10 %), so
+ *   the time a round takes (probes, the store, a busy event loop) does not stretch the spacing of its
+ *   checks: an origin is checked at most interval × 1.1 after its previous check, as long as rounds
+ *   take less than interval × 0.9. A round that takes longer than that is followed by the next one at
+ *   once: rounds of one pool never overlap, and a slow round delays only its own pool.
  * Timers are unref'd (they never keep the process alive); `stop()` clears them and waits for running tasks.
- * `random` is injectable so tests can pin the phases.
+ * `random` and `now` are injectable so tests can pin the phases and the time a run takes.
  */
 export interface SchedulerOptions {
   jitter?: number;
   random?: () => number;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
   onError?: (key: string, err: unknown) => void;
 }
 
@@ -24,12 +29,14 @@ export class JitteredScheduler {
   #entries = new Map<string, ScheduledTask>();
   #jitter: number;
   #random: () => number;
+  #now: () => number;
   #onError: (key: string, err: unknown) => void;
   #stopped = false;
 
   constructor(options: SchedulerOptions = {}) {
     this.#jitter = options.jitter ?? 0.1;
     this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? (() => performance.now());
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -80,6 +87,7 @@ export class JitteredScheduler {
 
   #fire(key: string, entry: ScheduledTask): void {
     entry.timer = undefined;
+    const started = this.#now();
     entry.running = entry
       .task()
       .catch((err: unknown) => this.#onError(key, err))
@@ -87,7 +95,7 @@ export class JitteredScheduler {
         entry.running = undefined;
         if (this.#stopped || this.#entries.get(key) !== entry) return;
         const spread = 1 + this.#jitter * (2 * this.#random() - 1);
-        this.#arm(key, entry, entry.intervalMs * spread);
+        this.#arm(key, entry, entry.intervalMs * spread - (this.#now() - started));
       });
   }
 }
