@@ -14,7 +14,9 @@ import { failed, type ProbeResult } from './result.js';
  * kind of rules has its own Agents, whose `connect.lookup` refuses). A refused request is a failed,
  * not retried, check whose reason starts "target not allowed:". The unbound transport (`new
  * ProbeTransport()`, used only by tests that probe local servers directly) applies the rules of a
- * trusted account: local targets allowed, the always-refused set still refused.
+ * trusted account: local targets allowed, the always-refused set still refused. A view remembers the
+ * URL checks it made (by `href`; its rules never change), so the three calls of a jsonrpc check pay for
+ * one; `forAccount` makes a fresh view per round, so nothing is remembered longer than a round.
  */
 export interface ProbeRequest {
   url: URL;
@@ -33,6 +35,9 @@ export interface ProbeResponse {
   rttMs: number;
 }
 
+/** A bound on the URL checks one view remembers (a round checks a pool's origins, at most a few hundred). */
+const MAX_CHECKED_URLS = 1024;
+
 const OPERATOR_RULES: TargetRules = { allowLocal: true, localRefusal: '', schemes: ['http:', 'https:'] };
 
 export class ProbeTransport {
@@ -40,6 +45,8 @@ export class ProbeTransport {
   readonly #rules: TargetRules;
   /** Shared by every account's view; keyed by `allow_insecure` and the rules. */
   readonly #agents: Map<string, Agent>;
+  /** URL checks this view made: href → the refusal's message, or null when allowed. */
+  readonly #checked = new Map<string, string | null>();
 
   /**
    * `outbound`: the policy `forAccount` applies (default: one that trusts no account). `bound` is for
@@ -77,11 +84,18 @@ export class ProbeTransport {
 
   /** One attempt: a response, or a failed ProbeResult saying why none arrived. */
   async send(req: ProbeRequest): Promise<ProbeResponse | ProbeResult> {
-    try {
-      this.#outbound.checkUrl(req.url, this.#rules);
-    } catch (err) {
-      return failed((err as Error).message);
+    const href = req.url.href;
+    let refusal = this.#checked.get(href);
+    if (refusal === undefined) {
+      try {
+        this.#outbound.checkUrl(req.url, this.#rules);
+        refusal = null;
+      } catch (err) {
+        refusal = (err as Error).message;
+      }
+      if (this.#checked.size < MAX_CHECKED_URLS) this.#checked.set(href, refusal);
     }
+    if (refusal !== null) return failed(refusal);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
