@@ -12,7 +12,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test('each key first fires at a random phase within its interval, then every interval ± jitter', async () => {
   const draws = [0.25, 0.75, 1, 0]; // phase a, phase b, then a's spacing (+10 %), b's spacing (−10 %)
-  const scheduler = new JitteredScheduler({ random: () => draws.shift() ?? 0.5 });
+  const scheduler = new JitteredScheduler({ random: () => draws.shift() ?? 0.5, now });
   const fired: string[] = [];
   scheduler.set('a', 1000, async () => void fired.push('a'));
   scheduler.set('b', 1000, async () => void fired.push('b'));
@@ -64,6 +64,29 @@ test('runs are spaced from start to start: the time a run takes does not stretch
     'the second run starts one interval after the first STARTED, not after it finished',
   );
   release?.();
+  await scheduler.stop();
+});
+
+test('a run whose timer fired late is followed on the original schedule, not interval after its late start', async () => {
+  let skew = 0; // how much later than its timers the scheduler's clock reads (a busy event loop)
+  const scheduler = new JitteredScheduler({ random: () => 0.5, now: () => Date.now() + skew });
+  const starts: number[] = [];
+  scheduler.set('a', 100, async () => void starts.push(Date.now()));
+  const t0 = Date.now();
+  mock.timers.tick(40);
+  skew = 20; // the run due at 50 starts 20 late
+  mock.timers.tick(10);
+  await settle();
+  mock.timers.tick(79);
+  await settle();
+  assert.equal(starts.length, 1);
+  mock.timers.tick(1);
+  await settle();
+  assert.deepEqual(
+    starts.map((at) => at - t0),
+    [50, 130],
+    'due at 150 on the late clock, one interval after the first was due (not 100 after it started late)',
+  );
   await scheduler.stop();
 });
 
