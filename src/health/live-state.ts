@@ -6,6 +6,11 @@ import type { OriginHealthRow, PoolHealthRow } from './state-queries.js';
  * another process checks. A refresh never rolls back a newer local write: it carries the write mark taken
  * before its read, and pools written locally after that mark keep their local rows. Reads are synchronous:
  * the gateway asks on every request.
+ *
+ * The periodic refresh leaves out the pools whose lease this process holds (it is their only writer, so
+ * its rows are the stored ones): `replace` takes them as `keep`. A round that takes a pool's lease
+ * `claim`s the pool first, so a refresh that started before (and read the pool as someone else's, or
+ * left out its rows) cannot blank it.
  */
 export class LiveState {
   #origins = new Map<string, Map<string, OriginHealthRow>>();
@@ -39,17 +44,25 @@ export class LiveState {
     else this.#pools.set(poolId, pool);
   }
 
+  /** This process now holds the pool's lease: refreshes that began before leave the pool alone. */
+  claim(poolId: string): void {
+    this.#writes += 1;
+    this.#lastWrite.set(poolId, this.#writes);
+  }
+
   /**
    * Replaces the state of `poolIds` (or of every pool) with rows read from the store after `mark`.
-   * Pools missing from the read were deleted there and are dropped here too.
+   * Pools missing from the read were deleted there and are dropped here too. Pools in `keep` (this
+   * process holds their lease; their rows were not read) are left as they are.
    */
   replace(
     origins: readonly OriginHealthRow[],
     pools: readonly PoolHealthRow[],
     mark: number,
     poolIds?: readonly string[],
+    keep?: ReadonlySet<string>,
   ): void {
-    const fresh = (poolId: string) => (this.#lastWrite.get(poolId) ?? 0) <= mark;
+    const fresh = (poolId: string) => (this.#lastWrite.get(poolId) ?? 0) <= mark && keep?.has(poolId) !== true;
     const scope = new Set(poolIds ?? [...this.#pools.keys(), ...this.#origins.keys(), ...pools.map((p) => p.pool_id)]);
     for (const row of origins) scope.add(row.pool_id);
     const byPool = new Map<string, OriginHealthRow[]>();

@@ -16,6 +16,7 @@ import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_TYPES, type MonitorSettings, withMonitorDefaults } from '../model/monitor-schema.js';
 import { newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
+import { ReusableQuery } from '../store/reusable-query.js';
 import type { Database } from '../store/schema.js';
 import type { MonitorsTable } from '../store/tables/core.js';
 import { inTransaction } from '../store/transaction.js';
@@ -102,13 +103,31 @@ function toMonitors(rows: readonly MonitorsTable[], onCorrupt: OnCorruptMonitor 
 }
 
 export async function getMonitor(db: Kysely<Database>, accountId: string, id: string): Promise<Monitor | undefined> {
-  const row = await db
+  const row = await getMonitorRow(db, accountId, id);
+  return row === undefined ? undefined : toMonitor(row);
+}
+
+/** The stored row, not decoded (the health checker decodes a row only when its settings changed). */
+export async function getMonitorRow(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<MonitorsTable | undefined> {
+  return (await selectMonitor.run(db, { account_id: accountId, id })).rows[0];
+}
+
+// Read at the start of every health round: built and compiled once.
+const selectMonitor = new ReusableQuery(['account_id', 'id'], (db, v) =>
+  db
     .selectFrom('monitors')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row === undefined ? undefined : toMonitor(row);
+    .where('account_id', '=', v.account_id as string)
+    .where('id', '=', v.id as string),
+);
+
+/** Decodes a row read by `getMonitorRow`; throws `CorruptMonitorError` as `getMonitor` does. */
+export function monitorFromRow(row: MonitorsTable): Monitor {
+  return toMonitor(row);
 }
 
 export async function listMonitors(

@@ -21,7 +21,13 @@ import {
 } from './report.js';
 import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
 import { JitteredScheduler } from './scheduler.js';
-import { deletePoolHealth, loadOriginHealth, loadPoolHealth, releasePoolLeases } from './state-queries.js';
+import {
+  deletePoolHealth,
+  loadOriginHealth,
+  loadOriginHealthNotLeasedBy,
+  loadPoolHealth,
+  releasePoolLeases,
+} from './state-queries.js';
 import { MonitoredHealthView } from './view.js';
 
 /**
@@ -187,15 +193,19 @@ export class HealthMonitor {
     return this.#confirmer.runDue();
   }
 
-  /** One round of one pool; rounds of the same pool never overlap (a second call waits and runs after). */
-  async checkPool(poolId: string): Promise<RoundOutcome | undefined> {
+  /**
+   * One round of one pool; rounds of the same pool never overlap (a second call waits and runs after).
+   * `plan`: one just made for this pool (the scheduled task has read the monitor already); used only if
+   * the pool is still the same object when the round starts.
+   */
+  async checkPool(poolId: string, plan?: PoolPlan): Promise<RoundOutcome | undefined> {
     const previous = this.#inFlight.get(poolId) ?? Promise.resolve(undefined);
     const next = previous
       .catch(() => undefined)
       .then(async () => {
         const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
         if (pool === undefined || !pool.enabled) return undefined;
-        return runPoolRound(this.#ctx, await this.#plan(pool));
+        return runPoolRound(this.#ctx, plan?.pool === pool ? plan : await this.#plan(pool));
       });
     const tracked = next.then((outcome) => outcome ?? { kind: 'standby' as const });
     this.#inFlight.set(poolId, tracked);
@@ -211,14 +221,20 @@ export class HealthMonitor {
     return { ...this.#ctx };
   }
 
-  /** Re-reads the whole shared state (what other processes checked) into the live copy. */
+  /**
+   * Re-reads the shared state (what other processes checked) into the live copy. The origin rows of
+   * pools whose lease this process holds are not read: it wrote them itself (with 10,000 origins that
+   * was 10,000 rows a second read back for nothing). The pool rows come first: a pool leased to this
+   * process in between was `claim`ed after `mark` and is left alone.
+   */
   async refresh(): Promise<void> {
     const mark = this.live.mark();
-    const [origins, pools] = await Promise.all([
-      loadOriginHealth(this.#options.store.db),
-      loadPoolHealth(this.#options.store.db),
-    ]);
-    this.live.replace(origins, pools, mark);
+    const db = this.#options.store.db;
+    const pools = await loadPoolHealth(db);
+    const own = new Set<string>();
+    for (const row of pools) if (row.lease_owner === this.owner) own.add(row.pool_id);
+    const origins = await loadOriginHealthNotLeasedBy(db, this.owner);
+    this.live.replace(origins, pools, mark, undefined, own);
   }
 
   /**
@@ -306,7 +322,7 @@ export class HealthMonitor {
         if (fresh === undefined || !fresh.enabled) return;
         const plan = await this.#plan(fresh);
         this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task);
-        await this.checkPool(poolId);
+        await this.checkPool(poolId, plan);
       };
       if (pool.monitor === null) {
         this.#scheduler.set(poolId, this.#intervalMs(undefined), task);

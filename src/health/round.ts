@@ -84,6 +84,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     await refreshPool(ctx, pool.id);
     return { kind: 'standby' };
   }
+  ctx.live.claim(pool.id);
 
   const enabled = pool.enabled ? pool.origins.filter((origin) => origin.enabled) : [];
   const results = new Map<string, ProbeResult>();

@@ -2,14 +2,20 @@
  * Runs one repeating task per key (one per pool), each on its own interval with jitter, so thousands of
  * pools never fire in lockstep:
  * - a new key first fires at a uniformly random point within its first interval (its phase);
- * - each later run is scheduled `interval × (1 ± jitter)` after the previous one finished (default ±10 %),
- *   so a slow round delays only its own pool and rounds of one pool never overlap.
+ * - each later run is due `interval × (1 ± jitter)` after the previous one was DUE (default ±10 %), so
+ *   neither the time a round takes (probes, the store) nor a timer firing late (a busy event loop)
+ *   stretches the spacing of its checks: an origin is checked about interval × 1.1 at most after its
+ *   previous check, however long its rounds take below interval × 0.9. When a run ends after the next
+ *   one was due, the next starts at once (rounds of one pool never overlap; a slow round delays only its
+ *   own pool) and the schedule continues from then: no burst of catch-up runs.
  * Timers are unref'd (they never keep the process alive); `stop()` clears them and waits for running tasks.
- * `random` is injectable so tests can pin the phases.
+ * `random` and `now` are injectable so tests can pin the phases and the time a run takes.
  */
 export interface SchedulerOptions {
   jitter?: number;
   random?: () => number;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
   onError?: (key: string, err: unknown) => void;
 }
 
@@ -17,6 +23,8 @@ interface ScheduledTask {
   intervalMs: number;
   task: () => Promise<void>;
   timer: NodeJS.Timeout | undefined;
+  /** When the armed timer is due (`now()` time). */
+  due: number;
   running: Promise<void> | undefined;
 }
 
@@ -24,12 +32,14 @@ export class JitteredScheduler {
   #entries = new Map<string, ScheduledTask>();
   #jitter: number;
   #random: () => number;
+  #now: () => number;
   #onError: (key: string, err: unknown) => void;
   #stopped = false;
 
   constructor(options: SchedulerOptions = {}) {
     this.#jitter = options.jitter ?? 0.1;
     this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? (() => performance.now());
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -45,7 +55,7 @@ export class JitteredScheduler {
       }
       return;
     }
-    const entry: ScheduledTask = { intervalMs, task, timer: undefined, running: undefined };
+    const entry: ScheduledTask = { intervalMs, task, timer: undefined, due: 0, running: undefined };
     this.#entries.set(key, entry);
     this.#arm(key, entry, this.#random() * intervalMs);
   }
@@ -74,12 +84,15 @@ export class JitteredScheduler {
 
   #arm(key: string, entry: ScheduledTask, delayMs: number): void {
     clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => this.#fire(key, entry), Math.max(0, delayMs));
+    const delay = Math.max(0, delayMs);
+    entry.due = this.#now() + delay;
+    entry.timer = setTimeout(() => this.#fire(key, entry), delay);
     entry.timer.unref();
   }
 
   #fire(key: string, entry: ScheduledTask): void {
     entry.timer = undefined;
+    const due = entry.due;
     entry.running = entry
       .task()
       .catch((err: unknown) => this.#onError(key, err))
@@ -87,7 +100,7 @@ export class JitteredScheduler {
         entry.running = undefined;
         if (this.#stopped || this.#entries.get(key) !== entry) return;
         const spread = 1 + this.#jitter * (2 * this.#random() - 1);
-        this.#arm(key, entry, entry.intervalMs * spread);
+        this.#arm(key, entry, due + entry.intervalMs * spread - this.#now());
       });
   }
 }

@@ -12,6 +12,9 @@ import type { Database } from './schema.js';
  * on open. Both backends go through the same Kysely query layer, so every query is written once.
  *
  * SQLite runs in WAL mode with a 5 s busy timeout, so `switchyard token create` works while `serve` runs.
+ * Kysely's SQLite driver prepares every query it runs; the connection keeps the last
+ * `STATEMENT_CACHE_SIZE` (256) prepared statements by their SQL text and reuses them (the health monitors
+ * run the same few statements thousands of times a second, and preparing was a tenth of their cost).
  */
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -42,6 +45,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
+    reusePreparedStatements(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     store = { db, dialect: 'sqlite', close: () => db.destroy() };
   }
@@ -52,4 +56,32 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     throw err;
   }
   return store;
+}
+
+/** Prepared statements kept per SQLite connection, least recently used dropped first. */
+export const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Makes `prepare` return the statement already prepared for the same SQL text. A statement still being
+ * iterated (a streamed select) is `busy` and cannot run twice at once, so a fresh one is prepared then.
+ * Statements re-prepare themselves after a schema change (SQLite's prepare_v2), so reuse is safe across
+ * migrations. Kysely sets no per-statement modes (raw, pluck, expand) that a later user would inherit.
+ */
+function reusePreparedStatements(sqlite: SQLite.Database): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, SQLite.Statement>();
+  sqlite.prepare = ((source: string) => {
+    const cached = cache.get(source);
+    if (cached !== undefined && !cached.busy) {
+      // Re-insert: a Map iterates in insertion order, so the first key is the least recently used.
+      cache.delete(source);
+      cache.set(source, cached);
+      return cached;
+    }
+    const statement = prepare(source);
+    cache.delete(source);
+    cache.set(source, statement);
+    if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    return statement;
+  }) as SQLite.Database['prepare'];
 }

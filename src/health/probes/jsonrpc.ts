@@ -32,7 +32,10 @@ export async function jsonRpcCheck(
   monitor: MonitorSettings,
   expectedChainIds: readonly number[],
 ): Promise<ProbeResult> {
-  const call = (method: string) => rpc(transport, origin, monitor, method);
+  // One target for the check's three calls (the URL and headers do not change between them).
+  const url = jsonRpcCheckUrl(origin.address, monitor);
+  const target: RpcTarget = { url, headers: checkHeaders(origin, monitor, url) };
+  const call = (method: string) => rpc(transport, target, monitor, method);
 
   const chain = await call('eth_chainId');
   if (chain.failure !== undefined) return chain.failure;
@@ -87,17 +90,21 @@ export function applyBlockLag(
   }
 }
 
+interface RpcTarget {
+  url: URL;
+  headers: Record<string, string | string[]>;
+}
+
 async function rpc(
   transport: ProbeTransport,
-  origin: Origin,
+  target: RpcTarget,
   monitor: MonitorSettings,
   method: string,
 ): Promise<RpcOutcome> {
-  const url = jsonRpcCheckUrl(origin.address, monitor);
   const response = await transport.send({
-    url,
+    url: target.url,
     method: 'POST',
-    headers: checkHeaders(origin, monitor, url),
+    headers: target.headers,
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
     timeoutMs: monitor.timeout * 1000,
     allowInsecure: monitor.allow_insecure,
