@@ -25,6 +25,8 @@ export function installedNodeFlags(): string[] {
 
 /** Connections one address may hold at the gateway in the bench (the fan-out leg opens up to this many). */
 export const WS_CLIENT_CEILING = 10_000;
+/** How long a profiled Switchyard may take to exit (writing its .cpuprofile) before SIGKILL. */
+const PROFILE_STOP_MS = 60_000;
 
 /**
  * network name → the upstream URL it forwards to, or for the fan-out leg's network an origin with a
@@ -86,14 +88,18 @@ export class SwitchyardProcess {
   readonly token: string | undefined;
   readonly #child: Child;
 
+  readonly #profiling: boolean;
+
   private constructor(
     child: Child,
     gatewayPort: number,
     apiPort: number,
     inspectPort: number | undefined,
     token: string | undefined,
+    profiling: boolean,
   ) {
     this.#child = child;
+    this.#profiling = profiling;
     this.inspectPort = inspectPort;
     this.token = token;
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -162,7 +168,8 @@ export class SwitchyardProcess {
         env: { ...process.env, NODE_ENV: 'production' },
       },
     );
-    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort, token);
+    const profiling = options.profileDir !== undefined;
+    const server = new SwitchyardProcess(child, gatewayPort, apiPort, options.inspectPort, token, profiling);
     try {
       await child.waitForPort(gatewayPort, 60_000);
     } catch (err) {
@@ -181,8 +188,9 @@ export class SwitchyardProcess {
     return this.#child.stderrTail;
   }
 
+  /** SIGTERM, then SIGKILL after 5 s — 60 s when profiling: a busy process writes its profile on exit. */
   stop(): Promise<void> {
-    return this.#child.stop();
+    return this.#child.stop(this.#profiling ? PROFILE_STOP_MS : undefined);
   }
 }
 
