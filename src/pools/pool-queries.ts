@@ -26,9 +26,16 @@ import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
-import { fieldsToColumns, type OnCorruptPool, type PoolRow, rowsToPools, rowToPool } from './pool-rows.js';
+import {
+  type DecodedPoolMemo,
+  fieldsToColumns,
+  type OnCorruptPool,
+  type PoolRow,
+  rowsToPools,
+  rowToPool,
+} from './pool-rows.js';
 
-export { CorruptPoolError, type OnCorruptPool } from './pool-rows.js';
+export { CorruptPoolError, DecodedPoolMemo, type OnCorruptPool } from './pool-rows.js';
 export type { PoolFields };
 
 /** The client-controlled fields of a pool (what PUT would send back). */
@@ -82,6 +89,8 @@ export interface PoolListFilter {
   monitor?: string | undefined;
   /** Told about rows of the page that cannot be decoded (they are left out; `total` still counts them). */
   onCorrupt?: OnCorruptPool | undefined;
+  /** Reuses the pools decoded for earlier pages while their rows are unchanged (pool-rows.ts). */
+  memo?: DecodedPoolMemo | undefined;
 }
 
 export async function listPools(
@@ -91,8 +100,66 @@ export async function listPools(
   window: PageWindow,
   filter: PoolListFilter = {},
 ): Promise<{ pools: Pool[]; total: number }> {
+  if (filter.memo !== undefined) return listPoolsMemo(db, dialect, accountId, window, filter, filter.memo);
   const { rows, total } = await pageRows(db, dialect, accountId, window, filter.monitor);
   return { pools: rowsToPools(rows, filter.onCorrupt), total };
+}
+
+/** Every column of `pools` but `settings` (pool-rows.ts PoolColumns). */
+const COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'notification_email',
+  'monitor_id',
+  'enabled',
+  'created_on',
+  'modified_on',
+  'version',
+] as const;
+
+/**
+ * `listPools` with a memo: the page's columns first, then the settings of only the rows the memo does not
+ * hold (one query for all of them), so an unchanged page reads no settings at all. A row deleted between
+ * the two reads is left out, as if it had gone just before the first; a row changed between them is
+ * shown as it is after the change.
+ */
+async function listPoolsMemo(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  accountId: string,
+  window: PageWindow,
+  filter: PoolListFilter,
+  memo: DecodedPoolMemo,
+): Promise<{ pools: Pool[]; total: number }> {
+  const base = pageQuery(db, accountId, filter.monitor);
+  const columns = await base
+    .select(COLUMNS)
+    .orderBy(byName(dialect))
+    .orderBy('id')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+  const total = await countOf(base);
+  const known = columns.map((row) => memo.get(row));
+  const missing = columns.filter((_, i) => known[i] === undefined).map((row) => row.id);
+  const fresh = new Map<string, Pool>();
+  if (missing.length > 0) {
+    const rows = await selectPool(db, accountId).where('id', 'in', missing).execute();
+    for (const pool of memo.rowsToPools(rows, filter.onCorrupt)) fresh.set(pool.id, pool);
+  }
+  const pools = columns.map((row, i) => known[i] ?? fresh.get(row.id));
+  return { pools: pools.filter((pool) => pool !== undefined), total };
+}
+
+function pageQuery(db: Kysely<Database>, accountId: string, monitor: string | undefined) {
+  const base = db.selectFrom('pools').where('account_id', '=', accountId);
+  return monitor === undefined ? base : base.where('monitor_id', '=', monitor);
+}
+
+async function countOf(base: ReturnType<typeof pageQuery>): Promise<number> {
+  const count = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(count.n);
 }
 
 /** The raw rows of one page in list order, and how many rows the whole list has. */
@@ -103,8 +170,7 @@ async function pageRows(
   window: PageWindow,
   monitor?: string,
 ): Promise<{ rows: PoolRow[]; total: number }> {
-  let base = db.selectFrom('pools').where('account_id', '=', accountId);
-  if (monitor !== undefined) base = base.where('monitor_id', '=', monitor);
+  const base = pageQuery(db, accountId, monitor);
   const rows = await base
     .selectAll()
     .orderBy(byName(dialect))
@@ -112,8 +178,7 @@ async function pageRows(
     .limit(window.limit)
     .offset(window.offset)
     .execute();
-  const count = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return { rows, total: Number(count.n) };
+  return { rows, total: await countOf(base) };
 }
 
 /**

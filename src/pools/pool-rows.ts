@@ -7,6 +7,13 @@
  * `origins`), a string where a list belongs: what a hand edit or a bad restore leaves — is reported, never
  * thrown at a caller that reads many rows: `rowsToPools` skips it and tells `onCorrupt`; `rowToPool`
  * (one pool asked for by id or name) throws `CorruptPoolError`.
+ *
+ * `DecodedPoolMemo` keeps the Pool decoded from each row it saw, keyed by pool id and valid while every
+ * column but `settings` is the same — `version` included, which every write of a pool bumps
+ * (pool-queries.ts, migrations), so unchanged columns mean unchanged settings. That lets a list read the
+ * settings only of the rows it has not decoded yet. It hands back the very same Pool object for an
+ * unchanged row (treat it as read-only), so callers may key their own caches on that object (WeakMap).
+ * At most `maxEntries` (default 5000) rows are kept; those seen longest ago go first.
  */
 import { z } from 'zod';
 import type { Pool, PoolFields } from '../model/pool.js';
@@ -111,6 +118,74 @@ export function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool |
     else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
   }
   return pools;
+}
+
+/** A pool row without its `settings`: what decides whether a memo entry still holds (see header). */
+export type PoolColumns = Omit<PoolRow, 'settings'>;
+
+/** The decoded pool of each row seen before, while its columns are unchanged (see header). */
+export class DecodedPoolMemo {
+  readonly #maxEntries: number;
+  readonly #entries = new Map<string, { columns: PoolColumns; pool: Pool }>();
+
+  constructor(maxEntries = DEFAULT_MEMO_ENTRIES) {
+    this.#maxEntries = maxEntries;
+  }
+
+  /** The pool decoded earlier from a row with these very columns, if any. */
+  get(columns: PoolColumns): Pool | undefined {
+    const seen = this.#entries.get(columns.id);
+    if (seen === undefined || !sameColumns(seen.columns, columns)) return undefined;
+    // Re-inserted, so the rows read most recently are the last to be dropped.
+    this.#entries.delete(columns.id);
+    this.#entries.set(columns.id, seen);
+    return seen.pool;
+  }
+
+  /** Like `rowsToPools`, reusing the Pool of every row whose columns are unchanged, and remembering the rest. */
+  rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+    const pools: Pool[] = [];
+    for (const row of rows) {
+      const known = this.get(row);
+      if (known !== undefined) {
+        pools.push(known);
+        continue;
+      }
+      this.#entries.delete(row.id);
+      const decoded = decodeRow(row);
+      if (!('pool' in decoded)) {
+        onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
+        continue;
+      }
+      const { settings: _settings, ...columns } = row;
+      this.#entries.set(row.id, { columns, pool: decoded.pool });
+      pools.push(decoded.pool);
+    }
+    for (const id of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries) break;
+      this.#entries.delete(id);
+    }
+    return pools;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+const DEFAULT_MEMO_ENTRIES = 5000;
+
+function sameColumns(a: PoolColumns, b: PoolColumns): boolean {
+  return (
+    String(a.version) === String(b.version) &&
+    a.modified_on === b.modified_on &&
+    a.name === b.name &&
+    a.notification_email === b.notification_email &&
+    a.monitor_id === b.monitor_id &&
+    Number(a.enabled) === Number(b.enabled) &&
+    a.account_id === b.account_id &&
+    a.created_on === b.created_on
+  );
 }
 
 /** The fields stored only when present (both directions use it, so they cannot drift). */
