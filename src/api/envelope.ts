@@ -7,6 +7,10 @@
  * Invariants the official SDK relies on: every answer is `Content-Type: application/json`; an error is
  * never sent with a 2xx status (the SDK would silently return null) and never as 409 (the SDK retries
  * 409). Errors that are not SwitchyardErrors become API_INTERNAL (500) and are logged, never echoed.
+ *
+ * A handler may hand back its `result` already serialised (`JsonText`, e.g. a page of 1000 pools built
+ * from cached pieces): it is placed into the envelope's text as is, so the answer is the same bytes
+ * `JSON.stringify` of the envelope would give, without building and serialising the objects again.
  */
 import type { ServerResponse } from 'node:http';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
@@ -41,10 +45,21 @@ export interface ErrorEnvelope {
   result: null;
 }
 
+/** A value already serialised as JSON; the envelope writes its text unchanged (see header). */
+export class JsonText {
+  constructor(readonly text: string) {}
+
+  /** So that a JsonText in any object still serialises to its value (tests, logs). */
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
 /** What a route handler hands back; the router wraps it. */
 export interface ApiReply {
   /** HTTP status of a success; 200 unless the route says otherwise (e.g. 201). */
   status?: number;
+  /** Any JSON value, or a JsonText holding one already serialised. */
   result: unknown;
   result_info?: ResultInfo;
   messages?: { code: number; message: string }[];
@@ -93,14 +108,30 @@ function internal(err: unknown, logger: Logger): SwitchyardError {
   return new SwitchyardError('API_INTERNAL', 'Internal error; the server log has details.', { cause: err });
 }
 
-/** Writes any JSON body; the only function in `api/` that calls `res.end` with a payload. */
+/** The text of `successEnvelope(reply)`, taking a JsonText result as it is. */
+export function successText(reply: ApiReply): string {
+  if (!(reply.result instanceof JsonText)) return JSON.stringify(successEnvelope(reply));
+  const info = reply.result_info === undefined ? '' : `,"result_info":${JSON.stringify(reply.result_info)}`;
+  return `{"success":true,"errors":[],"messages":${JSON.stringify(reply.messages ?? [])},"result":${reply.result.text}${info}}`;
+}
+
+/** Writes any JSON body. */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** Writes a JSON body already serialised; the only function in `api/` that calls `res.end` with a payload. */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  payload: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json',
