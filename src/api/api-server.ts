@@ -29,7 +29,7 @@ import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { ConsoleAssets } from './console-assets.js';
-import { errorResponse, sendJson, sendJsonText, successText } from './envelope.js';
+import { errorResponse, sendJson, sendJsonText, successBody } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, RouteTable } from './route-table.js';
 import { validateBody } from './validate.js';
@@ -98,7 +98,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         routeLabel = pattern;
       });
       status = reply.status ?? 200;
-      if (reply.raw === undefined) sendJsonText(res, status, successText(reply));
+      if (reply.raw === undefined) sendJsonText(res, status, successBody(reply));
       else sendJson(res, status, reply.raw);
     } catch (err) {
       if (err instanceof RequestAbortedError) {

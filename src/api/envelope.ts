@@ -8,9 +8,10 @@
  * never sent with a 2xx status (the SDK would silently return null) and never as 409 (the SDK retries
  * 409). Errors that are not SwitchyardErrors become API_INTERNAL (500) and are logged, never echoed.
  *
- * A handler may hand back its `result` already serialised (`JsonText`, e.g. a page of 1000 pools built
- * from cached pieces): it is placed into the envelope's text as is, so the answer is the same bytes
- * `JSON.stringify` of the envelope would give, without building and serialising the objects again.
+ * A handler may hand back its `result` already serialised as UTF-8 (`JsonText`, e.g. a page of 1000 pools
+ * built from bytes cached per pool): its chunks are placed into the envelope's bytes as they are, so the
+ * answer is the same bytes `JSON.stringify` of the envelope would give, without building, serialising
+ * and encoding the objects again.
  */
 import type { ServerResponse } from 'node:http';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
@@ -45,9 +46,13 @@ export interface ErrorEnvelope {
   result: null;
 }
 
-/** A value already serialised as JSON; the envelope writes its text unchanged (see header). */
+/** One JSON value already serialised: UTF-8 chunks that, concatenated, are its text (see header). */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly chunks: readonly Buffer[]) {}
+
+  get text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
 
   /** So that a JsonText in any object still serialises to its value (tests, logs). */
   toJSON(): unknown {
@@ -108,11 +113,12 @@ function internal(err: unknown, logger: Logger): SwitchyardError {
   return new SwitchyardError('API_INTERNAL', 'Internal error; the server log has details.', { cause: err });
 }
 
-/** The text of `successEnvelope(reply)`, taking a JsonText result as it is. */
-export function successText(reply: ApiReply): string {
+/** The bytes (or text) of `successEnvelope(reply)`, taking a JsonText result's chunks as they are. */
+export function successBody(reply: ApiReply): string | Buffer {
   if (!(reply.result instanceof JsonText)) return JSON.stringify(successEnvelope(reply));
   const info = reply.result_info === undefined ? '' : `,"result_info":${JSON.stringify(reply.result_info)}`;
-  return `{"success":true,"errors":[],"messages":${JSON.stringify(reply.messages ?? [])},"result":${reply.result.text}${info}}`;
+  const head = `{"success":true,"errors":[],"messages":${JSON.stringify(reply.messages ?? [])},"result":`;
+  return Buffer.concat([Buffer.from(head), ...reply.result.chunks, Buffer.from(`${info}}`)]);
 }
 
 /** Writes any JSON body. */
@@ -129,7 +135,7 @@ export function sendJson(
 export function sendJsonText(
   res: ServerResponse,
   status: number,
-  payload: string,
+  payload: string | Buffer,
   headers: Readonly<Record<string, string>> = {},
 ): void {
   res.writeHead(status, {

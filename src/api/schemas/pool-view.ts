@@ -3,8 +3,8 @@
  * credential headers (model/header-secrets.ts), the configured networks that route to it and live
  * health. One definition, two forms:
  *   - `poolView`, an object, for the answers about one pool;
- *   - `PoolJsonCache.list`, the JSON text of a page of pools, byte for byte `JSON.stringify` of their
- *     `poolView`s in the same order (pool-view.test.ts holds the two together).
+ *   - `PoolJsonCache.list`, the JSON of a page of pools as UTF-8 chunks, byte for byte `JSON.stringify` of
+ *     their `poolView`s in the same order (pool-view.test.ts holds the two together).
  * The list is built from text pieces cached per Pool object (a WeakMap, so they go with the object):
  * everything but `healthy` (pool and each origin) and `networks` is fixed for one Pool object, and the
  * pools list reuses the Pool of an unchanged row (pools/pool-rows.ts DecodedPoolMemo), so a page of 1000
@@ -72,13 +72,13 @@ export function poolView(pool: Pool, health: PoolHealthSource, networks: readonl
  * A pool's view as text with the live values left out: `head` ends with `"origins":[`, each of `origins`
  * with `"healthy":`, and `tail` with `"networks":`. Each object written by JSON.stringify always has a
  * first member (`id`, `name`, `origin_steering`), so cutting its braces leaves valid member lists.
- * `last` is the whole text as last written, with the live values it was written with.
+ * `last` is the whole view as last written (UTF-8), with the live values it was written with.
  */
 interface Pieces {
   head: string;
   origins: string[];
   tail: string;
-  last?: { originsHealthy: boolean[]; healthy: boolean; networks: string; text: string };
+  last?: { originsHealthy: boolean[]; healthy: boolean; networks: string; bytes: Buffer };
 }
 
 function piecesOf(pool: Pool): Pieces {
@@ -97,17 +97,30 @@ function sameFlags(a: readonly boolean[], b: readonly boolean[]): boolean {
   return true;
 }
 
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
 /** The JSON text of pool views, from pieces cached per Pool object (see header). */
 export class PoolJsonCache {
   readonly #pieces = new WeakMap<Pool, Pieces>();
 
-  /** `JSON.stringify(pools.map((pool) => poolView(pool, health, networksOf(pool))))`, from cached pieces. */
-  list(pools: readonly Pool[], health: PoolHealthSource, networksOf: (pool: Pool) => readonly string[]): string {
-    return `[${pools.map((pool) => this.#text(pool, health, JSON.stringify(networksOf(pool)))).join(',')}]`;
+  /**
+   * `JSON.stringify(pools.map((pool) => poolView(pool, health, networksOf(pool))))` as UTF-8 chunks (for
+   * api/envelope.ts JsonText), from cached pieces.
+   */
+  list(pools: readonly Pool[], health: PoolHealthSource, networksOf: (pool: Pool) => readonly string[]): Buffer[] {
+    const chunks: Buffer[] = [OPEN];
+    for (const [i, pool] of pools.entries()) {
+      if (i > 0) chunks.push(COMMA);
+      chunks.push(this.#bytes(pool, health, JSON.stringify(networksOf(pool))));
+    }
+    chunks.push(CLOSE);
+    return chunks;
   }
 
-  /** One pool's text: the last one written while health and networks are as they were then. */
-  #text(pool: Pool, health: PoolHealthSource, networks: string): string {
+  /** One pool's view: the last one written while health and networks are as they were then. */
+  #bytes(pool: Pool, health: PoolHealthSource, networks: string): Buffer {
     let pieces = this.#pieces.get(pool);
     if (pieces === undefined) {
       pieces = piecesOf(pool);
@@ -122,16 +135,15 @@ export class PoolJsonCache {
       last.networks === networks &&
       sameFlags(last.originsHealthy, originsHealthy)
     ) {
-      return last.text;
+      return last.bytes;
     }
-    // Joined, not concatenated: join gives a flat string, so reusing it later copies it once, not a rope.
     const parts = [pieces.head];
     for (const [i, origin] of pieces.origins.entries()) {
       parts.push(i > 0 ? ',' : '', origin, originsHealthy[i] === true ? 'true}' : 'false}');
     }
     parts.push(pieces.tail, networks, ',"healthy":', healthy ? 'true}' : 'false}');
-    const text = parts.join('');
-    pieces.last = { originsHealthy, healthy, networks, text };
-    return text;
+    const bytes = Buffer.from(parts.join(''), 'utf8');
+    pieces.last = { originsHealthy, healthy, networks, bytes };
+    return bytes;
   }
 }
