@@ -16,6 +16,10 @@
  * Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
  * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
+ *
+ * `listPools` given a `DecodedPoolMemo` (the API's list) reads the page's columns, then the settings of
+ * only the rows the memo does not hold unchanged: every write here bumps `version`, which is what makes
+ * skipping the settings of an unchanged row safe.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';

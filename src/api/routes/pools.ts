@@ -13,7 +13,8 @@
  *   nothing is saved.
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
  * The list answers from a memo of decoded pools and their cached JSON (pools/pool-rows.ts,
- * schemas/pool-view.ts), both valid only while the stored row is unchanged column for column.
+ * schemas/pool-view.ts), both valid only while the row's columns (`version` included) are unchanged;
+ * health and networks are read on every request.
  */
 import { z } from 'zod';
 import type { Config } from '../../config/schema.js';
