@@ -17,9 +17,9 @@
  * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  *
- * `listPools` given a `DecodedPoolMemo` (the API's list) reads the page's columns, then the settings of
- * only the rows the memo does not hold unchanged: every write here bumps `version`, which is what makes
- * skipping the settings of an unchanged row safe.
+ * `listPools` given a `DecodedPoolMemo` (the API's list) reads the page's id, version and modified_on, then
+ * the whole rows of only those the memo does not hold: every write here bumps `version`, which is what
+ * makes skipping the rest of an unchanged row safe.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -109,22 +109,9 @@ export async function listPools(
   return { pools: rowsToPools(rows, filter.onCorrupt), total };
 }
 
-/** Every column of `pools` but `settings` (pool-rows.ts PoolColumns). */
-const COLUMNS = [
-  'id',
-  'account_id',
-  'name',
-  'notification_email',
-  'monitor_id',
-  'enabled',
-  'created_on',
-  'modified_on',
-  'version',
-] as const;
-
 /**
- * `listPools` with a memo: the page's columns first, then the settings of only the rows the memo does not
- * hold (one query for all of them), so an unchanged page reads no settings at all. A row deleted between
+ * `listPools` with a memo: the page's stamps (id, version, modified_on) first, then the whole rows of only
+ * those the memo does not hold (one query for all of them), so an unchanged page reads nothing else. A row deleted between
  * the two reads is left out, as if it had gone just before the first; a row changed between them is
  * shown as it is after the change.
  */
@@ -138,7 +125,7 @@ async function listPoolsMemo(
 ): Promise<{ pools: Pool[]; total: number }> {
   const base = pageQuery(db, accountId, filter.monitor);
   const columns = await base
-    .select(COLUMNS)
+    .select(['id', 'version', 'modified_on'])
     .orderBy(byName(dialect))
     .orderBy('id')
     .limit(window.limit)

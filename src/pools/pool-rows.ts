@@ -8,12 +8,14 @@
  * thrown at a caller that reads many rows: `rowsToPools` skips it and tells `onCorrupt`; `rowToPool`
  * (one pool asked for by id or name) throws `CorruptPoolError`.
  *
- * `DecodedPoolMemo` keeps the Pool decoded from each row it saw, keyed by pool id and valid while every
- * column but `settings` is the same — `version` included, which every write of a pool bumps
- * (pool-queries.ts, migrations), so unchanged columns mean unchanged settings. That lets a list read the
- * settings only of the rows it has not decoded yet. It hands back the very same Pool object for an
- * unchanged row (treat it as read-only), so callers may key their own caches on that object (WeakMap).
- * At most `maxEntries` (default 5000) rows are kept; those seen longest ago go first.
+ * `DecodedPoolMemo` keeps the Pool decoded from each row it saw, keyed by pool id and valid while the row's
+ * `version` and `modified_on` are the same. Every write of a pool bumps `version` (pool-queries.ts,
+ * migrations; the routing directory relies on the same rule), so an unchanged stamp means an unchanged row,
+ * and a list can read just the stamps of a page and the rest only of rows it has not decoded. A writer
+ * that bypassed the store's functions without bumping `version` would go unseen here as by routing. It
+ * hands back the very same Pool object for an unchanged row (treat it as read-only), so callers may key
+ * their own caches on that object (WeakMap). At most `maxEntries` (default 5000) rows are kept; those
+ * seen longest ago go first.
  */
 import { z } from 'zod';
 import type { Pool, PoolFields } from '../model/pool.js';
@@ -120,29 +122,29 @@ export function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool |
   return pools;
 }
 
-/** A pool row without its `settings`: what decides whether a memo entry still holds (see header). */
-export type PoolColumns = Omit<PoolRow, 'settings'>;
+/** What decides whether a memo entry still holds (see header). */
+export type PoolStamp = Pick<PoolRow, 'id' | 'version' | 'modified_on'>;
 
 /** The decoded pool of each row seen before, while its columns are unchanged (see header). */
 export class DecodedPoolMemo {
   readonly #maxEntries: number;
-  readonly #entries = new Map<string, { columns: PoolColumns; pool: Pool }>();
+  readonly #entries = new Map<string, { stamp: PoolStamp; pool: Pool }>();
 
   constructor(maxEntries = DEFAULT_MEMO_ENTRIES) {
     this.#maxEntries = maxEntries;
   }
 
-  /** The pool decoded earlier from a row with these very columns, if any. */
-  get(columns: PoolColumns): Pool | undefined {
-    const seen = this.#entries.get(columns.id);
-    if (seen === undefined || !sameColumns(seen.columns, columns)) return undefined;
+  /** The pool decoded earlier from the row with this stamp, if any. */
+  get(stamp: PoolStamp): Pool | undefined {
+    const seen = this.#entries.get(stamp.id);
+    if (seen === undefined || !sameStamp(seen.stamp, stamp)) return undefined;
     // Re-inserted, so the rows read most recently are the last to be dropped.
-    this.#entries.delete(columns.id);
-    this.#entries.set(columns.id, seen);
+    this.#entries.delete(stamp.id);
+    this.#entries.set(stamp.id, seen);
     return seen.pool;
   }
 
-  /** Like `rowsToPools`, reusing the Pool of every row whose columns are unchanged, and remembering the rest. */
+  /** Like `rowsToPools`, reusing the Pool of every row whose stamp is unchanged, and remembering the rest. */
   rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
     const pools: Pool[] = [];
     for (const row of rows) {
@@ -157,8 +159,10 @@ export class DecodedPoolMemo {
         onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
         continue;
       }
-      const { settings: _settings, ...columns } = row;
-      this.#entries.set(row.id, { columns, pool: decoded.pool });
+      this.#entries.set(row.id, {
+        stamp: { id: row.id, version: row.version, modified_on: row.modified_on },
+        pool: decoded.pool,
+      });
       pools.push(decoded.pool);
     }
     for (const id of this.#entries.keys()) {
@@ -175,17 +179,8 @@ export class DecodedPoolMemo {
 
 const DEFAULT_MEMO_ENTRIES = 5000;
 
-function sameColumns(a: PoolColumns, b: PoolColumns): boolean {
-  return (
-    String(a.version) === String(b.version) &&
-    a.modified_on === b.modified_on &&
-    a.name === b.name &&
-    a.notification_email === b.notification_email &&
-    a.monitor_id === b.monitor_id &&
-    Number(a.enabled) === Number(b.enabled) &&
-    a.account_id === b.account_id &&
-    a.created_on === b.created_on
-  );
+function sameStamp(a: PoolStamp, b: PoolStamp): boolean {
+  return String(a.version) === String(b.version) && a.modified_on === b.modified_on;
 }
 
 /** The fields stored only when present (both directions use it, so they cannot drift). */
