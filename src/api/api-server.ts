@@ -29,7 +29,7 @@ import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { ConsoleAssets } from './console-assets.js';
-import { errorResponse, sendJson, successEnvelope } from './envelope.js';
+import { errorResponse, sendJson, sendJsonText, successBody } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, RouteTable } from './route-table.js';
 import { validateBody } from './validate.js';
@@ -98,7 +98,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         routeLabel = pattern;
       });
       status = reply.status ?? 200;
-      sendJson(res, status, reply.raw === undefined ? successEnvelope(reply) : reply.raw);
+      if (reply.raw === undefined) sendJsonText(res, status, successBody(reply));
+      else sendJson(res, status, reply.raw);
     } catch (err) {
       if (err instanceof RequestAbortedError) {
         status = CLIENT_CLOSED_REQUEST;

@@ -7,6 +7,11 @@
  * Invariants the official SDK relies on: every answer is `Content-Type: application/json`; an error is
  * never sent with a 2xx status (the SDK would silently return null) and never as 409 (the SDK retries
  * 409). Errors that are not SwitchyardErrors become API_INTERNAL (500) and are logged, never echoed.
+ *
+ * A handler may hand back its `result` already serialised as UTF-8 (`JsonText`, e.g. a page of 1000 pools
+ * built from bytes cached per pool): its chunks are placed into the envelope's bytes as they are, so the
+ * answer is the same bytes `JSON.stringify` of the envelope would give, without building, serialising
+ * and encoding the objects again.
  */
 import type { ServerResponse } from 'node:http';
 import { isSwitchyardError, SwitchyardError } from '../errors/base.js';
@@ -41,10 +46,25 @@ export interface ErrorEnvelope {
   result: null;
 }
 
+/** One JSON value already serialised: UTF-8 chunks that, concatenated, are its text (see header). */
+export class JsonText {
+  constructor(readonly chunks: readonly Buffer[]) {}
+
+  get text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+
+  /** So that a JsonText in any object still serialises to its value (tests, logs). */
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
 /** What a route handler hands back; the router wraps it. */
 export interface ApiReply {
   /** HTTP status of a success; 200 unless the route says otherwise (e.g. 201). */
   status?: number;
+  /** Any JSON value, or a JsonText holding one already serialised. */
   result: unknown;
   result_info?: ResultInfo;
   messages?: { code: number; message: string }[];
@@ -93,14 +113,31 @@ function internal(err: unknown, logger: Logger): SwitchyardError {
   return new SwitchyardError('API_INTERNAL', 'Internal error; the server log has details.', { cause: err });
 }
 
-/** Writes any JSON body; the only function in `api/` that calls `res.end` with a payload. */
+/** The bytes (or text) of `successEnvelope(reply)`, taking a JsonText result's chunks as they are. */
+export function successBody(reply: ApiReply): string | Buffer {
+  if (!(reply.result instanceof JsonText)) return JSON.stringify(successEnvelope(reply));
+  const info = reply.result_info === undefined ? '' : `,"result_info":${JSON.stringify(reply.result_info)}`;
+  const head = `{"success":true,"errors":[],"messages":${JSON.stringify(reply.messages ?? [])},"result":`;
+  return Buffer.concat([Buffer.from(head), ...reply.result.chunks, Buffer.from(`${info}}`)]);
+}
+
+/** Writes any JSON body. */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** Writes a JSON body already serialised; the only function in `api/` that calls `res.end` with a payload. */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  payload: string | Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json',

@@ -16,6 +16,10 @@
  * Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
  * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
+ *
+ * `listPools` given a `DecodedPoolMemo` (the API's list) reads the page's id, version and modified_on, then
+ * the whole rows of only those the memo does not hold: every write here bumps `version`, which is what
+ * makes skipping the rest of an unchanged row safe.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -26,9 +30,16 @@ import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
-import { fieldsToColumns, type OnCorruptPool, type PoolRow, rowsToPools, rowToPool } from './pool-rows.js';
+import {
+  type DecodedPoolMemo,
+  fieldsToColumns,
+  type OnCorruptPool,
+  type PoolRow,
+  rowsToPools,
+  rowToPool,
+} from './pool-rows.js';
 
-export { CorruptPoolError, type OnCorruptPool } from './pool-rows.js';
+export { CorruptPoolError, DecodedPoolMemo, type OnCorruptPool } from './pool-rows.js';
 export type { PoolFields };
 
 /** The client-controlled fields of a pool (what PUT would send back). */
@@ -82,6 +93,8 @@ export interface PoolListFilter {
   monitor?: string | undefined;
   /** Told about rows of the page that cannot be decoded (they are left out; `total` still counts them). */
   onCorrupt?: OnCorruptPool | undefined;
+  /** Reuses the pools decoded for earlier pages while their rows are unchanged (pool-rows.ts). */
+  memo?: DecodedPoolMemo | undefined;
 }
 
 export async function listPools(
@@ -91,8 +104,53 @@ export async function listPools(
   window: PageWindow,
   filter: PoolListFilter = {},
 ): Promise<{ pools: Pool[]; total: number }> {
+  if (filter.memo !== undefined) return listPoolsMemo(db, dialect, accountId, window, filter, filter.memo);
   const { rows, total } = await pageRows(db, dialect, accountId, window, filter.monitor);
   return { pools: rowsToPools(rows, filter.onCorrupt), total };
+}
+
+/**
+ * `listPools` with a memo: the page's stamps (id, version, modified_on) first, then the whole rows of only
+ * those the memo does not hold (one query for all of them), so an unchanged page reads nothing else. A row deleted between
+ * the two reads is left out, as if it had gone just before the first; a row changed between them is
+ * shown as it is after the change.
+ */
+async function listPoolsMemo(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  accountId: string,
+  window: PageWindow,
+  filter: PoolListFilter,
+  memo: DecodedPoolMemo,
+): Promise<{ pools: Pool[]; total: number }> {
+  const base = pageQuery(db, accountId, filter.monitor);
+  const columns = await base
+    .select(['id', 'version', 'modified_on'])
+    .orderBy(byName(dialect))
+    .orderBy('id')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+  const total = await countOf(base);
+  const known = columns.map((row) => memo.get(row));
+  const missing = columns.filter((_, i) => known[i] === undefined).map((row) => row.id);
+  const fresh = new Map<string, Pool>();
+  if (missing.length > 0) {
+    const rows = await selectPool(db, accountId).where('id', 'in', missing).execute();
+    for (const pool of memo.rowsToPools(rows, filter.onCorrupt)) fresh.set(pool.id, pool);
+  }
+  const pools = columns.map((row, i) => known[i] ?? fresh.get(row.id));
+  return { pools: pools.filter((pool) => pool !== undefined), total };
+}
+
+function pageQuery(db: Kysely<Database>, accountId: string, monitor: string | undefined) {
+  const base = db.selectFrom('pools').where('account_id', '=', accountId);
+  return monitor === undefined ? base : base.where('monitor_id', '=', monitor);
+}
+
+async function countOf(base: ReturnType<typeof pageQuery>): Promise<number> {
+  const count = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(count.n);
 }
 
 /** The raw rows of one page in list order, and how many rows the whole list has. */
@@ -103,8 +161,7 @@ async function pageRows(
   window: PageWindow,
   monitor?: string,
 ): Promise<{ rows: PoolRow[]; total: number }> {
-  let base = db.selectFrom('pools').where('account_id', '=', accountId);
-  if (monitor !== undefined) base = base.where('monitor_id', '=', monitor);
+  const base = pageQuery(db, accountId, monitor);
   const rows = await base
     .selectAll()
     .orderBy(byName(dialect))
@@ -112,8 +169,7 @@ async function pageRows(
     .limit(window.limit)
     .offset(window.offset)
     .execute();
-  const count = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return { rows, total: Number(count.n) };
+  return { rows, total: await countOf(base) };
 }
 
 /**

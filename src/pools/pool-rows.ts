@@ -7,6 +7,15 @@
  * `origins`), a string where a list belongs: what a hand edit or a bad restore leaves — is reported, never
  * thrown at a caller that reads many rows: `rowsToPools` skips it and tells `onCorrupt`; `rowToPool`
  * (one pool asked for by id or name) throws `CorruptPoolError`.
+ *
+ * `DecodedPoolMemo` keeps the Pool decoded from each row it saw, keyed by pool id and valid while the row's
+ * `version` and `modified_on` are the same. Every write of a pool bumps `version` (pool-queries.ts,
+ * migrations; the routing directory relies on the same rule), so an unchanged stamp means an unchanged row,
+ * and a list can read just the stamps of a page and the rest only of rows it has not decoded. A writer
+ * that bypassed the store's functions without bumping `version` would go unseen here as by routing. It
+ * hands back the very same Pool object for an unchanged row (treat it as read-only), so callers may key
+ * their own caches on that object (WeakMap). At most `maxEntries` (default 5000) rows are kept; those
+ * seen longest ago go first.
  */
 import { z } from 'zod';
 import type { Pool, PoolFields } from '../model/pool.js';
@@ -111,6 +120,67 @@ export function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool |
     else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
   }
   return pools;
+}
+
+/** What decides whether a memo entry still holds (see header). */
+export type PoolStamp = Pick<PoolRow, 'id' | 'version' | 'modified_on'>;
+
+/** The decoded pool of each row seen before, while its columns are unchanged (see header). */
+export class DecodedPoolMemo {
+  readonly #maxEntries: number;
+  readonly #entries = new Map<string, { stamp: PoolStamp; pool: Pool }>();
+
+  constructor(maxEntries = DEFAULT_MEMO_ENTRIES) {
+    this.#maxEntries = maxEntries;
+  }
+
+  /** The pool decoded earlier from the row with this stamp, if any. */
+  get(stamp: PoolStamp): Pool | undefined {
+    const seen = this.#entries.get(stamp.id);
+    if (seen === undefined || !sameStamp(seen.stamp, stamp)) return undefined;
+    // Re-inserted, so the rows read most recently are the last to be dropped.
+    this.#entries.delete(stamp.id);
+    this.#entries.set(stamp.id, seen);
+    return seen.pool;
+  }
+
+  /** Like `rowsToPools`, reusing the Pool of every row whose stamp is unchanged, and remembering the rest. */
+  rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+    const pools: Pool[] = [];
+    for (const row of rows) {
+      const known = this.get(row);
+      if (known !== undefined) {
+        pools.push(known);
+        continue;
+      }
+      this.#entries.delete(row.id);
+      const decoded = decodeRow(row);
+      if (!('pool' in decoded)) {
+        onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
+        continue;
+      }
+      this.#entries.set(row.id, {
+        stamp: { id: row.id, version: row.version, modified_on: row.modified_on },
+        pool: decoded.pool,
+      });
+      pools.push(decoded.pool);
+    }
+    for (const id of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries) break;
+      this.#entries.delete(id);
+    }
+    return pools;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+const DEFAULT_MEMO_ENTRIES = 5000;
+
+function sameStamp(a: PoolStamp, b: PoolStamp): boolean {
+  return String(a.version) === String(b.version) && a.modified_on === b.modified_on;
 }
 
 /** The fields stored only when present (both directions use it, so they cannot drift). */

@@ -12,6 +12,9 @@
  *   naming `origins.N.address` (or `origins.N.ws_address`) and saying "target not allowed" and why;
  *   nothing is saved.
  * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
+ * The list answers from a memo of decoded pools and their cached JSON (pools/pool-rows.ts,
+ * schemas/pool-view.ts), both valid only while the row's columns (`version` included) are unchanged;
+ * health and networks are read on every request.
  */
 import { z } from 'zod';
 import type { Config } from '../../config/schema.js';
@@ -23,6 +26,7 @@ import { type OutboundPolicy, type TargetRules, WS_SCHEMES } from '../../outboun
 import {
   clearNotificationEmailPage,
   createPool,
+  DecodedPoolMemo,
   deletePool,
   getPool,
   listPools,
@@ -34,10 +38,12 @@ import {
 } from '../../pools/pool-queries.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
+import { JsonText } from '../envelope.js';
 import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
+import { PoolJsonCache, poolView } from '../schemas/pool-view.js';
 import {
   applyPoolBody,
   bulkPatchBody,
@@ -45,7 +51,6 @@ import {
   poolFieldsFromBody,
   poolPatchBody,
   poolResult,
-  poolView,
 } from '../schemas/pools.js';
 import { fieldError } from '../validate.js';
 
@@ -117,6 +122,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   const { store, clock, config } = deps;
   const db = store.db;
   const view = (pool: Pool) => poolView(pool, deps.health, networksOf(config, pool));
+  // The list decodes, masks and serialises a pool once while its row is unchanged (schemas/pool-view.ts).
+  const decoded = new DecodedPoolMemo();
+  const listJson = new PoolJsonCache();
   // A row that cannot be decoded is left out of a page (and logged), so one bad row never fails a list.
   const onCorrupt: OnCorruptPool = (corrupt) =>
     deps.logger.error('pools: leaving out a pool whose stored settings cannot be read', corrupt);
@@ -171,8 +179,13 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         // A value that is not a monitor id matches no pool (and never reaches the database as is).
         if (monitor !== undefined && !ID_PATTERN.test(monitor))
           return { result: [], result_info: resultInfo(page, 0, 0) };
-        const { pools, total } = await listPools(db, store.dialect, account(params), page, { monitor, onCorrupt });
-        return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
+        const { pools, total } = await listPools(db, store.dialect, account(params), page, {
+          monitor,
+          onCorrupt,
+          memo: decoded,
+        });
+        const result = new JsonText(listJson.list(pools, deps.health, (pool) => networksOf(config, pool)));
+        return { result, result_info: resultInfo(page, pools.length, total) };
       },
     }),
     defineRoute({

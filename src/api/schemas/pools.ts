@@ -18,13 +18,12 @@
  * destination" and nothing is stored.
  */
 import { z } from 'zod';
-import { maskHeaders, unmaskHeaders } from '../../model/header-secrets.js';
+import { unmaskHeaders } from '../../model/header-secrets.js';
 import {
   AddressError,
   addressProblem,
   destinationOf,
   isMasked,
-  maskAddress,
   normaliseAddress,
   unmaskAddress,
   WS_SCHEMES,
@@ -41,7 +40,6 @@ import {
   STEERING_POLICIES,
 } from '../../model/pool-schema.js';
 import { ID_PATTERN } from '../../store/ids.js';
-import type { PoolHealthSource } from '../health-source.js';
 import { fieldError } from '../validate.js';
 
 const readOnly = z.unknown().optional().describe('Read-only; ignored on input.');
@@ -277,41 +275,6 @@ function toOrigin(input: z.output<typeof originBody>, index: number, current: Po
     header = resolved.headers;
   }
   return originWithDefaults({ ...input, address, header, ws_address });
-}
-
-/** The pool as the API shows it: Cloudflare fields, masked addresses and credential headers, live health, networks. */
-export function poolView(pool: Pool, health: PoolHealthSource, networks: readonly string[]): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    id: pool.id,
-    created_on: pool.created_on,
-    modified_on: pool.modified_on,
-    name: pool.name,
-    description: pool.description,
-    enabled: pool.enabled,
-    ...(pool.disabled_at === undefined ? {} : { disabled_at: pool.disabled_at }),
-    minimum_origins: pool.minimum_origins,
-    ...(pool.monitor === null ? {} : { monitor: pool.monitor }),
-    notification_email: pool.notification_email,
-    notification_filter: pool.notification_filter,
-    origins: pool.origins.map((origin) => ({
-      name: origin.name,
-      address: maskAddress(origin.address),
-      enabled: origin.enabled,
-      weight: origin.weight,
-      header: maskHeaders(origin.header),
-      archive: origin.archive === true,
-      ...(origin.ws_address === undefined ? {} : { ws_address: maskAddress(origin.ws_address) }),
-      ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
-      healthy: health.originHealthy(pool, origin),
-    })),
-    origin_steering: pool.origin_steering,
-    check_regions: pool.check_regions,
-    ...(pool.latitude === undefined ? {} : { latitude: pool.latitude, longitude: pool.longitude }),
-    ...(pool.load_shedding === undefined ? {} : { load_shedding: pool.load_shedding }),
-    networks: [...networks],
-    healthy: health.poolHealthy(pool),
-  };
-  return view;
 }
 
 /** The response schema (OpenAPI only). */
