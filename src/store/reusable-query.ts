@@ -19,7 +19,7 @@ import type { Db } from './database.js';
 export class ReusableQuery<Name extends string, Row = unknown> {
   readonly #names: readonly Name[];
   readonly #build: (db: Db, values: Readonly<Record<Name, unknown>>) => Compilable<Row>;
-  readonly #compiled = new WeakMap<object, Compiled>();
+  readonly #compiled = new WeakMap<object, CompiledQuery>();
 
   constructor(names: readonly Name[], build: (db: Db, values: Readonly<Record<Name, unknown>>) => Compilable<Row>) {
     this.#names = names;
@@ -35,13 +35,13 @@ export class ReusableQuery<Name extends string, Row = unknown> {
     }
     const parameters = new Array<unknown>(compiled.slots.length);
     for (let i = 0; i < compiled.slots.length; i++) {
-      const slot = compiled.slots[i] as Slot;
+      const slot = compiled.slots[i] as ParameterSlot;
       parameters[i] = slot.name === undefined ? slot.constant : values[slot.name as Name];
     }
     return db.executeQuery<Row>({ sql: compiled.sql, query: compiled.query, parameters });
   }
 
-  #compile(db: Db): Compiled {
+  #compile(db: Db): CompiledQuery {
     const markers = new Map<string, Name>();
     const placeholders = {} as Record<Name, unknown>;
     for (const name of this.#names) {
@@ -51,7 +51,7 @@ export class ReusableQuery<Name extends string, Row = unknown> {
     }
     const { sql, query, parameters } = this.#build(db, placeholders).compile();
     const used = new Set<Name>();
-    const slots = parameters.map((parameter): Slot => {
+    const slots = parameters.map((parameter): ParameterSlot => {
       const name = typeof parameter === 'string' ? markers.get(parameter) : undefined;
       if (name === undefined) return { constant: parameter };
       used.add(name);
@@ -63,10 +63,10 @@ export class ReusableQuery<Name extends string, Row = unknown> {
   }
 }
 
-interface Compiled {
+interface CompiledQuery {
   sql: string;
   query: RootOperationNode;
-  slots: Slot[];
+  slots: ParameterSlot[];
 }
 
-type Slot = { name: string; constant?: undefined } | { name?: undefined; constant: unknown };
+type ParameterSlot = { name: string; constant?: undefined } | { name?: undefined; constant: unknown };
