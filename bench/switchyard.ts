@@ -6,7 +6,7 @@
  * `warn`, and a throwaway data dir. Stopped by PID.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child } from './child.js';
@@ -14,14 +14,6 @@ import { freePort } from './ports.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO_ROOT, 'src', 'cli', 'run.ts');
-
-/** The node flags of bin/switchyard.js's shebang (`#!/usr/bin/env -S node …`): installs run with them. */
-export function installedNodeFlags(): string[] {
-  const shebang = readFileSync(join(REPO_ROOT, 'bin', 'switchyard.js'), 'utf8').split('\n', 1)[0] ?? '';
-  const words = shebang.split(/\s+/);
-  const node = words.indexOf('node');
-  return node < 0 ? [] : words.slice(node + 1).filter((word) => word.startsWith('--'));
-}
 
 /** Connections one address may hold at the gateway in the bench (the fan-out leg opens up to this many). */
 export const WS_CLIENT_CEILING = 10_000;
@@ -155,7 +147,6 @@ export class SwitchyardProcess {
       options.name ?? 'switchyard',
       process.execPath,
       [
-        ...installedNodeFlags(),
         ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
         ...(options.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${options.inspectPort}`]),
         ...entry,

@@ -1,9 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 // Entry point of the `switchyard` CLI: runs the compiled code (`npm run build`, done by `npm ci` via `prepare`).
-// The shebang gives V8 64 MiB semi-spaces (16 by default): a request's objects live for one round trip to an
-// origin, and with many requests in flight the default young generation fills first, so they were copied to
-// the old generation and collected there at full cost (docs/benchmarks.md, "Batches"). V8 reads the size only
-// at start, hence the command line; workers (node:cluster) inherit it. `node bin/switchyard.js` runs without it.
 // Node's ES module loader opens every file of a module graph it has discovered at once, and kysely's index
 // alone imports about 200 files: loaded first, on its own, its files and ours are never open together, so
 // `serve` starts within a 300-descriptor limit (test/gateway/fd-reserve.test.ts).
