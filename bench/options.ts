@@ -32,7 +32,8 @@ export interface BenchOptions {
   wsHeads: number;
   /**
    * `--workers N` (N ≥ 2): a second Switchyard with `gateway.workers: N` runs each HTTP Switchyard leg
-   * beside the default one (workers: 1). Absent (or 1): only the default one, as before.
+   * beside the default one (workers: 1). A full run defaults to 2; `--workers 1` (and --quick) run only the
+   * default one.
    */
   workers?: number;
   /**
@@ -53,6 +54,9 @@ export interface BenchOptions {
   history?: string;
 }
 
+/** `--workers` of a full run unless given: SPEC §12's "workers: 2 no slower than workers: 1". */
+const DEFAULT_FULL_WORKERS = 2;
+
 const DEFAULT_OUT = fileURLToPath(new URL('./results', import.meta.url));
 
 export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup N] [--connections N] [--threads N]
@@ -71,7 +75,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--warmup 
   --ws-connections N  fan-out leg: connections subscribed to newHeads (default 5000)
   --ws-heads N        fan-out leg: measured heads (default 30, quick 5)
   --workers N    also run each HTTP Switchyard leg against a second Switchyard with gateway.workers: N
-                 (2–256), reported beside workers: 1 with the ratio and each process's CPU
+                 (2–256), reported beside workers: 1 with the ratio and each process's CPU (full runs:
+                 2 by default; --workers 1 runs only workers: 1)
   --workers-first  the workers: N leg runs first in the first scenario (the order alternates after it)
   --mgmt-pools N      management leg: pools of 10 origins each (default 1000, quick 100)
   --mgmt-seconds N    management leg: seconds of the monitoring CPU window (default 30, quick 12; at least 12)
@@ -107,6 +112,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     return next === undefined || next.startsWith('--') ? undefined : next;
   };
   let wsHeadsGiven = false;
+  let workersGiven = false;
   let buildGiven = false;
   let secondsGiven = false;
   let warmupGiven = false;
@@ -177,6 +183,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         const n = positive();
         if (n > 256) throw new Error(`--workers is at most 256 (gateway.workers' range)\n${USAGE}`);
         if (n >= 2) options.workers = n;
+        workersGiven = true;
         break;
       }
       case '--workers-first':
@@ -214,6 +221,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (options.quick && !warmupGiven) options.warmupSeconds = 0;
   if (options.quick && !buildGiven) options.build = false;
   if (options.quick && !wsHeadsGiven) options.wsHeads = 5;
+  // A full run reports every SPEC §12 target, "workers: 2 no slower than 1" included; --workers 1 skips it.
+  if (!options.quick && !workersGiven) options.workers = DEFAULT_FULL_WORKERS;
   if (options.quick && !mgmtPoolsGiven) options.mgmtPools = 100;
   if (options.quick && !mgmtSecondsGiven) options.mgmtSeconds = 12;
   if (options.connections < options.threads) options.threads = options.connections;

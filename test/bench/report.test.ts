@@ -197,8 +197,9 @@ test('options: the WebSocket legs have their own knobs', () => {
   assert.deepEqual([set.wsInflight, set.wsConnections, set.wsHeads], [4, 100, 3]);
 });
 
-test('options: --workers N asks for the second Switchyard; 1 or none keeps one; more than 256 is refused', () => {
-  assert.equal(parseOptions([]).workers, undefined);
+test('options: --workers N asks for the second Switchyard (2 by default in a full run); 1 or --quick keeps one; more than 256 is refused', () => {
+  assert.equal(parseOptions([]).workers, 2, 'a full run reports workers: 2 beside 1');
+  assert.equal(parseOptions(['--quick']).workers, undefined);
   assert.equal(parseOptions(['--workers', '1']).workers, undefined);
   assert.equal(parseOptions(['--workers', '2', '--quick']).workers, 2);
   assert.throws(() => parseOptions(['--workers', '300']), /at most 256/);
