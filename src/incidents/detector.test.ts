@@ -84,6 +84,19 @@ describe('IncidentDetector', () => {
   });
   after(() => close());
 
+  /** Two processes' detectors on the same store, each fed by its own chain; head_stall_after 2 s. */
+  const twoDetectors = async () => {
+    await store.db.deleteFrom('chain_incidents').execute();
+    const clock = new ManualClock(T0);
+    const chainA = new ScriptedChain();
+    const chainB = new ScriptedChain();
+    const a = make(chainA, clock, { head_stall_after: 2_000 });
+    const b = make(chainB, clock, { head_stall_after: 2_000 });
+    await a.start();
+    await b.start();
+    return { clock, chainA, chainB, a, b };
+  };
+
   const make = (chain: ScriptedChain, clock: ManualClock, incidents: Record<string, unknown> = {}, finalityDepth = 2) =>
     new IncidentDetector({
       chain,
@@ -141,14 +154,7 @@ describe('IncidentDetector', () => {
   });
 
   test('head stall with a configured threshold; a second detector on the same store records nothing twice', async () => {
-    await store.db.deleteFrom('chain_incidents').execute();
-    const clock = new ManualClock(T0);
-    const chainA = new ScriptedChain();
-    const chainB = new ScriptedChain();
-    const a = make(chainA, clock, { head_stall_after: 2_000 });
-    const b = make(chainB, clock, { head_stall_after: 2_000 });
-    await a.start();
-    await b.start();
+    const { clock, chainA, chainB, a, b } = await twoDetectors();
     chainA.emitHead(block(1));
     chainB.emitHead(block(1));
     clock.advance(2_000);
@@ -235,14 +241,7 @@ describe('IncidentDetector', () => {
   });
 
   test('head stall seen late by a second process, after the first recorded its END: still one incident', async () => {
-    await store.db.deleteFrom('chain_incidents').execute();
-    const clock = new ManualClock(T0);
-    const chainA = new ScriptedChain();
-    const chainB = new ScriptedChain();
-    const a = make(chainA, clock, { head_stall_after: 2_000 });
-    const b = make(chainB, clock, { head_stall_after: 2_000 });
-    await a.start();
-    await b.start();
+    const { clock, chainA, chainB, a, b } = await twoDetectors();
     chainA.emitHead(block(3));
     chainB.emitHead(block(3));
     clock.advance(2_000);
