@@ -41,6 +41,19 @@ export function cpuSample(pid: number): CpuSample {
   };
 }
 
+/** CPU µs of each process: `"<pid>"` user + system, `"<pid>:system"` system alone (the WebSocket clients' report). */
+export function cpuByPid(pids: readonly number[]): Record<string, number> {
+  return Object.fromEntries(
+    pids.flatMap((pid) => {
+      const sample = cpuSample(pid);
+      return [
+        [String(pid), sample.cpuMicros],
+        [`${pid}:system`, sample.systemMicros],
+      ];
+    }),
+  );
+}
+
 export interface MemorySample {
   rssBytes: number;
   peakRssBytes: number;

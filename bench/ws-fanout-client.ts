@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { FanoutOrigin } from './fanout-origin.js';
-import { cpuSample } from './procstat.js';
+import { cpuByPid } from './procstat.js';
 import { roundSpread, type Spread, spread } from './stats.js';
 
 interface Client {
@@ -156,16 +156,7 @@ async function heads(settings: {
   let notificationBytes = 0;
   let cpuStart: Record<string, number> = {};
   let ownStart = process.cpuUsage();
-  const cpu = (): Record<string, number> =>
-    Object.fromEntries(
-      settings.pids.flatMap((pid) => {
-        const sample = cpuSample(pid);
-        return [
-          [String(pid), sample.cpuMicros],
-          [`${pid}:system`, sample.systemMicros],
-        ];
-      }),
-    );
+  const cpu = (): Record<string, number> => cpuByPid(settings.pids);
   for (let k = 0; k < settings.warmup + settings.heads; k++) {
     const measured = k >= settings.warmup;
     if (k === settings.warmup) {

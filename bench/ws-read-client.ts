@@ -18,7 +18,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { cpuSample } from './procstat.js';
+import { cpuByPid } from './procstat.js';
 import { spread } from './stats.js';
 
 export interface WsReadSettings {
@@ -131,16 +131,7 @@ async function main(): Promise<WsReadOutcome> {
   for (const ws of sockets) drive(ws);
   await wait(settings.warmupSeconds * 1000);
 
-  const cpu = (): Record<string, number> =>
-    Object.fromEntries(
-      settings.pids.flatMap((pid) => {
-        const sample = cpuSample(pid);
-        return [
-          [String(pid), sample.cpuMicros],
-          [`${pid}:system`, sample.systemMicros],
-        ];
-      }),
-    );
+  const cpu = (): Record<string, number> => cpuByPid(settings.pids);
   const cpuStart = cpu();
   const ownStart = process.cpuUsage();
   const start = performance.now();
