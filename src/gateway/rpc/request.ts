@@ -103,6 +103,14 @@ function parseSingle(body: Buffer, scanned: NonNullable<ReturnType<typeof scanJs
   return parseMembers(body, scanned.members, false);
 }
 
+/**
+ * A string member's text: from `decoded` when the batch was parsed whole (without duplicates it holds
+ * exactly the members the scan found), else from the bytes.
+ */
+function memberText(raw: Buffer, span: ValueSpan, decoded: Decoded | undefined, key: 'jsonrpc' | 'method'): string {
+  return decoded === undefined ? stringValue(raw, span) : (decoded[key] as string);
+}
+
 /** An object element from its members (offsets inside `raw`); `decoded`: its values, when parsed. */
 function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: boolean, decoded?: Decoded): Element {
   // One pass over the members, no per-call map: the four known members by name, any other name kept
@@ -142,14 +150,10 @@ function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: bool
   const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL;
 
   if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
-  // Without duplicates, `decoded` holds exactly the members found above.
-  const versionText =
-    decoded === undefined && version?.kind === 'string' ? stringValue(raw, version) : decoded?.jsonrpc;
-  if (version === undefined || version.kind !== 'string' || versionText !== '2.0') {
+  if (version?.kind !== 'string' || memberText(raw, version, decoded, 'jsonrpc') !== '2.0') {
     return invalid('"jsonrpc" must be the string "2.0"', inBatch, idBytes);
   }
-  const methodName =
-    method?.kind !== 'string' ? '' : decoded === undefined ? stringValue(raw, method) : (decoded.method as string);
+  const methodName = method?.kind === 'string' ? memberText(raw, method, decoded, 'method') : '';
   if (methodName === '') return invalid('"method" must be a non-empty string', inBatch, idBytes);
   if (params !== undefined && params.kind !== 'array' && params.kind !== 'object') {
     return invalid('"params" must be an array or an object when present', inBatch, idBytes);
