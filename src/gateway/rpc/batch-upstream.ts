@@ -11,6 +11,7 @@
  */
 import type { BatchOutcome, BatchRequest, BatchResult, ClientSignal, Forwarder } from './forwarder.js';
 import { STANDARD_METHODS } from './methods.js';
+import { isPlainId } from './plain-id.js';
 import type { Element, RpcCall } from './request.js';
 
 export interface UpstreamBatchInput {
@@ -20,6 +21,8 @@ export interface UpstreamBatchInput {
   /** The client's batch as it arrived. */
   readonly body: Buffer;
   readonly signal: ClientSignal | undefined;
+  /** The batch's plain ids when parseBody read them (ParsedBody.plainIds), false when it found some not plain. */
+  readonly plainIds?: readonly string[] | false | undefined;
   /** Whether a valid call may join the upstream batch. */
   readonly eligible: (call: RpcCall) => boolean;
 }
@@ -38,7 +41,7 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
   }
   if (indexes.length < 2) return undefined;
   const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
-  const ids = indexes.length === elements.length ? plainIds(calls) : undefined;
+  const ids = indexes.length === elements.length ? (input.plainIds ?? plainIds(calls)) || undefined : undefined;
   const request: BatchRequest = {
     network: input.network,
     pools: input.pools,
@@ -57,39 +60,20 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
   });
 }
 
-/** Longest id text that may go upstream as the client wrote it (BatchRequest.asIs). */
-const MAX_PLAIN_ID = 64;
-
 /**
- * The calls' raw id texts when every one is plain — a decimal integer without sign, fraction or leading
- * zero (at most 15 digits, which every JSON parser keeps exact), or a string without escapes, at most
- * MAX_PLAIN_ID bytes — and unique; else undefined. Origins echo such ids byte for byte, so the client's
- * batch can go upstream as it is and be matched back by them.
+ * The calls' raw id texts when every one is plain (plain-id.ts) and unique; else undefined. The client's
+ * batch can then go upstream as it is and be matched back by them.
  */
 export function plainIds(calls: readonly RpcCall[]): string[] | undefined {
   const ids: string[] = [];
   const seen = new Set<string>();
   for (const call of calls) {
     const bytes = call.idBytes;
-    if (call.id === undefined || bytes.length > MAX_PLAIN_ID || !plainId(bytes)) return undefined;
+    if (call.id === undefined || !isPlainId(bytes, 0, bytes.length)) return undefined;
     const text = bytes.toString('latin1');
     if (seen.has(text)) return undefined;
     seen.add(text);
     ids.push(text);
   }
   return ids;
-}
-
-function plainId(bytes: Buffer): boolean {
-  const first = bytes[0];
-  if (first === 0x22) {
-    for (let i = 1; i < bytes.length - 1; i += 1) if (bytes[i] === 0x5c) return false;
-    return true;
-  }
-  if (bytes.length > 15 || (first === 0x30 && bytes.length > 1)) return false;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const c = bytes[i] as number;
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
 }

@@ -139,7 +139,7 @@ export class RpcHandler {
       };
       if (!parsed.batch) return this.#single(parsed.element, context, headers);
       const answerHeaders = headers;
-      return this.#batch(parsed.elements, body, context, headers).catch((err: unknown) =>
+      return this.#batch(parsed, body, context, headers).catch((err: unknown) =>
         this.#failed(err, answerHeaders, undefined),
       );
     } catch (err) {
@@ -238,7 +238,7 @@ export class RpcHandler {
   }
 
   async #batch(
-    elements: Element[],
+    { elements, plainIds }: Extract<ParsedBody, { batch: true }>,
     body: Buffer,
     context: CallContext,
     headers: Readonly<Record<string, string>>,
@@ -250,14 +250,8 @@ export class RpcHandler {
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const { network, route } = context;
     const eligible = (call: RpcCall) => this.#batchable(call, context);
-    const grouped = upstreamBatch(this.#options.forwarder, {
-      network,
-      pools: route.pools,
-      elements,
-      body,
-      signal,
-      eligible,
-    });
+    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible };
+    const grouped = upstreamBatch(this.#options.forwarder, input);
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
@@ -324,7 +318,8 @@ export class RpcHandler {
   /** Why the network refuses this call (method policy, then params, then the logs range guard), if it does. */
   #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
     const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
-    if (refusal !== undefined || context.route.maxLogsRange === null) return refusal;
+    // The network head (a clock read) is asked only for the calls the range guard applies to.
+    if (refusal !== undefined || STANDARD_METHODS[call.method]?.filterParam !== true) return refusal;
     return logsRangeRefusal(
       context.network,
       call.method,

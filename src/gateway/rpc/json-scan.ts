@@ -9,7 +9,23 @@
  * Nesting is tracked with an explicit stack, so deeply nested input cannot overflow the call stack.
  */
 
-export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'true' | 'false' | 'null';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  type JsonKind,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  scalarEnd,
+  scannedKind,
+  skipSpace,
+  stringEnd,
+} from './json-lex.js';
+
+export type { JsonKind } from './json-lex.js';
 
 export interface ValueSpan {
   kind: JsonKind;
@@ -36,128 +52,6 @@ export interface Scanned extends ValueSpan {
    * pass finds a batch's elements and their members, instead of scanning each element a second time.
    */
   elementMembers?: Array<MemberSpan[] | undefined>;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-function isSpace(c: number | undefined): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function skipSpace(buf: Uint8Array, i: number, end: number): number {
-  while (i < end && isSpace(buf[i])) i += 1;
-  return i;
-}
-
-function isDigit(c: number | undefined): boolean {
-  return c !== undefined && c >= 0x30 && c <= 0x39;
-}
-
-function isHex(c: number | undefined): boolean {
-  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
-}
-
-/** End offset of the string starting at `i` (a quote), or -1 if malformed. */
-function stringEnd(buf: Uint8Array, i: number, end: number): number {
-  i += 1;
-  while (i < end) {
-    const c = buf[i] as number;
-    if (c === QUOTE) return i + 1;
-    if (c < 0x20) return -1;
-    if (c === BACKSLASH) {
-      const e = buf[i + 1];
-      if (e === 0x75) {
-        if (!(isHex(buf[i + 2]) && isHex(buf[i + 3]) && isHex(buf[i + 4]) && isHex(buf[i + 5]))) return -1;
-        i += 6;
-        continue;
-      }
-      // " \ / b f n r t
-      if (
-        e !== QUOTE &&
-        e !== BACKSLASH &&
-        e !== 0x2f &&
-        e !== 0x62 &&
-        e !== 0x66 &&
-        e !== 0x6e &&
-        e !== 0x72 &&
-        e !== 0x74
-      ) {
-        return -1;
-      }
-      i += 2;
-      continue;
-    }
-    i += 1;
-  }
-  return -1;
-}
-
-/** End offset of the number starting at `i`, or -1. */
-function numberEnd(buf: Uint8Array, i: number, end: number): number {
-  if (buf[i] === 0x2d) i += 1;
-  if (buf[i] === 0x30) i += 1;
-  else if (isDigit(buf[i])) while (i < end && isDigit(buf[i])) i += 1;
-  else return -1;
-  if (buf[i] === 0x2e) {
-    i += 1;
-    if (!isDigit(buf[i])) return -1;
-    while (i < end && isDigit(buf[i])) i += 1;
-  }
-  if (buf[i] === 0x65 || buf[i] === 0x45) {
-    i += 1;
-    if (buf[i] === 0x2b || buf[i] === 0x2d) i += 1;
-    if (!isDigit(buf[i])) return -1;
-    while (i < end && isDigit(buf[i])) i += 1;
-  }
-  return i > end ? -1 : i;
-}
-
-/**
- * Kind of the scalar `scalarEnd` just scanned. Kept in a module variable rather than returned in an
- * object: origin answers hold hundreds of thousands of scalars, and an object per scalar is most of the
- * scanner's cost (allocation and GC) on large bodies.
- */
-let scannedKind: JsonKind = 'null';
-
-/** End offset of the scalar starting at `i` (its kind in `scannedKind`), or -1. */
-function scalarEnd(buf: Uint8Array, i: number, end: number): number {
-  const c = buf[i];
-  if (c === QUOTE) {
-    scannedKind = 'string';
-    return stringEnd(buf, i, end);
-  }
-  if (c === 0x2d || isDigit(c)) {
-    scannedKind = 'number';
-    return numberEnd(buf, i, end);
-  }
-  // true / false / null, compared byte by byte
-  if (c === 0x74 && i + 4 <= end && buf[i + 1] === 0x72 && buf[i + 2] === 0x75 && buf[i + 3] === 0x65) {
-    scannedKind = 'true';
-    return i + 4;
-  }
-  if (
-    c === 0x66 &&
-    i + 5 <= end &&
-    buf[i + 1] === 0x61 &&
-    buf[i + 2] === 0x6c &&
-    buf[i + 3] === 0x73 &&
-    buf[i + 4] === 0x65
-  ) {
-    scannedKind = 'false';
-    return i + 5;
-  }
-  if (c === 0x6e && i + 4 <= end && buf[i + 1] === 0x75 && buf[i + 2] === 0x6c && buf[i + 3] === 0x6c) {
-    scannedKind = 'null';
-    return i + 4;
-  }
-  return -1;
 }
 
 /** The member names of JSON-RPC requests and answers: returned as constants, no string made per key. */

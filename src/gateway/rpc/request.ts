@@ -9,6 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SwitchyardError } from '../../errors/base.js';
+import { NULL_ID, readBatch } from './batch-read.js';
 import { type MemberSpan, scanJson, type ValueSpan } from './json-scan.js';
 
 export interface RpcCall {
@@ -33,12 +34,26 @@ export interface RpcCall {
 /** One element of the body: a valid call, or the error that element answers with. */
 export type Element = { ok: true; call: RpcCall } | { ok: false; error: SwitchyardError; idBytes: Buffer };
 
-export type ParsedBody = { batch: false; element: Element } | { batch: true; elements: Element[] };
+export type ParsedBody =
+  | { batch: false; element: Element }
+  | {
+      batch: true;
+      elements: Element[];
+      /** The ids when the one-pass reader read the batch: plain and unique (plain-id.ts), else false. */
+      plainIds?: readonly string[] | false;
+    };
 
-const NULL = Buffer.from('null');
 const BACKSLASH = 0x5c;
 
 export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
+  // Batches as clients write them are read in one pass (batch-read.ts); anything else, the general way.
+  const common = readBatch(body, maxBatch);
+  if (common !== undefined) return { batch: true, elements: common.elements, plainIds: common.plainIds };
+  return parseAny(body, maxBatch);
+}
+
+/** Any body, every element with its own verdict (exported for batch-read.test.ts, which compares). */
+export function parseAny(body: Buffer, maxBatch: number): ParsedBody {
   const scanned = isUtf8(body) ? scanJson(body, 0, body.length, true) : undefined;
   if (scanned === undefined) {
     throw new SwitchyardError(
@@ -78,7 +93,7 @@ export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
 /** An element's members as JSON.parse decoded them (batches: one parse of the whole body). */
 type Decoded = { readonly jsonrpc?: unknown; readonly method?: unknown; readonly params?: unknown };
 
-function invalid(reason: string, inBatch: boolean, idBytes: Buffer = NULL): Element {
+function invalid(reason: string, inBatch: boolean, idBytes: Buffer = NULL_ID): Element {
   return {
     ok: false,
     idBytes,
@@ -147,7 +162,7 @@ function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: bool
     }
   }
   const idValid = id === undefined || id.kind === 'string' || id.kind === 'number' || id.kind === 'null';
-  const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL;
+  const idBytes = id !== undefined && idValid && duplicate !== 'id' ? raw.subarray(id.start, id.end) : NULL_ID;
 
   if (duplicate !== undefined) return invalid(`member "${duplicate}" appears more than once`, inBatch, idBytes);
   if (version?.kind !== 'string' || memberText(raw, version, decoded, 'jsonrpc') !== '2.0') {
@@ -164,7 +179,7 @@ function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: bool
     call: {
       raw,
       id,
-      idBytes: id === undefined ? NULL : idBytes,
+      idBytes: id === undefined ? NULL_ID : idBytes,
       method: methodName,
       paramsSpan: params,
       params: params === undefined ? undefined : decoded === undefined ? parseParams(raw, params) : decoded.params,

@@ -6,6 +6,20 @@
  * bytes with only its id replaced, and each answer element is a slice of the origin's body with the
  * span of its id, so the handler splices the client's raw id in exactly as for a single request.
  */
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  type JsonKind,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  scalarEnd,
+  skipSpace,
+  stringEnd,
+  valueEnd,
+} from '../rpc/json-lex.js';
 import { type MemberSpan, scanJson } from '../rpc/json-scan.js';
 import type { RpcCall } from '../rpc/request.js';
 
@@ -61,6 +75,13 @@ export interface MatchedBatch {
 export function matchBatch(body: Buffer, ids: readonly (string | undefined)[]): MatchedBatch | undefined {
   const expected = ids.filter((id) => id !== undefined).length;
   if (expected === 0) return { answers: ids.map(() => undefined), inOrder: false };
+  // Nodes answer in request order: read that way in one pass, else scanned and matched by id.
+  const inOrder = expected === ids.length ? inOrderAnswers(body, ids as readonly string[]) : undefined;
+  return inOrder !== undefined ? { answers: inOrder, inOrder: true } : matchByScan(body, ids);
+}
+
+/** matchBatch for any array (exported for batch-wire.test.ts, which compares): a scan, then by position or id. */
+export function matchByScan(body: Buffer, ids: readonly (string | undefined)[]): MatchedBatch | undefined {
   // One scan finds the elements and their members (offsets inside each element).
   const scanned = scanJson(body, 0, body.length, true);
   if (scanned === undefined || scanned.kind !== 'array') return undefined;
@@ -107,4 +128,84 @@ function hasId(answer: BatchElementAnswer, id: string | undefined): boolean {
   const { body } = answer;
   for (let k = 0; k < id.length; k += 1) if (body[answer.id.start + k] !== id.charCodeAt(k)) return false;
   return true;
+}
+
+/**
+ * The answers when `body` is an array of exactly one answer per id, in order: element k an object whose
+ * `id` is ids[k] byte for byte, with a `result` or an `error`, each member once. One validating pass, no
+ * member lists. Undefined otherwise (matchBatch then scans and matches by id, which decides the rest).
+ */
+function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswer[] | undefined {
+  const end = body.length;
+  let i = skipSpace(body, 0, end);
+  if (body[i] !== OPEN_ARRAY) return undefined;
+  const answers: BatchElementAnswer[] = [];
+  for (const expected of ids) {
+    i = skipSpace(body, i + 1, end);
+    const start = i;
+    if (body[i] !== OPEN_OBJECT) return undefined;
+    let id: { start: number; end: number } | undefined;
+    let outcome: MemberSpan | undefined;
+    let hasJsonrpc = false;
+    i = skipSpace(body, i + 1, end);
+    for (;;) {
+      if (body[i] !== QUOTE) return undefined;
+      const keyEnd = stringEnd(body, i, end);
+      if (keyEnd < 0) return undefined;
+      const key = answerKey(body, i, keyEnd);
+      i = skipSpace(body, keyEnd, end);
+      if (body[i] !== COLON) return undefined;
+      i = skipSpace(body, i + 1, end);
+      const valueStart = i;
+      i = key === 'id' ? scalarEnd(body, i, end) : valueEnd(body, i, end);
+      if (i < 0) return undefined;
+      if (key === 'id') {
+        if (id !== undefined || !sameText(body, valueStart, i, expected)) return undefined;
+        id = { kind: kindAt(body, valueStart), start: valueStart - start, end: i - start };
+      } else if (key === 'result' || key === 'error') {
+        if (outcome !== undefined) return undefined;
+        outcome = { key, value: { kind: kindAt(body, valueStart), start: valueStart - start, end: i - start } };
+      } else if (key === 'jsonrpc') {
+        if (hasJsonrpc) return undefined;
+        hasJsonrpc = true;
+      } else {
+        return undefined;
+      }
+      i = skipSpace(body, i, end);
+      if (body[i] === CLOSE_OBJECT) break;
+      if (body[i] !== COMMA) return undefined;
+      i = skipSpace(body, i + 1, end);
+    }
+    if (id === undefined || outcome === undefined) return undefined;
+    i += 1;
+    answers.push({ body: body.subarray(start, i), id, outcome });
+    i = skipSpace(body, i, end);
+    if (body[i] !== (answers.length === ids.length ? CLOSE_ARRAY : COMMA)) return undefined;
+  }
+  return skipSpace(body, i + 1, end) === end ? answers : undefined;
+}
+
+/** The answer member named by the key at [start, end) (quotes included), else undefined. */
+function answerKey(body: Buffer, start: number, end: number): string | undefined {
+  for (const key of ANSWER_KEYS) if (sameText(body, start + 1, end - 1, key)) return key;
+  return undefined;
+}
+
+const ANSWER_KEYS = ['jsonrpc', 'id', 'result', 'error'];
+
+function sameText(body: Buffer, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length) return false;
+  for (let k = 0; k < text.length; k += 1) if (body[start + k] !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+function kindAt(body: Buffer, i: number): JsonKind {
+  const c = body[i];
+  if (c === QUOTE) return 'string';
+  if (c === OPEN_OBJECT) return 'object';
+  if (c === OPEN_ARRAY) return 'array';
+  if (c === 0x74) return 'true';
+  if (c === 0x66) return 'false';
+  if (c === 0x6e) return 'null';
+  return 'number';
 }

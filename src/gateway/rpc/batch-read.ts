@@ -1,0 +1,271 @@
+/**
+ * The fast path of parseBody (request.ts) for the batches clients send: an array of objects, each with
+ * exactly the members jsonrpc ("2.0", written so), method (a string without escapes), params (an array or
+ * an object) when present and id (a string, number or null) when present, each once. Viem, ethers and
+ * web3 write every batch this way.
+ *
+ * One pass over the bytes builds the calls, with no JSON.parse of the whole body and no member lists:
+ * a flat params array of strings without escapes, numbers and literals is decoded where it stands
+ * (JSON.parse gives the same values for those bytes); any other params value is validated here and
+ * parsed on its own.
+ *
+ * Anything else — another member, one given twice, an element parseBody would refuse, an escape in a
+ * method, more elements than maxBatch, a body that is not valid JSON or not UTF-8 — returns undefined,
+ * and parseBody reads the body the general way, which words every error. So this path decides nothing:
+ * when it answers, its calls equal the general path's (batch-read.test.ts checks that on generated and
+ * mutated bodies).
+ */
+import { isUtf8 } from 'node:buffer';
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  type JsonKind,
+  numberEnd,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  scalarEnd,
+  skipSpace,
+  stringEnd,
+  valueEnd,
+} from './json-lex.js';
+import { isPlainId } from './plain-id.js';
+import type { Element } from './request.js';
+
+/** A notification's idBytes (request.ts uses the same bytes). */
+export const NULL_ID = Buffer.from('null');
+
+// The four members, as bits of what an element has given so far.
+const JSONRPC = 1;
+const METHOD = 2;
+const PARAMS = 4;
+const ID = 8;
+
+/** A batch read by readBatch: its calls, and their ids when plain and unique (else false). */
+export interface CommonBatch {
+  readonly elements: Element[];
+  readonly plainIds: readonly string[] | false;
+}
+
+/** The calls of a batch in the common shape (see above); undefined: read it the general way. */
+export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefined {
+  const end = body.length;
+  let i = skipSpace(body, 0, end);
+  if (body[i] !== OPEN_ARRAY || !isUtf8(body)) return undefined;
+  i = skipSpace(body, i + 1, end);
+  // Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
+  // per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
+  const text = body.toString('latin1');
+  const elements: Element[] = [];
+  const ids = new PlainIds();
+  for (;;) {
+    i = readCall(body, text, i, end, elements, ids);
+    if (i < 0 || elements.length > maxBatch) return undefined;
+    i = skipSpace(body, i, end);
+    const c = body[i];
+    if (c === CLOSE_ARRAY) break;
+    if (c !== COMMA) return undefined;
+    i = skipSpace(body, i + 1, end);
+  }
+  return skipSpace(body, i + 1, end) === end ? { elements, plainIds: ids.texts } : undefined;
+}
+
+/**
+ * The batch's ids as its elements are read, while each is plain (plain-id.ts) and unique; false from the
+ * first that is not (or a notification). Rising numbers — what clients send — need no set to be unique.
+ */
+class PlainIds {
+  texts: string[] | false = [];
+  #last = -1;
+  #seen: Set<string> | undefined;
+
+  add(body: Buffer, text: string, start: number, end: number): void {
+    const texts = this.texts;
+    if (texts === false) return;
+    if (!isPlainId(body, start, end)) {
+      this.texts = false;
+      return;
+    }
+    const id = text.slice(start, end);
+    if (this.#seen === undefined && body[start] !== QUOTE && Number(id) > this.#last) {
+      this.#last = Number(id);
+    } else {
+      this.#seen ??= new Set(texts);
+      if (this.#seen.has(id)) {
+        this.texts = false;
+        return;
+      }
+      this.#seen.add(id);
+    }
+    texts.push(id);
+  }
+}
+
+/** Reads the element at `start` into `out`; returns the offset past it, or -1 (not the common shape). */
+function readCall(
+  body: Buffer,
+  text: string,
+  start: number,
+  end: number,
+  out: Element[],
+  ids: PlainIds,
+): number {
+  if (body[start] !== OPEN_OBJECT) return -1;
+  let seen = 0;
+  let method = '';
+  let id: { kind: JsonKind; start: number; end: number } | undefined;
+  let paramsKind: JsonKind = 'array';
+  let paramsStart = -1;
+  let paramsEnd = -1;
+  let params: unknown;
+  let i = skipSpace(body, start + 1, end);
+  for (;;) {
+    const member = memberAt(body, i);
+    if (member === 0 || (seen & member) !== 0) return -1;
+    seen |= member;
+    i = skipSpace(body, i + keyLength(member), end);
+    if (body[i] !== COLON) return -1;
+    i = skipSpace(body, i + 1, end);
+    const valueStart = i;
+    if (member === JSONRPC) {
+      // Exactly "2.0"
+      if (body[i] !== QUOTE || body[i + 1] !== 0x32 || body[i + 2] !== 0x2e || body[i + 3] !== 0x30) return -1;
+      if (body[i + 4] !== QUOTE) return -1;
+      i += 5;
+    } else if (member === METHOD) {
+      i = plainStringEnd(body, i, end);
+      if (i < 0 || i === valueStart + 2) return -1;
+      method = text.slice(valueStart + 1, i - 1);
+    } else if (member === PARAMS) {
+      const c = body[i];
+      if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
+      paramsKind = c === OPEN_ARRAY ? 'array' : 'object';
+      i = c === OPEN_ARRAY ? flatArray(body, text, i, end) : -1;
+      if (i < 0) {
+        // Not a flat array: validated whole, then parsed on its own.
+        i = valueEnd(body, valueStart, end);
+        if (i < 0) return -1;
+        params = JSON.parse(body.toString('utf8', valueStart, i));
+      } else {
+        params = flat;
+      }
+      paramsStart = valueStart;
+      paramsEnd = i;
+    } else {
+      const c = body[i];
+      let kind: JsonKind;
+      if (c === QUOTE) {
+        kind = 'string';
+        i = stringEnd(body, i, end);
+      } else if (c === 0x6e) {
+        kind = 'null';
+        i = body[i + 1] === 0x75 && body[i + 2] === 0x6c && body[i + 3] === 0x6c ? i + 4 : -1;
+      } else {
+        kind = 'number';
+        i = numberEnd(body, i, end);
+      }
+      if (i < 0) return -1;
+      id = { kind, start: valueStart - start, end: i - start };
+      ids.add(body, text, valueStart, i);
+    }
+    i = skipSpace(body, i, end);
+    const c = body[i];
+    if (c === CLOSE_OBJECT) break;
+    if (c !== COMMA) return -1;
+    i = skipSpace(body, i + 1, end);
+  }
+  if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
+  if (id === undefined) ids.texts = false;
+  i += 1;
+  const raw = body.subarray(start, i);
+  out.push({
+    ok: true,
+    call: {
+      raw,
+      id,
+      idBytes: id === undefined ? NULL_ID : raw.subarray(id.start, id.end),
+      method,
+      paramsSpan:
+        paramsStart < 0 ? undefined : { kind: paramsKind, start: paramsStart - start, end: paramsEnd - start },
+      params,
+      extraMembers: false,
+    },
+  });
+  return i;
+}
+
+/** Which of the four members the key at `i` names (0: none, or not a plain key). */
+function memberAt(body: Buffer, i: number): number {
+  if (body[i] !== QUOTE) return 0;
+  const c = body[i + 1];
+  if (c === 0x69) return body[i + 2] === 0x64 && body[i + 3] === QUOTE ? ID : 0;
+  if (c === 0x6a) return matches(body, i + 2, 'sonrpc"') ? JSONRPC : 0;
+  if (c === 0x6d) return matches(body, i + 2, 'ethod"') ? METHOD : 0;
+  if (c === 0x70) return matches(body, i + 2, 'arams"') ? PARAMS : 0;
+  return 0;
+}
+
+function matches(body: Buffer, at: number, text: string): boolean {
+  for (let k = 0; k < text.length; k += 1) if (body[at + k] !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+/** The member's key length with its quotes. */
+function keyLength(member: number): number {
+  return member === ID ? 4 : member === JSONRPC ? 9 : 8;
+}
+
+/** End of the string at `i` when its bytes are printable ASCII without escapes, else -1. */
+function plainStringEnd(body: Buffer, i: number, end: number): number {
+  if (body[i] !== QUOTE) return -1;
+  for (i += 1; i < end; i += 1) {
+    const c = body[i] as number;
+    if (c === QUOTE) return i + 1;
+    if (c < 0x20 || c > 0x7e || c === 0x5c) return -1;
+  }
+  return -1;
+}
+
+/** The values flatArray last read. */
+let flat: unknown[] = [];
+
+/**
+ * Reads the array at `i` into `flat` when it holds only strings of printable ASCII without escapes,
+ * numbers and literals (the common params: addresses, block tags, hashes, quantities): the values
+ * JSON.parse gives for those bytes. Returns the offset past it, or -1 (not such an array, or not valid).
+ */
+function flatArray(body: Buffer, text: string, i: number, end: number): number {
+  const values: unknown[] = [];
+  i = skipSpace(body, i + 1, end);
+  if (body[i] === CLOSE_ARRAY) {
+    flat = values;
+    return i + 1;
+  }
+  for (;;) {
+    const c = body[i];
+    let next: number;
+    if (c === QUOTE) {
+      next = plainStringEnd(body, i, end);
+      if (next < 0) return -1;
+      values.push(text.slice(i + 1, next - 1));
+    } else if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
+      next = numberEnd(body, i, end);
+      if (next < 0) return -1;
+      values.push(Number(text.slice(i, next)));
+    } else {
+      next = scalarEnd(body, i, end);
+      if (next < 0) return -1;
+      values.push(c === 0x74 ? true : c === 0x66 ? false : null);
+    }
+    i = skipSpace(body, next, end);
+    const d = body[i];
+    if (d === CLOSE_ARRAY) {
+      flat = values;
+      return i + 1;
+    }
+    if (d !== COMMA) return -1;
+    i = skipSpace(body, i + 1, end);
+  }
+}
