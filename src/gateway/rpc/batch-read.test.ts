@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { damaged } from '../../../test/helpers/damage.js';
 import { Rng } from '../../../test/helpers/seeded-rng.js';
 import { readBatch } from './batch-read.js';
 import { plainIds } from './batch-upstream.js';
-import { type Element, parseAny, parseBody } from './request.js';
+import { type Element, parseAny, parseBody, type RpcCall } from './request.js';
 
 /** The general reader's verdict: its elements, or the code of the error it throws. */
 function general(body: Buffer): Element[] | string {
@@ -38,19 +39,69 @@ function assertSame(body: Buffer, label: string): boolean {
     assert.deepStrictEqual(a.params, b.params, `${label}: params ${k}`);
     assert.equal(a.extraMembers, b.extraMembers, `${label}: extra members ${k}`);
   });
-  const calls = slow.map((element) => (element as { call: Element & { ok: true } }).call) as never;
+  const calls = slow.map((element) => (element as { ok: true; call: RpcCall }).call);
   assert.deepEqual(fast.plainIds, plainIds(calls) ?? false, `${label}: plain ids`);
   return true;
 }
 
 const SPACES = ['', '', '', ' ', '\n', '\t', ' \r\n '];
-const IDS = ['1', '7', '0', '42', '999999999999999', '1234567890123456', '-1', '1.5', '1e2', '-0', '0.0',
-  '18446744073709551615', '1e400', 'null', '"a"', '"req-1"', '"x\\"y"', '"\\u0041"', '"é"', '01', 'true', '{}', '"a'];
-const METHODS = ['"eth_getBalance"', '"eth_call"', '"eth_chainId"', '"net_version"', '""', '"eth_\\u0063all"',
-  '"ëth"', '42', 'null', '"a b"'];
-const PARAMS = ['[]', '[ ]', '["0x00000000000000000000000000000000000000aa","latest"]', '["0x1", true]',
-  '[1, -0, 1.5e3, 2E-2, null, false]', '[{"to":"0x00000000000000000000000000000000000000aa","data":"0x"},"latest"]',
-  '["a\\nb"]', '["é"]', '[[1,[2,{}]]]', '{}', '{"a":1}', '"x"', '1', 'null', '[1,]', '[01]', '["\u0001"]', '[1 2]'];
+const IDS = [
+  '1',
+  '7',
+  '0',
+  '42',
+  '999999999999999',
+  '1234567890123456',
+  '-1',
+  '1.5',
+  '1e2',
+  '-0',
+  '0.0',
+  '18446744073709551615',
+  '1e400',
+  'null',
+  '"a"',
+  '"req-1"',
+  '"x\\"y"',
+  '"\\u0041"',
+  '"é"',
+  '01',
+  'true',
+  '{}',
+  '"a',
+];
+const METHODS = [
+  '"eth_getBalance"',
+  '"eth_call"',
+  '"eth_chainId"',
+  '"net_version"',
+  '""',
+  '"eth_\\u0063all"',
+  '"ëth"',
+  '42',
+  'null',
+  '"a b"',
+];
+const PARAMS = [
+  '[]',
+  '[ ]',
+  '["0x00000000000000000000000000000000000000aa","latest"]',
+  '["0x1", true]',
+  '[1, -0, 1.5e3, 2E-2, null, false]',
+  '[{"to":"0x00000000000000000000000000000000000000aa","data":"0x"},"latest"]',
+  '["a\\nb"]',
+  '["é"]',
+  '[[1,[2,{}]]]',
+  '{}',
+  '{"a":1}',
+  '"x"',
+  '1',
+  'null',
+  '[1,]',
+  '[01]',
+  '["\u0001"]',
+  '[1 2]',
+];
 const VERSIONS = ['"2.0"', '"2.0"', '"2.0"', '"2\\u002e0"', '"1.0"', '2.0', '"2.0 "'];
 
 /** Ids, methods and params the one-pass reader takes (a clean batch draws only these). */
@@ -67,9 +118,12 @@ function element(rng: Rng, counter: { next: number }, clean: boolean): string {
     if (rng.chance(0.5)) members.reverse();
     return `{${space()}${members.join(`${space()},${space()}`)}${space()}}`;
   }
-  if (!rng.chance(0.03)) members.push(`"jsonrpc"${space()}:${space()}${rng.chance(0.9) ? '"2.0"' : rng.pick(VERSIONS)}`);
-  if (!rng.chance(0.03)) members.push(`"method":${space()}${rng.chance(0.8) ? rng.pick(METHODS.slice(0, 4)) : rng.pick(METHODS)}`);
-  if (rng.chance(0.9)) members.push(`"params":${space()}${rng.chance(0.6) ? rng.pick(PARAMS.slice(0, 6)) : rng.pick(PARAMS)}`);
+  if (!rng.chance(0.03))
+    members.push(`"jsonrpc"${space()}:${space()}${rng.chance(0.9) ? '"2.0"' : rng.pick(VERSIONS)}`);
+  if (!rng.chance(0.03))
+    members.push(`"method":${space()}${rng.chance(0.8) ? rng.pick(METHODS.slice(0, 4)) : rng.pick(METHODS)}`);
+  if (rng.chance(0.9))
+    members.push(`"params":${space()}${rng.chance(0.6) ? rng.pick(PARAMS.slice(0, 6)) : rng.pick(PARAMS)}`);
   if (rng.chance(0.95)) {
     counter.next += 1;
     members.push(`"id":${space()}${rng.chance(0.75) ? String(counter.next) : rng.pick(IDS)}`);
@@ -90,15 +144,8 @@ function batch(rng: Rng): string {
   const size = 1 + rng.int(rng.chance(0.1) ? 60 : 8);
   const clean = rng.chance(0.5);
   const elements = Array.from({ length: size }, () => element(rng, counter, clean));
-  let text = `${rng.pick(SPACES)}[${elements.join(`${rng.pick(SPACES)},`)}]${rng.pick(SPACES)}`;
-  if (clean) return text;
-  // Now and then, a damaged body: cut short, a byte changed or one added.
-  if (rng.chance(0.08)) text = text.slice(0, rng.int(text.length));
-  else if (rng.chance(0.08)) {
-    const at = rng.int(text.length);
-    text = text.slice(0, at) + rng.pick(['"', ',', '}', ']', '{', '\\', 'x', '\u0000']) + text.slice(at + 1);
-  } else if (rng.chance(0.04)) text += rng.pick([',', '[]', 'x', '\u00ff']);
-  return text;
+  const text = `${rng.pick(SPACES)}[${elements.join(`${rng.pick(SPACES)},`)}]${rng.pick(SPACES)}`;
+  return clean ? text : damaged(rng, text);
 }
 
 describe('readBatch (the one-pass reader of common batches)', () => {

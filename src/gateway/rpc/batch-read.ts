@@ -31,8 +31,9 @@ import {
   stringEnd,
   valueEnd,
 } from './json-lex.js';
+import type { ValueSpan } from './json-scan.js';
 import { isPlainId } from './plain-id.js';
-import type { Element } from './request.js';
+import type { Element, RpcCall } from './request.js';
 
 /** A notification's idBytes (request.ts uses the same bytes). */
 export const NULL_ID = Buffer.from('null');
@@ -104,14 +105,7 @@ class PlainIds {
 }
 
 /** Reads the element at `start` into `out`; returns the offset past it, or -1 (not the common shape). */
-function readCall(
-  body: Buffer,
-  text: string,
-  start: number,
-  end: number,
-  out: Element[],
-  ids: PlainIds,
-): number {
+function readCall(body: Buffer, text: string, start: number, end: number, out: Element[], ids: PlainIds): number {
   if (body[start] !== OPEN_OBJECT) return -1;
   let seen = 0;
   let method = '';
@@ -179,21 +173,47 @@ function readCall(
   if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
   if (id === undefined) ids.texts = false;
   i += 1;
-  const raw = body.subarray(start, i);
-  out.push({
-    ok: true,
-    call: {
-      raw,
-      id,
-      idBytes: id === undefined ? NULL_ID : raw.subarray(id.start, id.end),
-      method,
-      paramsSpan:
-        paramsStart < 0 ? undefined : { kind: paramsKind, start: paramsStart - start, end: paramsEnd - start },
-      params,
-      extraMembers: false,
-    },
-  });
+  const paramsSpan =
+    paramsStart < 0 ? undefined : { kind: paramsKind, start: paramsStart - start, end: paramsEnd - start };
+  out.push({ ok: true, call: new BatchCall(body, start, i, id, method, paramsSpan, params) });
   return i;
+}
+
+/**
+ * A call readBatch read. Its element's bytes and id bytes are cut from the body only when asked for: an
+ * upstream batch sent as the client wrote it never needs them, and a Buffer view per call is a good
+ * part of a batch's cost.
+ */
+class BatchCall implements RpcCall {
+  readonly extraMembers = false;
+  readonly #body: Buffer;
+  readonly #start: number;
+  readonly #end: number;
+  #raw: Buffer | undefined;
+
+  constructor(
+    body: Buffer,
+    start: number,
+    end: number,
+    readonly id: ValueSpan | undefined,
+    readonly method: string,
+    readonly paramsSpan: ValueSpan | undefined,
+    readonly params: unknown,
+  ) {
+    this.#body = body;
+    this.#start = start;
+    this.#end = end;
+  }
+
+  get raw(): Buffer {
+    this.#raw ??= this.#body.subarray(this.#start, this.#end);
+    return this.#raw;
+  }
+
+  get idBytes(): Buffer {
+    const id = this.id;
+    return id === undefined ? NULL_ID : this.raw.subarray(id.start, id.end);
+  }
 }
 
 /** Which of the four members the key at `i` names (0: none, or not a plain key). */

@@ -20,7 +20,7 @@ import {
   stringEnd,
   valueEnd,
 } from '../rpc/json-lex.js';
-import { type MemberSpan, scanJson } from '../rpc/json-scan.js';
+import { type MemberSpan, scanJson, type ValueSpan } from '../rpc/json-scan.js';
 import type { RpcCall } from '../rpc/request.js';
 
 export interface BatchElementAnswer {
@@ -144,7 +144,7 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
     i = skipSpace(body, i + 1, end);
     const start = i;
     if (body[i] !== OPEN_OBJECT) return undefined;
-    let id: { start: number; end: number } | undefined;
+    let id: ValueSpan | undefined;
     let outcome: MemberSpan | undefined;
     let hasJsonrpc = false;
     i = skipSpace(body, i + 1, end);
