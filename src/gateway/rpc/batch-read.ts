@@ -216,20 +216,43 @@ class BatchCall implements RpcCall {
   }
 }
 
-/** Which of the four members the key at `i` names (0: none, or not a plain key). */
-function memberAt(body: Buffer, i: number): number {
-  if (body[i] !== QUOTE) return 0;
-  const c = body[i + 1];
-  if (c === 0x69) return body[i + 2] === 0x64 && body[i + 3] === QUOTE ? ID : 0;
-  if (c === 0x6a) return matches(body, i + 2, 'sonrpc"') ? JSONRPC : 0;
-  if (c === 0x6d) return matches(body, i + 2, 'ethod"') ? METHOD : 0;
-  if (c === 0x70) return matches(body, i + 2, 'arams"') ? PARAMS : 0;
-  return 0;
-}
-
-function matches(body: Buffer, at: number, text: string): boolean {
-  for (let k = 0; k < text.length; k += 1) if (body[at + k] !== text.charCodeAt(k)) return false;
-  return true;
+/** Which of the four members the key at `i` names (0: none, or not a plain key). Unrolled: it runs per member. */
+function memberAt(b: Buffer, i: number): number {
+  if (b[i] !== QUOTE) return 0;
+  switch (b[i + 1]) {
+    case 0x69: // id"
+      return b[i + 2] === 0x64 && b[i + 3] === QUOTE ? ID : 0;
+    case 0x6a: // jsonrpc"
+      return b[i + 2] === 0x73 &&
+        b[i + 3] === 0x6f &&
+        b[i + 4] === 0x6e &&
+        b[i + 5] === 0x72 &&
+        b[i + 6] === 0x70 &&
+        b[i + 7] === 0x63 &&
+        b[i + 8] === QUOTE
+        ? JSONRPC
+        : 0;
+    case 0x6d: // method"
+      return b[i + 2] === 0x65 &&
+        b[i + 3] === 0x74 &&
+        b[i + 4] === 0x68 &&
+        b[i + 5] === 0x6f &&
+        b[i + 6] === 0x64 &&
+        b[i + 7] === QUOTE
+        ? METHOD
+        : 0;
+    case 0x70: // params"
+      return b[i + 2] === 0x61 &&
+        b[i + 3] === 0x72 &&
+        b[i + 4] === 0x61 &&
+        b[i + 5] === 0x6d &&
+        b[i + 6] === 0x73 &&
+        b[i + 7] === QUOTE
+        ? PARAMS
+        : 0;
+    default:
+      return 0;
+  }
 }
 
 /** The member's key length with its quotes. */

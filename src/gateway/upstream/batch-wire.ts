@@ -17,7 +17,6 @@ import {
   QUOTE,
   scalarEnd,
   skipSpace,
-  stringEnd,
   valueEnd,
 } from '../rpc/json-lex.js';
 import { type MemberSpan, scanJson, type ValueSpan } from '../rpc/json-scan.js';
@@ -149,15 +148,13 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
     let hasJsonrpc = false;
     i = skipSpace(body, i + 1, end);
     for (;;) {
-      if (body[i] !== QUOTE) return undefined;
-      const keyEnd = stringEnd(body, i, end);
-      if (keyEnd < 0) return undefined;
-      const key = answerKey(body, i, keyEnd);
-      i = skipSpace(body, keyEnd, end);
+      const key = answerKey(body, i);
+      if (key === undefined) return undefined;
+      i = skipSpace(body, i + key.length + 2, end);
       if (body[i] !== COLON) return undefined;
       i = skipSpace(body, i + 1, end);
       const valueStart = i;
-      i = key === 'id' ? scalarEnd(body, i, end) : valueEnd(body, i, end);
+      i = key === 'id' ? scalarEnd(body, i, end) : key === 'jsonrpc' && is20(body, i) ? i + 5 : valueEnd(body, i, end);
       if (i < 0) return undefined;
       if (key === 'id') {
         if (id !== undefined || !sameText(body, valueStart, i, expected)) return undefined;
@@ -165,11 +162,9 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
       } else if (key === 'result' || key === 'error') {
         if (outcome !== undefined) return undefined;
         outcome = { key, value: { kind: kindAt(body, valueStart), start: valueStart - start, end: i - start } };
-      } else if (key === 'jsonrpc') {
+      } else {
         if (hasJsonrpc) return undefined;
         hasJsonrpc = true;
-      } else {
-        return undefined;
       }
       i = skipSpace(body, i, end);
       if (body[i] === CLOSE_OBJECT) break;
@@ -185,13 +180,20 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
   return skipSpace(body, i + 1, end) === end ? answers : undefined;
 }
 
-/** The answer member named by the key at [start, end) (quotes included), else undefined. */
-function answerKey(body: Buffer, start: number, end: number): string | undefined {
-  for (const key of ANSWER_KEYS) if (sameText(body, start + 1, end - 1, key)) return key;
-  return undefined;
+/** The member an answer's key at `i` names (its quotes around it), else undefined: first byte, then the rest. */
+function answerKey(body: Buffer, i: number): string | undefined {
+  if (body[i] !== QUOTE) return undefined;
+  const key =
+    body[i + 1] === 0x69 ? 'id' : body[i + 1] === 0x72 ? 'result' : body[i + 1] === 0x65 ? 'error' : 'jsonrpc';
+  return sameText(body, i + 1, i + 1 + key.length, key) && body[i + 1 + key.length] === QUOTE ? key : undefined;
 }
 
-const ANSWER_KEYS = ['jsonrpc', 'id', 'result', 'error'];
+/** `"2.0"` at `i`. */
+function is20(body: Buffer, i: number): boolean {
+  return (
+    body[i] === QUOTE && body[i + 1] === 0x32 && body[i + 2] === 0x2e && body[i + 3] === 0x30 && body[i + 4] === QUOTE
+  );
+}
 
 function sameText(body: Buffer, start: number, end: number, text: string): boolean {
   if (end - start !== text.length) return false;
