@@ -59,6 +59,7 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
   // Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
   // per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
   const text = body.toString('latin1');
+  previousMethodAt = -1;
   const elements: Element[] = [];
   const ids = new PlainIds();
   for (;;) {
@@ -90,8 +91,9 @@ class PlainIds {
       return;
     }
     const id = text.slice(start, end);
-    if (this.#seen === undefined && body[start] !== QUOTE && Number(id) > this.#last) {
-      this.#last = Number(id);
+    const number = body[start] === QUOTE ? -1 : Number(id);
+    if (this.#seen === undefined && number > this.#last) {
+      this.#last = number;
     } else {
       this.#seen ??= new Set(texts);
       if (this.#seen.has(id)) {
@@ -131,7 +133,7 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
     } else if (member === METHOD) {
       i = plainStringEnd(body, i, end);
       if (i < 0 || i === valueStart + 2) return -1;
-      method = text.slice(valueStart + 1, i - 1);
+      method = methodText(body, text, valueStart + 1, i - 1);
     } else if (member === PARAMS) {
       const c = body[i];
       if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
@@ -269,6 +271,26 @@ function plainStringEnd(body: Buffer, i: number, end: number): number {
     if (c < 0x20 || c > 0x7e || c === 0x5c) return -1;
   }
   return -1;
+}
+
+/** The method of the batch's previous element: its offset in the body, and its text. */
+let previousMethodAt = -1;
+let previousMethod = '';
+
+/**
+ * The method name at [start, end): the previous element's string when the bytes repeat it (batches
+ * mostly repeat one method), so one string serves the batch and the method table hashes it once.
+ */
+function methodText(body: Buffer, text: string, start: number, end: number): string {
+  const at = previousMethodAt;
+  if (at >= 0 && previousMethod.length === end - start) {
+    let k = 0;
+    while (k < end - start && body[start + k] === body[at + k]) k += 1;
+    if (k === end - start) return previousMethod;
+  }
+  previousMethodAt = start;
+  previousMethod = text.slice(start, end);
+  return previousMethod;
 }
 
 /** The values flatArray last read. */

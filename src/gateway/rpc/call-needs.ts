@@ -82,6 +82,7 @@ function resolve(ref: BlockRef, networkHead: number | undefined): number | undef
 
 function blockRef(value: unknown): BlockRef {
   if (typeof value === 'string') {
+    if (value === 'latest') return 'head';
     if (value === 'earliest') return 0;
     if (HASH_TEXT.test(value)) return 'hash';
     if (QUANTITY.test(value)) return number(value);
