@@ -112,9 +112,6 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
   let seen = 0;
   let method = '';
   let id: { kind: JsonKind; start: number; end: number } | undefined;
-  let paramsKind: JsonKind = 'array';
-  let paramsStart = -1;
-  let paramsEnd = -1;
   let params: unknown;
   let i = skipSpace(body, start + 1, end);
   for (;;) {
@@ -137,7 +134,6 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
     } else if (member === PARAMS) {
       const c = body[i];
       if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
-      paramsKind = c === OPEN_ARRAY ? 'array' : 'object';
       i = c === OPEN_ARRAY ? flatArray(body, text, i, end) : -1;
       if (i < 0) {
         // Not a flat array: validated whole, then parsed on its own.
@@ -147,8 +143,6 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
       } else {
         params = flat;
       }
-      paramsStart = valueStart;
-      paramsEnd = i;
     } else {
       const c = body[i];
       let kind: JsonKind;
@@ -175,9 +169,7 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
   if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
   if (id === undefined) ids.texts = false;
   i += 1;
-  const paramsSpan =
-    paramsStart < 0 ? undefined : { kind: paramsKind, start: paramsStart - start, end: paramsEnd - start };
-  out.push({ ok: true, call: new BatchCall(body, start, i, id, method, paramsSpan, params) });
+  out.push({ ok: true, call: new BatchCall(body, start, i, id, method, params) });
   return i;
 }
 
@@ -199,7 +191,6 @@ class BatchCall implements RpcCall {
     end: number,
     readonly id: ValueSpan | undefined,
     readonly method: string,
-    readonly paramsSpan: ValueSpan | undefined,
     readonly params: unknown,
   ) {
     this.#body = body;

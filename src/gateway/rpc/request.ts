@@ -20,8 +20,6 @@ export interface RpcCall {
   /** The id's raw bytes (`null` for a notification, only used in logs). */
   readonly idBytes: Buffer;
   readonly method: string;
-  /** The params' span inside `raw`, when present. */
-  readonly paramsSpan: ValueSpan | undefined;
   /** Parsed params (for checks only; never re-serialised, so big numbers in them are harmless). */
   readonly params: unknown;
   /**
@@ -181,7 +179,6 @@ function parseMembers(raw: Buffer, members: readonly MemberSpan[], inBatch: bool
       id,
       idBytes: id === undefined ? NULL_ID : idBytes,
       method: methodName,
-      paramsSpan: params,
       params: params === undefined ? undefined : decoded === undefined ? parseParams(raw, params) : decoded.params,
       extraMembers: others !== undefined,
     },

@@ -22,13 +22,31 @@ import {
 import { type MemberSpan, scanJson, type ValueSpan } from '../rpc/json-scan.js';
 import type { RpcCall } from '../rpc/request.js';
 
-export interface BatchElementAnswer {
+/**
+ * One answer of the origin's array: its bytes (`body`) are cut from the array only when asked for — an
+ * array answered in order mostly goes to the client whole, and a Buffer view per answer is a good part
+ * of matching it.
+ */
+export class BatchElementAnswer {
+  #body: Buffer | undefined;
+
+  constructor(
+    /** The origin's whole array. */
+    readonly array: Buffer,
+    /** The element's offsets in `array`. */
+    readonly start: number,
+    readonly end: number,
+    /** Span of the id inside `body`. */
+    readonly id: ValueSpan,
+    /** The `result` or `error` member, its offsets inside `body`. */
+    readonly outcome: MemberSpan,
+  ) {}
+
   /** The origin's answer element, unchanged. */
-  readonly body: Buffer;
-  /** Span of the id inside `body`. */
-  readonly id: { start: number; end: number };
-  /** The `result` or `error` member, its offsets inside `body`. */
-  readonly outcome: MemberSpan;
+  get body(): Buffer {
+    this.#body ??= this.array.subarray(this.start, this.end);
+    return this.#body;
+  }
 }
 
 /** `[call, call, …]` with each call's id replaced by ours (notifications, `undefined` ids, unchanged). */
@@ -92,7 +110,7 @@ export function matchByScan(body: Buffer, ids: readonly (string | undefined)[]):
   const byId = new Map<string, BatchElementAnswer>();
   for (const answer of found) {
     if (answer === undefined) continue;
-    const key = answer.body.toString('latin1', answer.id.start, answer.id.end);
+    const key = answer.array.toString('latin1', answer.start + answer.id.start, answer.start + answer.id.end);
     if (!byId.has(key)) byId.set(key, answer);
   }
   let matched = 0;
@@ -111,22 +129,19 @@ function elementAnswer(
   members: readonly MemberSpan[] | undefined,
 ): BatchElementAnswer | undefined {
   if (members === undefined) return undefined;
-  let id: { start: number; end: number } | undefined;
+  let id: ValueSpan | undefined;
   let outcome: MemberSpan | undefined;
   for (const member of members) {
     if (member.key === 'id') id = member.value;
     else if (member.key === 'result' || member.key === 'error') outcome = member;
   }
   if (id === undefined || outcome === undefined) return undefined;
-  return { body: body.subarray(element.start, element.end), id, outcome };
+  return new BatchElementAnswer(body, element.start, element.end, id, outcome);
 }
 
 /** Whether the answer's raw id is exactly `id` (latin1 text of the id sent). */
 function hasId(answer: BatchElementAnswer, id: string | undefined): boolean {
-  if (id === undefined || answer.id.end - answer.id.start !== id.length) return false;
-  const { body } = answer;
-  for (let k = 0; k < id.length; k += 1) if (body[answer.id.start + k] !== id.charCodeAt(k)) return false;
-  return true;
+  return id !== undefined && sameText(answer.array, answer.start + answer.id.start, answer.start + answer.id.end, id);
 }
 
 /**
@@ -173,7 +188,7 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
     }
     if (id === undefined || outcome === undefined) return undefined;
     i += 1;
-    answers.push({ body: body.subarray(start, i), id, outcome });
+    answers.push(new BatchElementAnswer(body, start, i, id, outcome));
     i = skipSpace(body, i, end);
     if (body[i] !== (answers.length === ids.length ? CLOSE_ARRAY : COMMA)) return undefined;
   }

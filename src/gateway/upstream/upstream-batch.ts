@@ -13,7 +13,7 @@ import { judgeAnswer } from './answer-checks.js';
 import { type AttemptDeps, type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
 import { type AttemptRecordDeps, recordFailure, recordSuccess } from './attempt-record.js';
-import { batchWire, type MatchedBatch, matchBatch } from './batch-wire.js';
+import { type BatchElementAnswer, batchWire, type MatchedBatch, matchBatch } from './batch-wire.js';
 import type { CallPlanner } from './call-plan.js';
 import type { ClientResponse } from './origin-clients.js';
 
@@ -100,7 +100,7 @@ async function sendBatch(
       let whole = asIs !== undefined && matched.inOrder;
       const replies = matched.answers.map((answer, i) => {
         if (answer === undefined) return undefined;
-        const reply: UpstreamReply = { body: answer.body, id: answer.id, pool, origin, outcome: answer.outcome };
+        const reply = new BatchReply(answer, pool, origin);
         if (chain === undefined) return reply;
         const call = request.calls[i] as BatchRequest['calls'][number];
         const context = {
@@ -156,6 +156,27 @@ function batchNeeds(needs: readonly CallNeeds[], networkHead: number | undefined
   if (to < 0) return head ? { kind: 'head' } : NO_NEEDS;
   if (head && networkHead !== undefined) to = Math.max(to, networkHead);
   return { kind: 'block', from, to };
+}
+
+/** An origin's answer to one call of an upstream batch, read from its array element (bytes cut when asked for). */
+class BatchReply implements UpstreamReply {
+  constructor(
+    readonly answer: BatchElementAnswer,
+    readonly pool: string,
+    readonly origin: string,
+  ) {}
+
+  get body(): Buffer {
+    return this.answer.body;
+  }
+
+  get id(): BatchElementAnswer['id'] {
+    return this.answer.id;
+  }
+
+  get outcome(): BatchElementAnswer['outcome'] {
+    return this.answer.outcome;
+  }
 }
 
 /** An upstream batch's answers matched to the ids sent (batch-wire.ts); anything else fails the attempt. */
