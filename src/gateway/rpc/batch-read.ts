@@ -13,7 +13,10 @@
  * method, more elements than maxBatch, a body that is not valid JSON or not UTF-8 — returns undefined,
  * and parseBody reads the body the general way, which words every error. So this path decides nothing:
  * when it answers, its calls equal the general path's (batch-read.test.ts checks that on generated and
- * mutated bodies).
+ * mutated bodies). The calls also carry the batch's plain ids (plain-id.ts), found on the way.
+ *
+ * State: module variables of the one read in progress (the previous element's method, the values
+ * flatArray last read), reset by each readBatch; reads are synchronous, so they never interleave.
  */
 import { isUtf8 } from 'node:buffer';
 import {
