@@ -35,7 +35,7 @@ import {
   valueEnd,
 } from './json-lex.js';
 import type { ValueSpan } from './json-scan.js';
-import { isPlainId } from './plain-id.js';
+import { PlainIds } from './plain-id.js';
 import type { Element, RpcCall } from './request.js';
 
 /** A notification's idBytes (request.ts uses the same bytes). */
@@ -75,38 +75,6 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
     i = skipSpace(body, i + 1, end);
   }
   return skipSpace(body, i + 1, end) === end ? { elements, plainIds: ids.texts } : undefined;
-}
-
-/**
- * The batch's ids as its elements are read, while each is plain (plain-id.ts) and unique; false from the
- * first that is not (or a notification). Rising numbers — what clients send — need no set to be unique.
- */
-class PlainIds {
-  texts: string[] | false = [];
-  #last = -1;
-  #seen: Set<string> | undefined;
-
-  add(body: Buffer, text: string, start: number, end: number): void {
-    const texts = this.texts;
-    if (texts === false) return;
-    if (!isPlainId(body, start, end)) {
-      this.texts = false;
-      return;
-    }
-    const id = text.slice(start, end);
-    const number = body[start] === QUOTE ? -1 : Number(id);
-    if (this.#seen === undefined && number > this.#last) {
-      this.#last = number;
-    } else {
-      this.#seen ??= new Set(texts);
-      if (this.#seen.has(id)) {
-        this.texts = false;
-        return;
-      }
-      this.#seen.add(id);
-    }
-    texts.push(id);
-  }
 }
 
 /** Reads the element at `start` into `out`; returns the offset past it, or -1 (not the common shape). */
@@ -170,7 +138,7 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
     i = skipSpace(body, i + 1, end);
   }
   if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
-  if (id === undefined) ids.texts = false;
+  if (id === undefined) ids.missing();
   i += 1;
   out.push({ ok: true, call: new BatchCall(body, start, i, id, method, params) });
   return i;

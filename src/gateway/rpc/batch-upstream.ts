@@ -11,7 +11,7 @@
  */
 import type { BatchOutcome, BatchRequest, BatchResult, ClientSignal, Forwarder } from './forwarder.js';
 import { STANDARD_METHODS } from './methods.js';
-import { isPlainId } from './plain-id.js';
+import { PlainIds } from './plain-id.js';
 import type { Element, RpcCall } from './request.js';
 
 export interface UpstreamBatchInput {
@@ -65,15 +65,12 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
  * batch can then go upstream as it is and be matched back by them.
  */
 export function plainIds(calls: readonly RpcCall[]): string[] | undefined {
-  const ids: string[] = [];
-  const seen = new Set<string>();
+  const ids = new PlainIds();
   for (const call of calls) {
     const bytes = call.idBytes;
-    if (call.id === undefined || !isPlainId(bytes, 0, bytes.length)) return undefined;
-    const text = bytes.toString('latin1');
-    if (seen.has(text)) return undefined;
-    seen.add(text);
-    ids.push(text);
+    if (call.id === undefined) return undefined;
+    ids.add(bytes, bytes.toString('latin1'), 0, bytes.length);
+    if (ids.texts === false) return undefined;
   }
-  return ids;
+  return ids.texts || undefined;
 }

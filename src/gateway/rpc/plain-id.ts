@@ -9,7 +9,7 @@
 const MAX_PLAIN_ID = 64;
 
 /** Whether the id at [start, end) of `buf` (a valid JSON string or number) is plain. */
-export function isPlainId(buf: Uint8Array, start: number, end: number): boolean {
+function isPlainId(buf: Uint8Array, start: number, end: number): boolean {
   const first = buf[start];
   if (first === 0x22) {
     if (end - start > MAX_PLAIN_ID) return false;
@@ -22,4 +22,42 @@ export function isPlainId(buf: Uint8Array, start: number, end: number): boolean 
     if (c < 0x30 || c > 0x39) return false;
   }
   return end > start;
+}
+
+/**
+ * A batch's ids as they are read, while each is plain and unique; false from the first that is not (or a
+ * notification: `missing`). Rising numbers — what clients send — need no set to be unique. `text` is the
+ * latin1 text of `body` (ids are matched byte for byte).
+ */
+export class PlainIds {
+  texts: string[] | false = [];
+  #last = -1;
+  #seen: Set<string> | undefined;
+
+  add(body: Buffer, text: string, start: number, end: number): void {
+    const texts = this.texts;
+    if (texts === false) return;
+    if (!isPlainId(body, start, end)) {
+      this.texts = false;
+      return;
+    }
+    const id = text.slice(start, end);
+    const number = body[start] === 0x22 ? -1 : Number(id);
+    if (this.#seen === undefined && number > this.#last) {
+      this.#last = number;
+    } else {
+      this.#seen ??= new Set(texts);
+      if (this.#seen.has(id)) {
+        this.texts = false;
+        return;
+      }
+      this.#seen.add(id);
+    }
+    texts.push(id);
+  }
+
+  /** A call without an id: the batch has no plain ids. */
+  missing(): void {
+    this.texts = false;
+  }
 }
