@@ -318,15 +318,8 @@ export class RpcHandler {
   /** Why the network refuses this call (method policy, then params, then the logs range guard), if it does. */
   #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
     const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
-    // The network head (a clock read) is asked only for the calls the range guard applies to.
-    if (refusal !== undefined || STANDARD_METHODS[call.method]?.filterParam !== true) return refusal;
-    return logsRangeRefusal(
-      context.network,
-      call.method,
-      call.params,
-      context.route.maxLogsRange,
-      this.#options.chain?.networkHead(context.network),
-    );
+    if (refusal !== undefined) return refusal;
+    return logsRangeRefusal(context.network, call.method, call.params, context.route.maxLogsRange, this.#options.chain);
   }
 
   /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */

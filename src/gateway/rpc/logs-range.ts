@@ -6,6 +6,7 @@
  * before any upstream call. A `blockHash` filter spans one block; a range whose tag cannot be resolved
  * (no head known yet) and a reversed range are left to the origin.
  */
+import type { ChainView } from '../../chain/types.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { filterRange } from './call-needs.js';
 import { STANDARD_METHODS } from './methods.js';
@@ -15,10 +16,11 @@ export function logsRangeRefusal(
   method: string,
   params: unknown,
   limit: number | null,
-  networkHead: number | undefined,
+  chain: Pick<ChainView, 'networkHead'> | undefined,
 ): SwitchyardError | undefined {
   if (limit === null || STANDARD_METHODS[method]?.filterParam !== true || !Array.isArray(params)) return undefined;
-  const range = filterRange(params[0], networkHead);
+  // The network head (a clock read) is asked only for the calls the guard applies to.
+  const range = filterRange(params[0], chain?.networkHead(network));
   if (range === undefined) return undefined;
   const blocks = range.to - range.from + 1;
   if (blocks <= limit) return undefined;
