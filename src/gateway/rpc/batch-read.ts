@@ -24,6 +24,7 @@ import {
   CLOSE_OBJECT,
   COLON,
   COMMA,
+  isVersion20,
   type JsonKind,
   numberEnd,
   OPEN_ARRAY,
@@ -94,9 +95,7 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
     i = skipSpace(body, i + 1, end);
     const valueStart = i;
     if (member === JSONRPC) {
-      // Exactly "2.0"
-      if (body[i] !== QUOTE || body[i + 1] !== 0x32 || body[i + 2] !== 0x2e || body[i + 3] !== 0x30) return -1;
-      if (body[i + 4] !== QUOTE) return -1;
+      if (!isVersion20(body, i)) return -1;
       i += 5;
     } else if (member === METHOD) {
       i = plainStringEnd(body, i, end);

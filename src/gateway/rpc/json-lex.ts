@@ -132,6 +132,11 @@ export function scalarEnd(buf: Uint8Array, i: number, end: number): number {
   return -1;
 }
 
+/** The JSON-RPC version string `"2.0"` at `i`, exactly as written (the one-pass readers' check). */
+export function isVersion20(buf: Uint8Array, i: number): boolean {
+  return buf[i] === QUOTE && buf[i + 1] === 0x32 && buf[i + 2] === 0x2e && buf[i + 3] === 0x30 && buf[i + 4] === QUOTE;
+}
+
 /** Open containers of valueEnd (true: object), reused: its depth is only bounded by the input. */
 const open: boolean[] = [];
 

@@ -11,6 +11,7 @@ import {
   CLOSE_OBJECT,
   COLON,
   COMMA,
+  isVersion20,
   type JsonKind,
   OPEN_ARRAY,
   OPEN_OBJECT,
@@ -169,7 +170,12 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
       if (body[i] !== COLON) return undefined;
       i = skipSpace(body, i + 1, end);
       const valueStart = i;
-      i = key === 'id' ? scalarEnd(body, i, end) : key === 'jsonrpc' && is20(body, i) ? i + 5 : valueEnd(body, i, end);
+      i =
+        key === 'id'
+          ? scalarEnd(body, i, end)
+          : key === 'jsonrpc' && isVersion20(body, i)
+            ? i + 5
+            : valueEnd(body, i, end);
       if (i < 0) return undefined;
       if (key === 'id') {
         if (id !== undefined || !sameText(body, valueStart, i, expected)) return undefined;
@@ -201,13 +207,6 @@ function answerKey(body: Buffer, i: number): string | undefined {
   const key =
     body[i + 1] === 0x69 ? 'id' : body[i + 1] === 0x72 ? 'result' : body[i + 1] === 0x65 ? 'error' : 'jsonrpc';
   return sameText(body, i + 1, i + 1 + key.length, key) && body[i + 1 + key.length] === QUOTE ? key : undefined;
-}
-
-/** `"2.0"` at `i`. */
-function is20(body: Buffer, i: number): boolean {
-  return (
-    body[i] === QUOTE && body[i + 1] === 0x32 && body[i + 2] === 0x2e && body[i + 3] === 0x30 && body[i + 4] === QUOTE
-  );
 }
 
 function sameText(body: Buffer, start: number, end: number, text: string): boolean {
