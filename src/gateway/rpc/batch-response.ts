@@ -5,6 +5,7 @@
  * (503/502/504), so a load balancer sees an outage as one.
  */
 import type { SwitchyardError } from '../../errors/base.js';
+import { splicedLength, writeSpliced } from './id-splice.js';
 
 /**
  * One element's answer in a batch response (undefined: a notification, which gets no element); `error`
@@ -33,38 +34,16 @@ export function batchResponse(answers: readonly BatchAnswer[]): { status: number
   const present = answers.filter((answer): answer is Present => answer !== undefined);
   if (present.length === 0) return { status: 204, body: undefined };
   let length = present.length + 1; // brackets and commas
-  for (const answer of present) length += answerLength(answer);
+  for (const answer of present) length += splicedLength(answer.body, answer.id, answer.clientId);
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   out[at++] = OPEN;
   present.forEach((answer, i) => {
     if (i > 0) out[at++] = COMMA;
-    at = writeAnswer(out, at, answer);
+    at = writeSpliced(out, at, answer.body, answer.id, answer.clientId);
   });
   out[at] = CLOSE;
   const first = present[0]?.error;
   const allUpstream = present.every((answer) => answer.error !== undefined && UPSTREAM_CODES.has(answer.error.code));
   return { status: allUpstream && first ? first.httpStatus : 200, body: out };
-}
-
-function answerLength({ body, id, clientId }: Present): number {
-  return id === undefined || clientId === undefined ? body.length : body.length - (id.end - id.start) + clientId.length;
-}
-
-/** Writes one answer at `at` (the client's id in place of the origin's); answers the offset after it. */
-function writeAnswer(out: Buffer, at: number, { body, id, clientId }: Present): number {
-  if (id === undefined || clientId === undefined) return at + copy(body, 0, body.length, out, at);
-  at += copy(body, 0, id.start, out, at);
-  at += copy(clientId, 0, clientId.length, out, at);
-  return at + copy(body, id.end, body.length, out, at);
-}
-
-/** Pieces below this many bytes are copied byte by byte: cheaper than Buffer#copy's call for a few bytes. */
-const SMALL = 64;
-
-function copy(from: Buffer, start: number, end: number, out: Buffer, at: number): number {
-  const n = end - start;
-  if (n < SMALL) for (let k = 0; k < n; k += 1) out[at + k] = from[start + k] as number;
-  else from.copy(out, at, start, end);
-  return n;
 }

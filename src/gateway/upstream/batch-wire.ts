@@ -6,6 +6,8 @@
  * bytes with only its id replaced, and each answer element is a slice of the origin's body with the
  * span of its id, so the handler splices the client's raw id in exactly as for a single request.
  */
+
+import { splicedLength, writeSpliced } from '../rpc/id-splice.js';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
@@ -54,24 +56,14 @@ export class BatchElementAnswer {
 export function batchWire(calls: readonly RpcCall[], ids: readonly (string | undefined)[]): Buffer {
   let length = calls.length + 1; // brackets and commas
   calls.forEach((call, i) => {
-    const id = ids[i];
-    length += call.raw.length;
-    if (call.id !== undefined && id !== undefined) length += id.length - (call.id.end - call.id.start);
+    length += splicedLength(call.raw, call.id, ids[i]);
   });
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   out[at++] = 0x5b; // [
   calls.forEach((call, i) => {
     if (i > 0) out[at++] = 0x2c; // ,
-    const id = ids[i];
-    const { raw } = call;
-    if (call.id === undefined || id === undefined) {
-      at += raw.copy(out, at);
-      return;
-    }
-    at += raw.copy(out, at, 0, call.id.start);
-    at += out.write(id, at, 'latin1');
-    at += raw.copy(out, at, call.id.end);
+    at = writeSpliced(out, at, call.raw, call.id, ids[i]);
   });
   out[at] = 0x5d; // ]
   return out;
