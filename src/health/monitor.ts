@@ -207,7 +207,12 @@ export class HealthMonitor {
         if (pool === undefined || !pool.enabled) return undefined;
         return runPoolRound(this.#ctx, plan?.pool === pool ? plan : await this.#plan(pool));
       });
-    const tracked = next.then((outcome) => outcome ?? { kind: 'standby' as const });
+    // The queue entry only orders rounds; this call's caller gets the round's failure (`await next`). So
+    // the entry settles either way: a rejection that no later round awaits would be unhandled.
+    const tracked = next.then(
+      (outcome) => outcome ?? { kind: 'standby' as const },
+      () => ({ kind: 'standby' as const }),
+    );
     this.#inFlight.set(poolId, tracked);
     try {
       return await next;
