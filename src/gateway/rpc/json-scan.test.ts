@@ -67,6 +67,14 @@ describe('scanJson', () => {
       assert.throws(() => JSON.parse(text));
     });
   }
+  it('rejects every control character inside a string, and takes every other byte', () => {
+    for (let c = 0; c < 0x100; c += 1) {
+      // "a?b": a quote ends the string early; a backslash makes \b, a valid escape.
+      const bytes = Buffer.from([0x22, 0x61, c, 0x62, 0x22]);
+      const valid = c >= 0x20 && c !== 0x22;
+      assert.equal(scanJson(bytes) !== undefined, valid, `byte 0x${c.toString(16)}`);
+    }
+  });
 
   it('reports top-level member spans as raw bytes', () => {
     const text = '{ "jsonrpc" : "2.0", "id" : 18446744073709551615 , "m\\u0065thod":"x", "p":{"id":2} }';
