@@ -24,6 +24,13 @@ function isPlainId(buf: Uint8Array, start: number, end: number): boolean {
   return end > start;
 }
 
+/** The value of a plain numeric id's digits (at most 15: exact). */
+function digitsValue(buf: Uint8Array, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i += 1) value = value * 10 + ((buf[i] as number) - 0x30);
+  return value;
+}
+
 /**
  * A batch's ids as they are read, while each is plain and unique; false from the first that is not (or a
  * notification: `missing`). Rising numbers — what clients send — need no set to be unique. `text` is the
@@ -42,7 +49,7 @@ export class PlainIds {
       return;
     }
     const id = text.slice(start, end);
-    const number = body[start] === 0x22 ? -1 : Number(id);
+    const number = body[start] === 0x22 ? -1 : digitsValue(body, start, end);
     if (this.#seen === undefined && number > this.#last) {
       this.#last = number;
     } else {
