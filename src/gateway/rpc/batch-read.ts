@@ -98,9 +98,16 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
       if (!isVersion20(body, i)) return -1;
       i += 5;
     } else if (member === METHOD) {
-      i = plainStringEnd(body, i, end);
-      if (i < 0 || i === valueStart + 2) return -1;
-      method = methodText(body, text, valueStart + 1, i - 1);
+      if (repeatsMethod(body, i, end)) {
+        method = previousMethod;
+        i += method.length + 2;
+      } else {
+        i = plainStringEnd(body, i, end);
+        if (i < 0 || i === valueStart + 2) return -1;
+        previousMethodAt = valueStart + 1;
+        previousMethod = text.slice(valueStart + 1, i - 1);
+        method = previousMethod;
+      }
     } else if (member === PARAMS) {
       const c = body[i];
       if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
@@ -139,16 +146,17 @@ function readCall(body: Buffer, text: string, start: number, end: number, out: E
   if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
   if (id === undefined) ids.missing();
   i += 1;
-  out.push({ ok: true, call: new BatchCall(body, start, i, id, method, params) });
+  out.push(new BatchCall(body, start, i, id, method, params));
   return i;
 }
 
 /**
- * A call readBatch read. Its element's bytes and id bytes are cut from the body only when asked for: an
- * upstream batch sent as the client wrote it never needs them, and a Buffer view per call is a good
- * part of a batch's cost.
+ * A call readBatch read, which is also its own element (`ok`, `call`: one object per call, not two). Its
+ * element's bytes and id bytes are cut from the body only when asked for: an upstream batch sent as the
+ * client wrote it never needs them, and a Buffer view per call is a good part of a batch's cost.
  */
 class BatchCall implements RpcCall {
+  readonly ok = true;
   readonly extraMembers = false;
   readonly #body: Buffer;
   readonly #start: number;
@@ -166,6 +174,10 @@ class BatchCall implements RpcCall {
     this.#body = body;
     this.#start = start;
     this.#end = end;
+  }
+
+  get call(): RpcCall {
+    return this;
   }
 
   get raw(): Buffer {
@@ -223,39 +235,48 @@ function keyLength(member: number): number {
   return member === ID ? 4 : member === JSONRPC ? 9 : 8;
 }
 
+/** 1 for the bytes a plain string holds: printable ASCII but the quote and the backslash. */
+const PLAIN_BYTE = new Uint8Array(256);
+for (let c = 0x20; c <= 0x7e; c += 1) PLAIN_BYTE[c] = c === QUOTE || c === 0x5c ? 0 : 1;
+
 /** End of the string at `i` when its bytes are printable ASCII without escapes, else -1. */
 function plainStringEnd(body: Buffer, i: number, end: number): number {
   if (body[i] !== QUOTE) return -1;
-  for (i += 1; i < end; i += 1) {
-    const c = body[i] as number;
-    if (c === QUOTE) return i + 1;
-    if (c < 0x20 || c > 0x7e || c === 0x5c) return -1;
-  }
-  return -1;
+  i += 1;
+  while (i < end && PLAIN_BYTE[body[i] as number] === 1) i += 1;
+  return body[i] === QUOTE && i < end ? i + 1 : -1;
 }
 
-/** The method of the batch's previous element: its offset in the body, and its text. */
+/**
+ * The method of the batch's previous element: its offset in the body, and its text. Batches mostly repeat
+ * one method, so one string serves the batch (the method table hashes it once) and a repeat is read by
+ * comparing bytes with it.
+ */
 let previousMethodAt = -1;
 let previousMethod = '';
 
-/**
- * The method name at [start, end): the previous element's string when the bytes repeat it (batches
- * mostly repeat one method), so one string serves the batch and the method table hashes it once.
- */
-function methodText(body: Buffer, text: string, start: number, end: number): string {
+/** Whether the string at `i` is the previous element's method, quotes and all (so plain, as it was). */
+function repeatsMethod(body: Buffer, i: number, end: number): boolean {
   const at = previousMethodAt;
-  if (at >= 0 && previousMethod.length === end - start) {
-    let k = 0;
-    while (k < end - start && body[start + k] === body[at + k]) k += 1;
-    if (k === end - start) return previousMethod;
-  }
-  previousMethodAt = start;
-  previousMethod = text.slice(start, end);
-  return previousMethod;
+  const length = previousMethod.length;
+  if (at < 0 || i + length + 2 > end || body[i] !== QUOTE || body[i + length + 1] !== QUOTE) return false;
+  for (let k = 0; k < length; k += 1) if (body[i + 1 + k] !== body[at + k]) return false;
+  return true;
 }
 
 /** The values flatArray last read. */
 let flat: unknown[] = [];
+
+/** Where flatArray collects values before it makes `flat` of their exact length (push would grow a 17-slot store). */
+const collected: unknown[] = [];
+
+/** `flat` from the first `count` collected values, in an array of exactly that length. */
+function takeCollected(count: number): void {
+  if (count === 1) flat = [collected[0]];
+  else if (count === 2) flat = [collected[0], collected[1]];
+  else if (count === 3) flat = [collected[0], collected[1], collected[2]];
+  else flat = collected.slice(0, count);
+}
 
 /**
  * Reads the array at `i` into `flat` when it holds only strings of printable ASCII without escapes,
@@ -263,32 +284,33 @@ let flat: unknown[] = [];
  * JSON.parse gives for those bytes. Returns the offset past it, or -1 (not such an array, or not valid).
  */
 function flatArray(body: Buffer, text: string, i: number, end: number): number {
-  const values: unknown[] = [];
   i = skipSpace(body, i + 1, end);
   if (body[i] === CLOSE_ARRAY) {
-    flat = values;
+    flat = [];
     return i + 1;
   }
+  let count = 0;
   for (;;) {
     const c = body[i];
     let next: number;
     if (c === QUOTE) {
       next = plainStringEnd(body, i, end);
       if (next < 0) return -1;
-      values.push(text.slice(i + 1, next - 1));
+      collected[count] = text.slice(i + 1, next - 1);
     } else if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
       next = numberEnd(body, i, end);
       if (next < 0) return -1;
-      values.push(Number(text.slice(i, next)));
+      collected[count] = Number(text.slice(i, next));
     } else {
       next = scalarEnd(body, i, end);
       if (next < 0) return -1;
-      values.push(c === 0x74 ? true : c === 0x66 ? false : null);
+      collected[count] = c === 0x74 ? true : c === 0x66 ? false : null;
     }
+    count += 1;
     i = skipSpace(body, next, end);
     const d = body[i];
     if (d === CLOSE_ARRAY) {
-      flat = values;
+      takeCollected(count);
       return i + 1;
     }
     if (d !== COMMA) return -1;
