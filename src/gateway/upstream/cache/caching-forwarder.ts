@@ -87,22 +87,27 @@ export class CachingForwarder implements Forwarder {
    * hits, coalescing and storing as for single calls); the rest go to the origins as one batch.
    */
   async forwardBatch(request: BatchRequest): Promise<BatchResult> {
+    const { calls, network } = request;
     const inner = this.#inner.forwardBatch?.bind(this.#inner);
-    const outcomes: BatchOutcome[] = request.calls.map(() => undefined);
-    if (inner === undefined) return { outcomes };
-    const rest: number[] = [];
-    request.calls.forEach((call, i) => {
-      if (call.id === undefined || this.#plan(request.network, call) === undefined) rest.push(i);
-    });
-    if (rest.length === request.calls.length) return inner(request);
-    if (rest.length === 0) return { outcomes };
+    if (inner === undefined) return { outcomes: calls.map(() => undefined) };
+    // Mostly every call of a batch is one the cache does not keep: then no array is made here.
+    let uncached = 0;
+    for (const call of calls) if (!this.#cacheable(network, call)) uncached += 1;
+    if (uncached === calls.length) return inner(request);
+    const outcomes: BatchOutcome[] = calls.map(() => undefined);
+    if (uncached === 0) return { outcomes };
     // Only some calls go upstream: the client's body cannot go as it is.
-    const calls = rest.map((i) => request.calls[i] as RpcCall);
-    const answered = await inner({ ...request, calls, asIs: undefined });
+    const rest = calls.flatMap((call, i) => (this.#cacheable(network, call) ? [] : [i]));
+    const answered = await inner({ ...request, calls: rest.map((i) => calls[i] as RpcCall), asIs: undefined });
     rest.forEach((index, k) => {
       outcomes[index] = answered.outcomes[k];
     });
     return { outcomes };
+  }
+
+  /** A call with an id that the cache keeps (hits, coalescing and storing: the handler's per-call path). */
+  #cacheable(network: string, call: RpcCall): boolean {
+    return call.id !== undefined && this.#plan(network, call) !== undefined;
   }
 
   /**
