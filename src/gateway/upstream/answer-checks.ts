@@ -16,6 +16,7 @@ import { missingData } from '../../chain/missing-data.js';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { Candidate } from '../../routing/router.js';
 import type { UpstreamReply } from '../rpc/forwarder.js';
+import type { JsonKind } from '../rpc/json-lex.js';
 import type { ValueSpan } from '../rpc/json-scan.js';
 
 export type Verdict = 'ok' | 'missing' | 'behind';
@@ -33,10 +34,29 @@ export interface AnswerContext {
   readonly candidate: Candidate;
 }
 
-export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerContext, reply: UpstreamReply): Verdict {
+/** What judgeAnswer reads of a reply. */
+export type JudgedReply = Pick<UpstreamReply, 'body' | 'outcome' | 'rest'>;
+
+/**
+ * Whether judgeAnswer can turn down, or learn anything from, an answer of this method with this outcome:
+ * errors, nulls, and the methods whose results show a head or a block. Everything else is 'ok' at once
+ * (batch answers are checked here first, without their span objects).
+ */
+export function worthJudging(method: string, outcomeKey: string, valueKind: JsonKind): boolean {
+  return (
+    outcomeKey === 'error' ||
+    valueKind === 'null' ||
+    method === 'eth_blockNumber' ||
+    method === 'eth_getBlockByNumber' ||
+    method === 'eth_getTransactionReceipt'
+  );
+}
+
+export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerContext, reply: JudgedReply): Verdict {
   const outcome = reply.outcome;
   if (outcome === undefined || reply.rest !== undefined) return 'ok';
   const { candidate, needs, network, method } = context;
+  if (!worthJudging(method, outcome.key, outcome.value.kind)) return 'ok';
   const poolId = candidate.pool.id;
   const origin = candidate.origin.name;
   const value = outcome.value;

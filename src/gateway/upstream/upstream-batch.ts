@@ -9,7 +9,7 @@
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchOutcome, BatchRequest, BatchResult, UpstreamReply } from '../rpc/forwarder.js';
-import { judgeAnswer } from './answer-checks.js';
+import { judgeAnswer, worthJudging } from './answer-checks.js';
 import { type AttemptDeps, type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
 import { type AttemptRecordDeps, recordFailure, recordSuccess } from './attempt-record.js';
@@ -40,21 +40,48 @@ export async function forwardUpstreamBatch(
   try {
     const sent = await sendBatch(deps, planner, request);
     if (sent === undefined) return { outcomes: request.calls.map(() => undefined) };
-    const outcomes = sent.replies.map(
-      (reply, i): BatchOutcome =>
-        reply !== undefined ? { reply } : request.calls[i]?.id === undefined ? { sent: true } : undefined,
-    );
-    return { outcomes, whole: sent.whole };
+    return new SentBatchResult(request.calls, sent);
   } catch (error) {
     return { outcomes: request.calls.map(() => ({ error })) };
   }
 }
 
 interface SentBatch {
-  /** The origin's answer per call. */
-  replies: Array<UpstreamReply | undefined>;
+  /** The origin's answer per call (undefined: none, or one the chain checks turned down). */
+  answers: Array<BatchElementAnswer | undefined>;
+  pool: string;
+  origin: string;
   /** The origin's body when it is the client's whole answer as it stands (BatchResult.whole). */
   whole: Buffer | undefined;
+}
+
+/**
+ * A batch an origin answered. Its outcomes (an object and a reply per call) are made when first read: a
+ * whole answer usually goes to the client without anyone reading them.
+ */
+class SentBatchResult implements BatchResult {
+  readonly whole: Buffer | undefined;
+  #outcomes: BatchOutcome[] | undefined;
+
+  constructor(
+    readonly calls: BatchRequest['calls'],
+    readonly sent: SentBatch,
+  ) {
+    this.whole = sent.whole;
+  }
+
+  get outcomes(): BatchOutcome[] {
+    const { answers, pool, origin } = this.sent;
+    this.#outcomes ??= answers.map(
+      (answer, i): BatchOutcome =>
+        answer !== undefined
+          ? { reply: new BatchReply(answer, pool, origin) }
+          : this.calls[i]?.id === undefined
+            ? { sent: true }
+            : undefined,
+    );
+    return this.#outcomes;
+  }
 }
 
 /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
@@ -95,27 +122,28 @@ async function sendBatch(
           failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
         });
       }
-      const pool = candidate.pool.name;
-      const origin = candidate.origin.name;
       let whole = asIs !== undefined && matched.inOrder;
-      const replies = matched.answers.map((answer, i) => {
-        if (answer === undefined) return undefined;
-        const reply = new BatchReply(answer, pool, origin);
-        if (chain === undefined) return reply;
-        const call = request.calls[i] as BatchRequest['calls'][number];
-        const context = {
-          network: request.network,
-          method: call.method,
-          params: call.params,
-          needs: needs[i] as CallNeeds,
-          candidate,
-        };
-        // An answer the chain checks turn down goes out again on its own, with the per-call rules.
-        if (judgeAnswer(chain, context, reply) === 'ok') return reply;
-        whole = false;
-        return undefined;
-      });
-      return { replies, whole: whole ? matched.body : undefined };
+      const answers = matched.answers;
+      if (chain !== undefined) {
+        for (let i = 0; i < answers.length; i += 1) {
+          const answer = answers[i];
+          const call = request.calls[i] as BatchRequest['calls'][number];
+          if (answer === undefined || !worthJudging(call.method, answer.outcomeKey, answer.valueKind)) continue;
+          const context = {
+            network: request.network,
+            method: call.method,
+            params: call.params,
+            needs: needs[i] as CallNeeds,
+            candidate,
+          };
+          // An answer the chain checks turn down goes out again on its own, with the per-call rules.
+          if (judgeAnswer(chain, context, answer) === 'ok') continue;
+          answers[i] = undefined;
+          whole = false;
+        }
+      }
+      const { pool, origin } = candidate;
+      return { answers, pool: pool.name, origin: origin.name, whole: whole ? matched.body : undefined };
     } catch (err) {
       if (request.signal?.aborted) break;
       if (recordFailure(deps, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
