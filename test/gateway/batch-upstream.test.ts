@@ -12,7 +12,7 @@ import { fromChainTracker, post, startHttpServer, type TestServer } from '../hel
  * answer missing from the origin's array is fetched on its own; a batch with a write goes call by call.
  */
 
-type Mode = 'ok' | 'http502' | 'garbled' | 'object' | 'drop-last' | 'empty-array';
+type Mode = 'ok' | 'http502' | 'garbled' | 'object' | 'drop-last' | 'empty-array' | 'missing-first';
 
 /** A node-like origin answering batches and single calls: result = "<method>:<params JSON>". */
 async function origin(mode: () => Mode): Promise<TestServer> {
@@ -39,6 +39,16 @@ async function origin(mode: () => Mode): Promise<TestServer> {
       return void res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}');
     if (m === 'empty-array') return void res.end('[]');
     const calls = (parsed as Array<{ id?: unknown; method: string }>).filter((c) => c.id !== undefined);
+    if (m === 'missing-first') {
+      // In order, the first answer a pruned node's missing-state error (chain/missing-data.ts knows it).
+      const [head, ...rest] = calls.map(answer);
+      const missing = {
+        jsonrpc: '2.0',
+        id: head?.id,
+        error: { code: -32000, message: 'missing trie node 0abc (path )' },
+      };
+      return void res.end(JSON.stringify([missing, ...rest]));
+    }
     const answers = calls.map(answer).reverse(); // origins may answer in any order
     res.end(JSON.stringify(m === 'drop-last' ? answers.slice(1) : answers));
   });
@@ -229,6 +239,31 @@ test('an answer missing from the origin array is fetched on its own; the rest co
   assert.equal(alone.length, 1, 'one call sent again on its own');
   // The origin answers in reverse and dropped its first answer: that is the batch's last call.
   assert.match(alone[0]?.body ?? '', /"method":"eth_gasPrice"/);
+});
+
+test('an answer of an as-is batch that the chain checks turn down (missing state) is fetched on its own; the rest stay', async () => {
+  firstMode = 'missing-first';
+  const body = `[${[1, 2, 3]
+    .map(
+      (n) =>
+        `{"jsonrpc":"2.0","id":${n},"method":"eth_getBalance","params":["0x${String(n).padStart(40, '0')}","latest"]}`,
+    )
+    .join(',')}]`;
+  const beforeBatches = batches(first).length;
+  const beforeSingles = singles(first).length + singles(second).length;
+  const answer = await post(app.rpcUrl(), body);
+  assert.equal(answer.status, 200);
+  const answers = answer.json<Array<{ id: number; result?: string; error?: unknown }>>();
+  assert.deepEqual(
+    answers.map((a) => [a.id, a.result]),
+    [1, 2, 3].map((n) => [n, `eth_getBalance:["0x${String(n).padStart(40, '0')}","latest"]`]),
+    'the missing-state error never reaches the client; every call has its result, in order',
+  );
+  assert.equal(batches(first).length - beforeBatches, 1);
+  const alone = [...singles(first), ...singles(second)].slice(beforeSingles);
+  assert.equal(alone.length, 1, 'only the turned-down call went out again');
+  assert.match(alone[0]?.body ?? '', /"method":"eth_getBalance","params":\["0x0{39}1","latest"\]/);
+  firstMode = 'ok';
 });
 
 test('a batch with a write is forwarded call by call (the write rule applies per call)', async () => {
