@@ -86,6 +86,9 @@ const PARAMS = [
   '[ ]',
   '["0x00000000000000000000000000000000000000aa","latest"]',
   '["0x1", true]',
+  '["0x1"]',
+  '["0x2",3,"latest"]',
+  '[1,2,3,"four"]',
   '[1, -0, 1.5e3, 2E-2, null, false]',
   '[{"to":"0x00000000000000000000000000000000000000aa","data":"0x"},"latest"]',
   '["a\\nb"]',
@@ -111,7 +114,7 @@ function element(rng: Rng, counter: { next: number }, clean: boolean): string {
   const members: string[] = [];
   if (clean) {
     members.push(`"jsonrpc"${space()}:${space()}"2.0"`, `"method":${space()}${rng.pick(METHODS.slice(0, 4))}`);
-    if (rng.chance(0.9)) members.push(`"params":${space()}${rng.pick(PARAMS.slice(0, 9))}`);
+    if (rng.chance(0.9)) members.push(`"params":${space()}${rng.pick(PARAMS.slice(0, 12))}`);
     counter.next += 1;
     members.push(`"id":${space()}${rng.chance(0.75) ? String(counter.next) : rng.pick(CLEAN_IDS)}`);
     if (rng.chance(0.5)) members.reverse();
@@ -122,7 +125,7 @@ function element(rng: Rng, counter: { next: number }, clean: boolean): string {
   if (!rng.chance(0.03))
     members.push(`"method":${space()}${rng.chance(0.8) ? rng.pick(METHODS.slice(0, 4)) : rng.pick(METHODS)}`);
   if (rng.chance(0.9))
-    members.push(`"params":${space()}${rng.chance(0.6) ? rng.pick(PARAMS.slice(0, 6)) : rng.pick(PARAMS)}`);
+    members.push(`"params":${space()}${rng.chance(0.6) ? rng.pick(PARAMS.slice(0, 9)) : rng.pick(PARAMS)}`);
   if (rng.chance(0.95)) {
     counter.next += 1;
     members.push(`"id":${space()}${rng.chance(0.75) ? String(counter.next) : rng.pick(IDS)}`);

@@ -15,8 +15,8 @@
  * when it answers, its calls equal the general path's (batch-read.test.ts checks that on generated and
  * mutated bodies). The calls also carry the batch's plain ids (plain-id.ts), found on the way.
  *
- * State: module variables of the one read in progress (the previous element's method, the values
- * flatArray last read), reset by each readBatch; reads are synchronous, so they never interleave.
+ * State: none between reads. A BatchReader holds one read's progress (the previous element's method, the
+ * params last read); it is made per batch, so what it stores is as young as the calls it reads.
  */
 import { isUtf8 } from 'node:buffer';
 import {
@@ -60,14 +60,10 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
   let i = skipSpace(body, 0, end);
   if (body[i] !== OPEN_ARRAY || !isUtf8(body)) return undefined;
   i = skipSpace(body, i + 1, end);
-  // Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
-  // per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
-  const text = body.toString('latin1');
-  previousMethodAt = -1;
-  const elements: Element[] = [];
-  const ids = new PlainIds();
+  const reader = new BatchReader(body);
+  const { elements } = reader;
   for (;;) {
-    i = readCall(body, text, i, end, elements, ids);
+    i = reader.readCall(i);
     if (i < 0 || elements.length > maxBatch) return undefined;
     i = skipSpace(body, i, end);
     const c = body[i];
@@ -75,79 +71,187 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
     if (c !== COMMA) return undefined;
     i = skipSpace(body, i + 1, end);
   }
-  return skipSpace(body, i + 1, end) === end ? { elements, plainIds: ids.texts } : undefined;
+  return skipSpace(body, i + 1, end) === end ? { elements, plainIds: reader.ids.texts } : undefined;
 }
 
-/** Reads the element at `start` into `out`; returns the offset past it, or -1 (not the common shape). */
-function readCall(body: Buffer, text: string, start: number, end: number, out: Element[], ids: PlainIds): number {
-  if (body[start] !== OPEN_OBJECT) return -1;
-  let seen = 0;
-  let method = '';
-  let id: { kind: JsonKind; start: number; end: number } | undefined;
-  let params: unknown;
-  let i = skipSpace(body, start + 1, end);
-  for (;;) {
-    const member = memberAt(body, i);
-    if (member === 0 || (seen & member) !== 0) return -1;
-    seen |= member;
-    i = skipSpace(body, i + keyLength(member), end);
-    if (body[i] !== COLON) return -1;
-    i = skipSpace(body, i + 1, end);
-    const valueStart = i;
-    if (member === JSONRPC) {
-      if (!isVersion20(body, i)) return -1;
-      i += 5;
-    } else if (member === METHOD) {
-      if (repeatsMethod(body, i, end)) {
-        method = previousMethod;
-        i += method.length + 2;
-      } else {
-        i = plainStringEnd(body, i, end);
-        if (i < 0 || i === valueStart + 2) return -1;
-        previousMethodAt = valueStart + 1;
-        previousMethod = text.slice(valueStart + 1, i - 1);
-        method = previousMethod;
-      }
-    } else if (member === PARAMS) {
-      const c = body[i];
-      if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
-      i = c === OPEN_ARRAY ? flatArray(body, text, i, end) : -1;
-      if (i < 0) {
-        // Not a flat array: validated whole, then parsed on its own.
-        i = valueEnd(body, valueStart, end);
-        if (i < 0) return -1;
-        params = JSON.parse(body.toString('utf8', valueStart, i));
-      } else {
-        params = flat;
-      }
-    } else {
-      const c = body[i];
-      let kind: JsonKind;
-      if (c === QUOTE) {
-        kind = 'string';
-        i = stringEnd(body, i, end);
-      } else if (c === 0x6e) {
-        kind = 'null';
-        i = body[i + 1] === 0x75 && body[i + 2] === 0x6c && body[i + 3] === 0x6c ? i + 4 : -1;
-      } else {
-        kind = 'number';
-        i = numberEnd(body, i, end);
-      }
-      if (i < 0) return -1;
-      id = { kind, start: valueStart - start, end: i - start };
-      ids.add(body, text, valueStart, i);
-    }
-    i = skipSpace(body, i, end);
-    const c = body[i];
-    if (c === CLOSE_OBJECT) break;
-    if (c !== COMMA) return -1;
-    i = skipSpace(body, i + 1, end);
+/** One batch's read in progress. */
+class BatchReader {
+  readonly elements: Element[] = [];
+  readonly ids = new PlainIds();
+  readonly #body: Buffer;
+  readonly #end: number;
+  /**
+   * Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
+   * per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
+   */
+  readonly #text: string;
+  /**
+   * The previous element's method: its offset in the body, and its text. Batches mostly repeat one
+   * method, so one string serves the batch (the method table hashes it once) and a repeat is read by
+   * comparing bytes with it.
+   */
+  #methodAt = -1;
+  #method = '';
+  /** The values #flatArray last read. */
+  #flat: unknown[] = [];
+  /** The value #scalar last read. */
+  #scalarValue: unknown;
+
+  constructor(body: Buffer) {
+    this.#body = body;
+    this.#end = body.length;
+    this.#text = body.toString('latin1');
   }
-  if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
-  if (id === undefined) ids.missing();
-  i += 1;
-  out.push(new BatchCall(body, start, i, id, method, params));
-  return i;
+
+  /** Reads the element at `start` into `elements`; returns the offset past it, or -1 (not the common shape). */
+  readCall(start: number): number {
+    const body = this.#body;
+    const end = this.#end;
+    if (body[start] !== OPEN_OBJECT) return -1;
+    let seen = 0;
+    let method = '';
+    let id: { kind: JsonKind; start: number; end: number } | undefined;
+    let params: unknown;
+    let i = skipSpace(body, start + 1, end);
+    for (;;) {
+      const member = memberAt(body, i);
+      if (member === 0 || (seen & member) !== 0) return -1;
+      seen |= member;
+      i = skipSpace(body, i + keyLength(member), end);
+      if (body[i] !== COLON) return -1;
+      i = skipSpace(body, i + 1, end);
+      const valueStart = i;
+      if (member === JSONRPC) {
+        if (!isVersion20(body, i)) return -1;
+        i += 5;
+      } else if (member === METHOD) {
+        i = this.#readMethod(i);
+        if (i < 0) return -1;
+        method = this.#method;
+      } else if (member === PARAMS) {
+        const c = body[i];
+        if (c !== OPEN_ARRAY && c !== OPEN_OBJECT) return -1;
+        i = c === OPEN_ARRAY ? this.#flatArray(i) : -1;
+        if (i < 0) {
+          // Not a flat array: validated whole, then parsed on its own.
+          i = valueEnd(body, valueStart, end);
+          if (i < 0) return -1;
+          params = JSON.parse(body.toString('utf8', valueStart, i));
+        } else {
+          params = this.#flat;
+        }
+      } else {
+        const c = body[i];
+        let kind: JsonKind;
+        if (c === QUOTE) {
+          kind = 'string';
+          i = stringEnd(body, i, end);
+        } else if (c === 0x6e) {
+          kind = 'null';
+          i = body[i + 1] === 0x75 && body[i + 2] === 0x6c && body[i + 3] === 0x6c ? i + 4 : -1;
+        } else {
+          kind = 'number';
+          i = numberEnd(body, i, end);
+        }
+        if (i < 0) return -1;
+        id = { kind, start: valueStart - start, end: i - start };
+        this.ids.add(body, this.#text, valueStart, i);
+      }
+      i = skipSpace(body, i, end);
+      const c = body[i];
+      if (c === CLOSE_OBJECT) break;
+      if (c !== COMMA) return -1;
+      i = skipSpace(body, i + 1, end);
+    }
+    if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
+    if (id === undefined) this.ids.missing();
+    i += 1;
+    this.elements.push(new BatchCall(body, start, i, id, method, params));
+    return i;
+  }
+
+  /** The method string at `i` into `#method` (the previous one when the bytes repeat it); the offset past it, or -1. */
+  #readMethod(i: number): number {
+    const body = this.#body;
+    const at = this.#methodAt;
+    const length = this.#method.length;
+    if (at >= 0 && i + length + 2 <= this.#end && body[i] === QUOTE && body[i + length + 1] === QUOTE) {
+      let k = 0;
+      while (k < length && body[i + 1 + k] === body[at + k]) k += 1;
+      if (k === length) return i + length + 2;
+    }
+    const next = plainStringEnd(body, i, this.#end);
+    if (next < 0 || next === i + 2) return -1;
+    this.#methodAt = i + 1;
+    this.#method = this.#text.slice(i + 1, next - 1);
+    return next;
+  }
+
+  /**
+   * Reads the array at `i` into `#flat` when it holds only strings of printable ASCII without escapes,
+   * numbers and literals (the common params: addresses, block tags, hashes, quantities): the values
+   * JSON.parse gives for those bytes. Returns the offset past it, or -1 (not such an array, or not valid).
+   * The first three values are kept in locals, so the array is made at its exact length (push would grow
+   * a 17-slot store per call).
+   */
+  #flatArray(i: number): number {
+    const body = this.#body;
+    const end = this.#end;
+    i = skipSpace(body, i + 1, end);
+    if (body[i] === CLOSE_ARRAY) {
+      this.#flat = [];
+      return i + 1;
+    }
+    let count = 0;
+    let first: unknown;
+    let second: unknown;
+    let third: unknown;
+    let more: unknown[] | undefined;
+    for (;;) {
+      const next = this.#scalar(i);
+      if (next < 0) return -1;
+      const value = this.#scalarValue;
+      if (count === 0) first = value;
+      else if (count === 1) second = value;
+      else if (count === 2) third = value;
+      else if (more === undefined) more = [value];
+      else more.push(value);
+      count += 1;
+      i = skipSpace(body, next, end);
+      const d = body[i];
+      if (d === CLOSE_ARRAY) {
+        this.#flat =
+          count === 1
+            ? [first]
+            : count === 2
+              ? [first, second]
+              : count === 3
+                ? [first, second, third]
+                : [first, second, third, ...(more as unknown[])];
+        return i + 1;
+      }
+      if (d !== COMMA) return -1;
+      i = skipSpace(body, i + 1, end);
+    }
+  }
+
+  /** A plain string, a number or a literal at `i` into `#scalarValue`; the offset past it, or -1. */
+  #scalar(i: number): number {
+    const body = this.#body;
+    const c = body[i];
+    let next: number;
+    if (c === QUOTE) {
+      next = plainStringEnd(body, i, this.#end);
+      if (next >= 0) this.#scalarValue = this.#text.slice(i + 1, next - 1);
+    } else if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
+      next = numberEnd(body, i, this.#end);
+      if (next >= 0) this.#scalarValue = Number(this.#text.slice(i, next));
+    } else {
+      next = scalarEnd(body, i, this.#end);
+      if (next >= 0) this.#scalarValue = c === 0x74 ? true : c === 0x66 ? false : null;
+    }
+    return next;
+  }
 }
 
 /**
@@ -245,75 +349,4 @@ function plainStringEnd(body: Buffer, i: number, end: number): number {
   i += 1;
   while (i < end && PLAIN_BYTE[body[i] as number] === 1) i += 1;
   return body[i] === QUOTE && i < end ? i + 1 : -1;
-}
-
-/**
- * The method of the batch's previous element: its offset in the body, and its text. Batches mostly repeat
- * one method, so one string serves the batch (the method table hashes it once) and a repeat is read by
- * comparing bytes with it.
- */
-let previousMethodAt = -1;
-let previousMethod = '';
-
-/** Whether the string at `i` is the previous element's method, quotes and all (so plain, as it was). */
-function repeatsMethod(body: Buffer, i: number, end: number): boolean {
-  const at = previousMethodAt;
-  const length = previousMethod.length;
-  if (at < 0 || i + length + 2 > end || body[i] !== QUOTE || body[i + length + 1] !== QUOTE) return false;
-  for (let k = 0; k < length; k += 1) if (body[i + 1 + k] !== body[at + k]) return false;
-  return true;
-}
-
-/** The values flatArray last read. */
-let flat: unknown[] = [];
-
-/** Where flatArray collects values before it makes `flat` of their exact length (push would grow a 17-slot store). */
-const collected: unknown[] = [];
-
-/** `flat` from the first `count` collected values, in an array of exactly that length. */
-function takeCollected(count: number): void {
-  if (count === 1) flat = [collected[0]];
-  else if (count === 2) flat = [collected[0], collected[1]];
-  else if (count === 3) flat = [collected[0], collected[1], collected[2]];
-  else flat = collected.slice(0, count);
-}
-
-/**
- * Reads the array at `i` into `flat` when it holds only strings of printable ASCII without escapes,
- * numbers and literals (the common params: addresses, block tags, hashes, quantities): the values
- * JSON.parse gives for those bytes. Returns the offset past it, or -1 (not such an array, or not valid).
- */
-function flatArray(body: Buffer, text: string, i: number, end: number): number {
-  i = skipSpace(body, i + 1, end);
-  if (body[i] === CLOSE_ARRAY) {
-    flat = [];
-    return i + 1;
-  }
-  let count = 0;
-  for (;;) {
-    const c = body[i];
-    let next: number;
-    if (c === QUOTE) {
-      next = plainStringEnd(body, i, end);
-      if (next < 0) return -1;
-      collected[count] = text.slice(i + 1, next - 1);
-    } else if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
-      next = numberEnd(body, i, end);
-      if (next < 0) return -1;
-      collected[count] = Number(text.slice(i, next));
-    } else {
-      next = scalarEnd(body, i, end);
-      if (next < 0) return -1;
-      collected[count] = c === 0x74 ? true : c === 0x66 ? false : null;
-    }
-    count += 1;
-    i = skipSpace(body, next, end);
-    const d = body[i];
-    if (d === CLOSE_ARRAY) {
-      takeCollected(count);
-      return i + 1;
-    }
-    if (d !== COMMA) return -1;
-    i = skipSpace(body, i + 1, end);
-  }
 }
