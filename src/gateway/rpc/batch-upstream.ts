@@ -33,14 +33,17 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
   if (forwardBatch === undefined) return undefined;
   const { elements } = input;
   const indexes: number[] = [];
+  const calls: RpcCall[] = [];
   for (let i = 0; i < elements.length; i += 1) {
     const element = elements[i] as Element;
     if (!element.ok) continue;
-    if (STANDARD_METHODS[element.call.method]?.write === true) return undefined;
-    if (input.eligible(element.call)) indexes.push(i);
+    const call = element.call;
+    if (STANDARD_METHODS[call.method]?.write === true) return undefined;
+    if (!input.eligible(call)) continue;
+    indexes.push(i);
+    calls.push(call);
   }
   if (indexes.length < 2) return undefined;
-  const calls = indexes.map((i) => (elements[i] as { ok: true; call: RpcCall }).call);
   const ids = indexes.length === elements.length ? (input.plainIds ?? plainIds(calls)) || undefined : undefined;
   const request: BatchRequest = {
     network: input.network,

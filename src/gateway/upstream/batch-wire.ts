@@ -122,7 +122,8 @@ export interface MatchedBatch {
  * as a whole. An array answering only some calls is accepted; the rest go out again one by one.
  */
 export function matchBatch(body: Buffer, ids: readonly (string | undefined)[]): MatchedBatch | undefined {
-  const expected = ids.filter((id) => id !== undefined).length;
+  let expected = 0;
+  for (const id of ids) if (id !== undefined) expected += 1;
   if (expected === 0) return { answers: ids.map(() => undefined), inOrder: false };
   // Nodes answer in request order: read that way in one pass, else scanned and matched by id.
   const inOrder = expected === ids.length ? inOrderAnswers(body, ids as readonly string[]) : undefined;
