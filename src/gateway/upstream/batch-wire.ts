@@ -195,7 +195,8 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
   const end = body.length;
   let i = skipSpace(body, 0, end);
   if (body[i] !== OPEN_ARRAY) return undefined;
-  const answers: BatchElementAnswer[] = [];
+  const answers: BatchElementAnswer[] = new Array(ids.length);
+  let count = 0;
   // One spans record per array, filled per element (each answer copies it).
   const spans: AnswerSpans = {
     idKind: 'null',
@@ -255,9 +256,10 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
     }
     if (!hasId || !hasOutcome) return undefined;
     i += 1;
-    answers.push(new BatchElementAnswer(body, start, i, spans));
+    answers[count] = new BatchElementAnswer(body, start, i, spans);
+    count += 1;
     i = skipSpace(body, i, end);
-    if (body[i] !== (answers.length === ids.length ? CLOSE_ARRAY : COMMA)) return undefined;
+    if (body[i] !== (count === ids.length ? CLOSE_ARRAY : COMMA)) return undefined;
   }
   return skipSpace(body, i + 1, end) === end ? answers : undefined;
 }
