@@ -24,6 +24,8 @@ import {
   CLOSE_OBJECT,
   COLON,
   COMMA,
+  isIdKey,
+  isJsonrpcKey,
   isVersion20,
   type JsonKind,
   numberEnd,
@@ -300,17 +302,9 @@ function memberAt(b: Buffer, i: number): number {
   if (b[i] !== QUOTE) return 0;
   switch (b[i + 1]) {
     case 0x69: // id"
-      return b[i + 2] === 0x64 && b[i + 3] === QUOTE ? ID : 0;
+      return isIdKey(b, i) ? ID : 0;
     case 0x6a: // jsonrpc"
-      return b[i + 2] === 0x73 &&
-        b[i + 3] === 0x6f &&
-        b[i + 4] === 0x6e &&
-        b[i + 5] === 0x72 &&
-        b[i + 6] === 0x70 &&
-        b[i + 7] === 0x63 &&
-        b[i + 8] === QUOTE
-        ? JSONRPC
-        : 0;
+      return isJsonrpcKey(b, i) ? JSONRPC : 0;
     case 0x6d: // method"
       return b[i + 2] === 0x65 &&
         b[i + 3] === 0x74 &&

@@ -142,6 +142,26 @@ export function scalarEnd(buf: Uint8Array, i: number, end: number): number {
   return -1;
 }
 
+/** The key `"jsonrpc"` at `i`, quotes and all (the one-pass readers match their keys unrolled, byte by byte). */
+export function isJsonrpcKey(b: Uint8Array, i: number): boolean {
+  return (
+    b[i] === QUOTE &&
+    b[i + 1] === 0x6a &&
+    b[i + 2] === 0x73 &&
+    b[i + 3] === 0x6f &&
+    b[i + 4] === 0x6e &&
+    b[i + 5] === 0x72 &&
+    b[i + 6] === 0x70 &&
+    b[i + 7] === 0x63 &&
+    b[i + 8] === QUOTE
+  );
+}
+
+/** The key `"id"` at `i`, quotes and all. */
+export function isIdKey(b: Uint8Array, i: number): boolean {
+  return b[i] === QUOTE && b[i + 1] === 0x69 && b[i + 2] === 0x64 && b[i + 3] === QUOTE;
+}
+
 /** The JSON-RPC version string `"2.0"` at `i`, exactly as written (the one-pass readers' check). */
 export function isVersion20(buf: Uint8Array, i: number): boolean {
   return buf[i] === QUOTE && buf[i + 1] === 0x32 && buf[i + 2] === 0x2e && buf[i + 3] === 0x30 && buf[i + 4] === QUOTE;

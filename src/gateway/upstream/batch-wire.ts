@@ -13,6 +13,8 @@ import {
   CLOSE_OBJECT,
   COLON,
   COMMA,
+  isIdKey,
+  isJsonrpcKey,
   isVersion20,
   type JsonKind,
   OPEN_ARRAY,
@@ -272,7 +274,7 @@ function answerKey(b: Buffer, i: number): 'id' | 'jsonrpc' | 'result' | 'error' 
   if (b[i] !== QUOTE) return undefined;
   switch (b[i + 1]) {
     case 0x69: // id"
-      return b[i + 2] === 0x64 && b[i + 3] === QUOTE ? 'id' : undefined;
+      return isIdKey(b, i) ? 'id' : undefined;
     case 0x72: // result"
       return b[i + 2] === 0x65 &&
         b[i + 3] === 0x73 &&
@@ -283,15 +285,7 @@ function answerKey(b: Buffer, i: number): 'id' | 'jsonrpc' | 'result' | 'error' 
         ? 'result'
         : undefined;
     case 0x6a: // jsonrpc"
-      return b[i + 2] === 0x73 &&
-        b[i + 3] === 0x6f &&
-        b[i + 4] === 0x6e &&
-        b[i + 5] === 0x72 &&
-        b[i + 6] === 0x70 &&
-        b[i + 7] === 0x63 &&
-        b[i + 8] === QUOTE
-        ? 'jsonrpc'
-        : undefined;
+      return isJsonrpcKey(b, i) ? 'jsonrpc' : undefined;
     case 0x65: // error"
       return b[i + 2] === 0x72 && b[i + 3] === 0x72 && b[i + 4] === 0x6f && b[i + 5] === 0x72 && b[i + 6] === QUOTE
         ? 'error'
