@@ -30,30 +30,25 @@ import type { RpcCall } from '../rpc/request.js';
 
 /** Where an answer element's id and its `result` or `error` value are, as offsets inside the element. */
 export interface AnswerSpans {
-  idKind: JsonKind;
   idStart: number;
   idEnd: number;
   outcomeKey: 'result' | 'error';
-  valueKind: JsonKind;
   valueStart: number;
   valueEnd: number;
 }
 
 /**
- * One answer of the origin's array. Its bytes (`body`) and the span objects (`id`, `outcome`) are made only
- * when asked for: an array answered in order mostly goes to the client whole, and a Buffer view and three
- * small objects per answer were a good part of matching it (and of what each scavenge copies).
+ * One answer of the origin's array: offsets only. Its bytes (`body`) and span objects (`id`, `outcome`) are
+ * made when asked for (each reader asks once): an array answered in order mostly goes to the client whole,
+ * and a Buffer view and three small objects per answer were a good part of matching it, and of what each
+ * scavenge copies. Kinds are read off the value's first byte.
  */
-export class BatchElementAnswer {
+export class BatchElementAnswer implements AnswerSpans {
   readonly idStart: number;
   readonly idEnd: number;
   readonly outcomeKey: 'result' | 'error';
-  readonly valueKind: JsonKind;
-  readonly #idKind: JsonKind;
-  readonly #valueStart: number;
-  readonly #valueEnd: number;
-  #body: Buffer | undefined;
-  #outcome: MemberSpan | undefined;
+  readonly valueStart: number;
+  readonly valueEnd: number;
 
   constructor(
     /** The origin's whole array. */
@@ -65,31 +60,29 @@ export class BatchElementAnswer {
   ) {
     this.idStart = spans.idStart;
     this.idEnd = spans.idEnd;
-    this.#idKind = spans.idKind;
     this.outcomeKey = spans.outcomeKey;
-    this.valueKind = spans.valueKind;
-    this.#valueStart = spans.valueStart;
-    this.#valueEnd = spans.valueEnd;
+    this.valueStart = spans.valueStart;
+    this.valueEnd = spans.valueEnd;
   }
 
   /** The origin's answer element, unchanged. */
   get body(): Buffer {
-    this.#body ??= this.array.subarray(this.start, this.end);
-    return this.#body;
+    return this.array.subarray(this.start, this.end);
   }
 
   /** Span of the id inside `body`. */
   get id(): ValueSpan {
-    return { kind: this.#idKind, start: this.idStart, end: this.idEnd };
+    return { kind: kindAt(this.array, this.start + this.idStart), start: this.idStart, end: this.idEnd };
+  }
+
+  /** The kind of the `result` or `error` value. */
+  get valueKind(): JsonKind {
+    return kindAt(this.array, this.start + this.valueStart);
   }
 
   /** The `result` or `error` member, its offsets inside `body`. */
   get outcome(): MemberSpan {
-    this.#outcome ??= {
-      key: this.outcomeKey,
-      value: { kind: this.valueKind, start: this.#valueStart, end: this.#valueEnd },
-    };
-    return this.#outcome;
+    return { key: this.outcomeKey, value: { kind: this.valueKind, start: this.valueStart, end: this.valueEnd } };
   }
 }
 
@@ -173,11 +166,9 @@ function elementAnswer(
   if (id === undefined || outcome === undefined) return undefined;
   const { value } = outcome;
   return new BatchElementAnswer(body, element.start, element.end, {
-    idKind: id.kind,
     idStart: id.start,
     idEnd: id.end,
     outcomeKey: outcome.key as 'result' | 'error',
-    valueKind: value.kind,
     valueStart: value.start,
     valueEnd: value.end,
   });
@@ -200,15 +191,7 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
   const answers: BatchElementAnswer[] = new Array(ids.length);
   let count = 0;
   // One spans record per array, filled per element (each answer copies it).
-  const spans: AnswerSpans = {
-    idKind: 'null',
-    idStart: -1,
-    idEnd: -1,
-    outcomeKey: 'result',
-    valueKind: 'null',
-    valueStart: -1,
-    valueEnd: -1,
-  };
+  const spans: AnswerSpans = { idStart: -1, idEnd: -1, outcomeKey: 'result', valueStart: -1, valueEnd: -1 };
   for (const expected of ids) {
     i = skipSpace(body, i + 1, end);
     const start = i;
@@ -237,14 +220,12 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
       if (key === 'id') {
         if (hasId || !sameText(body, valueStart, i, expected)) return undefined;
         hasId = true;
-        spans.idKind = kindAt(body, valueStart);
         spans.idStart = valueStart - start;
         spans.idEnd = i - start;
       } else if (key === 'result' || key === 'error') {
         if (hasOutcome) return undefined;
         hasOutcome = true;
         spans.outcomeKey = key;
-        spans.valueKind = kindAt(body, valueStart);
         spans.valueStart = valueStart - start;
         spans.valueEnd = i - start;
       } else {
