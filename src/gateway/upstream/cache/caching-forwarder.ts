@@ -90,14 +90,16 @@ export class CachingForwarder implements Forwarder {
     const { calls, network } = request;
     const inner = this.#inner.forwardBatch?.bind(this.#inner);
     if (inner === undefined) return { outcomes: calls.map(() => undefined) };
-    // Mostly every call of a batch is one the cache does not keep: then no array is made here.
-    let uncached = 0;
-    for (const call of calls) if (!this.#cacheable(network, call)) uncached += 1;
-    if (uncached === calls.length) return inner(request);
+    // Mostly every call of a batch is one the cache does not keep: then no array is made here. Each call
+    // is planned once: those before the first cacheable one are known to go upstream.
+    let first = 0;
+    while (first < calls.length && !this.#cacheable(network, calls[first] as RpcCall)) first += 1;
+    if (first === calls.length) return inner(request);
+    const rest = Array.from({ length: first }, (_, i) => i);
+    for (let i = first + 1; i < calls.length; i += 1) if (!this.#cacheable(network, calls[i] as RpcCall)) rest.push(i);
     const outcomes: BatchOutcome[] = calls.map(() => undefined);
-    if (uncached === 0) return { outcomes };
+    if (rest.length === 0) return { outcomes };
     // Only some calls go upstream: the client's body cannot go as it is.
-    const rest = calls.flatMap((call, i) => (this.#cacheable(network, call) ? [] : [i]));
     const answered = await inner({ ...request, calls: rest.map((i) => calls[i] as RpcCall), asIs: undefined });
     rest.forEach((index, k) => {
       outcomes[index] = answered.outcomes[k];
