@@ -20,6 +20,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import {
+  BACKSLASH,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
@@ -335,7 +336,7 @@ function keyLength(member: number): number {
 
 /** 1 for the bytes a plain string holds: printable ASCII but the quote and the backslash. */
 const PLAIN_BYTE = new Uint8Array(256);
-for (let c = 0x20; c <= 0x7e; c += 1) PLAIN_BYTE[c] = c === QUOTE || c === 0x5c ? 0 : 1;
+for (let c = 0x20; c <= 0x7e; c += 1) PLAIN_BYTE[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
 
 /** End of the string at `i` when its bytes are printable ASCII without escapes, else -1. */
 function plainStringEnd(body: Buffer, i: number, end: number): number {

@@ -1,5 +1,5 @@
 /**
- * The lexical layer of the gateway's JSON readers (json-scan.ts, json-skip.ts, batch-read.ts): strict
+ * The lexical layer of the gateway's JSON readers (json-scan.ts, batch-read.ts, upstream/batch-wire.ts): strict
  * RFC 8259 strings, numbers and literals over raw bytes, each returning the offset just past the token or
  * -1 when the bytes are not one. Bytes ≥ 0x80 inside strings are accepted as they are (callers that need
  * UTF-8 check it once for the whole body).

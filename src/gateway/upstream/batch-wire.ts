@@ -94,12 +94,12 @@ export function batchWire(calls: readonly RpcCall[], ids: readonly (string | und
   });
   const out = Buffer.allocUnsafe(length);
   let at = 0;
-  out[at++] = 0x5b; // [
+  out[at++] = OPEN_ARRAY;
   calls.forEach((call, i) => {
-    if (i > 0) out[at++] = 0x2c; // ,
+    if (i > 0) out[at++] = COMMA;
     at = writeSpliced(out, at, call.raw, call.id, ids[i]);
   });
-  out[at] = 0x5d; // ]
+  out[at] = CLOSE_ARRAY;
   return out;
 }
 
@@ -196,8 +196,8 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
     i = skipSpace(body, i + 1, end);
     const start = i;
     if (body[i] !== OPEN_OBJECT) return undefined;
-    let hasId = false;
-    let hasOutcome = false;
+    let sawId = false;
+    let sawOutcome = false;
     let hasJsonrpc = false;
     i = skipSpace(body, i + 1, end);
     for (;;) {
@@ -218,13 +218,13 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
               : valueEnd(body, i, end);
       if (i < 0) return undefined;
       if (key === 'id') {
-        if (hasId || !sameText(body, valueStart, i, expected)) return undefined;
-        hasId = true;
+        if (sawId || !sameText(body, valueStart, i, expected)) return undefined;
+        sawId = true;
         spans.idStart = valueStart - start;
         spans.idEnd = i - start;
       } else if (key === 'result' || key === 'error') {
-        if (hasOutcome) return undefined;
-        hasOutcome = true;
+        if (sawOutcome) return undefined;
+        sawOutcome = true;
         spans.outcomeKey = key;
         spans.valueStart = valueStart - start;
         spans.valueEnd = i - start;
@@ -237,7 +237,7 @@ function inOrderAnswers(body: Buffer, ids: readonly string[]): BatchElementAnswe
       if (body[i] !== COMMA) return undefined;
       i = skipSpace(body, i + 1, end);
     }
-    if (!hasId || !hasOutcome) return undefined;
+    if (!sawId || !sawOutcome) return undefined;
     i += 1;
     answers[count] = new BatchElementAnswer(body, start, i, spans);
     count += 1;

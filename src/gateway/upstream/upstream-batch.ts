@@ -61,22 +61,23 @@ interface SentBatch {
  */
 class SentBatchResult implements BatchResult {
   readonly whole: Buffer | undefined;
+  readonly #calls: BatchRequest['calls'];
+  readonly #sent: SentBatch;
   #outcomes: BatchOutcome[] | undefined;
 
-  constructor(
-    readonly calls: BatchRequest['calls'],
-    readonly sent: SentBatch,
-  ) {
+  constructor(calls: BatchRequest['calls'], sent: SentBatch) {
+    this.#calls = calls;
+    this.#sent = sent;
     this.whole = sent.whole;
   }
 
   get outcomes(): BatchOutcome[] {
-    const { answers, pool, origin } = this.sent;
+    const { answers, pool, origin } = this.#sent;
     this.#outcomes ??= answers.map(
       (answer, i): BatchOutcome =>
         answer !== undefined
           ? { reply: new BatchReply(answer, pool, origin) }
-          : this.calls[i]?.id === undefined
+          : this.#calls[i]?.id === undefined
             ? { sent: true }
             : undefined,
     );
