@@ -111,16 +111,14 @@ export class RpcHandler {
     session?: RpcSession,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
-    let wholeId: Buffer | undefined;
+    // An unreadable body is reported only after the network checks, so every request to a retired
+    // network gets its 410 (SPEC §2) and to an unknown network its 404, whatever the body.
+    let parsed: ParsedBody | undefined;
     try {
-      // An unreadable body is reported only after the network checks, so every request to a retired
-      // network gets its 410 (SPEC §2) and to an unknown network its 404, whatever the body.
-      let parsed: ParsedBody | undefined;
       let unreadable: unknown;
       try {
         parsed = parseBody(body, this.#options.maxBatch);
         this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
-        if (!parsed.batch) wholeId = parsed.element.ok ? parsed.element.call.idBytes : parsed.element.idBytes;
       } catch (err) {
         unreadable = err;
       }
@@ -143,7 +141,13 @@ export class RpcHandler {
         this.#failed(err, answerHeaders, undefined),
       );
     } catch (err) {
-      return this.#failed(err, headers, wholeId);
+      // A single request's error carries its id (read only now: most requests never need it).
+      const element = parsed?.batch === false ? parsed.element : undefined;
+      return this.#failed(
+        err,
+        headers,
+        element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes,
+      );
     }
   }
 
