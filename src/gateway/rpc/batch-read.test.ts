@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { damaged } from '../../../test/helpers/damage.js';
 import { Rng } from '../../../test/helpers/seeded-rng.js';
-import { readBatch } from './batch-read.js';
+import { readBatch, readSingle } from './batch-read.js';
 import { plainIds } from './batch-upstream.js';
 import { type Element, parseAny, parseBody, type RpcCall } from './request.js';
 
@@ -26,21 +26,40 @@ function assertSame(body: Buffer, label: string): boolean {
   assert.ok(Array.isArray(slow), `${label}: the general reader gives ${String(slow)}`);
   assert.equal(fast.elements.length, slow.length, label);
   fast.elements.forEach((element, k) => {
-    const other = slow[k] as Element;
-    assert.ok(element.ok && other.ok, `${label}: element ${k} valid in both`);
-    const a = element.call;
-    const b = other.call;
-    assert.deepEqual(a.raw, b.raw, `${label}: raw ${k}`);
-    assert.deepEqual(a.id, b.id, `${label}: id span ${k}`);
-    assert.deepEqual(a.idBytes, b.idBytes, `${label}: id bytes ${k}`);
-    assert.equal(a.method, b.method, `${label}: method ${k}`);
-    // Object.is: -0 stays -0, as JSON.parse gives it.
-    assert.deepStrictEqual(a.params, b.params, `${label}: params ${k}`);
-    assert.equal(a.extraMembers, b.extraMembers, `${label}: extra members ${k}`);
+    assertSameCall(element, slow[k] as Element, `${label}: element ${k}`);
   });
   const calls = slow.map((element) => (element as { ok: true; call: RpcCall }).call);
   assert.deepEqual(fast.plainIds, plainIds(calls) ?? false, `${label}: plain ids`);
   return true;
+}
+
+/** As assertSame, for a single request. */
+function assertSameSingle(body: Buffer, label: string): boolean {
+  const fast = readSingle(body);
+  if (fast === undefined) return false;
+  let slow: ReturnType<typeof parseAny>;
+  try {
+    slow = parseAny(body, MAX);
+  } catch (err) {
+    assert.fail(`${label}: the general reader throws ${(err as { code: string }).code}`);
+  }
+  assert.ok(!slow.batch, `${label}: the general reader reads a batch`);
+  assertSameCall(fast, slow.element, label);
+  return true;
+}
+
+/** One call as both readers give it: the same bytes, id, method, params and members. */
+function assertSameCall(element: Element, other: Element, label: string): void {
+  assert.ok(element.ok && other.ok, `${label}: valid in both`);
+  const a = element.call;
+  const b = other.call;
+  assert.deepEqual(a.raw, b.raw, `${label}: raw`);
+  assert.deepEqual(a.id, b.id, `${label}: id span`);
+  assert.deepEqual(a.idBytes, b.idBytes, `${label}: id bytes`);
+  assert.equal(a.method, b.method, `${label}: method`);
+  // Object.is: -0 stays -0, as JSON.parse gives it.
+  assert.deepStrictEqual(a.params, b.params, `${label}: params`);
+  assert.equal(a.extraMembers, b.extraMembers, `${label}: extra members`);
 }
 
 const SPACES = ['', '', '', ' ', '\n', '\t', ' \r\n '];
@@ -150,7 +169,14 @@ function batch(rng: Rng): string {
   return clean ? text : damaged(rng, text);
 }
 
-describe('readBatch (the one-pass reader of common batches)', () => {
+/** A single request: one element, with spaces around it; damaged unless clean. */
+function single(rng: Rng): string {
+  const clean = rng.chance(0.5);
+  const text = `${rng.pick(SPACES)}${element(rng, { next: rng.int(3) }, clean)}${rng.pick(SPACES)}`;
+  return clean ? text : damaged(rng, text);
+}
+
+describe('readBatch and readSingle (the one-pass reader of common bodies)', () => {
   it('reads a batch as clients write it, with its plain ids', () => {
     const body = Buffer.from(
       '[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x00000000000000000000000000000000000000aa","latest"]},' +
@@ -194,6 +220,38 @@ describe('readBatch (the one-pass reader of common batches)', () => {
     assert.equal(other.plainIds, undefined);
   });
 
+  it('reads a single request as clients write it; its bytes are the whole body', () => {
+    const body = Buffer.from(
+      ' {"jsonrpc":"2.0","id":"a","method":"eth_getBalance","params":["0x00000000000000000000000000000000000000aa","latest"]}\n',
+    );
+    assert.ok(assertSameSingle(body, 'common'));
+    const read = readSingle(body);
+    assert.ok(read?.ok);
+    assert.equal(read.call.raw, body, 'the body itself, not a copy or a view');
+    assert.deepEqual(read.call.id, { kind: 'string', start: 23, end: 26 }, 'offsets from the body’s first byte');
+    assert.equal(read.call.idBytes.toString(), '"a"');
+    // parseBody takes it: the one-pass reader's call is its own element.
+    const parsed = parseBody(body, MAX);
+    assert.ok(!parsed.batch && parsed.element.ok);
+    assert.equal(parsed.element.call, parsed.element);
+  });
+
+  it('leaves to the general reader a single request it would word or judge differently', () => {
+    const left = [
+      '{}',
+      '{"jsonrpc":"2.0","method":"a","id":1,"id":2}',
+      '{"jsonrpc":"2.0","method":"a","x":1}',
+      '{"jsonrpc":"2.0","method":"\\u0061"}',
+      '{"jsonrpc":"2.0","method":"a","params":1}',
+      '{"jsonrpc":"2.0","method":"a"} {}',
+      '{"jsonrpc":"2.0","method":"a"}]',
+      '{"jsonrpc":"2.0","method":"a"',
+      '[{"jsonrpc":"2.0","method":"a"}]',
+      Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]).toString('latin1'),
+    ];
+    for (const text of left) assert.equal(readSingle(Buffer.from(text, 'latin1')), undefined, text);
+  });
+
   it('gives exactly the general reader’s calls on 3,000 generated and damaged batches', () => {
     const seed = Number(process.env.SWITCHYARD_BATCH_SEED ?? 1);
     const rng = new Rng(seed);
@@ -204,6 +262,18 @@ describe('readBatch (the one-pass reader of common batches)', () => {
       if (assertSame(Buffer.from(text), `seed ${seed} body ${n}: ${text.slice(0, 300)}`)) taken += 1;
     }
     // Both paths get real work: most generated batches are common, many are not.
+    assert.ok(taken > runs * 0.2 && taken < runs * 0.9, `one-pass reader took ${taken} of ${runs}`);
+  });
+
+  it('gives exactly the general reader’s call on 3,000 generated and damaged single requests', () => {
+    const seed = Number(process.env.SWITCHYARD_BATCH_SEED ?? 1);
+    const rng = new Rng(seed);
+    let taken = 0;
+    const runs = 3000;
+    for (let n = 0; n < runs; n += 1) {
+      const text = single(rng);
+      if (assertSameSingle(Buffer.from(text), `seed ${seed} body ${n}: ${text.slice(0, 300)}`)) taken += 1;
+    }
     assert.ok(taken > runs * 0.2 && taken < runs * 0.9, `one-pass reader took ${taken} of ${runs}`);
   });
 });

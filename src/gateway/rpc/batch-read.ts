@@ -1,8 +1,8 @@
 /**
- * The fast path of parseBody (request.ts) for the batches clients send: an array of objects, each with
- * exactly the members jsonrpc ("2.0", written so), method (a string without escapes), params (an array or
- * an object) when present and id (a string, number or null) when present, each once. Viem, ethers and
- * web3 write every batch this way.
+ * The fast path of parseBody (request.ts) for the bodies clients send: a batch (an array of objects) or a
+ * single object, each object with exactly the members jsonrpc ("2.0", written so), method (a string
+ * without escapes), params (an array or an object) when present and id (a string, number or null) when
+ * present, each once. Viem, ethers and web3 write every request this way.
  *
  * One pass over the bytes builds the calls, with no JSON.parse of the whole body and no member lists:
  * a flat params array of strings without escapes, numbers and literals is decoded where it stands
@@ -13,10 +13,10 @@
  * method, more elements than maxBatch, a body that is not valid JSON or not UTF-8 — returns undefined,
  * and parseBody reads the body the general way, which words every error. So this path decides nothing:
  * when it answers, its calls equal the general path's (batch-read.test.ts checks that on generated and
- * mutated bodies). The calls also carry the batch's plain ids (plain-id.ts), found on the way.
+ * mutated bodies). A batch's calls also carry the batch's plain ids (plain-id.ts), found on the way.
  *
  * State: none between reads. A BatchReader holds one read's progress (the previous element's method, the
- * params last read); it is made per batch, so what it stores is as young as the calls it reads.
+ * params last read); it is made per body, so what it stores is as young as the calls it reads.
  */
 import { isUtf8 } from 'node:buffer';
 import {
@@ -77,12 +77,27 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
   return skipSpace(body, i + 1, end) === end ? { elements, plainIds: reader.ids.texts } : undefined;
 }
 
-/** One batch's read in progress. */
+/**
+ * A single request in the common shape (see above): its element (a valid call, whose `raw` is the whole
+ * body as the general reader's is); undefined: read it the general way.
+ */
+export function readSingle(body: Buffer): Element | undefined {
+  const end = body.length;
+  const start = skipSpace(body, 0, end);
+  if (body[start] !== OPEN_OBJECT || !isUtf8(body)) return undefined;
+  const reader = new BatchReader(body, true);
+  const next = reader.readCall(start);
+  return next >= 0 && skipSpace(body, next, end) === end ? reader.elements[0] : undefined;
+}
+
+/** One body's read in progress. */
 class BatchReader {
   readonly elements: Element[] = [];
   readonly ids = new PlainIds();
   readonly #body: Buffer;
   readonly #end: number;
+  /** The body is one request: its call's bytes are the whole body, and it has no batch ids to gather. */
+  readonly #single: boolean;
   /**
    * Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
    * per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
@@ -100,16 +115,22 @@ class BatchReader {
   /** The value #scalar last read. */
   #scalarValue: unknown;
 
-  constructor(body: Buffer) {
+  constructor(body: Buffer, single = false) {
     this.#body = body;
     this.#end = body.length;
+    this.#single = single;
     this.#text = body.toString('latin1');
   }
 
-  /** Reads the element at `start` into `elements`; returns the offset past it, or -1 (not the common shape). */
+  /**
+   * Reads the element at `start` into `elements`; returns the offset past it, or -1 (not the common
+   * shape). A single request's call spans the whole body (its id's offsets count from the body's start).
+   */
   readCall(start: number): number {
     const body = this.#body;
     const end = this.#end;
+    const single = this.#single;
+    const base = single ? 0 : start;
     if (body[start] !== OPEN_OBJECT) return -1;
     let seen = 0;
     let method = '';
@@ -157,8 +178,8 @@ class BatchReader {
           i = numberEnd(body, i, end);
         }
         if (i < 0) return -1;
-        id = { kind, start: valueStart - start, end: i - start };
-        this.ids.add(body, this.#text, valueStart, i);
+        id = { kind, start: valueStart - base, end: i - base };
+        if (!single) this.ids.add(body, this.#text, valueStart, i);
       }
       i = skipSpace(body, i, end);
       const c = body[i];
@@ -169,7 +190,7 @@ class BatchReader {
     if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
     if (id === undefined) this.ids.missing();
     i += 1;
-    this.elements.push(new BatchCall(body, start, i, id, method, params));
+    this.elements.push(new BatchCall(body, base, single ? end : i, id, method, params));
     return i;
   }
 
@@ -258,9 +279,10 @@ class BatchReader {
 }
 
 /**
- * A call readBatch read, which is also its own element (`ok`, `call`: one object per call, not two). Its
- * element's bytes and id bytes are cut from the body only when asked for: an upstream batch sent as the
- * client wrote it never needs them, and a Buffer view per call is a good part of a batch's cost.
+ * A call the one-pass reader read, which is also its own element (`ok`, `call`: one object per call, not
+ * two). Its element's bytes and id bytes are cut from the body only when asked for: an upstream batch
+ * sent as the client wrote it never needs them, and a Buffer view per call is a good part of a batch's
+ * cost. A single request's bytes are the body itself.
  */
 class BatchCall implements RpcCall {
   readonly ok = true;
@@ -288,7 +310,8 @@ class BatchCall implements RpcCall {
   }
 
   get raw(): Buffer {
-    this.#raw ??= this.#body.subarray(this.#start, this.#end);
+    const body = this.#body;
+    this.#raw ??= this.#start === 0 && this.#end === body.length ? body : body.subarray(this.#start, this.#end);
     return this.#raw;
   }
 

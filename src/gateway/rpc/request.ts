@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SwitchyardError } from '../../errors/base.js';
-import { NULL_ID, readBatch } from './batch-read.js';
+import { NULL_ID, readBatch, readSingle } from './batch-read.js';
 import { type MemberSpan, scanJson, type ValueSpan } from './json-scan.js';
 
 export interface RpcCall {
@@ -44,9 +44,12 @@ export type ParsedBody =
 const BACKSLASH = 0x5c;
 
 export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
-  // Batches as clients write them are read in one pass (batch-read.ts); anything else, the general way.
+  // Requests and batches as clients write them are read in one pass (batch-read.ts); anything else, the
+  // general way. Each reader looks at the first byte that is not whitespace first.
   const common = readBatch(body, maxBatch);
   if (common !== undefined) return { batch: true, elements: common.elements, plainIds: common.plainIds };
+  const single = readSingle(body);
+  if (single !== undefined) return { batch: false, element: single };
   return parseAny(body, maxBatch);
 }
 
