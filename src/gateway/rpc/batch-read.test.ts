@@ -253,27 +253,26 @@ describe('readBatch and readSingle (the one-pass reader of common bodies)', () =
   });
 
   it('gives exactly the general reader’s calls on 3,000 generated and damaged batches', () => {
-    const seed = Number(process.env.SWITCHYARD_BATCH_SEED ?? 1);
-    const rng = new Rng(seed);
-    let taken = 0;
-    const runs = 3000;
-    for (let n = 0; n < runs; n += 1) {
-      const text = batch(rng);
-      if (assertSame(Buffer.from(text), `seed ${seed} body ${n}: ${text.slice(0, 300)}`)) taken += 1;
-    }
-    // Both paths get real work: most generated batches are common, many are not.
-    assert.ok(taken > runs * 0.2 && taken < runs * 0.9, `one-pass reader took ${taken} of ${runs}`);
+    seededRuns(batch, assertSame);
   });
 
   it('gives exactly the general reader’s call on 3,000 generated and damaged single requests', () => {
-    const seed = Number(process.env.SWITCHYARD_BATCH_SEED ?? 1);
-    const rng = new Rng(seed);
-    let taken = 0;
-    const runs = 3000;
-    for (let n = 0; n < runs; n += 1) {
-      const text = single(rng);
-      if (assertSameSingle(Buffer.from(text), `seed ${seed} body ${n}: ${text.slice(0, 300)}`)) taken += 1;
-    }
-    assert.ok(taken > runs * 0.2 && taken < runs * 0.9, `one-pass reader took ${taken} of ${runs}`);
+    seededRuns(single, assertSameSingle);
   });
 });
+
+/**
+ * 3,000 bodies of the seed (SWITCHYARD_BATCH_SEED replays one) through `check`. Both readers must get real
+ * work: most generated bodies are common, many are not.
+ */
+function seededRuns(generate: (rng: Rng) => string, check: (body: Buffer, label: string) => boolean): void {
+  const seed = Number(process.env.SWITCHYARD_BATCH_SEED ?? 1);
+  const rng = new Rng(seed);
+  let taken = 0;
+  const runs = 3000;
+  for (let n = 0; n < runs; n += 1) {
+    const text = generate(rng);
+    if (check(Buffer.from(text), `seed ${seed} body ${n}: ${text.slice(0, 300)}`)) taken += 1;
+  }
+  assert.ok(taken > runs * 0.2 && taken < runs * 0.9, `one-pass reader took ${taken} of ${runs}`);
+}
