@@ -63,7 +63,8 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
   let i = skipSpace(body, 0, end);
   if (body[i] !== OPEN_ARRAY || !isUtf8(body)) return undefined;
   i = skipSpace(body, i + 1, end);
-  const reader = new BatchReader(body);
+  const ids = new PlainIds();
+  const reader = new BatchReader(body, ids);
   const { elements } = reader;
   for (;;) {
     i = reader.readCall(i);
@@ -74,7 +75,7 @@ export function readBatch(body: Buffer, maxBatch: number): CommonBatch | undefin
     if (c !== COMMA) return undefined;
     i = skipSpace(body, i + 1, end);
   }
-  return skipSpace(body, i + 1, end) === end ? { elements, plainIds: reader.ids.texts } : undefined;
+  return skipSpace(body, i + 1, end) === end ? { elements, plainIds: ids.texts } : undefined;
 }
 
 /**
@@ -85,7 +86,7 @@ export function readSingle(body: Buffer): Element | undefined {
   const end = body.length;
   const start = skipSpace(body, 0, end);
   if (body[start] !== OPEN_OBJECT || !isUtf8(body)) return undefined;
-  const reader = new BatchReader(body, true);
+  const reader = new BatchReader(body, undefined);
   const next = reader.readCall(start);
   return next >= 0 && skipSpace(body, next, end) === end ? reader.elements[0] : undefined;
 }
@@ -93,11 +94,13 @@ export function readSingle(body: Buffer): Element | undefined {
 /** One body's read in progress. */
 class BatchReader {
   readonly elements: Element[] = [];
-  readonly ids = new PlainIds();
   readonly #body: Buffer;
   readonly #end: number;
-  /** The body is one request: its call's bytes are the whole body, and it has no batch ids to gather. */
-  readonly #single: boolean;
+  /**
+   * Where a batch's plain ids are gathered. None for a single request: its call's bytes are then the whole
+   * body, and it has no batch ids.
+   */
+  readonly #ids: PlainIds | undefined;
   /**
    * Strings are cut from one latin1 text of the body (a substring is far cheaper than a Buffer decode
    * per string); only strings of printable ASCII are, where latin1 and UTF-8 agree.
@@ -115,10 +118,10 @@ class BatchReader {
   /** The value #scalar last read. */
   #scalarValue: unknown;
 
-  constructor(body: Buffer, single = false) {
+  constructor(body: Buffer, ids: PlainIds | undefined) {
     this.#body = body;
     this.#end = body.length;
-    this.#single = single;
+    this.#ids = ids;
     this.#text = body.toString('latin1');
   }
 
@@ -129,7 +132,8 @@ class BatchReader {
   readCall(start: number): number {
     const body = this.#body;
     const end = this.#end;
-    const single = this.#single;
+    const ids = this.#ids;
+    const single = ids === undefined;
     const base = single ? 0 : start;
     if (body[start] !== OPEN_OBJECT) return -1;
     let seen = 0;
@@ -179,7 +183,7 @@ class BatchReader {
         }
         if (i < 0) return -1;
         id = { kind, start: valueStart - base, end: i - base };
-        if (!single) this.ids.add(body, this.#text, valueStart, i);
+        ids?.add(body, this.#text, valueStart, i);
       }
       i = skipSpace(body, i, end);
       const c = body[i];
@@ -188,7 +192,7 @@ class BatchReader {
       i = skipSpace(body, i + 1, end);
     }
     if ((seen & (JSONRPC | METHOD)) !== (JSONRPC | METHOD)) return -1;
-    if (id === undefined) this.ids.missing();
+    if (id === undefined) ids?.missing();
     i += 1;
     this.elements.push(new BatchCall(body, base, single ? end : i, id, method, params));
     return i;
