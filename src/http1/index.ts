@@ -28,23 +28,26 @@
  *     hook gets the exchange, the (paused) socket and the bytes read past the head, and owns the
  *     socket from then on. Without the hook such requests are ordinary requests.
  *
- * Client — an `EndpointPool` per endpoint (`Endpoint`: TLS or not, host, port, optional CA, guard)
- * keeps up to `connections` keep-alive sockets; `dispatch(new ClientExchange(bytes, timeoutMs,
- * streamAfter, replayable))` with bytes from `requestHead` + `requestBytes`.
+ * Client — an `EndpointPool` per endpoint (`Endpoint`: TLS or not, host, port, optional CA, guard,
+ * `insecure` to skip the certificate check) keeps up to `connections` keep-alive sockets;
+ * `dispatch(new ClientExchange(bytes, timeoutMs, streamAfter, replayable))` with bytes from
+ * `requestHead` + `requestBytes`, or `bodilessRequest`.
  *   - Ordering: one exchange per connection at a time (no pipelining); waiting exchanges are served in
  *     FIFO order, by the most recently used idle connection.
- *   - `response` resolves with the status and the whole body — or, with `streamAfter`, a 2xx body past
- *     that many bytes resolves early with `rest`, a Readable of the remainder. Backpressure: the socket
+ *   - `response` resolves with the status, the whole body and the Location header if one came — or,
+ *     with `streamAfter`, a 2xx body past that many bytes resolves early with `rest`, a Readable of
+ *     the remainder (an answer to HEAD has no body). Backpressure: the socket
  *     is paused while `rest` holds 256 KiB unread; destroying `rest` drops the connection.
  *     Large answers are read into the pool's `buffers` (released by whoever writes them out).
  *   - Abort: `abort(reason)` rejects `response` with `reason`; a waiting exchange is never written
  *     (`busy` tells whether it waited for busy connections), a written one takes its connection down.
+ *     `truncate()` ends an answer early with the body so far (its connection is dropped).
  *   - Errors: `response` rejects with Node's socket errors (codes kept) or a `ClientError` (ORIGIN_*
  *     codes); a connection is never reused after anything unexpected. A replayable exchange that met a
  *     stale keep-alive socket is sent once more on a fresh one.
  *   - Timeouts: connect (`connectTimeoutMs`, TLS included); per exchange, `timeoutMs` for the answer's
- *     head and between body chunks (not while our own reader lags); idle sockets closed after 30 s or
- *     the origin's Keep-Alive hint.
+ *     head and between body chunks (not while our own reader lags); idle sockets closed after
+ *     `idleTimeoutMs` (30 s by default) or the origin's Keep-Alive hint.
  *
  * Buffers — one `BufferPool`, made by the program and given to both halves when answers pass from the
  * client to the server (the gateway's case), so read buffers are recycled instead of collected.
@@ -54,7 +57,7 @@ export type { Endpoint, EndpointGuard } from './client/client-connection.js';
 export { ClientError, type ClientErrorCode } from './client/client-error.js';
 export { ClientExchange, type ClientResponse, type PendingResponse } from './client/client-exchange.js';
 export { EndpointPool, type EndpointPoolOptions } from './client/endpoint-pool.js';
-export { requestBytes, requestHead } from './client/request-head.js';
+export { bodilessRequest, requestBytes, requestHead } from './client/request-head.js';
 export type { HeaderList } from './server/answer-head.js';
 export { GoneSignal } from './server/gone-signal.js';
 export type { Http1App } from './server/http1-app.js';

@@ -1,7 +1,7 @@
 /**
  * The HTTP/1.1 client (src/http1/index.ts: EndpointPool, ClientExchange) driven directly against real
  * origins on free ports: the connection cap and its FIFO queue, aborts of waiting requests, sockets
- * the origin closed or that said `Connection: close`, refused connections, connect / headers / body
+ * the origin closed or that said `Connection: close`, the idle time, refused connections, connect / headers / body
  * timeouts, malformed and unsolicited answers, answers split across reads of several sockets, and the
  * stale keep-alive socket rule. (Keep-alive reuse with the gateway's request head:
  * test/gateway/origin-clients.test.ts.)
@@ -89,6 +89,18 @@ describe('http1 client: the connection cap and keep-alive', () => {
     await waitFor(() => target.pool.size === 0, 'the client to drop the closed socket');
     assert.equal((await post(target, body('b'), 5_000).response).body.toString(), 'echo:b');
     assert.equal(server.connections, 2);
+  });
+
+  it('idleTimeoutMs: an idle socket is closed after it (the default keeps it), and the next request opens one', async () => {
+    const server = await track(countingServer());
+    const short = client(server.url, { idleTimeoutMs: 100 });
+    const kept = client(server.url);
+    await post(short, body('a'), 5_000).response;
+    await post(kept, body('b'), 5_000).response;
+    await waitFor(() => short.pool.size === 0, 'the idle socket to close');
+    assert.equal(kept.pool.size, 1);
+    assert.equal((await post(short, body('c'), 5_000).response).body.toString(), 'echo:c');
+    assert.equal(server.connections, 3);
   });
 
   it('Connection: close, HTTP/1.0 and Keep-Alive: timeout=1 answers: the socket is not reused', async () => {

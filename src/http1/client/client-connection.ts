@@ -48,6 +48,8 @@ export interface Endpoint {
   readonly servername: string | undefined;
   /** Extra trusted CA certificates (tests only: configuration never sets it). */
   readonly ca: string | Buffer | undefined;
+  /** Skip the certificate check (a monitor's `allow_insecure`; the gateway never sets it). */
+  readonly insecure?: boolean;
   /** The last TLS session of this origin, offered for resumption. */
   session: Buffer | undefined;
   /** The outbound policy's check of the addresses this endpoint connects to (none: not checked). */
@@ -115,6 +117,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
       if (endpoint.guard !== undefined) options.lookup = endpoint.guard.lookup;
       if (endpoint.servername !== undefined) options.servername = endpoint.servername;
       if (endpoint.ca !== undefined) options.ca = endpoint.ca;
+      if (endpoint.insecure === true) options.rejectUnauthorized = false;
       if (endpoint.session !== undefined) options.session = endpoint.session;
       socket = tls.connect(options);
       socket.once('secureConnect', this.#onConnect);
@@ -160,6 +163,7 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     this.#received = 0;
     this.#headSeen = false;
     exchange.start(this, this.#buffers);
+    this.#parser.forHead = exchange.forHead;
     this.#watching = false;
     this.#socket.write(exchange.request);
   }
@@ -214,9 +218,9 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     this.#socket.resume();
   }
 
-  onResponseHead(status: number, length: number | undefined): void {
+  onResponseHead(status: number, length: number | undefined, location: string | undefined): void {
     this.#headSeen = true;
-    this.#current?.head(status, length);
+    this.#current?.head(status, length, location);
   }
 
   onResponseData(chunk: Buffer): void {

@@ -20,6 +20,11 @@
  * instead: no body bytes for `timeoutMs` while its reader keeps up is ORIGIN_BODY_TIMEOUT
  * (client-connection.ts, the stall rule).
  *
+ * `truncate()` ends a body early: `response` resolves with the bytes so far, and the connection, whose
+ * answer is unfinished, is dropped. A subclass may extend `head` and `data` to watch the answer (the
+ * health probes time its head and cap its body: health/probes/probe-exchange.ts).
+ * An answer to a HEAD request (`forHead`, read off the request line) has no body (RFC 9112 §6.3).
+ *
  * Bytes of a large answer are views of recycled read buffers (../buffer-pool.ts), held while kept here:
  * `rest`'s reader releases each once written; a whole body releases them once copied together. The pool
  * is the one of the connection that runs the exchange (given to `start`).
@@ -36,6 +41,8 @@ export interface ClientResponse {
   readonly rest?: Readable;
   /** Content-Length the origin announced, when it did. */
   readonly length?: number;
+  /** The Location header, when the origin sent one (once). */
+  readonly location?: string;
 }
 
 /** An exchange in flight: its answer, and a way to stop it (rejects `response` with `reason`). */
@@ -93,6 +100,8 @@ export class ClientExchange implements PendingResponse {
   readonly timeoutMs: number;
   /** May be sent once more on a fresh connection after a stale keep-alive socket failed (reads only). */
   readonly replayable: boolean;
+  /** The request is a HEAD request: its answer has no body. */
+  readonly forHead: boolean;
   #replayed = false;
   #busy = false;
   /** The pool it waits in, until a connection takes it. */
@@ -110,6 +119,7 @@ export class ClientExchange implements PendingResponse {
   #over = false;
   #status = 0;
   #length: number | undefined;
+  #location: string | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
   #rest: Readable | undefined;
@@ -121,6 +131,7 @@ export class ClientExchange implements PendingResponse {
     this.timeoutMs = timeoutMs;
     this.#streamAfter = streamAfter;
     this.replayable = replayable;
+    this.forHead = isHeadRequest(request);
     this.response = new Promise<ClientResponse>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -202,9 +213,10 @@ export class ClientExchange implements PendingResponse {
     return true;
   }
 
-  head(status: number, length: number | undefined): void {
+  head(status: number, length: number | undefined, location: string | undefined): void {
     this.#status = status;
     this.#length = length;
+    this.#location = location;
   }
 
   /**
@@ -251,11 +263,21 @@ export class ClientExchange implements PendingResponse {
     if (this.#settled) return;
     this.#settled = true;
     const length = this.#length;
-    this.#resolve(
+    const response: ClientResponse =
       length === undefined
         ? { status: this.#status, body: this.#body() }
-        : { status: this.#status, body: this.#body(), length },
-    );
+        : { status: this.#status, body: this.#body(), length };
+    this.#resolve(this.#location === undefined ? response : { ...response, location: this.#location });
+  }
+
+  /**
+   * Ends the answer with the body received so far (the rest is not wanted) and drops the connection,
+   * whose answer is unfinished. No effect once the answer ended, failed or streams.
+   */
+  truncate(): void {
+    if (this.#settled || this.#over) return;
+    this.end();
+    this.#host?.cancel(this, new ClientError('ORIGIN_CLOSED', 'the rest of the answer was not wanted'));
   }
 
   fail(err: Error): void {
@@ -336,6 +358,13 @@ export class ClientExchange implements PendingResponse {
         : { status: this.#status, body: head, rest, length },
     );
   }
+}
+
+/** Whether `request` starts with the request line of a HEAD request. */
+function isHeadRequest(request: Buffer): boolean {
+  return (
+    request[0] === 0x48 && request[1] === 0x45 && request[2] === 0x41 && request[3] === 0x44 && request[4] === 0x20
+  );
 }
 
 /** `chunks` as one Buffer of `size` bytes; copied chunks go back to the read buffers they came from. */

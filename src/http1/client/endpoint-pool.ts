@@ -6,7 +6,7 @@
  *     can time out when traffic drops); when none is idle it waits in a FIFO queue, and a new
  *     connection is opened while fewer are connecting than exchanges wait and the cap is not reached.
  *     A connection that connects or finishes an exchange takes the queue's head.
- *   - Idle connections close after IDLE_TIMEOUT_MS (30 s), or 1 s before the origin's own
+ *   - Idle connections close after `idleTimeoutMs` (default IDLE_TIMEOUT_MS, 30 s), or 1 s before the origin's own
  *     `Keep-Alive: timeout=N` if that is sooner; one the origin closed while idle is dropped at once.
  *   - A failed connect (refused, unreachable, TLS verification, ORIGIN_CONNECT_TIMEOUT) fails the
  *     queue's head with that error — and every waiting exchange when no connection to the origin is up,
@@ -37,6 +37,8 @@ export interface EndpointPoolOptions {
   connectTimeoutMs: number;
   /** Where large answers are read into (recycled; the server writing them out releases them there). */
   buffers: BufferPool;
+  /** How long an idle connection is kept when the origin does not ask for less (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
 }
 
 export class EndpointPool implements ConnectionOwner, ExchangeQueue {
@@ -143,7 +145,7 @@ export class EndpointPool implements ConnectionOwner, ExchangeQueue {
       connection.run(exchange);
       return;
     }
-    const idleMs = connection.keepAliveFor(IDLE_TIMEOUT_MS);
+    const idleMs = connection.keepAliveFor(this.#options.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
     if (this.#closing || idleMs <= 0) {
       connection.destroy(poolClosed());
       return;

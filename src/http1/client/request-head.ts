@@ -1,12 +1,26 @@
 /**
  * The bytes of a request. The head — `<METHOD> <path> HTTP/1.1` and the given headers, in order — is
  * built once per target and ends with `content-length: `; each request only appends its length, the blank
- * line and the body, into one buffer written with one socket write. Which headers an origin gets is the
+ * line and the body, into one buffer written with one socket write. A request without a body is whole
+ * from `bodilessRequest`. Which headers an origin gets is the
  * caller's business (the gateway: model/origin-request.ts).
  */
 
 /** The fixed head of every request to `path` with these headers (throws TypeError if unusable). */
 export function requestHead(method: string, path: string, headers: Iterable<readonly [string, string]>): Buffer {
+  return Buffer.from(`${headLines(method, path, headers)}content-length: `, 'latin1');
+}
+
+/**
+ * A whole request without a body (no Content-Length, which RFC 9110 §8.6 asks not to send when the
+ * method expects no content): the request line and headers as `requestHead` checks them.
+ */
+export function bodilessRequest(method: string, path: string, headers: Iterable<readonly [string, string]>): Buffer {
+  return Buffer.from(`${headLines(method, path, headers)}\r\n`, 'latin1');
+}
+
+/** The request line and header lines, each ending in CRLF (throws TypeError if unusable). */
+function headLines(method: string, path: string, headers: Iterable<readonly [string, string]>): string {
   if (!TOKEN.test(method)) throw new TypeError('the method is not an HTTP token');
   // Stored addresses are canonical (no spaces or controls); a hand-edited row must not split the request line.
   if (hasControl(path) || path.includes(' '))
@@ -19,7 +33,7 @@ export function requestHead(method: string, path: string, headers: Iterable<read
     }
     head += `${name}: ${value}\r\n`;
   }
-  return Buffer.from(`${head}content-length: `, 'latin1');
+  return head;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -2,7 +2,8 @@
  * The fields of an origin answer's head (status line and header lines, without the final CRLF CRLF),
  * checked strictly, for the response parser (response-parser.ts, which lists what is malformed). Only the
  * headers that frame the message or decide reuse are read (Content-Length, Transfer-Encoding,
- * Connection, Keep-Alive); the others are validated and dropped. Throws ORIGIN_MALFORMED_RESPONSE.
+ * Connection, Keep-Alive), and Location (a redirect's target, for callers that follow redirects); the
+ * others are validated and dropped. Throws ORIGIN_MALFORMED_RESPONSE.
  */
 
 import { decimalDigits, HTAB, isTextChar, SP, TCHAR } from '../bytes.js';
@@ -23,6 +24,8 @@ export interface ResponseHead {
   readonly reusable: boolean;
   /** The origin's `Keep-Alive: timeout=N`, in ms. */
   readonly keepAliveMs: number | undefined;
+  /** The Location header's value, when sent exactly once (a second one makes it no usable target). */
+  readonly location: string | undefined;
 }
 
 /**
@@ -85,6 +88,8 @@ export function parseResponseHead(head: string): ResponseHead {
   let transferEncoding: string | undefined;
   let connection = '';
   let keepAlive: string | undefined;
+  let location: string | undefined;
+  let locations = 0;
   let lines = 0;
   let at = statusEnd;
   while (at < head.length) {
@@ -107,6 +112,9 @@ export function parseResponseHead(head: string): ResponseHead {
       connection = connection === '' ? value : `${connection}, ${value}`;
     } else if (nameLength === 10 && nameIs(head, from, 'keep-alive')) {
       keepAlive = head.slice(valueStart, valueEnd);
+    } else if (nameLength === 8 && nameIs(head, from, 'location')) {
+      location = head.slice(valueStart, valueEnd);
+      locations += 1;
     }
   }
   return {
@@ -116,6 +124,7 @@ export function parseResponseHead(head: string): ResponseHead {
     transferEncoding,
     reusable: minor === 1 ? !listHas(connection, 'close') : listHas(connection, 'keep-alive'),
     keepAliveMs: keepAlive === undefined ? undefined : keepAliveTimeout(keepAlive),
+    location: locations === 1 ? location : undefined,
   };
 }
 
@@ -159,6 +168,11 @@ function parseLength(value: string): number {
 
 /** `timeout=N` of a Keep-Alive header, in ms; undefined when absent or not a number. */
 function keepAliveTimeout(value: string): number | undefined {
+  // The usual value, `timeout=N` alone (Node's servers send it), without splitting or a regular expression.
+  if (value.length > 8 && nameIs(value, 0, 'timeout') && value.charCodeAt(7) === 0x3d /* = */) {
+    const seconds = decimalDigits(value.slice(8), 9);
+    if (seconds >= 0) return seconds * 1000;
+  }
   for (const param of value.split(',')) {
     const [key, raw] = param.split('=');
     if (key?.trim().toLowerCase() === 'timeout' && raw !== undefined && /^\s*\d{1,9}\s*$/.test(raw)) {

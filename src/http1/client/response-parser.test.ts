@@ -17,6 +17,8 @@ interface Outcome {
   error?: string;
   reusable?: boolean;
   keepAliveMs?: number | undefined;
+  /** Set only when the head carried a usable Location. */
+  location?: string;
 }
 
 /**
@@ -24,13 +26,14 @@ interface Outcome {
  * Every piece goes through one input buffer that is overwritten after each call, as the connection's
  * shared read buffer is: a parser that kept a view of its input would see garbage.
  */
-function feed(pieces: Buffer[], eof: boolean): Outcome {
+function feed(pieces: Buffer[], eof: boolean, forHead = false): Outcome {
   const input = Buffer.alloc(Math.max(0, ...pieces.map((piece) => piece.length)));
   const outcome: Outcome = { body: '', ended: false, extra: 0 };
   const parser = new ResponseParser({
-    onResponseHead(status, length) {
+    onResponseHead(status, length, location) {
       outcome.status = status;
       outcome.length = length;
+      if (location !== undefined) outcome.location = location;
     },
     onResponseData(chunk) {
       outcome.body += chunk.toString('latin1');
@@ -39,6 +42,7 @@ function feed(pieces: Buffer[], eof: boolean): Outcome {
       outcome.ended = true;
     },
   });
+  parser.forHead = forHead;
   try {
     for (const piece of pieces) {
       if (outcome.ended) {
@@ -63,16 +67,17 @@ function feed(pieces: Buffer[], eof: boolean): Outcome {
 }
 
 /** The outcome of `raw`, checked to be the same for every way of splitting it. */
-function parseEverySplit(raw: string, eof = false): Outcome {
+function parseEverySplit(raw: string, eof = false, forHead = false): Outcome {
   const bytes = Buffer.from(raw, 'latin1');
-  const whole = feed([bytes], eof);
+  const whole = feed([bytes], eof, forHead);
   for (let at = 1; at < bytes.length; at += 1) {
-    const split = feed([bytes.subarray(0, at), bytes.subarray(at)], eof);
+    const split = feed([bytes.subarray(0, at), bytes.subarray(at)], eof, forHead);
     assert.deepEqual(split, whole, `split at byte ${at} of ${JSON.stringify(raw.slice(0, 60))}`);
   }
   const bytewise = feed(
     Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1)),
     eof,
+    forHead,
   );
   assert.deepEqual(bytewise, whole, `fed byte by byte: ${JSON.stringify(raw.slice(0, 60))}`);
   return whole;
@@ -133,6 +138,24 @@ describe('response parser: well-formed answers, split anywhere', () => {
     assert.deepEqual([noContent.status, noContent.body, noContent.ended], [204, '', true]);
     const notModified = parseEverySplit('HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n');
     assert.deepEqual([notModified.status, notModified.ended], [304, true]);
+  });
+
+  it('an answer to HEAD has no body, whatever it announces, and the connection stays reusable', () => {
+    for (const framing of ['Content-Length: 7', 'Transfer-Encoding: chunked', 'X-Nothing: 1']) {
+      const out = parseEverySplit(`HTTP/1.1 200 OK\r\n${framing}\r\n\r\n`, false, true);
+      assert.deepEqual([out.status, out.body, out.ended, out.extra, out.reusable], [200, '', true, 0, true], framing);
+    }
+    // The same head to a GET waits for its body.
+    assert.equal(parseEverySplit('HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n').ended, false);
+  });
+
+  it('Location is handed on with the status when sent once; twice, it is no target', () => {
+    const moved = parseEverySplit('HTTP/1.1 302 Found\r\nLOCATION:  /next?a=1 \r\nContent-Length: 0\r\n\r\n');
+    assert.deepEqual([moved.status, moved.location], [302, '/next?a=1']);
+    const twice = parseEverySplit('HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\nContent-Length: 0\r\n\r\n');
+    assert.deepEqual([twice.status, twice.location], [302, undefined]);
+    const headless = parseEverySplit('HTTP/1.1 204 No Content\r\nLocation: /c\r\n\r\n');
+    assert.equal(headless.location, '/c');
   });
 
   it('reuse: Connection: close, HTTP/1.0 with and without keep-alive, Keep-Alive: timeout', () => {

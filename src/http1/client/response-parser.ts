@@ -4,10 +4,11 @@
  * Content-Length), body bytes (subarrays of the input, never copied: a sink that keeps them past the
  * call copies them if the input buffer is reused), the end. Nothing else of the input is kept.
  * Interim 1xx responses are skipped. Only the headers that frame the message or decide reuse are read
- * (Content-Length, Transfer-Encoding, Connection, Keep-Alive: response-head.ts reads the head's fields);
- * the others are validated and dropped.
+ * (Content-Length, Transfer-Encoding, Connection, Keep-Alive: response-head.ts reads the head's fields),
+ * and Location, handed to the sink with the status; the others are validated and dropped.
  *
- * Framing (RFC 9112 §6.3): 204 and 304 have no body; else `Transfer-Encoding: chunked`; else
+ * Framing (RFC 9112 §6.3): an answer to a HEAD request (`forHead`, set before each request), 204 and
+ * 304 have no body; else `Transfer-Encoding: chunked`; else
  * Content-Length; else the body runs until the origin closes (and the connection is not reused).
  * Reuse: an HTTP/1.1 answer unless it says `Connection: close`; an HTTP/1.0 answer only with
  * `Connection: keep-alive`; never a close-delimited one. `Keep-Alive: timeout=N` is reported.
@@ -32,7 +33,7 @@ import { MAX_HEADER_LINES, parseResponseHead, scanField } from './response-head.
 export { MAX_HEADER_LINES };
 
 export interface ResponseSink {
-  onResponseHead(status: number, length: number | undefined): void;
+  onResponseHead(status: number, length: number | undefined, location: string | undefined): void;
   onResponseData(chunk: Buffer): void;
   onResponseEnd(): void;
 }
@@ -73,6 +74,11 @@ export class ResponseParser {
   #keepAliveMs: number | undefined;
   /** Set when a response ended inside the head (no body): execute() stops there. */
   #ended = false;
+  /**
+   * The request being answered is a HEAD request: its answer has no body, whatever its head announces.
+   * The connection sets it before writing each request.
+   */
+  forHead = false;
 
   constructor(sink: ResponseSink) {
     this.#sink = sink;
@@ -212,8 +218,8 @@ export class ResponseParser {
     }
     this.#keepAliveMs = head.keepAliveMs;
     this.#reusable = head.reusable;
-    if (status === 204 || status === 304) {
-      this.#sink.onResponseHead(status, undefined);
+    if (status === 204 || status === 304 || this.forHead) {
+      this.#sink.onResponseHead(status, undefined, head.location);
       if (this.#state !== HALTED) this.#end();
       return;
     }
@@ -228,18 +234,18 @@ export class ResponseParser {
       this.#lineBytes = 0;
       this.#trailerLines = 0;
       this.#trailerBytes = 0;
-      this.#sink.onResponseHead(status, undefined);
+      this.#sink.onResponseHead(status, undefined, head.location);
       return;
     }
     if (length === undefined) {
       this.#reusable = false;
       this.#state = BODY_CLOSE;
-      this.#sink.onResponseHead(status, undefined);
+      this.#sink.onResponseHead(status, undefined, head.location);
       return;
     }
     this.#remaining = length;
     this.#state = BODY_LENGTH;
-    this.#sink.onResponseHead(status, length);
+    this.#sink.onResponseHead(status, length, head.location);
     if (length === 0 && this.#state === BODY_LENGTH) this.#end();
   }
 
