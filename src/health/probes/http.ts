@@ -14,6 +14,8 @@ import { isProbeResponse, type ProbeTransport } from './transport.js';
  */
 const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 5;
+/** Methods that are safe to send twice (RFC 9110 §9.2.2), so a probe may be replayed on a fresh socket. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 export async function httpCheck(
   transport: ProbeTransport,
@@ -32,13 +34,18 @@ export async function httpCheck(
       timeoutMs: monitor.timeout * 1000,
       allowInsecure: monitor.allow_insecure,
       maxBodyBytes: MAX_BODY,
+      replayable: IDEMPOTENT.has(monitor.method),
     });
     if (!isProbeResponse(response)) return response;
     firstRtt ??= response.rttMs;
-    const location = response.headers.location;
-    if (monitor.follow_redirects && response.status >= 300 && response.status < 400 && typeof location === 'string') {
+    const { location } = response;
+    if (monitor.follow_redirects && response.status >= 300 && response.status < 400 && location !== undefined) {
       if (hop >= MAX_REDIRECTS) return failed(`more than ${MAX_REDIRECTS} redirects`, response.status, firstRtt);
-      url = new URL(location, url);
+      const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+      if (next === undefined) {
+        return failed(`HTTP ${response.status} with a Location that is not a URL`, response.status, firstRtt);
+      }
+      url = next;
       continue;
     }
     if (!matchesExpectedCodes(response.status, monitor.expected_codes)) {

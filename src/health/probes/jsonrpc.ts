@@ -35,7 +35,7 @@ export async function jsonRpcCheck(
   // One target for the check's three calls (the URL and headers do not change between them).
   const url = jsonRpcCheckUrl(origin.address, monitor);
   const target: RpcTarget = { url, headers: checkHeaders(origin, monitor, url) };
-  const call = (method: string) => rpc(transport, target, monitor, method);
+  const call = (method: ProbeMethod) => rpc(transport, target, monitor, method);
 
   const chain = await call('eth_chainId');
   if (chain.failure !== undefined) return chain.failure;
@@ -90,6 +90,9 @@ export function applyBlockLag(
   }
 }
 
+/** The calls a check makes (their names go into the request body as they are). */
+type ProbeMethod = 'eth_chainId' | 'eth_syncing' | 'eth_blockNumber';
+
 interface RpcTarget {
   url: URL;
   headers: Record<string, string | string[]>;
@@ -99,16 +102,17 @@ async function rpc(
   transport: ProbeTransport,
   target: RpcTarget,
   monitor: MonitorSettings,
-  method: string,
+  method: ProbeMethod,
 ): Promise<RpcOutcome> {
   const response = await transport.send({
     url: target.url,
     method: 'POST',
     headers: target.headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`,
     timeoutMs: monitor.timeout * 1000,
     allowInsecure: monitor.allow_insecure,
     maxBodyBytes: MAX_BODY,
+    replayable: true, // the three calls only read
   });
   if (!isProbeResponse(response)) return { failure: response, status: null, rttMs: null };
   const { status, rttMs } = response;

@@ -1,24 +1,30 @@
-import { Agent, type Dispatcher } from 'undici';
+import { bodilessRequest, ClientError, type EndpointGuard, requestBytes, requestHead } from '../../http1/index.js';
 import { OutboundPolicy, type TargetRules } from '../../outbound/policy.js';
+import { ProbeExchange } from './probe-exchange.js';
+import { ProbePools } from './probe-pools.js';
 import { failed, type ProbeResult } from './result.js';
 
 /**
- * The HTTP client of the monitors: undici Agents for verified TLS and for `allow_insecure`, short
- * keep-alive (a probe every few seconds reuses its socket; a dead origin still fails fast because its
- * socket closes). Every attempt has a hard deadline of the monitor's `timeout`. Bodies are read up
- * to a cap (monitors look for a substring or a small JSON answer, never more). Requests go straight to
- * the Agent's `dispatch` with a small handler (`exchange`): undici's `request()` wraps every answer in a
- * body stream read by async iteration, which was a third of the monitors' CPU at 3,000 probes a second.
+ * The HTTP client of the monitors: the project's own HTTP/1.1 client (http1/), the gateway's, through
+ * shared keep-alive pools (probe-pools.ts: per destination, `allow_insecure` and outbound rules; idle
+ * sockets close after 4 s). It costs about half the CPU per request of undici, which the monitors used
+ * before (docs/benchmarks.md, "Management API leg"). Every attempt has a hard deadline of the monitor's
+ * `timeout`, from sending to the answer's end, the wait for a connection and the connect included.
+ * Bodies are read up to a cap (monitors look for a substring or a small JSON answer, never more;
+ * probe-exchange.ts); `rttMs` is the time to the answer's head. A request without a body (GET, HEAD, …)
+ * carries no Content-Length; an answer to HEAD has none. A request that may be repeated (`replayable`)
+ * is sent once more when it met a keep-alive socket the origin had just closed.
  *
  * Targets: `forAccount(id)` gives the transport for one pool's account, which applies that account's
  * outbound rules (outbound/policy.ts) to every request it sends — the first URL and every redirect hop
- * before sending (literal IPs never reach a lookup), and every resolved address at connect time (each
- * kind of rules has its own Agents, whose `connect.lookup` refuses). A refused request is a failed,
- * not retried, check whose reason starts "target not allowed:". The unbound transport (`new
- * ProbeTransport()`, used only by tests that probe local servers directly) applies the rules of a
- * trusted account: local targets allowed, the always-refused set still refused. A view remembers the
- * URL checks it made (by `href`; its rules never change), so the three calls of a jsonrpc check pay for
- * one; `forAccount` makes a fresh view per round, so nothing is remembered longer than a round.
+ * before sending (literal IPs never reach a lookup), and every resolved address at connect time (the
+ * pools of each kind of rules connect through that rules' guard, whose lookup refuses). A refused
+ * request is a failed, not retried, check whose reason starts "target not allowed:". The unbound
+ * transport (`new ProbeTransport()`, used only by tests that probe local servers directly) applies the
+ * rules of a trusted account: local targets allowed, the always-refused set still refused. A view
+ * remembers the URL checks it made (by `href`; its rules never change), so the three calls of a jsonrpc
+ * check pay for one; `forAccount` makes a fresh view per round, so nothing is remembered longer than a
+ * round.
  */
 export interface ProbeRequest {
   url: URL;
@@ -28,11 +34,14 @@ export interface ProbeRequest {
   timeoutMs: number;
   allowInsecure: boolean;
   maxBodyBytes: number;
+  /** Safe to send twice (a read): may be replayed once after a stale keep-alive socket. */
+  replayable: boolean;
 }
 
 export interface ProbeResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  /** The Location header, when the answer carried one (once). */
+  location: string | undefined;
   body: string;
   rttMs: number;
 }
@@ -45,43 +54,42 @@ const OPERATOR_RULES: TargetRules = { allowLocal: true, localRefusal: '', scheme
 export class ProbeTransport {
   readonly #outbound: OutboundPolicy;
   readonly #rules: TargetRules;
-  /** Shared by every account's view; keyed by `allow_insecure` and the rules. */
-  readonly #agents: Map<string, Agent>;
+  /** Names the rules in the pools' keys. */
+  readonly #rulesKey: string;
+  /** Shared by every account's view. */
+  readonly #pools: ProbePools;
+  /** The connect-time check of `#rules`, made on first use. */
+  #guard: EndpointGuard | undefined;
   /** URL checks this view made: href → the refusal's message, or null when allowed. */
   readonly #checked = new Map<string, string | null>();
+  /**
+   * The last request head this view built, per headers object: a check sends its calls with one headers
+   * object, to one URL, with one method (the three calls of a jsonrpc check), so they share it.
+   */
+  readonly #heads = new WeakMap<ProbeRequest['headers'], { href: string; method: string; head: Buffer }>();
 
   /**
    * `outbound`: the policy `forAccount` applies (default: one that trusts no account). `bound` is for
-   * `forAccount` only: the view's rules and the Agents it shares.
+   * `forAccount` only: the view's rules and the pools it shares.
    */
   constructor(
     outbound: OutboundPolicy = new OutboundPolicy({ trustedAccounts: [] }),
-    bound?: { rules: TargetRules; agents: Map<string, Agent> },
+    bound?: { rules: TargetRules; pools: ProbePools },
   ) {
     this.#outbound = outbound;
     this.#rules = bound?.rules ?? OPERATOR_RULES;
-    this.#agents = bound?.agents ?? new Map();
+    this.#rulesKey = `${this.#rules.allowLocal}|${this.#rules.localRefusal}`;
+    this.#pools = bound?.pools ?? new ProbePools();
   }
 
   /** The transport for probing a pool of `accountId`: that account's outbound rules apply. */
   forAccount(accountId: string): ProbeTransport {
-    return new ProbeTransport(this.#outbound, { rules: this.#outbound.rulesFor(accountId), agents: this.#agents });
+    return new ProbeTransport(this.#outbound, { rules: this.#outbound.rulesFor(accountId), pools: this.#pools });
   }
 
-  #agent(allowInsecure: boolean): Agent {
-    const rules = this.#rules;
-    const key = `${allowInsecure}|${rules.allowLocal}|${rules.localRefusal}`;
-    let agent = this.#agents.get(key);
-    if (agent === undefined) {
-      const lookup = this.#outbound.lookup(rules);
-      agent = new Agent({
-        keepAliveTimeout: 4_000,
-        connections: 4,
-        connect: allowInsecure ? { rejectUnauthorized: false, lookup } : { lookup },
-      });
-      this.#agents.set(key, agent);
-    }
-    return agent;
+  /** Open connection pools (one per destination and kind of rules; tests). */
+  get pools(): ProbePools {
+    return this.#pools;
   }
 
   /** One attempt: a response, or a failed ProbeResult saying why none arrived. */
@@ -98,23 +106,47 @@ export class ProbeTransport {
       if (this.#checked.size < MAX_CHECKED_URLS) this.#checked.set(href, refusal);
     }
     if (refusal !== null) return failed(refusal);
-    const started = performance.now();
+    let exchange: ProbeExchange;
     try {
-      const response = await exchange(this.#agent(req.allowInsecure), req, started);
-      if (response !== TIMED_OUT) return response;
-      return { ...failed(`timeout after ${formatSeconds(req.timeoutMs)}`), retryable: true, timed_out: true };
+      this.#guard ??= this.#outbound.connectGuard(this.#rules);
+      const pool = this.#pools.pool(req.url, req.allowInsecure, this.#rulesKey, this.#guard);
+      exchange = new ProbeExchange(this.#bytes(req), req.timeoutMs, req.replayable, req.maxBodyBytes);
+      pool.dispatch(exchange);
     } catch (err) {
+      // A request that cannot be written (a header HTTP does not allow) fails the same way every time.
+      return failed(`request failed: ${(err as Error).message}`.slice(0, 200));
+    }
+    try {
+      const { status, body, location } = await exchange.response;
+      return { status, location, body: body.toString('utf8'), rttMs: exchange.rttMs };
+    } catch (err) {
+      if (isTimeout(err)) {
+        return { ...failed(`timeout after ${formatSeconds(req.timeoutMs)}`), retryable: true, timed_out: true };
+      }
       const reason = describeTransportError(err);
       // A refusal at connect time (a name resolving to a refused address) is not retried.
       return reason.startsWith(TARGET_NOT_ALLOWED) ? failed(reason) : { ...failed(reason), retryable: true };
     }
   }
 
-  /** Closes the Agents of every view (call it on the transport that made them). */
+  /** The request's bytes: the request line, `host` (unless given) and the headers, then the body if any. */
+  #bytes(req: ProbeRequest): Buffer {
+    if (req.body === undefined) return bodilessRequest(req.method, pathOf(req.url), headerLines(req));
+    const href = req.url.href;
+    const last = this.#heads.get(req.headers);
+    let head: Buffer;
+    if (last !== undefined && last.href === href && last.method === req.method) {
+      head = last.head;
+    } else {
+      head = requestHead(req.method, pathOf(req.url), headerLines(req));
+      this.#heads.set(req.headers, { href, method: req.method, head });
+    }
+    return requestBytes(head, Buffer.from(req.body, 'utf8'));
+  }
+
+  /** Closes the pools of every view (call it on the transport that made them); running requests finish. */
   async close(): Promise<void> {
-    const agents = [...this.#agents.values()];
-    this.#agents.clear();
-    await Promise.all(agents.map((agent) => agent.close()));
+    this.#pools.close();
   }
 }
 
@@ -122,86 +154,24 @@ export function isProbeResponse(value: ProbeResponse | ProbeResult): value is Pr
   return 'status' in value;
 }
 
-const TIMED_OUT = Symbol('timed out');
-
-/**
- * One request on undici's dispatcher with a handler of our own rather than `request()`: no body stream
- * and no async iteration per answer (with 1000 pools × 10 jsonrpc origins that is 3,000 answers a second),
- * just the chunks gathered up to `maxBodyBytes` (then the rest is cut off and what came is the body).
- * Resolves at the answer's end, with TIMED_OUT once `timeoutMs` passed (the request is aborted then,
- * or as soon as it leaves the Agent's queue), or rejects with the transport's error. `rttMs` is the time
- * to the response head.
- */
-function exchange(agent: Agent, req: ProbeRequest, started: number): Promise<ProbeResponse | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let status = 0;
-    let headers: Record<string, string | string[] | undefined> = {};
-    let rttMs = 0;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = () => {
-      settled = true;
-      clearTimeout(timer);
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      resolve({ status, headers, body: body.subarray(0, req.maxBodyBytes).toString('utf8'), rttMs });
-    };
-    const timer = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      controller?.abort(new Error('probe timeout'));
-      resolve(TIMED_OUT);
-    }, req.timeoutMs);
-    try {
-      dispatch(agent, req, {
-        onRequestStart(ctl) {
-          controller = ctl;
-          if (settled) ctl.abort(new Error('probe timeout'));
-        },
-        onResponseStart(_ctl, statusCode, responseHeaders) {
-          rttMs = Math.round(performance.now() - started);
-          status = statusCode;
-          headers = responseHeaders as Record<string, string | string[] | undefined>;
-        },
-        onResponseData(ctl, chunk) {
-          if (settled) return;
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size >= req.maxBodyBytes) {
-            finish();
-            ctl.abort(new Error('probe body cap reached'));
-          }
-        },
-        onResponseEnd() {
-          if (!settled) finish();
-        },
-        onResponseError(_ctl, err) {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          reject(err);
-        },
-      });
-    } catch (err) {
-      settled = true;
-      clearTimeout(timer);
-      reject(err);
-    }
-  });
+/** `host` (the destination, unless the headers name one) and the headers, each value of a list on its own line. */
+function headerLines(req: ProbeRequest): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  if (!Object.keys(req.headers).some((name) => name.toLowerCase() === 'host')) lines.push(['host', req.url.host]);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') lines.push([name, value]);
+    else for (const one of value) lines.push([name, one]);
+  }
+  return lines;
 }
 
-function dispatch(agent: Agent, req: ProbeRequest, handler: Dispatcher.DispatchHandler): void {
-  agent.dispatch(
-    {
-      origin: req.url.origin,
-      path: `${req.url.pathname}${req.url.search}`,
-      method: req.method as Dispatcher.HttpMethod,
-      headers: req.headers,
-      body: req.body ?? null,
-    },
-    handler,
-  );
+function pathOf(url: URL): string {
+  return `${url.pathname}${url.search}`;
+}
+
+/** The request's own deadline (client-exchange.ts) passed: the monitor's timeout. */
+function isTimeout(err: unknown): boolean {
+  return err instanceof ClientError && (err.code === 'ORIGIN_HEADERS_TIMEOUT' || err.code === 'ORIGIN_BODY_TIMEOUT');
 }
 
 function formatSeconds(ms: number): string {
@@ -218,7 +188,8 @@ export function describeTransportError(err: unknown): string {
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
+    case 'ORIGIN_CLOSED':
+    case 'ORIGIN_CONNECT_FAILED':
       return 'connection reset by the origin';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -226,8 +197,10 @@ export function describeTransportError(err: unknown): string {
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return 'host unreachable';
-    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ORIGIN_CONNECT_TIMEOUT':
       return 'connect timeout';
+    case 'ORIGIN_MALFORMED_RESPONSE':
+      return (error.message ?? 'malformed HTTP answer').slice(0, 200);
     default:
       if (typeof code === 'string' && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) {
         return `TLS error: ${code}`;
@@ -238,7 +211,7 @@ export function describeTransportError(err: unknown): string {
 
 const TARGET_NOT_ALLOWED = 'target not allowed:';
 
-/** The outbound policy's refusal in an undici error (it wraps the lookup's error), if any. */
+/** The outbound policy's refusal in a connect error (possibly wrapped in `cause`), if any. */
 function targetRefusal(err: unknown): string | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
