@@ -65,7 +65,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.
   cluster: ['gateway', 'limits', 'chain', 'http1', 'outbound', 'config', 'model'],
-  health: ['outbound', 'config', 'model', 'store'],
+  health: ['http1', 'outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
   keys: ['model', 'store'],
   // The operator console (SPEC §13) runs in the browser: a client of the API over HTTP, it imports nothing of src/.
