@@ -30,7 +30,11 @@ export const MONITOR_TYPES = ['http', 'https', 'jsonrpc'] as const;
 
 export const monitorFields = {
   type: z.enum(MONITOR_TYPES),
-  method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET'),
+  method: z
+    .string()
+    .regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. GET')
+    // CONNECT asks for a tunnel, not a resource: there is no answer to judge.
+    .refine((method) => method !== 'CONNECT', 'CONNECT opens a tunnel, not a check: use GET, HEAD or another method'),
   // Written into the request line: no control characters (plain-text.ts).
   path: plainText()
     .startsWith('/', 'must start with "/"')

@@ -303,6 +303,7 @@ describe('pool, origin and monitor fields', () => {
     const cases: [Obj, string][] = [
       [{ type: 'tcp' }, 'type'],
       [{ method: 'get' }, 'method'],
+      [{ method: 'CONNECT' }, 'method'],
       [{ path: 'health' }, 'path'],
       [{ port: 65536 }, 'port'],
       [{ timeout: 0 }, 'timeout'],

@@ -236,6 +236,18 @@ describe('probe transport', () => {
     }
   });
 
+  it('CONNECT (refused by the monitor schema, possible in an older row) fails at once and sends nothing', async () => {
+    const server = await rawServer((_head, _nth, socket) => socket.write('HTTP/1.1 200 OK\r\n\r\n'));
+    try {
+      const got = await transport.send(request(server.port, { method: 'CONNECT' }));
+      assert.ok(!isProbeResponse(got));
+      assert.deepEqual([got.failure_reason, got.retryable], ['request failed: CONNECT is not a check method', undefined]);
+      assert.equal(server.connections(), 0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('pools left without connections are dropped by the sweep; a closed transport sends nothing', async () => {
     const own = new ProbeTransport();
     const server = await rawServer((_head, _nth, socket) =>

@@ -106,6 +106,8 @@ export class ProbeTransport {
       if (this.#checked.size < MAX_CHECKED_URLS) this.#checked.set(href, refusal);
     }
     if (refusal !== null) return failed(refusal);
+    // Refused by the monitor schema; a row written before that rule still gets a reason, not a hang.
+    if (req.method === 'CONNECT') return failed('request failed: CONNECT is not a check method');
     let exchange: ProbeExchange;
     try {
       this.#guard ??= this.#outbound.connectGuard(this.#rules);
