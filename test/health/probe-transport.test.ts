@@ -241,7 +241,10 @@ describe('probe transport', () => {
     try {
       const got = await transport.send(request(server.port, { method: 'CONNECT' }));
       assert.ok(!isProbeResponse(got));
-      assert.deepEqual([got.failure_reason, got.retryable], ['request failed: CONNECT is not a check method', undefined]);
+      assert.deepEqual(
+        [got.failure_reason, got.retryable],
+        ['request failed: CONNECT is not a check method', undefined],
+      );
       assert.equal(server.connections(), 0);
     } finally {
       await server.close();
