@@ -85,3 +85,70 @@ test('a whole other chain (different genesis) reorgs from block 0, not beyond th
   );
   assert.deepEqual(c.heads, [0, 1, 2, 3, 0, 1, 2, 3, 4]);
 });
+
+/** A node restarted with a new chain: another block 0, then `count` blocks. */
+function restarted(count: number): FakeNode {
+  const node = new FakeNode();
+  node.blocks = [{ ...(node.at(0) as BlockHead), hash: `0x${'ab'.repeat(32)}` }];
+  return node.mine(count, 'restarted');
+}
+
+test('a restarted chain (another block 0) below the window starts the chain again, from block 0', async () => {
+  const a = new FakeNode().mine(40);
+  const c = chainOf(8);
+  await c.chain.follow(a.at(30) as BlockHead, from(a), true);
+  await c.chain.follow(a.head, from(a), true);
+  const b = restarted(3);
+  assert.equal(await c.chain.follow(b.head, from(b), true), 'reorged');
+  assert.deepEqual(
+    {
+      forkPoint: c.reorgs[0]?.forkPoint,
+      beyondWindow: c.reorgs[0]?.beyondWindow,
+      removed: c.reorgs[0]?.removed.map((block) => block.number),
+    },
+    { forkPoint: 0, beyondWindow: true, removed: [33, 34, 35, 36, 37, 38, 39, 40] },
+  );
+  assert.deepEqual(c.heads.slice(-4), [0, 1, 2, 3]);
+  assert.equal(c.chain.tip?.hash, b.head.hash);
+  // It then goes on as any chain, and its own old heads are old news.
+  b.mine(2, 'restarted');
+  assert.equal(await c.chain.follow(b.head, from(b), true), 'extended');
+  assert.deepEqual(c.heads.slice(-2), [4, 5]);
+  // A restart found when the new chain is already longer than the window: its last window of blocks.
+  const d = chainOf(8);
+  await d.chain.follow(a.at(35) as BlockHead, from(a), true);
+  await d.chain.follow(a.head, from(a), true);
+  const longer = restarted(20);
+  assert.equal(await d.chain.follow(longer.head, from(longer), true), 'reorged');
+  assert.equal(d.reorgs[0]?.forkPoint, 0);
+  assert.deepEqual(
+    d.chain.blocks().map((block) => block.number),
+    [13, 14, 15, 16, 17, 18, 19, 20],
+  );
+  assert.deepEqual(d.heads.slice(-8), [13, 14, 15, 16, 17, 18, 19, 20]);
+});
+
+test('below the window, a head of our own chain, one from an origin that may not replace, or with block 0 unknown changes nothing', async () => {
+  const a = new FakeNode().mine(40);
+  const c = chainOf(8);
+  await c.chain.follow(a.at(30) as BlockHead, from(a), true);
+  await c.chain.follow(a.head, from(a), true);
+  const behind = new FakeNode().sync(a).rewind(20);
+  let asked = 0;
+  const counted = async (n: number) => {
+    asked += 1;
+    return behind.at(n);
+  };
+  assert.equal(await c.chain.follow(behind.head, counted, true), 'unchanged');
+  assert.equal(await c.chain.follow(behind.head, counted, true), 'unchanged');
+  assert.equal(asked, 1, 'block 0 asked once for the same head');
+  assert.equal(await c.chain.follow(restarted(3).head, from(restarted(3)), false), 'unchanged');
+  assert.deepEqual([c.heads.length, c.reorgs.length], [9, 0]);
+
+  // A chain started by an origin that would not give block 0: a restart cannot be told from lag.
+  const blind = chainOf(8);
+  await blind.chain.follow(a.at(35) as BlockHead, async (n) => (n === 0 ? undefined : a.at(n)), true);
+  await blind.chain.follow(a.head, from(a), true);
+  assert.equal(await blind.chain.follow(restarted(3).head, from(restarted(3)), true), 'unchanged');
+  assert.deepEqual(blind.reorgs, []);
+});

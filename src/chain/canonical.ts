@@ -12,7 +12,12 @@
  *   the origin's chain by number until a parent matches ours finds the fork point (the first number that
  *   changed); listeners get `reorg` with the removed blocks, then the new branch's heads from the fork
  *   point on (as geth's newHeads). A walk that runs out of window is reported with `beyondWindow`.
- * - `target` at or below the tip on our chain (or below the window) changes nothing.
+ * - `target` at or below the tip on our chain changes nothing; so does one below the window, unless the
+ *   origin's block 0 is not ours: its chain was restarted or reset (a devnet node, `anvil_reset`), and the
+ *   chain starts again on it — `reorg` from block 0 with the whole window removed (`beyondWindow`), then
+ *   its heads (at most a window of them, up to `target`). Block 0's hash (`#genesis`) is learned from the
+ *   origin that starts the chain, and again whenever a replacement reaches below the window; unknown (the
+ *   origin would not give block 0), a head below the window changes nothing.
  * Replacing blocks (reorg, gap restart) needs `mayReplace`: the network decides which origin may do that
  * (network-chain.ts, the leader rule); any origin may extend the chain with blocks that link.
  *
@@ -41,6 +46,10 @@ export class CanonicalChain {
   readonly #events: CanonicalEvents;
   /** Ascending, contiguous, each block's parentHash the previous block's hash; at most #window long. */
   #blocks: BlockHead[] = [];
+  /** The hash of block 0 of the chain held, when known. */
+  #genesis: string | undefined;
+  /** The last head below the window found to be on our chain (not asked about again). */
+  #oldNews: string | undefined;
 
   constructor(events: CanonicalEvents, window = CANONICAL_WINDOW) {
     this.#events = events;
@@ -67,11 +76,14 @@ export class CanonicalChain {
     const tip = this.tip;
     if (tip === undefined) {
       this.#append([target]);
+      await this.#learnGenesis(target, fetch);
       return 'extended';
     }
     if (target.number <= tip.number) {
       const ours = this.at(target.number);
-      if (ours === undefined || ours.hash === target.hash) return 'unchanged';
+      // Below the window: old news from an origin behind us, or the first head of a restarted chain.
+      if (ours === undefined) return mayReplace ? this.#restartIfNew(target, fetch) : 'unchanged';
+      if (ours.hash === target.hash) return 'unchanged';
       return mayReplace ? this.#reorg([target], fetch) : 'refused';
     }
     const wide = target.number - tip.number > this.#window;
@@ -85,6 +97,7 @@ export class CanonicalChain {
       this.#events.gap(tip.number + 1, from - 1);
       this.#blocks = [];
       this.#append(segment);
+      await this.#learnGenesis(segment[0] as BlockHead, fetch);
       return 'extended';
     }
     if (segment[0]?.parentHash === tip.hash) {
@@ -120,7 +133,49 @@ export class CanonicalChain {
     this.#blocks = this.#blocks.slice(0, keep);
     this.#events.reorg({ forkPoint, removed, beyondWindow });
     this.#append(segment);
+    if (beyondWindow || forkPoint === 0) await this.#learnGenesis(segment[0] as BlockHead, fetch);
     return 'reorged';
+  }
+
+  /**
+   * `target`, from the origin that may replace blocks, lies below the window. When that origin's block 0
+   * is not ours, its chain was restarted: start again on it, from block 0 (see the header).
+   */
+  async #restartIfNew(target: BlockHead, fetch: BlockFetch): Promise<FollowOutcome> {
+    const genesis = this.#genesis;
+    if (genesis === undefined || target.hash === this.#oldNews) return 'unchanged';
+    const theirs = target.number === 0 ? target : await fetch(0);
+    if (theirs === undefined || theirs.number !== 0) return 'failed';
+    if (theirs.hash === genesis) {
+      this.#oldNews = target.hash;
+      return 'unchanged';
+    }
+    const from = Math.max(0, target.number - this.#window + 1);
+    const between = await fetchRange(from, target.number - 1, fetch);
+    if (between === undefined) return 'failed';
+    const segment = [...between, target];
+    if (!linked(segment) || (from === 0 && segment[0]?.hash !== theirs.hash)) return 'failed';
+    const removed = this.#blocks;
+    this.#blocks = [];
+    this.#genesis = theirs.hash;
+    this.#events.reorg({ forkPoint: 0, removed, beyondWindow: true });
+    this.#append(segment);
+    return 'reorged';
+  }
+
+  /** Learns block 0's hash of the chain that now starts at `lowest`, from the origin it came from. */
+  async #learnGenesis(lowest: BlockHead, fetch: BlockFetch): Promise<void> {
+    this.#genesis = undefined;
+    if (lowest.number === 0) {
+      this.#genesis = lowest.hash;
+      return;
+    }
+    try {
+      const block = await fetch(0);
+      if (block?.number === 0) this.#genesis = block.hash;
+    } catch {
+      // Unknown: a restart below the window then goes unnoticed, as if this were an old head.
+    }
   }
 
   #append(blocks: readonly BlockHead[]): void {

@@ -90,7 +90,8 @@ export interface ChainReorg {
   readonly removed: readonly BlockHead[];
   /**
    * The change reached below the tracker's window of recent blocks: the real fork point is at or below
-   * `forkPoint` (the window's lowest block), and `removed` holds only what the window held.
+   * `forkPoint` (the window's lowest block, or 0 when the chain was restarted with another block 0), and
+   * `removed` holds only what the window held.
    */
   readonly beyondWindow: boolean;
 }
