@@ -6,46 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { isProbeResponse, type ProbeRequest, ProbeTransport } from '../../src/health/probes/transport.js';
 import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
-
-/** A raw server: `answer(request head, request number on this connection, socket)` writes what it wants. */
-async function rawServer(
-  answer: (head: string, nth: number, socket: Socket) => void,
-): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    let buffered = '';
-    let nth = 0;
-    socket.on('data', (data) => {
-      buffered += data.toString('latin1');
-      for (let end = buffered.indexOf('\r\n\r\n'); end >= 0; end = buffered.indexOf('\r\n\r\n')) {
-        const head = buffered.slice(0, end);
-        // Probe bodies are small and come with their head; a Content-Length body is skipped whole.
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        buffered = buffered.slice(end + 4 + length);
-        nth += 1;
-        answer(head, nth, socket);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => connections,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { rawServer } from '../http1/servers.js';
 
 async function httpServer(handler: Parameters<typeof createHttpServer>[1]): Promise<{ server: Server; port: number }> {
   const server = createHttpServer(handler);
@@ -103,7 +69,7 @@ describe('probe transport', () => {
   });
 
   it('HEAD: an answer that announces a body it never sends ends at its head, and the socket is kept', async () => {
-    const server = await rawServer((_head, _nth, socket) => {
+    const server = await rawServer((socket) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/html\r\n\r\n');
     });
     try {
@@ -112,7 +78,7 @@ describe('probe transport', () => {
         assert.ok(isProbeResponse(got), JSON.stringify(got));
         assert.deepEqual([got.status, got.body], [200, '']);
       }
-      assert.equal(server.connections(), 1);
+      assert.equal(server.sockets.length, 1);
     } finally {
       await server.close();
     }
@@ -180,7 +146,7 @@ describe('probe transport', () => {
       ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc', /^connection reset by the origin$/],
     ];
     for (const [bytes, reason] of table) {
-      const server = await rawServer((_head, _nth, socket) => socket.end(bytes));
+      const server = await rawServer((socket) => socket.end(bytes));
       try {
         const got = await transport.send(request(server.port));
         assert.ok(!isProbeResponse(got));
@@ -198,7 +164,7 @@ describe('probe transport', () => {
       ['Location: http://[', 'HTTP 302 with a Location that is not a URL'],
     ];
     for (const [locations, reason] of table) {
-      const server = await rawServer((_head, _nth, socket) =>
+      const server = await rawServer((socket) =>
         socket.write(`HTTP/1.1 302 Found\r\n${locations}\r\nContent-Length: 0\r\n\r\n`),
       );
       try {
@@ -218,8 +184,8 @@ describe('probe transport', () => {
   it('a read that meets a keep-alive socket the origin just dropped goes again on a fresh one; other requests fail', async () => {
     // Every connection answers its first request and drops the second unanswered, as an origin closing
     // an idle socket just as the probe writes to it.
-    const server = await rawServer((_head, nth, socket) => {
-      if (nth === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    const server = await rawServer((socket, { count }) => {
+      if (count === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
       else socket.destroy();
     });
     try {
@@ -227,7 +193,7 @@ describe('probe transport', () => {
       assert.ok(isProbeResponse(first));
       const replayed = await transport.send(request(server.port));
       assert.ok(isProbeResponse(replayed), JSON.stringify(replayed));
-      assert.equal(server.connections(), 2);
+      assert.equal(server.sockets.length, 2);
       const notReplayed = await transport.send(request(server.port, { method: 'POST', body: 'x', replayable: false }));
       assert.ok(!isProbeResponse(notReplayed));
       assert.equal(notReplayed.failure_reason, 'connection reset by the origin');
@@ -237,7 +203,7 @@ describe('probe transport', () => {
   });
 
   it('CONNECT (refused by the monitor schema, possible in an older row) fails at once and sends nothing', async () => {
-    const server = await rawServer((_head, _nth, socket) => socket.write('HTTP/1.1 200 OK\r\n\r\n'));
+    const server = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\n\r\n'));
     try {
       const got = await transport.send(request(server.port, { method: 'CONNECT' }));
       assert.ok(!isProbeResponse(got));
@@ -245,7 +211,7 @@ describe('probe transport', () => {
         [got.failure_reason, got.retryable],
         ['request failed: CONNECT is not a check method', undefined],
       );
-      assert.equal(server.connections(), 0);
+      assert.equal(server.sockets.length, 0);
     } finally {
       await server.close();
     }
@@ -253,7 +219,7 @@ describe('probe transport', () => {
 
   it('pools left without connections are dropped by the sweep; a closed transport sends nothing', async () => {
     const own = new ProbeTransport();
-    const server = await rawServer((_head, _nth, socket) =>
+    const server = await rawServer((socket) =>
       socket.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'),
     );
     try {
@@ -268,7 +234,7 @@ describe('probe transport', () => {
       const refused = await own.send(request(server.port));
       assert.ok(!isProbeResponse(refused));
       assert.equal(refused.failure_reason, 'request failed: the probe transport was closed');
-      assert.equal(server.connections(), 1);
+      assert.equal(server.sockets.length, 1);
     } finally {
       await own.close();
       await server.close();
