@@ -41,11 +41,10 @@ export async function httpCheck(
     const { location } = response;
     if (monitor.follow_redirects && response.status >= 300 && response.status < 400 && location !== undefined) {
       if (hop >= MAX_REDIRECTS) return failed(`more than ${MAX_REDIRECTS} redirects`, response.status, firstRtt);
-      const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
-      if (next === undefined) {
+      if (!URL.canParse(location, url.href)) {
         return failed(`HTTP ${response.status} with a Location that is not a URL`, response.status, firstRtt);
       }
-      url = next;
+      url = new URL(location, url);
       continue;
     }
     if (!matchesExpectedCodes(response.status, monitor.expected_codes)) {

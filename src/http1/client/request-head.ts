@@ -2,8 +2,8 @@
  * The bytes of a request. The head — `<METHOD> <path> HTTP/1.1` and the given headers, in order — is
  * built once per target and ends with `content-length: `; each request only appends its length, the blank
  * line and the body, into one buffer written with one socket write. A request without a body is whole
- * from `bodilessRequest`. Which headers an origin gets is the
- * caller's business (the gateway: model/origin-request.ts).
+ * from `bodilessRequest`. Which headers an origin gets is the caller's business (the gateway:
+ * model/origin-request.ts).
  */
 
 /** The fixed head of every request to `path` with these headers (throws TypeError if unusable). */
