@@ -89,10 +89,8 @@ export class CanonicalChain {
     const wide = target.number - tip.number > this.#window;
     if (wide && !mayReplace) return 'refused';
     const from = wide ? target.number - this.#window + 1 : tip.number + 1;
-    const between = await fetchRange(from, target.number - 1, fetch);
-    if (between === undefined) return 'failed';
-    const segment = [...between, target];
-    if (!linked(segment)) return 'failed';
+    const segment = await linkedUpTo(from, target, fetch);
+    if (segment === undefined) return 'failed';
     if (wide) {
       this.#events.gap(tip.number + 1, from - 1);
       this.#blocks = [];
@@ -151,10 +149,8 @@ export class CanonicalChain {
       return 'unchanged';
     }
     const from = Math.max(0, target.number - this.#window + 1);
-    const between = await fetchRange(from, target.number - 1, fetch);
-    if (between === undefined) return 'failed';
-    const segment = [...between, target];
-    if (!linked(segment) || (from === 0 && segment[0]?.hash !== theirs.hash)) return 'failed';
+    const segment = await linkedUpTo(from, target, fetch);
+    if (segment === undefined || (from === 0 && segment[0]?.hash !== theirs.hash)) return 'failed';
     const removed = this.#blocks;
     this.#blocks = [];
     this.#genesis = theirs.hash;
@@ -185,6 +181,17 @@ export class CanonicalChain {
       this.#events.head(block);
     }
   }
+}
+
+/**
+ * Blocks from..`target` (`target` itself as given), linked by parentHash; undefined when the origin lacks
+ * one of them or they do not link (its chain changed while it was read).
+ */
+async function linkedUpTo(from: number, target: BlockHead, fetch: BlockFetch): Promise<BlockHead[] | undefined> {
+  const between = await fetchRange(from, target.number - 1, fetch);
+  if (between === undefined) return undefined;
+  const segment = [...between, target];
+  return linked(segment) ? segment : undefined;
 }
 
 /** Blocks from..to by number (empty when from > to); undefined when the origin lacks one of them. */
