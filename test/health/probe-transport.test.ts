@@ -217,6 +217,41 @@ describe('probe transport', () => {
     }
   });
 
+  it('probes to one destination run side by side on up to 32 sockets, so a round of 32 origins on one host does not queue', async () => {
+    // The server holds every answer until 32 requests are open at once: with fewer sockets it never
+    // answers and the probes time out.
+    const open: Array<() => void> = [];
+    const sockets = new Set<unknown>();
+    let released = false;
+    const { server, port } = await httpServer((req, res) => {
+      sockets.add(req.socket);
+      const answer = () => res.end('ok');
+      if (released) return answer();
+      open.push(answer);
+      if (open.length === 32) {
+        released = true;
+        for (const send of open.splice(0)) send();
+      }
+    });
+    const own = new ProbeTransport();
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          own.send(request(port, { url: new URL(`http://127.0.0.1:${port}/o/${i}`), timeoutMs: 10_000 })),
+        ),
+      );
+      assert.deepEqual(
+        results.map((got) => (isProbeResponse(got) ? got.status : got.failure_reason)),
+        Array.from({ length: 40 }, () => 200),
+      );
+      assert.equal(sockets.size, 32, 'the 8 probes past 32 reuse sockets');
+    } finally {
+      await own.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('pools left without connections are dropped by the sweep; a closed transport sends nothing', async () => {
     const own = new ProbeTransport();
     const server = await rawServer((socket) =>

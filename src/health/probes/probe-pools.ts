@@ -12,7 +12,13 @@ import { BufferPool, type EndpointGuard, EndpointPool } from '../../http1/index.
  * and a dead origin still fails fast because its socket is gone. `close()` refuses new requests and lets
  * running ones finish.
  */
-const CONNECTIONS = 4;
+/**
+ * Sockets per destination: as many as one round probes at once (round.ts PROBE_CONCURRENCY), so the
+ * origins of a pool behind one provider host are checked side by side. A probe that waits for a socket
+ * waits on its own `timeout`, so with fewer sockets a slow host's queue failed checks the origins would
+ * have passed.
+ */
+const CONNECTIONS = 32;
 const IDLE_MS = 4_000;
 /**
  * Bounds the TCP and TLS connect. A request's own deadline, the monitor's `timeout` (at most 10 s), runs
