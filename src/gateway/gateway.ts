@@ -294,6 +294,8 @@ export async function serveGateway(
       streamStallMs: settings.stream_stall_timeout,
       maxConnections: budget.maxConnections,
       maxConnectionsPerClient: settings.max_connections_per_client,
+      // A trusted proxy carries many clients: its connections count only against max_connections.
+      uncountedPeer: trustedProxies === undefined ? undefined : (address) => trustedProxies.contains(address),
       refused: (limit) => metrics.connectionRefused(limit),
       buffers,
     },

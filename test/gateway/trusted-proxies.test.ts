@@ -7,17 +7,21 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { ManualClock } from '../../src/clock.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../http1/servers.js';
 
 const PROXY = '127.0.0.2';
 const DIRECT = '127.0.0.1';
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
 /** requests_per_second 1, burst 2: each client gets two calls while the clock stands still. */
 const BURST = 2;
+/** gateway.max_connections_per_client: TCP connections per peer, which a trusted proxy is exempt from. */
+const PER_PEER = 4;
 
 let node: AnvilNode;
 let app: TestApp;
@@ -33,6 +37,7 @@ before(async () => {
         trusted_proxies: [`${PROXY}/32`, 'fd00::/8'],
         rate_limit: { requests_per_second: 1, burst: BURST },
         websocket: { max_connections_per_client: 1 },
+        max_connections_per_client: PER_PEER,
       },
     },
     { clock },
@@ -165,6 +170,45 @@ describe('WebSocket connections per client address', () => {
       assert.equal(second.status, 429);
     } finally {
       await closeAll([first.ws, second.ws]);
+    }
+  });
+});
+
+describe('max_connections_per_client behind a trusted proxy', () => {
+  /** A kept-open TCP connection to the gateway from `localAddress`. */
+  const open = (localAddress: string) => {
+    const url = new URL(app.gatewayUrl);
+    const socket = net.connect({ port: Number(url.port), host: url.hostname, localAddress });
+    const state = { socket, closed: false };
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      state.closed = true;
+    });
+    return state;
+  };
+  /** The status line of one call on `socket` (kept alive). */
+  const statusOn = (socket: net.Socket) =>
+    new Promise<string>((resolve, reject) => {
+      if (socket.destroyed) return reject(new Error('closed by the gateway'));
+      socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1').split('\r\n')[0] ?? ''));
+      socket.once('close', () => reject(new Error('closed')));
+      const path = new URL(app.rpcUrl()).pathname;
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\n\r\n${CALL}`,
+      );
+    });
+
+  it("a trusted proxy's connections are not counted per peer; an untrusted peer's are", async () => {
+    const proxied = Array.from({ length: PER_PEER + 2 }, () => open(PROXY));
+    const direct = Array.from({ length: PER_PEER + 2 }, () => open(DIRECT));
+    try {
+      await waitFor(() => direct.filter((c) => c.closed).length === 2, 'the untrusted peer over its limit closed');
+      // Every one of the proxy's connections is served (200, or 429 from the proxy's own rate-limit bucket).
+      for (const c of proxied) assert.match(await statusOn(c.socket), /^HTTP\/1\.1 (200|429) /);
+      assert.equal(proxied.filter((c) => c.closed).length, 0);
+      for (const c of direct.filter((d) => !d.closed)) assert.match(await statusOn(c.socket), /^HTTP\/1\.1 (200|429) /);
+    } finally {
+      for (const c of [...proxied, ...direct]) c.socket.destroy();
     }
   });
 });

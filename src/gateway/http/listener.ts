@@ -9,7 +9,8 @@
  *   closed after `idleTimeoutMs` (30 s), a streamed answer whose client takes nothing for
  *   `streamStallMs` (30 s) cut. Bodies over `maxBodyBytes` (1 MiB) are refused (413).
  * - Connections: at most `maxConnections` at once and `maxConnectionsPerClient` per remote address
- *   (no limit when absent); one over a limit is closed as it is accepted (http1/server/http1-server.ts).
+ *   (no limit when absent; addresses `uncountedPeer` names are not counted per address); one over a
+ *   limit is closed as it is accepted (http1/server/http1-server.ts).
  * - `close(graceMs)` stops accepting at once, closes connections with no request in flight (idle
  *   keep-alive sockets, sockets that never sent a whole request, unfinished TLS handshakes) at once,
  *   lets requests in flight finish and closes their connections as soon as they end, and after
@@ -31,6 +32,8 @@ export interface ListenerOptions {
   streamStallMs?: number;
   maxConnections?: number;
   maxConnectionsPerClient?: number;
+  /** Remote addresses maxConnectionsPerClient does not count (`gateway.trusted_proxies`). */
+  uncountedPeer?: ((address: string) => boolean) | undefined;
   /** A connection was closed as it was accepted, for being over a limit. */
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
   /** The read buffers streamed answers come in (the origin clients' pool): released here once written. */
@@ -67,6 +70,7 @@ export async function startListener(options: ListenerOptions, app: Http1App): Pr
       ...(options.maxConnectionsPerClient !== undefined && {
         maxConnectionsPerClient: options.maxConnectionsPerClient,
       }),
+      ...(options.uncountedPeer !== undefined && { uncountedPeer: options.uncountedPeer }),
       ...(options.refused !== undefined && { refused: options.refused }),
       buffers: options.buffers,
     },

@@ -10,7 +10,7 @@
  * Connection limits, checked when a TCP connection is accepted (before any TLS handshake or byte is
  * read): at most `maxConnections` open at once (Node's own `server.maxConnections`: the socket is
  * closed in the accept callback, before a Socket object is made) and at most `maxConnectionsPerClient`
- * per remote address (counted here). A connection over either limit is closed at once without an
+ * per remote address (counted here; addresses `uncountedPeer` names are not). A connection over either limit is closed at once without an
  * answer: nothing of it is read, no handshake is spent on it (a 503 would need both). `refused` tells
  * the application which limit refused one.
  *
@@ -43,6 +43,8 @@ export interface Http1ServerOptions {
   maxConnections?: number;
   /** Connections per remote address at once (default: no limit). */
   maxConnectionsPerClient?: number;
+  /** Remote addresses maxConnectionsPerClient does not count (a proxy carrying many clients); default none. */
+  uncountedPeer?: (address: string) => boolean;
   /** A connection was closed on accept for being over a limit. */
   refused?: (limit: 'max_connections' | 'max_connections_per_client') => void;
   /**
@@ -79,6 +81,7 @@ export class Http1Server {
   /** Open connections per remote address (TCP, handshakes included). */
   readonly #perClient = new Map<string, number>();
   readonly #maxPerClient: number;
+  readonly #uncountedPeer: ((address: string) => boolean) | undefined;
   readonly #refused: ((limit: 'max_connections' | 'max_connections_per_client') => void) | undefined;
   #sweep: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -88,6 +91,7 @@ export class Http1Server {
     const upgraded = this.#upgraded;
     const streamStallMs = options.streamStallMs ?? 30_000;
     this.#maxPerClient = options.maxConnectionsPerClient ?? Number.POSITIVE_INFINITY;
+    this.#uncountedPeer = options.uncountedPeer;
     this.#refused = options.refused;
     this.#ctx = {
       app,
@@ -195,6 +199,7 @@ export class Http1Server {
       socket.destroy(); // already gone
       return false;
     }
+    if (this.#uncountedPeer?.(address) === true) return true;
     const open = this.#perClient.get(address) ?? 0;
     if (open >= this.#maxPerClient) {
       socket.destroy();
