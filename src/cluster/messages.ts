@@ -10,6 +10,7 @@
  *   chain-state  origin heads/earliest/syncing, network head, reported head, finalized, tracked origins
  *   chain-event  a canonical-chain event (head, reorg, gap, finalized), in the tracker's order
  *   state        a named extra state (e.g. `keys`, the gateway key snapshot): one handler per topic
+ *   affinity     a read-your-writes or filter affinity entry a worker recorded, relayed to every worker
  *   reply        the answer to a worker's request (block lookup, lease) by id
  *   metrics-ask  scrape: the worker answers `metrics` with its registry's families
  *   shutdown     drain: close the listener within `graceMs` and exit
@@ -23,12 +24,14 @@
  *   chain-feedback   heads seen, missing blocks, reported heads, networks touched — batched
  *   request          a request answered by `reply`: a block lookup, a rate-limit lease, a quota reserve
  *   report           a named report (e.g. `key-usage`: gateway key usage counts): one handler per topic
+ *   affinity         an affinity entry just recorded (sent at once), for the control to relay
  *   metrics          the answer to `metrics-ask`
  */
 import type { BlockHead, ChainReorg, OriginChainState } from '../chain/types.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseAsk } from '../gateway/rpc/lease-backend.js';
 import type { QuotaAsk } from '../gateway/rpc/quota-backend.js';
+import type { AffinityEntry } from '../gateway/upstream/affinity-share.js';
 import type { MetricFamily } from '../metrics/registry.js';
 import type { LiveFailureKind } from '../model/health-view.js';
 import type { Pool } from '../model/pool.js';
@@ -77,6 +80,7 @@ export type ControlMessage =
   | { t: 'chain-state'; chain: PushedChain }
   | ChainEventMessage
   | { t: 'state'; topic: string; payload: unknown }
+  | { t: 'affinity'; entry: AffinityEntry }
   | { t: 'reply'; id: number; ok: true; value: unknown }
   | { t: 'reply'; id: number; ok: false; error: string }
   | { t: 'metrics-ask'; id: number }
@@ -112,6 +116,7 @@ export type WorkerMessage =
   | ({ t: 'chain-feedback' } & ChainFeedbackBatch)
   | { t: 'request'; id: number; request: WorkerRequest }
   | { t: 'report'; topic: string; payload: unknown }
+  | { t: 'affinity'; entry: AffinityEntry }
   | { t: 'metrics'; id: number; families: MetricFamily[] };
 
 /** Narrows what arrived on the channel to our messages (anything else, e.g. cluster internals, is ignored). */

@@ -12,7 +12,8 @@
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
  *     part of a new worker's `init`.
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
- * handler registered for their topic (`onReport`); live health outcomes go to the control's HealthView
+ * handler registered for their topic (`onReport`); affinity entries (read-your-writes, filters) are relayed
+ * at once to every worker, the sender included (it keeps the newer of two entries); live health outcomes go to the control's HealthView
  * (which ejects by its rules for all workers together); chain feedback and block lookups to the tracker;
  * rate-limit leases to the lease backend and daily-quota reserves to the quota backend (without one,
  * the request fails and the worker's quota counter falls back to its own count).
@@ -127,6 +128,9 @@ export class StatePublisher {
         this.#checkSoon();
         break;
       }
+      case 'affinity':
+        this.#options.broadcast({ t: 'affinity', entry: message.entry });
+        break;
       case 'report': {
         const handler = this.#reports.get(message.topic);
         if (handler === undefined)

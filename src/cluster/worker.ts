@@ -28,6 +28,7 @@ import { LeasedLimiter } from '../gateway/rpc/leased-limiter.js';
 import { LocalQuotaCounter } from '../gateway/rpc/quota.js';
 import { LeasedQuotaCounter } from '../gateway/rpc/quota-leased.js';
 import { SharedLimitsStatus } from '../gateway/rpc/shared-status.js';
+import type { AffinityEntry, AffinityShare } from '../gateway/upstream/affinity-share.js';
 import { CachingForwarder } from '../gateway/upstream/cache/caching-forwarder.js';
 import { createLogger, type Logger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
@@ -118,6 +119,17 @@ export async function runGatewayWorker(): Promise<void> {
     status,
     fallback: new LocalQuotaCounter(),
   });
+  // Read-your-writes and filter affinity: what this worker records goes to the control at once, which
+  // relays it to every worker, so a client's next call keeps its origin on whichever worker it lands.
+  const affinityListeners: Array<(entry: AffinityEntry) => void> = [];
+  const affinityShare: AffinityShare = {
+    publish: (entry) => {
+      link.send({ t: 'affinity', entry });
+    },
+    subscribe: (listener) => {
+      affinityListeners.push(listener);
+    },
+  };
   const topics: StateTopics = new Map([
     [
       KEYS_TOPIC,
@@ -154,6 +166,9 @@ export async function runGatewayWorker(): Promise<void> {
         break;
       case 'state':
         applyState(message.topic, message.payload);
+        break;
+      case 'affinity':
+        for (const listener of affinityListeners) listener(message.entry);
         break;
       case 'reply':
         link.settle(message);
@@ -194,6 +209,7 @@ export async function runGatewayWorker(): Promise<void> {
       storeReadiness,
       keys: { table: keyTable, quota, usage },
       stats,
+      affinityShare,
       limiter,
       clock,
       logger: logger.child({ part: 'gateway' }),

@@ -71,6 +71,7 @@ import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
+import type { AffinityShare } from './upstream/affinity-share.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
@@ -120,6 +121,11 @@ export interface GatewayOptions {
    * workers, the control process adds the workers' reports (topic `origin-stats`) to it.
    */
   stats?: OriginStatsCollector;
+  /**
+   * Where read-your-writes and filter affinity are shared with the other processes serving this gateway
+   * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
+   */
+  affinityShare?: AffinityShare;
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -191,14 +197,14 @@ export async function serveGateway(
     clients,
     feedback,
     outstanding,
-    filters: new FilterAffinity(clock),
+    filters: new FilterAffinity(clock, { share: options.affinityShare }),
     metrics,
     logger,
     streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
     chain,
-    writes: new WriteAffinity(clock, settings.sticky_after_write),
+    writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
     networks: config.networks,
     stats: options.stats,
   });

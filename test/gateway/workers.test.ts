@@ -4,6 +4,8 @@
  * - Calls over many fresh connections all succeed and both workers answer them (the control's
  *   `/metrics` shows each worker slot's requests, and their sum as the gateway's request count).
  * - A pool disabled through the API is routed around by every worker within 1 s.
+ * - A filter made through one worker is polled from its origin through every worker (filter affinity
+ *   relayed by the control), also once the pool that would be chosen first is enabled again.
  * - A gateway key's rate limit is one bucket for both workers (leased from the control process); a key
  *   deleted through the API is refused by every worker within 1 s; both workers' usage reaches the store.
  * - A newHeads subscription on a worker gets the block mined on the origin (chain events reach workers).
@@ -203,6 +205,43 @@ describe('gateway.workers: 2 against real anvil origins', () => {
       const key = `switchyard_gateway_worker_requests_total{worker="${slot}"}`;
       assert.ok((now.get(key) ?? 0) - (before.get(key) ?? 0) >= 4, `worker ${slot} answered some of them`);
     }
+  });
+
+  it('a filter made through one worker is served from its origin by every worker (affinity relayed by the control)', async () => {
+    // The primary pool is disabled (the test before), so the filter is made on the failover pool's node.
+    const made = await freshCall(rpcUrl, 'eth_newBlockFilter');
+    const filterId = made.body.result;
+    assert.equal(typeof filterId, 'string', JSON.stringify(made.body));
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const listed = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools`, { method: 'GET', headers });
+    const pool = (listed.json() as { result: Array<{ id: string; name: string }> }).result.find(
+      (candidate) => candidate.name === 'primary',
+    );
+    assert.ok(pool);
+    const patched = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools/${pool.id}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ enabled: true }),
+    });
+    assert.equal(patched.status, 200, patched.text);
+    let fromPrimary = 0;
+    await waitFor('ten calls in a row from the primary pool again', 5_000, async () => {
+      const { body } = await freshCall(rpcUrl, 'eth_getBalance', [PROBE, 'latest']);
+      fromPrimary = body.result === '0x0' ? fromPrimary + 1 : 0;
+      return fromPrimary >= 10 ? true : undefined;
+    });
+    // Fresh connections alternate between the workers; the primary's node does not know the filter, so a
+    // worker without the affinity entry answers "filter not found" from it.
+    let inARow = 0;
+    let last: Reply | undefined;
+    await waitFor('ten filter polls in a row answered', 5_000, async () => {
+      const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
+      last = body;
+      inARow = Array.isArray(body.result) ? inARow + 1 : 0;
+      return inARow >= 10 ? true : undefined;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);
+    });
   });
 
   it("a gateway key's rate limit is shared by both workers: 3× its limit for 5 s admits limit × t + burst ± 10 %", async () => {

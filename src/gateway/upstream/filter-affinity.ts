@@ -6,12 +6,16 @@
  * answers "filter not found", which tells the client to create a new filter).
  *
  * Entries expire after `ttlMs` without use (default 5 min, like geth's filter timeout) and at most
- * `maxEntries` (default 10 000) are kept, oldest dropped first. Reads the injected Clock.
+ * `maxEntries` (default 10 000) are kept, oldest dropped first. Reads the injected Clock. With an
+ * AffinityShare (workers), each creation recorded is published and every process's adopted; a use
+ * refreshes only the copy of the process it reaches, and an uninstall drops only that copy (another
+ * process's copy then sends a call for the gone filter to its origin, which answers "filter not found").
  */
 import type { Clock } from '../../clock.js';
 import { scanJson } from '../rpc/json-scan.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
 import type { RpcCall } from '../rpc/request.js';
+import type { AffinityShare } from './affinity-share.js';
 
 export interface FilterHome {
   pool: string;
@@ -24,10 +28,18 @@ export class FilterAffinity {
   readonly #maxEntries: number;
   readonly #homes = new Map<string, FilterHome & { until: number }>();
 
-  constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number } = {}) {
+  readonly #share: AffinityShare | undefined;
+
+  constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = options.ttlMs ?? 300_000;
     this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#share = options.share;
+    this.#share?.subscribe((entry) => {
+      if (entry.kind !== 'filter') return;
+      const held = this.#homes.get(`${entry.network}\u0000${entry.id}`);
+      if (held === undefined || held.until < entry.until) this.#set(entry.network, entry.id, entry, entry.until);
+    });
   }
 
   /** Where a filter-using call should go first, if its filter id is known. */
@@ -58,7 +70,15 @@ export class FilterAffinity {
     const result = scanned?.members.find((member) => member.key === 'result');
     if (result === undefined || result.value.kind !== 'string') return;
     const id = (JSON.parse(body.toString('utf8', result.value.start, result.value.end)) as string).toLowerCase();
-    this.#homes.set(`${network}\u0000${id}`, { ...home, until: this.#clock.now() + this.#ttlMs });
+    const until = this.#clock.now() + this.#ttlMs;
+    this.#set(network, id, home, until);
+    this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
+  }
+
+  #set(network: string, id: string, home: FilterHome, until: number): void {
+    const key = `${network}\u0000${id}`;
+    this.#homes.delete(key); // re-inserted last: the map's order is the eviction order
+    this.#homes.set(key, { pool: home.pool, origin: home.origin, until });
     while (this.#homes.size > this.#maxEntries) {
       const oldest = this.#homes.keys().next().value;
       if (oldest === undefined) break;

@@ -21,7 +21,7 @@ describe('WriteAffinity (read-your-writes)', () => {
 
   it('keeps at most maxEntries clients, dropping the oldest write first; 0 s turns it off', () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
-    const writes = new WriteAffinity(clock, 60_000, 2);
+    const writes = new WriteAffinity(clock, 60_000, { maxEntries: 2 });
     writes.record('a', 'n', { poolId: 'p', origin: 'x' });
     writes.record('b', 'n', { poolId: 'p', origin: 'x' });
     writes.record('a', 'n', { poolId: 'p', origin: 'y' });

@@ -7,9 +7,11 @@
  * The client is its gateway API key, else its remote address (the handler's `client`).
  *
  * One entry per client and network (the latest write wins), at most `maxEntries` (default 100 000; the
- * oldest dropped first), expired entries dropped when met. Reads the injected Clock.
+ * oldest dropped first), expired entries dropped when met. Reads the injected Clock. With an
+ * AffinityShare (workers), each write recorded is published, and the entries of every process adopted.
  */
 import type { Clock } from '../../clock.js';
+import type { AffinityShare } from './affinity-share.js';
 
 export interface WriteHome {
   readonly poolId: string;
@@ -22,19 +24,34 @@ export class WriteAffinity {
   readonly #maxEntries: number;
   /** client + network → where its last transaction went, and until when that counts */
   readonly #homes = new Map<string, WriteHome & { until: number }>();
+  readonly #share: AffinityShare | undefined;
 
-  constructor(clock: Clock, ttlMs: number, maxEntries = 100_000) {
+  constructor(clock: Clock, ttlMs: number, options: { maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = ttlMs;
-    this.#maxEntries = maxEntries;
+    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#share = options.share;
+    this.#share?.subscribe((entry) => {
+      // The latest write wins: an entry older than the one held (e.g. this process's own, echoed back
+      // after a newer write) changes nothing.
+      if (entry.kind !== 'write') return;
+      const held = this.#homes.get(`${entry.network}\u0000${entry.client}`);
+      if (held === undefined || held.until < entry.until) this.#set(entry.client, entry.network, entry, entry.until);
+    });
   }
 
   /** An origin took this client's transaction. */
   record(client: string, network: string, home: WriteHome): void {
     if (this.#ttlMs <= 0) return;
+    const until = this.#clock.now() + this.#ttlMs;
+    this.#set(client, network, home, until);
+    this.#share?.publish({ kind: 'write', network, client, poolId: home.poolId, origin: home.origin, until });
+  }
+
+  #set(client: string, network: string, home: WriteHome, until: number): void {
     const key = `${network}\u0000${client}`;
     this.#homes.delete(key); // re-inserted last: the map's order is the eviction order
-    this.#homes.set(key, { ...home, until: this.#clock.now() + this.#ttlMs });
+    this.#homes.set(key, { poolId: home.poolId, origin: home.origin, until });
     while (this.#homes.size > this.#maxEntries) {
       const oldest = this.#homes.keys().next().value;
       if (oldest === undefined) break;
