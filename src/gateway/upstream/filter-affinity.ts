@@ -15,6 +15,7 @@ import type { Clock } from '../../clock.js';
 import { scanJson } from '../rpc/json-scan.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
 import type { RpcCall } from '../rpc/request.js';
+import { AffinityMap } from './affinity-map.js';
 import type { AffinityShare } from './affinity-share.js';
 
 export interface FilterHome {
@@ -25,20 +26,19 @@ export interface FilterHome {
 export class FilterAffinity {
   readonly #clock: Clock;
   readonly #ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #homes = new Map<string, FilterHome & { until: number }>();
-
+  readonly #homes: AffinityMap<FilterHome & { until: number }>;
   readonly #share: AffinityShare | undefined;
 
   constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = options.ttlMs ?? 300_000;
-    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#homes = new AffinityMap(options.maxEntries ?? 10_000);
     this.#share = options.share;
     this.#share?.subscribe((entry) => {
-      if (entry.kind !== 'filter') return;
-      const held = this.#homes.get(`${entry.network}\u0000${entry.id}`);
-      if (held === undefined || held.until < entry.until) this.#set(entry.network, entry.id, entry, entry.until);
+      if (entry.kind === 'filter') {
+        const { pool, origin, until } = entry;
+        this.#homes.adopt(`${entry.network}\u0000${entry.id}`, { pool, origin, until });
+      }
     });
   }
 
@@ -48,18 +48,11 @@ export class FilterAffinity {
     if (role === undefined || role === 'create') return undefined;
     if (!Array.isArray(call.params) || typeof call.params[0] !== 'string') return undefined;
     const key = `${network}\u0000${call.params[0].toLowerCase()}`;
-    const home = this.#homes.get(key);
-    if (home === undefined) return undefined;
     const now = this.#clock.now();
-    if (now >= home.until) {
-      this.#homes.delete(key);
-      return undefined;
-    }
+    const home = this.#homes.live(key, now);
+    if (home === undefined) return undefined;
     if (role === 'uninstall') this.#homes.delete(key);
-    else {
-      this.#homes.delete(key);
-      this.#homes.set(key, { ...home, until: now + this.#ttlMs });
-    }
+    else this.#homes.set(key, { pool: home.pool, origin: home.origin, until: now + this.#ttlMs });
     return { pool: home.pool, origin: home.origin };
   }
 
@@ -71,18 +64,7 @@ export class FilterAffinity {
     if (result === undefined || result.value.kind !== 'string') return;
     const id = (JSON.parse(body.toString('utf8', result.value.start, result.value.end)) as string).toLowerCase();
     const until = this.#clock.now() + this.#ttlMs;
-    this.#set(network, id, home, until);
+    this.#homes.set(`${network}\u0000${id}`, { pool: home.pool, origin: home.origin, until });
     this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
-  }
-
-  #set(network: string, id: string, home: FilterHome, until: number): void {
-    const key = `${network}\u0000${id}`;
-    this.#homes.delete(key); // re-inserted last: the map's order is the eviction order
-    this.#homes.set(key, { pool: home.pool, origin: home.origin, until });
-    while (this.#homes.size > this.#maxEntries) {
-      const oldest = this.#homes.keys().next().value;
-      if (oldest === undefined) break;
-      this.#homes.delete(oldest);
-    }
   }
 }

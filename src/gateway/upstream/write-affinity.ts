@@ -11,6 +11,7 @@
  * AffinityShare (workers), each write recorded is published, and the entries of every process adopted.
  */
 import type { Clock } from '../../clock.js';
+import { AffinityMap } from './affinity-map.js';
 import type { AffinityShare } from './affinity-share.js';
 
 export interface WriteHome {
@@ -21,22 +22,20 @@ export interface WriteHome {
 export class WriteAffinity {
   readonly #clock: Clock;
   readonly #ttlMs: number;
-  readonly #maxEntries: number;
   /** client + network → where its last transaction went, and until when that counts */
-  readonly #homes = new Map<string, WriteHome & { until: number }>();
+  readonly #homes: AffinityMap<WriteHome & { until: number }>;
   readonly #share: AffinityShare | undefined;
 
   constructor(clock: Clock, ttlMs: number, options: { maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = ttlMs;
-    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#homes = new AffinityMap(options.maxEntries ?? 100_000);
     this.#share = options.share;
     this.#share?.subscribe((entry) => {
-      // The latest write wins: an entry older than the one held (e.g. this process's own, echoed back
-      // after a newer write) changes nothing.
-      if (entry.kind !== 'write') return;
-      const held = this.#homes.get(`${entry.network}\u0000${entry.client}`);
-      if (held === undefined || held.until < entry.until) this.#set(entry.client, entry.network, entry, entry.until);
+      if (entry.kind === 'write') {
+        const { poolId, origin, until } = entry;
+        this.#homes.adopt(`${entry.network}\u0000${entry.client}`, { poolId, origin, until });
+      }
     });
   }
 
@@ -44,31 +43,13 @@ export class WriteAffinity {
   record(client: string, network: string, home: WriteHome): void {
     if (this.#ttlMs <= 0) return;
     const until = this.#clock.now() + this.#ttlMs;
-    this.#set(client, network, home, until);
+    this.#homes.set(`${network}\u0000${client}`, { poolId: home.poolId, origin: home.origin, until });
     this.#share?.publish({ kind: 'write', network, client, poolId: home.poolId, origin: home.origin, until });
-  }
-
-  #set(client: string, network: string, home: WriteHome, until: number): void {
-    const key = `${network}\u0000${client}`;
-    this.#homes.delete(key); // re-inserted last: the map's order is the eviction order
-    this.#homes.set(key, { poolId: home.poolId, origin: home.origin, until });
-    while (this.#homes.size > this.#maxEntries) {
-      const oldest = this.#homes.keys().next().value;
-      if (oldest === undefined) break;
-      this.#homes.delete(oldest);
-    }
   }
 
   /** Where this client's pending-state reads go first, while its last write is recent. */
   homeOf(client: string, network: string): WriteHome | undefined {
     if (this.#homes.size === 0) return undefined;
-    const key = `${network}\u0000${client}`;
-    const home = this.#homes.get(key);
-    if (home === undefined) return undefined;
-    if (home.until <= this.#clock.now()) {
-      this.#homes.delete(key);
-      return undefined;
-    }
-    return home;
+    return this.#homes.live(`${network}\u0000${client}`, this.#clock.now());
   }
 }

@@ -1,0 +1,52 @@
+/**
+ * The map behind write-affinity.ts and filter-affinity.ts: entries by key, each with the wall-clock ms
+ * `until` which it counts, at most `maxEntries` of them (the least recently set dropped first: a Map keeps
+ * insertion order, and an entry set again is re-inserted last). An expired entry is dropped when met.
+ */
+export class AffinityMap<V extends { readonly until: number }> {
+  readonly #entries = new Map<string, V>();
+  readonly #maxEntries: number;
+
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Sets the entry as the most recent; drops the oldest beyond maxEntries. */
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    while (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /**
+   * Sets an entry another process recorded (affinity-share.ts), unless the one held counts at least as
+   * long: the later record wins, and this process's own, echoed back, changes nothing.
+   */
+  adopt(key: string, value: V): void {
+    const held = this.#entries.get(key);
+    if (held === undefined || held.until < value.until) this.set(key, value);
+  }
+
+  /** The entry while it counts at `now`; an expired one is dropped. */
+  live(key: string, now: number): V | undefined {
+    const value = this.#entries.get(key);
+    if (value === undefined) return undefined;
+    if (value.until <= now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return value;
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
