@@ -28,6 +28,7 @@ import type { LeaseBackend } from './gateway/rpc/lease-backend.js';
 import { LocalQuotaCounter, type QuotaCounter } from './gateway/rpc/quota.js';
 import type { QuotaBackend } from './gateway/rpc/quota-backend.js';
 import type { Limiter } from './gateway/rpc/rate-limit.js';
+import type { AffinityShare } from './gateway/upstream/affinity-share.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
@@ -207,7 +208,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     let limiter: Limiter | undefined;
     let keyQuota: QuotaCounter = quota;
     let bus: ChangeBus | undefined;
-    let shared: { leases: LeaseBackend; quotas: QuotaBackend } | undefined;
+    let shared: { leases: LeaseBackend; quotas: QuotaBackend; affinity: AffinityShare } | undefined;
     if (config.redis_url !== undefined) {
       // Loaded only when used: the Redis client is a large module graph every other start would load.
       const { sharedLimits } = await import('./limits/shared-limits.js');
@@ -249,6 +250,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
         ...(quotaReserves !== undefined && { quotas: quotaReserves }),
         ...(shared !== undefined && { leases: shared.leases }),
+        // Read-your-writes and filter affinity between instances (with workers: relayed by the control).
+        ...(shared !== undefined && { affinityShare: shared.affinity }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
         ...(config.gateway.cache_max_bytes > 0 && {
           wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {

@@ -29,7 +29,8 @@ import { WorkerSupervisor } from './supervisor.js';
 
 /**
  * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
- * config, directory, health, clock, logger, metrics and outbound; `wrapForwarder`, `buffers`,
+ * config, directory, health, clock, logger, metrics, outbound and affinityShare (between instances: the
+ * control relays it to and from its workers); `wrapForwarder`, `buffers`,
  * `subscriptions` and `limiter` concern a gateway in this process, and each worker makes its own.
  */
 export interface GatewayWorkersOptions extends GatewayOptions {
@@ -82,6 +83,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     chain,
     leases: options.leases ?? new LocalLeaseBackend(options.clock),
     quotas: options.quotas,
+    affinity: options.affinityShare,
     logger,
     broadcast: (message) => supervisor?.broadcast(message),
   });

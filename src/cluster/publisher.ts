@@ -22,6 +22,7 @@ import type { ChainTracker } from '../chain/tracker.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
+import type { AffinityShare } from '../gateway/upstream/affinity-share.js';
 import type { Logger } from '../log.js';
 import type { HealthView } from '../model/health-view.js';
 import type { Pool, PoolDirectory } from '../model/pool.js';
@@ -37,6 +38,11 @@ export interface StatePublisherOptions {
   leases: LeaseBackend;
   /** Where workers' daily-quota reserves go; none: their requests fail and workers count locally. */
   quotas?: QuotaBackend | undefined;
+  /**
+   * Affinity entries between instances (Redis): the workers' entries are published there, and every
+   * entry heard there (this instance's own again included: adopting one twice changes nothing) is relayed.
+   */
+  affinity?: AffinityShare | undefined;
   logger: Logger;
   /** Sends to every worker that has had its `init`. */
   broadcast(message: ControlMessage): void;
@@ -71,6 +77,7 @@ export class StatePublisher {
         finalized: (network, block) => this.#event({ t: 'chain-event', network, event: 'finalized', block }),
       }),
     );
+    this.#options.affinity?.subscribe((entry) => broadcast({ t: 'affinity', entry }));
     const timer = setInterval(() => this.#check(), PUSH_CHECK_MS);
     timer.unref();
     this.#stops.push(() => clearInterval(timer));
@@ -130,6 +137,7 @@ export class StatePublisher {
       }
       case 'affinity':
         this.#options.broadcast({ t: 'affinity', entry: message.entry });
+        this.#options.affinity?.publish(message.entry);
         break;
       case 'report': {
         const handler = this.#reports.get(message.topic);

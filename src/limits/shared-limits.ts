@@ -18,6 +18,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { ChangeBus } from '../model/change-bus.js';
 import { maskAddress } from '../model/origin-address.js';
 import { RedisChangeBus } from './change-bus.js';
+import { RedisAffinityShare } from './redis-affinity.js';
 import { RedisLeaseBackend, RedisQuotaBackend } from './redis-backend.js';
 import { connectRedis, whenReady } from './redis-client.js';
 
@@ -32,6 +33,8 @@ export interface SharedLimits {
   quota(fallback: QuotaCounter): QuotaCounter;
   /** Change notices between instances (topic `keys`: re-read the key table now). */
   readonly bus: ChangeBus;
+  /** Read-your-writes and filter affinity between instances (redis-affinity.ts). */
+  readonly affinity: RedisAffinityShare;
   /** The Redis backends themselves, for a control process answering its workers' leases and reserves. */
   readonly leases: LeaseBackend;
   readonly quotas: QuotaBackend;
@@ -55,17 +58,20 @@ export async function sharedLimits(
     status.failed(new Error(`redis ${maskAddress(url)} did not answer within ${REDIS_START_WAIT_MS} ms`));
   }
   const bus = new RedisChangeBus(redis, parts.logger);
+  const affinity = new RedisAffinityShare(redis, parts.logger);
   const leases = new RedisLeaseBackend(redis);
   const quotas = new RedisQuotaBackend(redis);
   return {
     limiter: new LeasedLimiter({ backend: leases, status, clock: parts.clock }),
     quota: (fallback) => new LeasedQuotaCounter({ backend: quotas, status, fallback }),
     bus,
+    affinity,
     leases,
     quotas,
     // QUIT lets replies in flight arrive (a last lease is not taken for an outage); a dead link just drops.
     close: async () => {
       bus.close();
+      affinity.close();
       await redis.quit().then(
         () => undefined,
         () => redis.disconnect(),

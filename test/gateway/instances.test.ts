@@ -4,7 +4,9 @@
  * - a gateway key created through one instance's API works on the other;
  * - the key's rate limit, hammered at 3× through both instances (and so all four workers) for 10 s,
  *   admits within ±10 % of limit × t + burst — one bucket for the whole fleet, leased from Redis;
- * - the key deleted through one instance is refused everywhere within 1 s.
+ * - the key deleted through one instance is refused everywhere within 1 s;
+ * - a filter made through one instance is polled from its origin through the other (filter affinity on
+ *   Redis): the pool has two origins, and the one that did not make the filter answers "filter not found".
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +44,26 @@ function freshCall(url: string, key: string): Promise<number> {
   });
 }
 
+/** One keyless JSON-RPC call on a connection of its own; resolves with the answer's members. */
+function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve(JSON.parse(text) as { result?: unknown; error?: unknown }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  });
+}
+
 async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -53,6 +75,7 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
 describe('two serve instances with two workers each, on one store and one Redis', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-instances-'));
   let anvil: AnvilNode;
+  let second: AnvilNode;
   let redis: TestRedis;
   let location: TestStoreLocation;
   const procs: CliProcess[] = [];
@@ -62,6 +85,7 @@ describe('two serve instances with two workers each, on one store and one Redis'
 
   before(async () => {
     anvil = await startTestAnvil();
+    second = await startTestAnvil();
     redis = await startTestRedis();
     location = await testStoreLocation();
     const store =
@@ -78,7 +102,7 @@ describe('two serve instances with two workers each, on one store and one Redis'
         'api: { listen: "127.0.0.1:0" }',
         'networks: { sepolia: { chain_id: 11155111, pools: [main] } }',
         'pools:',
-        `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }] }`,
+        `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }, { name: b, address: "${second.url}" }] }`,
         '',
       ].join('\n'),
     );
@@ -98,6 +122,7 @@ describe('two serve instances with two workers each, on one store and one Redis'
     await Promise.all(procs.map((proc) => proc.waitForExit(15_000).catch(() => proc.kill('SIGKILL'))));
     await redis?.stop();
     await anvil?.stop();
+    await second?.stop();
     location?.cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -146,5 +171,22 @@ describe('two serve instances with two workers each, on one store and one Redis'
       return all.every((status) => status === 401);
     });
     assert.ok(performance.now() - deletedAt < 1_000);
+  });
+  it('a filter made through one instance is polled from its origin through every worker of the other', async () => {
+    const made = await rpc(rpcUrls[0] as string, 'eth_newBlockFilter', []);
+    const filterId = made.result;
+    assert.equal(typeof filterId, 'string', JSON.stringify(made));
+    // Each fresh connection goes to the next worker; without the shared entry, half of the second
+    // instance's polls would go to the origin that does not know the filter.
+    let inARow = 0;
+    let last: unknown;
+    await waitFor('ten polls in a row answered through the second instance', 5_000, async () => {
+      const answer = await rpc(rpcUrls[1] as string, 'eth_getFilterChanges', [filterId]);
+      last = answer;
+      inARow = Array.isArray(answer.result) ? inARow + 1 : 0;
+      return inARow >= 10;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);
+    });
   });
 });

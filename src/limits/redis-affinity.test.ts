@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { startTestRedis, type TestRedis } from '../../test/helpers/redis.js';
+import { waitFor } from '../../test/http1/servers.js';
+import type { AffinityEntry } from '../gateway/upstream/affinity-share.js';
+import { createLogger } from '../log.js';
+import { AFFINITY_CHANNEL, affinityEntry, RedisAffinityShare } from './redis-affinity.js';
+import { connectRedis, whenReady } from './redis-client.js';
+
+const logger = createLogger({ level: 'silent' });
+
+const write: AffinityEntry = { kind: 'write', network: 'sepolia', client: 'k1', poolId: 'p', origin: 'a', until: 1e12 };
+const filter: AffinityEntry = { kind: 'filter', network: 'sepolia', id: '0x1', pool: 'p', origin: 'b', until: 1e12 };
+
+describe('RedisAffinityShare', () => {
+  let server: TestRedis | undefined;
+  const clients: Redis[] = [];
+  const shares: RedisAffinityShare[] = [];
+  after(async () => {
+    for (const share of shares) share.close();
+    for (const client of clients) client.disconnect();
+    await server?.stop();
+  });
+
+  /** An instance's share, on a connection of its own. */
+  async function shareOn(url: string): Promise<RedisAffinityShare> {
+    const redis = connectRedis(url, { purpose: 'test', logger });
+    assert.equal(await whenReady(redis, 5_000), true);
+    clients.push(redis);
+    shares.push(new RedisAffinityShare(redis, logger));
+    return shares.at(-1) as RedisAffinityShare;
+  }
+
+  test('an entry published by one instance reaches every instance, itself included; a message that is not an entry is ignored', async () => {
+    server = await startTestRedis();
+    const a = await shareOn(server.url);
+    const b = await shareOn(server.url);
+    const heard: string[] = [];
+    a.subscribe((entry) => heard.push(`a:${entry.kind}`));
+    b.subscribe((entry) => heard.push(`b:${entry.kind}:${JSON.stringify(entry)}`));
+    await Promise.all([a.ready(), b.ready()]);
+    await clients[0]?.publish(AFFINITY_CHANNEL, '{"kind":"write","network":"sepolia"}');
+    a.publish(write);
+    b.publish(filter);
+    await waitFor(() => heard.length === 4, 'both entries at both instances', 10_000);
+    assert.deepEqual(heard.sort(), [
+      'a:filter',
+      'a:write',
+      `b:filter:${JSON.stringify(filter)}`,
+      `b:write:${JSON.stringify(write)}`,
+    ]);
+  });
+
+  test('affinityEntry takes only whole entries of either kind', () => {
+    assert.deepEqual(affinityEntry(JSON.stringify(write)), write);
+    assert.deepEqual(affinityEntry(JSON.stringify({ ...filter, extra: 1 })), filter);
+    for (const bad of [
+      'not json',
+      'null',
+      '[]',
+      JSON.stringify({ ...write, until: 'soon' }),
+      JSON.stringify({ ...write, client: 7 }),
+      JSON.stringify({ ...filter, id: undefined }),
+      JSON.stringify({ ...write, kind: 'other' }),
+      JSON.stringify({ ...filter, until: null }),
+    ]) {
+      assert.equal(affinityEntry(bad), undefined, bad);
+    }
+  });
+});
