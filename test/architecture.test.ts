@@ -74,7 +74,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   stats: ['model', 'store'],
   routing: ['chain', 'model'],
   chain: ['model'],
-  // Global limits (SPEC §11): backends of the gateway's lease and quota ports (rpc/lease-backend.ts, quota-backend.ts).
+  // Global limits (SPEC §11): backends of the gateway's lease, quota and affinity ports (rpc/lease-backend.ts,
+  // rpc/quota-backend.ts, upstream/affinity-share.ts).
   limits: ['gateway', 'model'],
   config: ['outbound', 'model'],
   store: ['model'],

@@ -12,11 +12,12 @@
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
  *     part of a new worker's `init`.
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
- * handler registered for their topic (`onReport`); affinity entries (read-your-writes, filters) are relayed
- * at once to every worker, the sender included (it keeps the newer of two entries); live health outcomes go to the control's HealthView
- * (which ejects by its rules for all workers together); chain feedback and block lookups to the tracker;
- * rate-limit leases to the lease backend and daily-quota reserves to the quota backend (without one,
- * the request fails and the worker's quota counter falls back to its own count).
+ * handler registered for their topic (`onReport`); affinity entries (read-your-writes, filters) are
+ * relayed at once to every worker, the sender included (each keeps the later of two entries), and to
+ * the other instances when there is a share between them (Redis); live health outcomes go to the
+ * control's HealthView (which ejects by its rules for all workers together); chain feedback and block
+ * lookups to the tracker; rate-limit leases to the lease backend and daily-quota reserves to the quota
+ * backend (without one, the request fails and the worker's quota counter falls back to its own count).
  */
 import type { ChainTracker } from '../chain/tracker.js';
 import type { Config } from '../config/schema.js';

@@ -3,7 +3,9 @@ import { after, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { startTestRedis, type TestRedis } from '../../test/helpers/redis.js';
 import { waitFor } from '../../test/http1/servers.js';
+import { ManualClock } from '../clock.js';
 import type { AffinityEntry } from '../gateway/upstream/affinity-share.js';
+import { WriteAffinity } from '../gateway/upstream/write-affinity.js';
 import { createLogger } from '../log.js';
 import { AFFINITY_CHANNEL, affinityEntry, RedisAffinityShare } from './redis-affinity.js';
 import { connectRedis, whenReady } from './redis-client.js';
@@ -50,6 +52,19 @@ describe('RedisAffinityShare', () => {
       `b:filter:${JSON.stringify(filter)}`,
       `b:write:${JSON.stringify(write)}`,
     ]);
+  });
+
+  test("two one-process instances: a client's write recorded by one sends its reads to that origin in the other", async () => {
+    assert.ok(server !== undefined);
+    const clock = new ManualClock(new Date(Date.now()).toISOString());
+    const one = await shareOn(server.url);
+    const two = await shareOn(server.url);
+    const writesOne = new WriteAffinity(clock, 60_000, { share: one });
+    const writesTwo = new WriteAffinity(clock, 60_000, { share: two });
+    await Promise.all([one.ready(), two.ready()]);
+    writesOne.record('key-id-1', 'sepolia', { poolId: 'p', origin: 'b' });
+    await waitFor(() => writesTwo.homeOf('key-id-1', 'sepolia') !== undefined, 'the write at the other instance');
+    assert.equal(writesTwo.homeOf('key-id-1', 'sepolia')?.origin, 'b');
   });
 
   test('affinityEntry takes only whole entries of either kind', () => {
