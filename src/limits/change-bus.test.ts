@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { startTestRedis, type TestRedis } from '../../test/helpers/redis.js';
 import { createLogger } from '../log.js';
 import { LocalChangeBus, RedisChangeBus } from './change-bus.js';
-import { connectRedis, whenReady } from './redis-client.js';
+import { connectRedis, subscriberOf, whenReady } from './redis-client.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -19,9 +19,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 describe('ChangeBus', () => {
   const servers: TestRedis[] = [];
   const clients: Redis[] = [];
-  const buses: RedisChangeBus[] = [];
   after(async () => {
-    for (const bus of buses) bus.close();
     for (const client of clients) client.disconnect();
     for (const server of servers) await server.stop();
   });
@@ -30,9 +28,9 @@ describe('ChangeBus', () => {
     const redis = connectRedis(url, { purpose: 'test', logger });
     clients.push(redis);
     assert.equal(await whenReady(redis, 5_000), true);
-    const bus = new RedisChangeBus(redis, logger);
-    buses.push(bus);
-    return bus;
+    const subscriber = subscriberOf(redis);
+    clients.push(subscriber);
+    return new RedisChangeBus(redis, subscriber, logger);
   }
 
   test('on Redis: a notice published by one instance reaches the others (and itself), per topic', async () => {

@@ -4,9 +4,10 @@
  * re-reads the store at once instead of at its next poll (which stays the fallback: a notice is best
  * effort and carries no data).
  * - RedisChangeBus (`redis_url`): PUBLISH on channel `switchyard:changes:<topic>` over the shared
- *   connection (a failed publish is dropped: the poll catches up); SUBSCRIBE on a second connection of
- *   its own (Redis requires it), which queues its subscriptions until connected and renews them after
- *   every reconnect. A subscriber hears its own notices too.
+ *   connection (a failed publish is dropped: the poll catches up); SUBSCRIBE on the process's subscriber
+ *   connection (redis-client.ts `subscriberOf`: Redis requires a second one), which queues its
+ *   subscriptions until connected and renews them after every reconnect. A subscriber hears its own
+ *   notices too.
  * - LocalChangeBus: the same within one process (tests, and a control process without Redis).
  * Listeners run asynchronously, one after another; one that throws is logged and the others still run.
  */
@@ -61,20 +62,11 @@ export class RedisChangeBus implements ChangeBus {
   readonly #subscriber: Redis;
   readonly #listeners: Listeners;
 
-  /** `redis` publishes; a duplicate of it subscribes. */
-  constructor(redis: Redis, logger: Logger) {
+  /** `redis` publishes; `subscriber` (redis-client.ts `subscriberOf`, owned by the caller) subscribes. */
+  constructor(redis: Redis, subscriber: Redis, logger: Logger) {
     this.#publisher = redis;
     this.#listeners = new Listeners(logger);
-    // Unlike the limits connection, a subscription made while Redis is down waits for it (no timeout, no
-    // retry limit) rather than fail: it is not on any request's path.
-    this.#subscriber = redis.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      commandTimeout: undefined,
-      autoResubscribe: true,
-      connectionName: 'switchyard-changes',
-    });
-    this.#subscriber.on('error', () => {});
+    this.#subscriber = subscriber;
     this.#subscriber.on('message', (channel: string) => {
       if (channel.startsWith(CHANNEL_PREFIX)) this.#listeners.notify(channel.slice(CHANNEL_PREFIX.length));
     });
@@ -98,10 +90,6 @@ export class RedisChangeBus implements ChangeBus {
   /** Resolves once every subscription made so far is in place on Redis (tests, start-up). */
   async ready(): Promise<void> {
     await this.#subscriber.ping();
-  }
-
-  close(): void {
-    this.#subscriber.disconnect();
   }
 }
 

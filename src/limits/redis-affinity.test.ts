@@ -8,7 +8,7 @@ import type { AffinityEntry } from '../gateway/upstream/affinity-share.js';
 import { WriteAffinity } from '../gateway/upstream/write-affinity.js';
 import { createLogger } from '../log.js';
 import { AFFINITY_CHANNEL, affinityEntry, RedisAffinityShare } from './redis-affinity.js';
-import { connectRedis, whenReady } from './redis-client.js';
+import { connectRedis, subscriberOf, whenReady } from './redis-client.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -18,9 +18,7 @@ const filter: AffinityEntry = { kind: 'filter', network: 'sepolia', id: '0x1', p
 describe('RedisAffinityShare', () => {
   let server: TestRedis | undefined;
   const clients: Redis[] = [];
-  const shares: RedisAffinityShare[] = [];
   after(async () => {
-    for (const share of shares) share.close();
     for (const client of clients) client.disconnect();
     await server?.stop();
   });
@@ -30,8 +28,9 @@ describe('RedisAffinityShare', () => {
     const redis = connectRedis(url, { purpose: 'test', logger });
     assert.equal(await whenReady(redis, 5_000), true);
     clients.push(redis);
-    shares.push(new RedisAffinityShare(redis, logger));
-    return shares.at(-1) as RedisAffinityShare;
+    const subscriber = subscriberOf(redis);
+    clients.push(subscriber);
+    return new RedisAffinityShare(redis, subscriber, logger);
   }
 
   test('an entry published by one instance reaches every instance, itself included; a message that is not an entry is ignored', async () => {

@@ -2,12 +2,12 @@
  * Read-your-writes and filter affinity across `serve` instances (the gateway's AffinityShare port,
  * gateway/upstream/affinity-share.ts) on the Redis of `redis_url`: each entry an instance records is
  * PUBLISHed as JSON on channel `switchyard:affinity` over the shared connection (a failed publish is
- * dropped: the entry then holds on this instance only), and a second connection of its own SUBSCRIBEs
- * (renewed after every reconnect), so every instance, this one included, adopts it. A message that is not
+ * dropped: the entry then holds on this instance only), and the process's subscriber connection
+ * (redis-client.ts `subscriberOf`) SUBSCRIBEs, so every instance, this one included, adopts it. A message that is not
  * a well-formed entry is ignored. `until` is the recording instance's wall clock: instances are assumed
  * to keep their clocks in step (NTP), as the entries last seconds to minutes.
  *
- * State: the listeners, and the subscriber connection (`close` ends it).
+ * State: the listeners.
  */
 import type { Redis } from 'ioredis';
 import type { AffinityEntry, AffinityShare } from '../gateway/upstream/affinity-share.js';
@@ -22,18 +22,11 @@ export class RedisAffinityShare implements AffinityShare {
   readonly #logger: Logger;
   #subscribed = false;
 
-  /** `redis` publishes; a duplicate of it subscribes. */
-  constructor(redis: Redis, logger: Logger) {
+  /** `redis` publishes; `subscriber` (redis-client.ts `subscriberOf`, owned by the caller) subscribes. */
+  constructor(redis: Redis, subscriber: Redis, logger: Logger) {
     this.#publisher = redis;
     this.#logger = logger;
-    this.#subscriber = redis.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      commandTimeout: undefined,
-      autoResubscribe: true,
-      connectionName: 'switchyard-affinity',
-    });
-    this.#subscriber.on('error', () => {});
+    this.#subscriber = subscriber;
     this.#subscriber.on('message', (channel: string, message: string) => {
       if (channel !== AFFINITY_CHANNEL) return;
       const entry = affinityEntry(message);
@@ -62,10 +55,6 @@ export class RedisAffinityShare implements AffinityShare {
   /** Resolves once the subscription is in place on Redis (tests, start-up). */
   async ready(): Promise<void> {
     await this.#subscriber.ping();
-  }
-
-  close(): void {
-    this.#subscriber.disconnect();
   }
 }
 

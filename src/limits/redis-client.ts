@@ -47,3 +47,21 @@ export async function whenReady(redis: Redis, timeoutMs: number): Promise<boolea
     redis.on('ready', onReady);
   });
 }
+
+/**
+ * The connection a process subscribes on (Redis serves no other command on it): a duplicate of `redis`
+ * that, unlike it, queues commands while Redis is down (no timeout, no retry limit) and renews its
+ * subscriptions after every reconnect — a subscription is on no request's path. One per process: the
+ * change bus and the affinity share both subscribe on it, each reading only its own channels.
+ */
+export function subscriberOf(redis: Redis): Redis {
+  const subscriber = redis.duplicate({
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    commandTimeout: undefined,
+    autoResubscribe: true,
+    connectionName: 'switchyard-subscriptions',
+  });
+  subscriber.on('error', () => {});
+  return subscriber;
+}

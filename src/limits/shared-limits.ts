@@ -1,7 +1,8 @@
 /**
  * What must be global across `serve` instances, on the Redis of `redis_url` (SPEC §11): the gateway's
  * rate limits (leased, rpc/leased-limiter.ts), daily key quotas (rpc/quota-leased.ts) and change notices
- * (change-bus.ts). One connection for leases, quotas and publishing, one for subscriptions. Start-up waits
+ * (change-bus.ts), and affinity entries (redis-affinity.ts). One connection for leases, quotas and
+ * publishing, one for subscriptions (both the bus's and the affinity share's). Start-up waits
  * at most REDIS_START_WAIT_MS (2 s): a Redis not there yet counts as an outage (logged once, limits
  * local) that ends when it answers. main.ts imports this module only when `redis_url` is set.
  */
@@ -20,7 +21,7 @@ import { maskAddress } from '../model/origin-address.js';
 import { RedisChangeBus } from './change-bus.js';
 import { RedisAffinityShare } from './redis-affinity.js';
 import { RedisLeaseBackend, RedisQuotaBackend } from './redis-backend.js';
-import { connectRedis, whenReady } from './redis-client.js';
+import { connectRedis, subscriberOf, whenReady } from './redis-client.js';
 
 /** How long start-up waits for Redis before going on with local limits (fail open). */
 const REDIS_START_WAIT_MS = 2_000;
@@ -57,8 +58,9 @@ export async function sharedLimits(
   } else {
     status.failed(new Error(`redis ${maskAddress(url)} did not answer within ${REDIS_START_WAIT_MS} ms`));
   }
-  const bus = new RedisChangeBus(redis, parts.logger);
-  const affinity = new RedisAffinityShare(redis, parts.logger);
+  const subscriber = subscriberOf(redis);
+  const bus = new RedisChangeBus(redis, subscriber, parts.logger);
+  const affinity = new RedisAffinityShare(redis, subscriber, parts.logger);
   const leases = new RedisLeaseBackend(redis);
   const quotas = new RedisQuotaBackend(redis);
   return {
@@ -70,8 +72,7 @@ export async function sharedLimits(
     quotas,
     // QUIT lets replies in flight arrive (a last lease is not taken for an outage); a dead link just drops.
     close: async () => {
-      bus.close();
-      affinity.close();
+      subscriber.disconnect();
       await redis.quit().then(
         () => undefined,
         () => redis.disconnect(),
