@@ -85,10 +85,16 @@ export function stalledCall(rpcUrl: string, body: string): StalledClient {
   return client;
 }
 
-/** A raw connection that sends nothing; `closed` turns true when the gateway closes it. */
-export function idleConnection(baseUrl: string): { socket: net.Socket; connected: boolean; closed: boolean } {
+/**
+ * A raw connection that sends nothing, from `localAddress` when given (another loopback address is
+ * another peer); `closed` turns true when the gateway closes it.
+ */
+export function idleConnection(
+  baseUrl: string,
+  localAddress?: string,
+): { socket: net.Socket; connected: boolean; closed: boolean } {
   const url = new URL(baseUrl);
-  const socket = net.connect(Number(url.port), url.hostname);
+  const socket = net.connect({ port: Number(url.port), host: url.hostname, localAddress });
   const state = { socket, connected: false, closed: false };
   socket.on('connect', () => {
     state.connected = true;
@@ -104,6 +110,10 @@ export function idleConnection(baseUrl: string): { socket: net.Socket; connected
 export function callOn(socket: net.Socket, rpcUrl: string, body: string): Promise<number> {
   const url = new URL(rpcUrl);
   return new Promise((resolve, reject) => {
+    if (socket.destroyed) {
+      reject(new Error('the connection closed before the answer'));
+      return;
+    }
     let text = '';
     const onData = (chunk: Buffer): void => {
       text += chunk.toString('latin1');

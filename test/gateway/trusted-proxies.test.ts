@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { ManualClock } from '../../src/clock.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../http1/servers.js';
+import { callOn, idleConnection } from './starvation-fixtures.js';
 
 const PROXY = '127.0.0.2';
 const DIRECT = '127.0.0.1';
@@ -175,38 +175,17 @@ describe('WebSocket connections per client address', () => {
 });
 
 describe('max_connections_per_client behind a trusted proxy', () => {
-  /** A kept-open TCP connection to the gateway from `localAddress`. */
-  const open = (localAddress: string) => {
-    const url = new URL(app.gatewayUrl);
-    const socket = net.connect({ port: Number(url.port), host: url.hostname, localAddress });
-    const state = { socket, closed: false };
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      state.closed = true;
-    });
-    return state;
-  };
-  /** The status line of one call on `socket` (kept alive). */
-  const statusOn = (socket: net.Socket) =>
-    new Promise<string>((resolve, reject) => {
-      if (socket.destroyed) return reject(new Error('closed by the gateway'));
-      socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1').split('\r\n')[0] ?? ''));
-      socket.once('close', () => reject(new Error('closed')));
-      const path = new URL(app.rpcUrl()).pathname;
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\n\r\n${CALL}`,
-      );
-    });
-
   it("a trusted proxy's connections are not counted per peer; an untrusted peer's are", async () => {
-    const proxied = Array.from({ length: PER_PEER + 2 }, () => open(PROXY));
-    const direct = Array.from({ length: PER_PEER + 2 }, () => open(DIRECT));
+    const proxied = Array.from({ length: PER_PEER + 2 }, () => idleConnection(app.gatewayUrl, PROXY));
+    const direct = Array.from({ length: PER_PEER + 2 }, () => idleConnection(app.gatewayUrl, DIRECT));
     try {
       await waitFor(() => direct.filter((c) => c.closed).length === 2, 'the untrusted peer over its limit closed');
       // Every one of the proxy's connections is served (200, or 429 from the proxy's own rate-limit bucket).
-      for (const c of proxied) assert.match(await statusOn(c.socket), /^HTTP\/1\.1 (200|429) /);
+      for (const c of proxied) assert.ok([200, 429].includes(await callOn(c.socket, app.rpcUrl(), CALL)));
       assert.equal(proxied.filter((c) => c.closed).length, 0);
-      for (const c of direct.filter((d) => !d.closed)) assert.match(await statusOn(c.socket), /^HTTP\/1\.1 (200|429) /);
+      for (const c of direct.filter((d) => !d.closed)) {
+        assert.ok([200, 429].includes(await callOn(c.socket, app.rpcUrl(), CALL)));
+      }
     } finally {
       for (const c of [...proxied, ...direct]) c.socket.destroy();
     }
