@@ -10,59 +10,18 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
-import { send } from '../helpers/http.js';
+import { freshCall, send } from '../helpers/http.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 import { type TestStoreLocation, testStoreLocation } from '../helpers/store.js';
 
 const ACCOUNT = '5317c4a1d00d5317c4a1d00d5317c4a1';
 const LIMIT = { requests_per_second: 20, burst: 20 };
 const DURATION_MS = 10_000; // SPEC §11: "for 10 s"
-
-/** One call on a connection of its own, so each instance's cluster hands it to its next worker. */
-function freshCall(url: string, key: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', connection: 'close', authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}');
-  });
-}
-
-/** One keyless JSON-RPC call on a connection of its own; resolves with the answer's members. */
-function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve(JSON.parse(text) as { result?: unknown; error?: unknown }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-  });
-}
 
 async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -137,7 +96,9 @@ describe('two serve instances with two workers each, on one store and one Redis'
     const { id, value } = (made.json() as { result: { id: string; value: string } }).result;
     // Created on the first instance, known to every worker of the second within 1 s.
     await waitFor('the key on the second instance', 1_000, async () => {
-      const statuses = await Promise.all([0, 1, 2, 3].map(() => freshCall(rpcUrls[1] as string, value)));
+      const statuses = await Promise.all(
+        [0, 1, 2, 3].map(() => freshCall(rpcUrls[1] as string, 'eth_chainId', [], value).then((a) => a.status)),
+      );
       return statuses.every((status) => status === 200);
     });
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // the probe calls' tokens refill (pacing)
@@ -149,7 +110,8 @@ describe('two serve instances with two workers each, on one store and one Redis'
       const elapsed = performance.now() - started;
       if (elapsed >= DURATION_MS) break;
       const due = Math.floor((elapsed * 3 * LIMIT.requests_per_second) / 1000) + 1;
-      for (; sent < due; sent += 1) answers.push(freshCall(rpcUrls[sent % 2] as string, value));
+      for (; sent < due; sent += 1)
+        answers.push(freshCall(rpcUrls[sent % 2] as string, 'eth_chainId', [], value).then((a) => a.status));
       await new Promise((resolve) => setTimeout(resolve, 5)); // the send rate's pacing
     }
     const elapsedMs = performance.now() - started;
@@ -167,23 +129,27 @@ describe('two serve instances with two workers each, on one store and one Redis'
     assert.equal(deleted.status, 200, deleted.text);
     const deletedAt = performance.now();
     await waitFor('the key refused by every worker of both instances', 1_000, async () => {
-      const all = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map((i) => freshCall(rpcUrls[i % 2] as string, value)));
+      const all = await Promise.all(
+        [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+          freshCall(rpcUrls[i % 2] as string, 'eth_chainId', [], value).then((a) => a.status),
+        ),
+      );
       return all.every((status) => status === 401);
     });
     assert.ok(performance.now() - deletedAt < 1_000);
   });
   it('a filter made through one instance is polled from its origin through every worker of the other', async () => {
-    const made = await rpc(rpcUrls[0] as string, 'eth_newBlockFilter', []);
-    const filterId = made.result;
-    assert.equal(typeof filterId, 'string', JSON.stringify(made));
+    const made = await freshCall(rpcUrls[0] as string, 'eth_newBlockFilter');
+    const filterId = made.body.result;
+    assert.equal(typeof filterId, 'string', JSON.stringify(made.body));
     // Each fresh connection goes to the next worker; without the shared entry, half of the second
     // instance's polls would go to the origin that does not know the filter.
     let inARow = 0;
     let last: unknown;
     await waitFor('ten polls in a row answered through the second instance', 5_000, async () => {
-      const answer = await rpc(rpcUrls[1] as string, 'eth_getFilterChanges', [filterId]);
-      last = answer;
-      inARow = Array.isArray(answer.result) ? inARow + 1 : 0;
+      const { body } = await freshCall(rpcUrls[1] as string, 'eth_getFilterChanges', [filterId]);
+      last = body;
+      inARow = Array.isArray(body.result) ? inARow + 1 : 0;
       return inARow >= 10;
     }).catch((err: Error) => {
       throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);

@@ -16,7 +16,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { type AnvilNode, isPidAlive, startTestAnvil, waitForPidsGone } from '../helpers/anvil.js';
 import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
-import { fromChainTracker, send, startHttpServer, type TestServer } from '../helpers/http.js';
+import { freshCall, fromChainTracker, send, startHttpServer, type TestServer } from '../helpers/http.js';
 
 const ACCOUNT = '5317c4a1d00d5317c4a1d00d5317c4a1';
 /** An address funded only on the failover pool's node, so an answer tells which pool served it. */
@@ -49,29 +48,6 @@ interface Reply {
   result?: unknown;
   method?: string;
   params?: { subscription?: unknown; result?: { number?: unknown } };
-}
-
-/** One call on a connection of its own (so node:cluster hands each to the next worker). */
-function freshCall(
-  url: string,
-  method: string,
-  params: unknown[] = [],
-  key?: string,
-): Promise<{ status: number; body: Reply }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
-    if (key !== undefined) headers.authorization = `Bearer ${key}`;
-    const req = http.request(url, { method: 'POST', agent: false, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Reply }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-  });
 }
 
 /** PIDs of running processes whose environment carries `tag` (a serve started with it and its workers). */
@@ -233,7 +209,7 @@ describe('gateway.workers: 2 against real anvil origins', () => {
     // Fresh connections alternate between the workers; the primary's node does not know the filter, so a
     // worker without the affinity entry answers "filter not found" from it.
     let inARow = 0;
-    let last: Reply | undefined;
+    let last: unknown;
     await waitFor('ten filter polls in a row answered', 5_000, async () => {
       const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
       last = body;

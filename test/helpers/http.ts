@@ -1,6 +1,6 @@
 /**
  * Plain HTTP for tests: `post` sends exact bytes and returns exact bytes (ids are compared as bytes),
- * `rpc` is a one-line JSON-RPC call, and `startHttpServer` runs a real node:http server on a free port
+ * `rpc` is a one-line JSON-RPC call, `freshCall` one on a connection of its own, and `startHttpServer` runs a real node:http server on a free port
  * (for origins that misbehave on purpose: 5xx, garbled bodies, hangs).
  */
 import http from 'node:http';
@@ -45,6 +45,39 @@ export interface RpcAnswer {
 export async function rpc(url: string, method: string, params: unknown[] = [], id: number | string = 1) {
   const res = await post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
   return { ...res, answer: res.json<RpcAnswer>() };
+}
+
+/** What a freshCall answer holds, as far as tests read it (a JSON-RPC answer). */
+export interface FreshAnswer {
+  id?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+/**
+ * One JSON-RPC call on a connection of its own (`Connection: close`, no agent), so node:cluster hands
+ * each to the next worker; the answer's status and parsed body.
+ */
+export function freshCall(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  key?: string,
+): Promise<{ status: number; body: FreshAnswer }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
+    if (key !== undefined) headers.authorization = `Bearer ${key}`;
+    const req = http.request(url, { method: 'POST', agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as FreshAnswer }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  });
 }
 
 /**
