@@ -87,6 +87,23 @@ async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<
   }
 }
 
+/**
+ * Waits until `call` answers true ten times in a row, within `timeoutMs` (fresh connections alternate
+ * between the workers, so ten in a row means both do); a failure names the last answer.
+ */
+async function tenInARow(what: string, timeoutMs: number, call: () => Promise<{ ok: boolean; answer: unknown }>) {
+  let inARow = 0;
+  let last: unknown;
+  await waitFor(what, timeoutMs, async () => {
+    const { ok, answer } = await call();
+    last = answer;
+    inARow = ok ? inARow + 1 : 0;
+    return inARow >= 10 ? true : undefined;
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);
+  });
+}
+
 describe('gateway.workers: 2 against real anvil origins', () => {
   let proc: CliProcess;
   let rpcUrl: string;
@@ -152,28 +169,34 @@ describe('gateway.workers: 2 against real anvil origins', () => {
     assert.equal((ready.json() as { ready: boolean }).ready, true);
   });
 
-  it('routes around a pool disabled through the API in every worker within 1 s', async () => {
+  /** Enables or disables the primary pool through the API. */
+  async function setPrimaryEnabled(enabled: boolean): Promise<void> {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const listed = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools`, { method: 'GET', headers });
     const pool = (listed.json() as { result: Array<{ id: string; name: string }> }).result.find(
       (candidate) => candidate.name === 'primary',
     );
     assert.ok(pool);
-    const before = await scrape(apiRoot);
     const patched = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools/${pool.id}`, {
       method: 'PATCH',
       headers,
-      body: JSON.stringify({ enabled: false }),
+      body: JSON.stringify({ enabled }),
     });
     assert.equal(patched.status, 200, patched.text);
+  }
+
+  /** A fresh call's balance of PROBE: PROBE_BALANCE from the failover pool's node, 0x0 from the primary's. */
+  const probeBalance = async (expected: string) => {
+    const { body } = await freshCall(rpcUrl, 'eth_getBalance', [PROBE, 'latest']);
+    return { ok: body.result === expected, answer: body };
+  };
+
+  it('routes around a pool disabled through the API in every worker within 1 s', async () => {
+    const before = await scrape(apiRoot);
+    await setPrimaryEnabled(false);
     const changedAt = performance.now();
     // Ten fresh connections in a row answered by the failover pool: both workers have the change.
-    let inARow = 0;
-    await waitFor('ten calls in a row from the failover pool', 1_000, async () => {
-      const { body } = await freshCall(rpcUrl, 'eth_getBalance', [PROBE, 'latest']);
-      inARow = body.result === PROBE_BALANCE ? inARow + 1 : 0;
-      return inARow >= 10 ? true : undefined;
-    });
+    await tenInARow('ten calls in a row from the failover pool', 1_000, () => probeBalance(PROBE_BALANCE));
     const took = performance.now() - changedAt;
     assert.ok(took < 1_000, `took ${Math.round(took)} ms`);
     const now = await scrape(apiRoot);
@@ -188,35 +211,13 @@ describe('gateway.workers: 2 against real anvil origins', () => {
     const made = await freshCall(rpcUrl, 'eth_newBlockFilter');
     const filterId = made.body.result;
     assert.equal(typeof filterId, 'string', JSON.stringify(made.body));
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const listed = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools`, { method: 'GET', headers });
-    const pool = (listed.json() as { result: Array<{ id: string; name: string }> }).result.find(
-      (candidate) => candidate.name === 'primary',
-    );
-    assert.ok(pool);
-    const patched = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools/${pool.id}`, {
-      method: 'PATCH',
-      headers,
-      body: JSON.stringify({ enabled: true }),
-    });
-    assert.equal(patched.status, 200, patched.text);
-    let fromPrimary = 0;
-    await waitFor('ten calls in a row from the primary pool again', 5_000, async () => {
-      const { body } = await freshCall(rpcUrl, 'eth_getBalance', [PROBE, 'latest']);
-      fromPrimary = body.result === '0x0' ? fromPrimary + 1 : 0;
-      return fromPrimary >= 10 ? true : undefined;
-    });
+    await setPrimaryEnabled(true);
+    await tenInARow('ten calls in a row from the primary pool again', 5_000, () => probeBalance('0x0'));
     // Fresh connections alternate between the workers; the primary's node does not know the filter, so a
     // worker without the affinity entry answers "filter not found" from it.
-    let inARow = 0;
-    let last: unknown;
-    await waitFor('ten filter polls in a row answered', 5_000, async () => {
+    await tenInARow('ten filter polls in a row answered', 5_000, async () => {
       const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
-      last = body;
-      inARow = Array.isArray(body.result) ? inARow + 1 : 0;
-      return inARow >= 10 ? true : undefined;
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);
+      return { ok: Array.isArray(body.result), answer: body };
     });
   });
 
