@@ -67,6 +67,9 @@ describe('health-driven routing through the gateway', () => {
 
   before(async () => {
     for (const name of ['a', 'b', 'c', 'x', 'y', 'z', 'slow', 'fast']) origins[name] = await TestOrigin.start();
+    // The chain tracker must know the weighted pool's heads: an origin of unknown head takes head reads
+    // (eth_blockNumber) only after those at the head, so weights would not be what decides.
+    for (const name of ['x', 'y', 'z']) origins[name]!.set({ headers: true });
     const o = (name: string, weight = 1) => ({ name, address: origins[name]!.url, weight });
     fx = await startApiFixture({
       networks: {

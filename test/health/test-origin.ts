@@ -2,7 +2,7 @@
  * A real local origin for health tests: a `node:http` server on 127.0.0.1 port 0 whose behaviour a test
  * sets between checks. GET/other requests answer `status` + `body` (with `location` set, every other
  * path is a 302 to it); JSON-RPC POSTs answer eth_chainId,
- * eth_syncing and eth_blockNumber (anything else: `null`). `down()` closes the listener (connections are
+ * eth_syncing and eth_blockNumber, and with `headers` eth_getBlockByNumber (anything else: `null`). `down()` closes the listener (connections are
  * refused), `up()` listens again on the same port; `hang` accepts and never answers (a timeout).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -22,6 +22,12 @@ export interface OriginBehaviour {
   delayMs?: number;
   /** JSON-RPC methods that are accepted and never answered (a call too slow for the gateway). */
   hangMethods?: string[];
+  /**
+   * Answers eth_getBlockByNumber with headers of one chain up to `block` (the same at every origin), so
+   * the gateway's chain tracker knows this origin's head. Without it the answer is `null`, and the
+   * tracker learns the head only from the origin's eth_blockNumber answers.
+   */
+  headers?: boolean;
 }
 
 export class TestOrigin {
@@ -102,8 +108,9 @@ export class TestOrigin {
     req.on('end', () => {
       const b = this.behaviour;
       const text = Buffer.concat(chunks).toString('utf8');
-      let rpc: { method?: string; id?: unknown } | undefined;
-      if (req.method === 'POST' && text.startsWith('{')) rpc = JSON.parse(text) as { method?: string; id?: unknown };
+      let rpc: { method?: string; id?: unknown; params?: unknown } | undefined;
+      if (req.method === 'POST' && text.startsWith('{'))
+        rpc = JSON.parse(text) as { method?: string; id?: unknown; params?: unknown };
       this.requests.push({
         method: req.method ?? '',
         url: req.url ?? '',
@@ -120,8 +127,17 @@ export class TestOrigin {
     });
   }
 
-  #answer(req: IncomingMessage, res: ServerResponse, rpc: { method?: string; id?: unknown } | undefined): void {
+  #answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rpc: { method?: string; id?: unknown; params?: unknown } | undefined,
+  ): void {
     const b = this.behaviour;
+    if (rpc !== undefined && rpc.method === 'eth_getBlockByNumber' && b.headers === true) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id ?? null, result: headerAt(rpc.params, b.block) }));
+      return;
+    }
     if (rpc !== undefined) {
       if (b.rpcStatus !== undefined) {
         res.writeHead(b.rpcStatus).end('upstream error');
@@ -145,4 +161,18 @@ export class TestOrigin {
     }
     res.writeHead(b.status).end(b.body);
   }
+}
+
+/** The header eth_getBlockByNumber asks for (a tag is the head `block`), or null past the head. */
+function headerAt(params: unknown, block: bigint): unknown {
+  const which = Array.isArray(params) ? params[0] : undefined;
+  const number = typeof which === 'string' && which.startsWith('0x') ? BigInt(which) : block;
+  if (number > block || number < 0n) return null;
+  const hash = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+  return {
+    number: `0x${number.toString(16)}`,
+    hash: hash(number + 1n),
+    parentHash: hash(number),
+    timestamp: `0x${(number * 12n).toString(16)}`,
+  };
 }
