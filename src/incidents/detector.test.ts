@@ -5,76 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import {
+  block,
+  forked,
+  hash,
+  incidentRows as rows,
+  ScriptedChain,
+  scriptedDetector,
+  T0,
+} from '../../test/helpers/incident-chain.js';
 import { openTestStore } from '../../test/helpers/store.js';
-import type { TrackedOrigin } from '../chain/tracker.js';
-import type { BlockHead, ChainListener } from '../chain/types.js';
+import type { BlockHead } from '../chain/types.js';
 import { ManualClock } from '../clock.js';
-import { silentLogger } from '../log.js';
-import type { Origin, Pool } from '../model/pool.js';
 import type { Store } from '../store/database.js';
-import { type IncidentChain, IncidentDetector } from './detector.js';
-
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-function hash(n: number, branch = 'a'): string {
-  return `0x${branch.repeat(8)}${n.toString(16).padStart(56, '0')}`;
-}
-function block(n: number, branch = 'a', timestampS = 1_700_000_000 + n * 12): BlockHead {
-  return { number: n, hash: hash(n, branch), parentHash: hash(n - 1, branch), timestamp: timestampS, header: {} };
-}
-
-class ScriptedChain implements IncidentChain {
-  listeners = new Set<ChainListener>();
-  head: number | undefined;
-  tip: BlockHead | undefined;
-  origins: TrackedOrigin[] = [];
-  touched = 0;
-  addListener(listener: ChainListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  networks(): string[] {
-    return ['net'];
-  }
-  trackedOrigins(): TrackedOrigin[] {
-    return this.origins;
-  }
-  networkHead(): number | undefined {
-    return this.head;
-  }
-  canonicalHead(): BlockHead | undefined {
-    return this.tip;
-  }
-  touch(): void {
-    this.touched += 1;
-  }
-  emitHead(b: BlockHead): void {
-    this.head = Math.max(this.head ?? 0, b.number);
-    this.tip = b;
-    for (const l of this.listeners) l.head?.('net', b);
-  }
-  emitFinalized(b: BlockHead): void {
-    for (const l of this.listeners) l.finalized?.('net', b);
-  }
-  setOrigin(name: string, header: BlockHead, usable = true): void {
-    const pool = { id: 'pool-1', account_id: 'acct-1', name: 'p' } as Pool;
-    const origin = { name } as Origin;
-    const entry: TrackedOrigin = {
-      pool,
-      origin,
-      state: { head: header.number, hash: header.hash, earliest: 0, syncing: false },
-      usable,
-      pushing: false,
-      header,
-    };
-    this.origins = [...this.origins.filter((o) => o.origin.name !== name), entry];
-  }
-}
-
-type Incidents = Awaited<ReturnType<typeof rows>>;
-async function rows(store: Store) {
-  return store.db.selectFrom('chain_incidents').selectAll().orderBy('opened_at').execute();
-}
 
 describe('IncidentDetector', () => {
   let store: Store;
@@ -98,19 +41,7 @@ describe('IncidentDetector', () => {
   };
 
   const make = (chain: ScriptedChain, clock: ManualClock, incidents: Record<string, unknown> = {}, finalityDepth = 2) =>
-    new IncidentDetector({
-      chain,
-      networks: {
-        net: {
-          finality_depth: finalityDepth,
-          incidents: { reorg_min_depth: 2, ...incidents } as never,
-        },
-      },
-      store,
-      clock,
-      logger: silentLogger,
-      tickMs: 3_600_000, // checks are driven by the test
-    });
+    scriptedDetector(store, chain, clock, incidents, finalityDepth);
 
   test('head stall: derived threshold (10 × median block interval, ≥ 10 s), none before 8 blocks, END after 2 blocks', async () => {
     await store.db.deleteFrom('chain_incidents').execute();
@@ -136,7 +67,7 @@ describe('IncidentDetector', () => {
     clock.advance(1_000);
     detector.check();
     await detector.settled();
-    let all: Incidents = await rows(store);
+    let all = await rows(store);
     assert.equal(all.length, 1);
     assert.equal(all[0]?.kind, 'head_stall');
     assert.equal(all[0]?.status, 'open');
@@ -278,7 +209,7 @@ describe('IncidentDetector', () => {
       chain.setOrigin('o2', block(n));
       chain.emitHead(block(n));
     }
-    const fork = (n: number): BlockHead => ({ ...block(n, 'b'), parentHash: n === 4 ? hash(3) : hash(n - 1, 'b') });
+    const fork = (n: number): BlockHead => forked(n, 'b', 4);
     for (let n = 4; n <= 6; n++) {
       chain.setOrigin('o1', block(n));
       chain.setOrigin('o2', fork(n));

@@ -20,6 +20,8 @@
  * A stall's id derives from what stalled (head: network, block number and hash; finality: network and
  *   finalized number), so a process that sees the stall late — after another process recorded it and
  *   already its END — finds that row (the insert conflicts on the id) instead of opening it again.
+ *   A divergence seen late is recognised by the END another process recorded (divergence.ts
+ *   `endedAfter`): nothing is opened, and this process's own END of it is dropped.
  *
  * Checks run every TICK_MS (250 ms, an unref'd timer; only clock reads and map walks). Store writes go
  * through one queue, in order; a write that fails stays first in the queue and is retried on the next
@@ -35,10 +37,10 @@ import type { Clock } from '../clock.js';
 import type { NetworkConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
-import { Divergence, type DivergenceFinding, type OriginSample } from './divergence.js';
+import { Divergence, type DivergenceEnd, type DivergenceFinding, endedAfter, type OriginSample } from './divergence.js';
 import { closeIncident, openIncident, openIncidents, recordOneOff } from './queries.js';
 import { Stall } from './stall.js';
-import type { IncidentData, IncidentKind, IncidentScope } from './types.js';
+import type { IncidentData, IncidentKind, IncidentRecord, IncidentScope } from './types.js';
 
 export const TICK_MS = 250;
 const HEAD_STALL_FLOOR_MS = 10_000;
@@ -67,6 +69,11 @@ interface NetworkIncidents {
   readonly head: Stall;
   readonly finality: Stall;
   readonly divergence: Divergence;
+  /**
+   * Kinds whose START this process judged but found already ended by another process (queries.ts
+   * `covered`): their next END here is no news, and must not close an incident opened since.
+   */
+  readonly coveredStarts: Set<IncidentKind>;
 }
 
 type Write = () => Promise<boolean>;
@@ -106,6 +113,7 @@ export class IncidentDetector {
         head,
         finality,
         divergence: new Divergence(),
+        coveredStarts: new Set(),
       });
     }
   }
@@ -234,13 +242,14 @@ export class IncidentDetector {
 
   #judgeDivergence(state: NetworkIncidents): void {
     const { chain } = this.#options;
+    const now = this.#options.clock.now();
     const tracked = chain.trackedOrigins(state.name);
     const samples: OriginSample[] = [];
     const keys = new Set<string>();
     for (const entry of tracked) {
       const key = `${entry.pool.id}/${entry.origin.name}`;
       keys.add(key);
-      if (entry.header !== undefined) state.divergence.sample(key, entry.header);
+      if (entry.header !== undefined) state.divergence.sample(key, entry.header, now);
       samples.push({ key, name: entry.origin.name, poolId: entry.pool.id, usable: entry.usable, header: entry.header });
     }
     state.divergence.retain(keys);
@@ -249,7 +258,10 @@ export class IncidentDetector {
     const change = state.divergence.judge(samples, head - state.finalityDepth);
     if (change === undefined) return;
     if (change.kind === 'start') {
-      this.#open(state, 'origin_divergence', this.#divergenceData(state, change.finding), change.finding.keys);
+      const { finding } = change;
+      this.#open(state, 'origin_divergence', this.#divergenceData(state, finding), finding.keys, {
+        covered: (closed) => closed.closed_at !== undefined && endedAfter(finding, divergenceEnd(closed)),
+      });
     } else {
       const data: IncidentData =
         change.finding === undefined
@@ -293,27 +305,31 @@ export class IncidentDetector {
     return scope;
   }
 
-  /** `id`: derived from the incident where processes must agree on it (stalls); else a fresh UUID. */
+  /**
+   * `id`: derived from the incident where processes must agree on it (stalls); else a fresh UUID.
+   * `covered`: whether the newest closed incident of this kind is this one, seen late (queries.ts).
+   */
   #open(
     state: NetworkIncidents,
     kind: IncidentKind,
     data: IncidentData,
     originKeys: readonly string[] = [],
-    { id = randomUUID() }: { id?: string } = {},
+    { id = randomUUID(), covered }: { id?: string; covered?: (closed: IncidentRecord) => boolean } = {},
   ): void {
     const at = new Date(this.#options.clock.now()).toISOString();
     const scope = this.#scope(state.name, originKeys);
     const { logger, store } = this.#options;
     logger.warn(`chain incident started: ${kind}`, { network: state.name, block_number: data.block_number });
     this.#enqueue(async () => {
-      const { created } = await openIncident(store.db, {
-        id,
-        network: state.name,
-        kind,
-        data,
-        scope,
-        at,
-      });
+      const { record, created } = await openIncident(
+        store.db,
+        { id, network: state.name, kind, data, scope, at },
+        covered,
+      );
+      if (!created && record.status === 'closed' && record.id !== id) {
+        state.coveredStarts.add(kind);
+        logger.info(`chain incident seen late: ${kind} already ended`, { network: state.name, incident: record.id });
+      }
       return created;
     });
   }
@@ -324,7 +340,10 @@ export class IncidentDetector {
       network: state.name,
       block_number: data.block_number,
     });
-    this.#enqueue(() => closeIncident(this.#options.store.db, state.name, kind, data, at));
+    // Queued after this process's START, so a START found covered is known here.
+    this.#enqueue(async () =>
+      state.coveredStarts.delete(kind) ? false : closeIncident(this.#options.store.db, state.name, kind, data, at),
+    );
   }
 
   #enqueue(write: Write): void {
@@ -350,6 +369,12 @@ export class IncidentDetector {
       this.#draining = undefined;
     });
   }
+}
+
+/** A closed divergence's END as divergence.ts judges it. */
+function divergenceEnd(closed: IncidentRecord): DivergenceEnd {
+  const end = closed.end_data;
+  return { number: end?.block_number, origins: end?.origins ?? [], at: Date.parse(closed.closed_at ?? '') };
 }
 
 /** A stable UUID-shaped id from a text (two processes that saw the same reorg derive the same id). */

@@ -16,6 +16,11 @@
  * Hysteresis: START only after CONFIRM_HEIGHTS (2) judgements found different hashes at two different
  * heights in a row (a hash recorded just before a shallow reorg the sampler missed cannot page anyone);
  * END at the first agreement.
+ *
+ * Seen late (`endedAfter`): a finding is the same divergence another process already saw end when that
+ * process found its origins agreeing at a height at or above the finding's, and did so after every hash
+ * of the finding was recorded here. Origins that share a block share all below it, so such a difference
+ * is this process's older view of it, not a new divergence.
  */
 import type { BlockHead } from '../chain/types.js';
 
@@ -33,6 +38,8 @@ export interface OriginSample {
 
 export interface DivergenceFinding {
   readonly number: number;
+  /** When the newest of the compared hashes was first recorded here (ms): the difference is known since. */
+  readonly seenAt: number;
   /** origin name → hash, for every compared origin. */
   readonly hashes: Record<string, string>;
   /** Keys of the compared origins. */
@@ -44,8 +51,8 @@ export type DivergenceChange =
   | { readonly kind: 'end'; readonly finding: DivergenceFinding | undefined };
 
 export class Divergence {
-  /** origin key → height → hash. */
-  readonly #seen = new Map<string, Map<number, string>>();
+  /** origin key → height → the hash recorded there, and when it was first recorded (ms). */
+  readonly #seen = new Map<string, Map<number, Recorded>>();
   #diverged = false;
   /** Heights at which a mismatch was found in a row (before START). */
   #mismatchHeights: number[] = [];
@@ -58,19 +65,19 @@ export class Divergence {
     this.#diverged = true;
   }
 
-  /** Records an origin's current header. */
-  sample(key: string, header: BlockHead): void {
+  /** Records an origin's current header, seen at `at` (ms). */
+  sample(key: string, header: BlockHead, at: number): void {
     let heights = this.#seen.get(key);
     if (heights === undefined) {
       heights = new Map();
       this.#seen.set(key, heights);
     }
-    if (heights.get(header.number) === header.hash) return;
+    if (heights.get(header.number)?.hash === header.hash) return;
     for (const height of heights.keys()) if (height >= header.number) heights.delete(height);
     const below = heights.get(header.number - 1);
-    if (below !== undefined && below !== header.parentHash) heights.clear();
-    heights.set(header.number - 1, header.parentHash);
-    heights.set(header.number, header.hash);
+    if (below !== undefined && below.hash !== header.parentHash) heights.clear();
+    if (heights.get(header.number - 1) === undefined) heights.set(header.number - 1, { hash: header.parentHash, at });
+    heights.set(header.number, { hash: header.hash, at });
     while (heights.size > HISTORY) {
       let lowest = Number.POSITIVE_INFINITY;
       for (const height of heights.keys()) if (height < lowest) lowest = height;
@@ -123,12 +130,39 @@ export class Divergence {
     if (number === undefined) return undefined;
     const hashes: Record<string, string> = {};
     const keys: string[] = [];
+    let seenAt = 0;
     for (const origin of usable) {
-      const hash = this.#seen.get(origin.key)?.get(number);
-      if (hash === undefined) continue;
-      hashes[origin.name] = hash;
+      const recorded = this.#seen.get(origin.key)?.get(number);
+      if (recorded === undefined) continue;
+      hashes[origin.name] = recorded.hash;
       keys.push(origin.key);
+      seenAt = Math.max(seenAt, recorded.at);
     }
-    return { number, hashes, keys };
+    return { number, seenAt, hashes, keys };
   }
+}
+
+interface Recorded {
+  readonly hash: string;
+  readonly at: number;
+}
+
+/** What another process recorded when it saw a divergence end (its END's data and time). */
+export interface DivergenceEnd {
+  /** The height its origins agreed at (absent: it ended because fewer than two origins were usable). */
+  readonly number: number | undefined;
+  /** The origins that agreed there (names). */
+  readonly origins: readonly string[];
+  /** When it saw them agree (ms). */
+  readonly at: number;
+}
+
+/**
+ * Whether `finding` is a divergence that `end` already saw clear (see "Seen late" above): the same
+ * origins agreed at a height at or above the finding's, seen after every hash of the finding was
+ * recorded. An END for want of usable origins shows no agreement, so it never covers a finding.
+ */
+export function endedAfter(finding: DivergenceFinding, end: DivergenceEnd): boolean {
+  if (end.number === undefined || finding.number > end.number || end.at < finding.seenAt) return false;
+  return Object.keys(finding.hashes).every((name) => end.origins.includes(name));
 }

@@ -2,7 +2,8 @@
  * The `chain_incidents` table's queries (store/tables/incidents.ts has the rules). Every write is a
  * compare-and-set, so several processes on one store record one incident once:
  * - `openIncident` inserts with the unique `open_key`; a conflict means another process (or an earlier
- *   run of this one) has it open, and the open row is returned instead.
+ *   run of this one) has it open, and the open row is returned instead. A caller may also name what
+ *   counts as the newest closed one seen late (a divergence another process already saw end).
  * - `closeIncident` closes only an open row (`status = 'open'`), once.
  * - `recordOneOff` inserts a closed row whose id derives from the event; a conflict means it is recorded.
  * - The dispatcher claims a START or END by flipping its flag from 0 to 1 in its own transaction.
@@ -36,12 +37,29 @@ export interface NewIncident {
   at: string;
 }
 
-/** Opens the incident; when one of this network and kind is open already, returns that one (created false). */
+/**
+ * Opens the incident; when one of this network and kind is open already, returns that one (created false).
+ * `covered` is asked about the newest closed incident of this network and kind, if any: true means the
+ * new one is that one seen late (it ended already), and it is returned instead (created false).
+ */
 export async function openIncident(
   db: Db,
   incident: NewIncident,
+  covered?: (closed: IncidentRecord) => boolean,
 ): Promise<{ record: IncidentRecord; created: boolean }> {
   const key = `${incident.network}:${incident.kind}`;
+  if (covered !== undefined) {
+    const last = await db
+      .selectFrom('chain_incidents')
+      .selectAll()
+      .where('network', '=', incident.network)
+      .where('kind', '=', incident.kind)
+      .where('status', '=', 'closed')
+      .orderBy('closed_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (last !== undefined && covered(toRecord(last))) return { record: toRecord(last), created: false };
+  }
   const result = await db
     .insertInto('chain_incidents')
     .values(incidentRow(incident, { status: 'open', open_key: key, closed_at: null, end_dispatched: 0 }))
