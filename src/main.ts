@@ -161,8 +161,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       store,
       clock,
       logger: logger.child({ part: 'keys' }),
-      observeTotals: (date, totals, now) => {
-        quota.observe(date, totals, now);
+      observeTotals: (date, totals) => {
+        quota.observe(date, totals);
         workerQuotas?.observe(date, totals);
       },
     });

@@ -206,7 +206,7 @@ describe('gateway keys in the store', () => {
       clock,
       logger,
       flushMs: 3_600_000,
-      observeTotals: (date, totals, now) => quota.observe(date, totals, now),
+      observeTotals: (date, totals) => quota.observe(date, totals),
     });
     quota.spend(key.id, 5, 1, clock.now());
     assert.throws(() => quota.spend(key.id, 5, 1, clock.now()), { code: 'KEY_QUOTA_EXCEEDED' });

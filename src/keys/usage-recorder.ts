@@ -27,7 +27,7 @@ export interface UsageRecorderOptions {
    * Told the store's request totals of every key for today (UTC), at start and after each flush: the
    * local quota counter's seed (gateway/rpc/quota.ts `LocalQuotaCounter.observe`).
    */
-  observeTotals?: (date: string, totals: ReadonlyMap<string, number>, now: number) => void;
+  observeTotals?: (date: string, totals: ReadonlyMap<string, number>) => void;
 }
 
 export class UsageRecorder implements KeyUsageSink {
@@ -119,9 +119,8 @@ export class UsageRecorder implements KeyUsageSink {
   async #seedQuota(): Promise<void> {
     const observe = this.#options.observeTotals;
     if (observe === undefined) return;
-    const now = this.#options.clock.now();
-    const date = utcDay(now);
-    observe(date, await requestsOn(this.#options.store.db, date), now);
+    const date = utcDay(this.#options.clock.now());
+    observe(date, await requestsOn(this.#options.store.db, date));
   }
 
   #merge(row: UsageRow): void {

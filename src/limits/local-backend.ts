@@ -9,6 +9,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
+import { DayCounts } from '../gateway/rpc/quota.js';
 import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
 import { type BucketState, grantFrom } from './bucket.js';
 
@@ -43,8 +44,7 @@ export class LocalLeaseBackend implements LeaseBackend {
 }
 
 export class LocalQuotaBackend implements QuotaBackend {
-  readonly #used = new Map<string, number>();
-  #days: string[] = [];
+  readonly #counts = new DayCounts();
 
   async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     return this.reserveNow(asks);
@@ -52,11 +52,9 @@ export class LocalQuotaBackend implements QuotaBackend {
 
   reserveNow(asks: readonly QuotaAsk[]): QuotaGrant[] {
     return asks.map((ask) => {
-      this.#keepDay(ask.date);
-      const id = `${ask.date}\n${ask.key}`;
-      const used = this.#used.get(id) ?? 0;
+      const used = this.#counts.spent(ask.date, ask.key);
       const granted = Math.max(0, Math.min(Math.floor(ask.want), ask.quota - used));
-      if (granted > 0) this.#used.set(id, used + granted);
+      if (granted > 0) this.#counts.add(ask.date, ask.key, granted);
       return { granted, left: Math.max(0, ask.quota - used - granted) };
     });
   }
@@ -66,20 +64,6 @@ export class LocalQuotaBackend implements QuotaBackend {
    * count to it, never lowers it, so a restarted control process does not grant a quota twice.
    */
   observe(date: string, totals: ReadonlyMap<string, number>): void {
-    this.#keepDay(date);
-    if (!this.#days.includes(date)) return;
-    for (const [key, total] of totals) {
-      const id = `${date}\n${key}`;
-      if (total > (this.#used.get(id) ?? 0)) this.#used.set(id, total);
-    }
-  }
-
-  /** Keeps counters of the two newest days seen (a day's asks may straddle midnight). */
-  #keepDay(date: string): void {
-    if (this.#days.includes(date)) return;
-    this.#days = [...this.#days, date].sort().slice(-2);
-    for (const id of this.#used.keys()) {
-      if (!this.#days.includes(id.slice(0, id.indexOf('\n')))) this.#used.delete(id);
-    }
+    this.#counts.observe(date, totals);
   }
 }

@@ -53,11 +53,12 @@ describe('LocalQuotaCounter', () => {
   it('observe raises the count to what the store knows of today, never lowers it, ignores other days', () => {
     const quota = new LocalQuotaCounter();
     quota.spend('k', 10, 2, NOON);
-    quota.observe('2026-03-01', new Map([['k', 8]]), NOON);
+    quota.observe('2026-03-01', new Map([['k', 8]]));
     refusal(() => quota.spend('k', 10, 3, NOON));
-    quota.observe('2026-03-01', new Map([['k', 1]]), NOON);
+    quota.observe('2026-03-01', new Map([['k', 1]]));
     quota.spend('k', 10, 2, NOON);
-    quota.observe('2026-02-28', new Map([['other', 100]]), NOON);
+    refusal(() => quota.spend('k', 10, 1, NOON)); // 8 + 2: the lower total did not lower the count
+    quota.observe('2026-02-28', new Map([['other', 100]]));
     quota.spend('other', 10, 10, NOON);
   });
 

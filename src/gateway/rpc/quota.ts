@@ -4,8 +4,8 @@
  * KEY_QUOTA_EXCEEDED with `Retry-After` = whole seconds until 00:00 UTC.
  *
  * `QuotaCounter` is the port (this process's counts, or a count shared through Redis). `LocalQuotaCounter`
- * counts in this process: each key's calls of the current UTC day, reset when the day changes (by the
- * injected clock). It is seeded with what the store recorded for today (`observe`), at start and after
+ * counts in this process: each key's calls per UTC day of the injected clock (`DayCounts`, which keeps
+ * the two newest days). It is seeded with what the store recorded for today (`observe`), at start and after
  * each usage flush, so a restart does not reset a quota and calls made by other processes sharing the
  * store count once flushed (within ~1 s; until then each process may admit its own calls on top).
  */
@@ -30,33 +30,57 @@ export function quotaExceeded(dailyQuota: number, now: number): SwitchyardError 
 }
 
 export class LocalQuotaCounter implements QuotaCounter {
-  /** The UTC day the counts are for. */
-  #date = '';
-  readonly #spent = new Map<string, number>();
+  readonly #counts = new DayCounts();
 
   spend(keyId: string, dailyQuota: number, cost: number, now: number): void {
-    this.#roll(now);
-    const spent = this.#spent.get(keyId) ?? 0;
+    const date = utcDay(now);
+    const spent = this.#counts.spent(date, keyId);
     if (spent + cost > dailyQuota) throw quotaExceeded(dailyQuota, now);
-    this.#spent.set(keyId, spent + cost);
+    this.#counts.add(date, keyId, cost);
   }
 
   /**
    * What is known to be spent on `date` (e.g. the store's total of every process): raises this
-   * process's count to it, never lowers it. Counts of another day than the current one are ignored.
+   * process's count to it, never lowers it.
    */
-  observe(date: string, totals: ReadonlyMap<string, number>, now: number): void {
-    this.#roll(now);
-    if (date !== this.#date) return;
-    for (const [keyId, total] of totals) {
-      if (total > (this.#spent.get(keyId) ?? 0)) this.#spent.set(keyId, total);
-    }
+  observe(date: string, totals: ReadonlyMap<string, number>): void {
+    this.#counts.observe(date, totals);
+  }
+}
+
+/**
+ * Calls spent per key and UTC day, for the two newest days asked about (a day's calls may straddle
+ * midnight): a newer day drops the oldest when first asked about, and a day older than both is not
+ * kept. This process's counter (above) and the control process's quota backend
+ * (limits/local-backend.ts) count in it.
+ */
+export class DayCounts {
+  /** date → key → calls spent. */
+  readonly #days = new Map<string, Map<string, number>>();
+
+  spent(date: string, key: string): number {
+    return this.#days.get(date)?.get(key) ?? 0;
   }
 
-  #roll(now: number): void {
-    const date = utcDay(now);
-    if (date === this.#date) return;
-    this.#date = date;
-    this.#spent.clear();
+  add(date: string, key: string, calls: number): void {
+    const day = this.#day(date);
+    day?.set(key, (day.get(key) ?? 0) + calls);
+  }
+
+  /** Raises each key's count on `date` to what is known to be spent (e.g. the store's totals), never lowers it. */
+  observe(date: string, totals: ReadonlyMap<string, number>): void {
+    const day = this.#day(date);
+    if (day === undefined) return;
+    for (const [key, total] of totals) if (total > (day.get(key) ?? 0)) day.set(key, total);
+  }
+
+  /** The day's counts; undefined when it is older than the two newest days. */
+  #day(date: string): Map<string, number> | undefined {
+    let day = this.#days.get(date);
+    if (day !== undefined) return day;
+    day = new Map();
+    this.#days.set(date, day);
+    while (this.#days.size > 2) this.#days.delete([...this.#days.keys()].sort()[0] as string);
+    return this.#days.get(date);
   }
 }
