@@ -9,6 +9,8 @@
  * 3. Reorg: `anvil_reorg` of depth 3 on a (min depth 2) → one reorg alert with depth 3 from block H.
  * 4. Divergence: b is mined onto another chain at the same heights → START naming a and b and a height
  *    at or below head − finality_depth, with each origin's real hash there. a keeps mining to the end.
+ * 5. b is disabled through the SDK: one healthy origin is left, nothing diverges → END with the
+ *    divergence's correlation id.
  * At the end: every alert reached the receiver (answered 2xx) exactly once per webhook-id, one email
  * each, and history lists them.
  * Thresholds are small in config (head_stall_after 2 s, head polls every 100 ms, finality_depth 2):
@@ -49,6 +51,7 @@ const SUBJECTS: Record<string, string> = {
   'switchyard_head_stall_alert ALERT_STATE_EVENT_END': '[Switchyard] Head stall on sepolia resolved',
   'switchyard_reorg_alert ALERT_STATE_EVENT_START': '[Switchyard] Reorg of depth 3 on sepolia',
   'switchyard_origin_divergence_alert ALERT_STATE_EVENT_START': '[Switchyard] Origin divergence on sepolia',
+  'switchyard_origin_divergence_alert ALERT_STATE_EVENT_END': '[Switchyard] Origin divergence on sepolia resolved',
 };
 
 test('chain incidents: head stall, reorg and divergence alerts by webhook and email, across a restart', async (t) => {
@@ -239,12 +242,27 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
     assert.deepEqual(data.hashes, { a: await hashAt(a), b: await hashAt(b) });
     assert.notEqual(data.hashes.a, data.hashes.b);
 
+    // ── 5. The odd origin disabled: the divergence ends, under the same correlation id.
+    const stored = await client.loadBalancers.pools.get(pool.id, { account_id: ACCOUNT });
+    await client.loadBalancers.pools.edit(pool.id, {
+      account_id: ACCOUNT,
+      origins: (stored.origins ?? []).map((origin) => ({ ...origin, enabled: origin.name !== 'b' })) as never,
+    });
+    const divergenceEnd = await waitFor(
+      () => find('switchyard_origin_divergence_alert', 'ALERT_STATE_EVENT_END')[0],
+      'the divergence END',
+      30_000,
+    );
+    assert.equal(divergenceEnd.body.alert_correlation_id, divergence.body.alert_correlation_id);
+    assert.equal(divergenceEnd.body.data.network, 'sepolia');
+
     // ── Each alert once: by webhook (taken with 2xx once per webhook-id) and by email.
     const expected = [
       'switchyard_head_stall_alert ALERT_STATE_EVENT_START',
       'switchyard_head_stall_alert ALERT_STATE_EVENT_END',
       'switchyard_reorg_alert ALERT_STATE_EVENT_START',
       'switchyard_origin_divergence_alert ALERT_STATE_EVENT_START',
+      'switchyard_origin_divergence_alert ALERT_STATE_EVENT_END',
     ];
     const ours = new Set([stallId, reorg.body.alert_correlation_id, divergence.body.alert_correlation_id]);
     const label = (alert: Alert) => `${alert.body.alert_type} ${alert.body.alert_event}`;
@@ -282,7 +300,8 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
     const subjects = smtp.messages.map((mail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1] ?? '');
     assert.deepEqual(subjects.sort(), taken.map((alert) => SUBJECTS[label(alert)]).sort(), 'one email per alert');
     assert.ok(smtp.messages.every((mail) => mail.to.includes(MAIL)));
-    const divergenceMail = smtp.messages.find((mail) => mail.raw.includes('Origin divergence'))?.raw ?? '';
+    const divergenceMail =
+      smtp.messages.find((mail) => /^Subject: \[Switchyard\] Origin divergence on sepolia$/m.test(mail.raw))?.raw ?? '';
     assert.ok(divergenceMail.includes(`a: ${data.hashes.a}`) && divergenceMail.includes(`b: ${data.hashes.b}`));
     assert.match(divergenceMail, new RegExp(`Block: +${data.block_number}`));
 
