@@ -3,6 +3,8 @@
  * nodes with their own chain trackers and incident detectors: head stalls (START and END) and a reorg
  * each give ONE incident and one delivery per policy target, not one per process — the compare-and-set
  * rows of `chain_incidents` (docs/incidents.md), as health events are deduplicated by their state rows.
+ * The second process runs `gateway.workers: 2`, so its detector is the control process's, and each
+ * process's own log shows it saw every incident.
  * Runs in the PostgreSQL pass of scripts/run-tests.mjs (SQLite is one process per data_dir by design).
  *
  * The chain moves (a pacer, every 400 ms) from before the processes start until the scenario wants a
@@ -41,7 +43,7 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
   let store: Store | undefined;
   let pacer: Pacer | undefined = startPacer([a]);
   try {
-    const config = (name: string): string => {
+    const config = (name: string, gateway: string): string => {
       const file = join(dir, `${name}.yaml`);
       writeFileSync(
         file,
@@ -49,7 +51,7 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
           `data_dir: ${JSON.stringify(join(dir, name))}`,
           `database_url: ${JSON.stringify(location.database_url)}`,
           `account_id: ${ACCOUNT}`,
-          'gateway: { listen: "127.0.0.1:0" }',
+          `gateway: { listen: "127.0.0.1:0"${gateway} }`,
           'api: { listen: "127.0.0.1:0" }',
           'log_level: info',
           'networks:',
@@ -67,14 +69,15 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
       );
       return file;
     };
-    const serve = async (name: string): Promise<string> => {
-      const child = spawnCli(['serve', '--config', config(name)]);
+    const serve = async (name: string, gateway = ''): Promise<string> => {
+      const child = spawnCli(['serve', '--config', config(name, gateway)]);
       processes.push(child);
       const started = await child.waitForLog((line) => line.msg === 'switchyard started', 60_000);
       return String(started.api);
     };
     const api = await serve('one');
-    await serve('two');
+    // The second runs workers: its tracker and detector are the control process's (docs/incidents.md).
+    await serve('two', ', workers: 2');
     store = await openStore(storeOptions(location));
     const db = store.db;
     const token = (await createToken(db, systemClock, { accountId: ACCOUNT, readOnly: false })).token;
