@@ -84,6 +84,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     leases: options.leases ?? new LocalLeaseBackend(options.clock),
     quotas: options.quotas,
     affinity: options.affinityShare,
+    clock: options.clock,
     logger,
     broadcast: (message) => supervisor?.broadcast(message),
   });

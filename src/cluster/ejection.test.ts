@@ -52,6 +52,7 @@ function cluster() {
     health,
     chain,
     leases: new LocalLeaseBackend(clock),
+    clock,
     logger: silentLogger,
     broadcast: (message) => {
       if (message.t === 'health') for (const worker of workers) worker.replace(message.health);

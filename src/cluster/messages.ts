@@ -74,6 +74,8 @@ export type ControlMessage =
       canonical: Record<string, BlockHead[]>;
       /** Extra named states (state messages sent before this worker started). */
       states: Record<string, unknown>;
+      /** The affinity entries relayed before this worker started that still count. */
+      affinity: AffinityEntry[];
     }
   | { t: 'pools'; pools: Pool[] }
   | { t: 'health'; health: PushedHealth }

@@ -48,10 +48,11 @@ function setup() {
     health,
     chain,
     leases: new LocalLeaseBackend(clock),
+    clock,
     logger: silentLogger,
     broadcast: (message) => sent.push(message),
   });
-  return { publisher, directory, sent, reports, chain };
+  return { publisher, directory, sent, reports, chain, clock };
 }
 
 /** Lets the publisher's check (queued with setImmediate) run. */
@@ -165,4 +166,20 @@ test('a quota reserve without a quota backend in the control is answered with an
   );
   assert.ok(reply.t === 'reply' && !reply.ok && /no global quota backend/.test(reply.error));
   chain.stop();
+});
+
+test('a worker started later gets the relayed affinity entries that still count in its init', () => {
+  const { publisher, sent, clock } = setup();
+  const reply = () => {};
+  const write = { kind: 'write', network: 'sepolia', client: 'k1', poolId: 'p1', origin: 'a', until: 60_000 } as const;
+  const filter = { kind: 'filter', network: 'sepolia', id: '0x1', pool: 'p1', origin: 'b', until: 300_000 } as const;
+  publisher.handle({ t: 'affinity', entry: write }, reply);
+  publisher.handle({ t: 'affinity', entry: filter }, reply);
+  // An older record of the same filter (another worker's, relayed late) does not replace the later one.
+  publisher.handle({ t: 'affinity', entry: { ...filter, origin: 'c', until: 200_000 } }, reply);
+  assert.equal(sent.filter((message) => message.t === 'affinity').length, 3, 'each relayed at once');
+  const initOf = () => publisher.init(2) as Extract<ControlMessage, { t: 'init' }>;
+  assert.deepEqual(initOf().affinity, [write, filter]);
+  clock.advance(60_000);
+  assert.deepEqual(initOf().affinity, [filter], 'the write entry no longer counts');
 });

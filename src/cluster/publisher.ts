@@ -14,12 +14,14 @@
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
  * handler registered for their topic (`onReport`); affinity entries (read-your-writes, filters) are
  * relayed at once to every worker, the sender included (each keeps the later of two entries), and to
- * the other instances when there is a share between them (Redis); live health outcomes go to the
+ * the other instances when there is a share between them (Redis), and kept while they count for the
+ * `init` of a worker started later (relayed-affinity.ts); live health outcomes go to the
  * control's HealthView (which ejects by its rules for all workers together); chain feedback and block
  * lookups to the tracker; rate-limit leases to the lease backend and daily-quota reserves to the quota
  * backend (without one, the request fails and the worker's quota counter falls back to its own count).
  */
 import type { ChainTracker } from '../chain/tracker.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
@@ -28,6 +30,7 @@ import type { Logger } from '../log.js';
 import type { HealthView } from '../model/health-view.js';
 import type { Pool, PoolDirectory } from '../model/pool.js';
 import type { ControlMessage, PushedChain, PushedHealth, WorkerMessage, WorkerRequest } from './messages.js';
+import { RelayedAffinity } from './relayed-affinity.js';
 
 export const PUSH_CHECK_MS = 250;
 
@@ -44,6 +47,8 @@ export interface StatePublisherOptions {
    * entry heard there (this instance's own again included: adopting one twice changes nothing) is relayed.
    */
   affinity?: AffinityShare | undefined;
+  /** What affinity entries' `until` is compared with (wall-clock ms). */
+  clock: Clock;
   logger: Logger;
   /** Sends to every worker that has had its `init`. */
   broadcast(message: ControlMessage): void;
@@ -53,6 +58,7 @@ export class StatePublisher {
   readonly #options: StatePublisherOptions;
   readonly #states = new Map<string, unknown>();
   readonly #reports = new Map<string, (payload: unknown) => void>();
+  readonly #affinity = new RelayedAffinity();
   readonly #stops: Array<() => void> = [];
   #lastHealth = '';
   #lastChain = '';
@@ -78,7 +84,10 @@ export class StatePublisher {
         finalized: (network, block) => this.#event({ t: 'chain-event', network, event: 'finalized', block }),
       }),
     );
-    this.#options.affinity?.subscribe((entry) => broadcast({ t: 'affinity', entry }));
+    this.#options.affinity?.subscribe((entry) => {
+      this.#affinity.record(entry);
+      broadcast({ t: 'affinity', entry });
+    });
     const timer = setInterval(() => this.#check(), PUSH_CHECK_MS);
     timer.unref();
     this.#stops.push(() => clearInterval(timer));
@@ -113,6 +122,7 @@ export class StatePublisher {
       chain: this.#chain(),
       canonical,
       states: Object.fromEntries(this.#states),
+      affinity: this.#affinity.live(this.#options.clock.now()),
     };
   }
 
@@ -137,6 +147,7 @@ export class StatePublisher {
         break;
       }
       case 'affinity':
+        this.#affinity.record(message.entry);
         this.#options.broadcast({ t: 'affinity', entry: message.entry });
         this.#options.affinity?.publish(message.entry);
         break;

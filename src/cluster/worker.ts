@@ -121,7 +121,14 @@ export async function runGatewayWorker(): Promise<void> {
   });
   // Read-your-writes and filter affinity: what this worker records goes to the control at once, which
   // relays it to every worker, so a client's next call keeps its origin on whichever worker it lands.
+  // The entries relayed before this worker started come with `init`; they, and those relayed while the
+  // gateway starts (before its maps listen), are held and handed over once it has started.
   const affinityListeners: Array<(entry: AffinityEntry) => void> = [];
+  let heldAffinity: AffinityEntry[] | undefined = [...init.affinity];
+  const adoptAffinity = (entry: AffinityEntry): void => {
+    if (heldAffinity !== undefined) heldAffinity.push(entry);
+    else for (const listener of affinityListeners) listener(entry);
+  };
   const affinityShare: AffinityShare = {
     publish: (entry) => {
       link.send({ t: 'affinity', entry });
@@ -168,7 +175,7 @@ export async function runGatewayWorker(): Promise<void> {
         applyState(message.topic, message.payload);
         break;
       case 'affinity':
-        for (const listener of affinityListeners) listener(message.entry);
+        adoptAffinity(message.entry);
         break;
       case 'reply':
         link.settle(message);
@@ -235,6 +242,9 @@ export async function runGatewayWorker(): Promise<void> {
     process.disconnect?.();
     return;
   }
+  const held = heldAffinity;
+  heldAffinity = undefined;
+  for (const entry of held) adoptAffinity(entry);
   let draining = false;
   drain = (graceMs) => {
     if (draining) return;

@@ -9,7 +9,8 @@
  * - A gateway key's rate limit is one bucket for both workers (leased from the control process); a key
  *   deleted through the API is refused by every worker within 1 s; both workers' usage reaches the store.
  * - A newHeads subscription on a worker gets the block mined on the origin (chain events reach workers).
- * - kill -9 of one worker: it is logged and replaced; calls keep succeeding; the restart is counted.
+ * - kill -9 of one worker: it is logged and replaced; calls keep succeeding; the restart is counted; the
+ *   new worker serves the filter made earlier from its origin (it got the affinity entry in its init).
  * - The gateway port taken: start-up fails naming `gateway.listen`, and no worker is left running.
  * - SIGTERM with a call in flight: the call is answered, a WebSocket connection gets 1001, then serve and
  *   its workers exit 0.
@@ -170,6 +171,13 @@ describe('gateway.workers: 2 against real anvil origins', () => {
   });
 
   /** Enables or disables the primary pool through the API. */
+  /** The filter made by the filter test (its origin is the failover pool's node). */
+  let filterId: unknown;
+  async function pollFilter(): Promise<{ ok: boolean; answer: unknown }> {
+    const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
+    return { ok: Array.isArray(body.result), answer: body };
+  }
+
   async function setPrimaryEnabled(enabled: boolean): Promise<void> {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const listed = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools`, { method: 'GET', headers });
@@ -209,16 +217,13 @@ describe('gateway.workers: 2 against real anvil origins', () => {
   it('a filter made through one worker is served from its origin by every worker (affinity relayed by the control)', async () => {
     // The primary pool is disabled (the test before), so the filter is made on the failover pool's node.
     const made = await freshCall(rpcUrl, 'eth_newBlockFilter');
-    const filterId = made.body.result;
+    filterId = made.body.result;
     assert.equal(typeof filterId, 'string', JSON.stringify(made.body));
     await setPrimaryEnabled(true);
     await tenInARow('ten calls in a row from the primary pool again', 5_000, () => probeBalance('0x0'));
     // Fresh connections alternate between the workers; the primary's node does not know the filter, so a
     // worker without the affinity entry answers "filter not found" from it.
-    await tenInARow('ten filter polls in a row answered', 5_000, async () => {
-      const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
-      return { ok: Array.isArray(body.result), answer: body };
-    });
+    await tenInARow('ten filter polls in a row answered', 5_000, pollFilter);
   });
 
   it("a gateway key's rate limit is shared by both workers: 3× its limit for 5 s admits limit × t + burst ± 10 %", async () => {
@@ -327,6 +332,12 @@ describe('gateway.workers: 2 against real anvil origins', () => {
     });
     assert.equal(metrics.get('switchyard_gateway_worker_restarts_total'), 1);
     assert.equal(isPidAlive(victim), false);
+    // The new worker got the filter's affinity entry from the control (relayed before it started). The
+    // newHeads test mined a block on the failover pool's node only; once the primary's is at that head
+    // too, a worker without the entry sends the poll to the primary's node, which lacks the filter.
+    await freshCall((anvils[0] as AnvilNode).url, 'evm_mine');
+    await tenInARow('ten head reads in a row from the primary pool again', 10_000, () => probeBalance('0x0'));
+    await tenInARow('ten filter polls in a row answered after the restart', 5_000, pollFilter);
   });
 
   it('exits 0 on SIGTERM with its workers gone', async () => {

@@ -49,4 +49,14 @@ export class AffinityMap<V extends { readonly until: number }> {
   delete(key: string): void {
     this.#entries.delete(key);
   }
+
+  /** Every entry that counts at `now`, least recently set first; expired ones are dropped. */
+  liveValues(now: number): V[] {
+    const live: V[] = [];
+    for (const [key, value] of this.#entries) {
+      if (value.until <= now) this.#entries.delete(key);
+      else live.push(value);
+    }
+    return live;
+  }
 }

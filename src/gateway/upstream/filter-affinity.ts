@@ -18,6 +18,9 @@ import type { RpcCall } from '../rpc/request.js';
 import { AffinityMap } from './affinity-map.js';
 import type { AffinityShare } from './affinity-share.js';
 
+/** Most entries kept by default. */
+export const FILTER_AFFINITY_MAX_ENTRIES = 10_000;
+
 export interface FilterHome {
   pool: string;
   origin: string;
@@ -32,7 +35,7 @@ export class FilterAffinity {
   constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = options.ttlMs ?? 300_000;
-    this.#homes = new AffinityMap(options.maxEntries ?? 10_000);
+    this.#homes = new AffinityMap(options.maxEntries ?? FILTER_AFFINITY_MAX_ENTRIES);
     this.#share = options.share;
     this.#share?.subscribe((entry) => {
       if (entry.kind === 'filter') {

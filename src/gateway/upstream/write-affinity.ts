@@ -14,6 +14,9 @@ import type { Clock } from '../../clock.js';
 import { AffinityMap } from './affinity-map.js';
 import type { AffinityShare } from './affinity-share.js';
 
+/** Most entries kept by default. */
+export const WRITE_AFFINITY_MAX_ENTRIES = 100_000;
+
 export interface WriteHome {
   readonly poolId: string;
   readonly origin: string;
@@ -29,7 +32,7 @@ export class WriteAffinity {
   constructor(clock: Clock, ttlMs: number, options: { maxEntries?: number; share?: AffinityShare | undefined } = {}) {
     this.#clock = clock;
     this.#ttlMs = ttlMs;
-    this.#homes = new AffinityMap(options.maxEntries ?? 100_000);
+    this.#homes = new AffinityMap(options.maxEntries ?? WRITE_AFFINITY_MAX_ENTRIES);
     this.#share = options.share;
     this.#share?.subscribe((entry) => {
       if (entry.kind === 'write') {
