@@ -67,4 +67,34 @@ describe('affinity shared between processes', () => {
     assert.equal(two.homeOf('sepolia', call('eth_getFilterChanges', ['0xab'])), undefined);
     assert.deepEqual(one.homeOf('sepolia', call('eth_getFilterChanges', ['0xab'])), { pool: 'p', origin: 'b' });
   });
+
+  it('a filter polled through one process stays known to the others; its uses are shared once per half ttl', () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const relay = new Relay();
+    const published: AffinityEntry[] = [];
+    const share = relay.share();
+    const one = new FilterAffinity(clock, {
+      ttlMs: 300_000,
+      share: { publish: (entry) => (published.push(entry), share.publish(entry)), subscribe: share.subscribe },
+    });
+    const two = new FilterAffinity(clock, { ttlMs: 300_000, share: relay.share() });
+    one.record('sepolia', call('eth_newFilter', [{}]), Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x1"}'), {
+      pool: 'p',
+      origin: 'b',
+    });
+    relay.deliver();
+    const poll = call('eth_getFilterChanges', ['0x1']);
+    // Polled through `one` every minute for 12 minutes: `two` never saw a poll, and still knows it.
+    for (let minute = 1; minute <= 12; minute += 1) {
+      clock.advance(60_000);
+      assert.deepEqual(one.homeOf('sepolia', poll), { pool: 'p', origin: 'b' });
+      relay.deliver();
+    }
+    assert.deepEqual(two.homeOf('sepolia', poll), { pool: 'p', origin: 'b' }, 'known 12 minutes on');
+    // The creation, then a use shared at minutes 3, 6, 9 and 12 (each 2.5 minutes or more past the last).
+    assert.equal(published.length, 5);
+    // Unused for 5 minutes anywhere, it is gone everywhere.
+    clock.advance(300_000);
+    assert.equal(one.homeOf('sepolia', poll), undefined);
+  });
 });

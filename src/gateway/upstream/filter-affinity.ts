@@ -7,9 +7,12 @@
  *
  * Entries expire after `ttlMs` without use (default 5 min, like geth's filter timeout) and at most
  * `maxEntries` (default 10 000) are kept, oldest dropped first. Reads the injected Clock. With an
- * AffinityShare (workers), each creation recorded is published and every process's adopted; a use
- * refreshes only the copy of the process it reaches, and an uninstall drops only that copy (another
- * process's copy then sends a call for the gone filter to its origin, which answers "filter not found").
+ * AffinityShare (workers, instances), each creation recorded is published and every process's adopted.
+ * A use refreshes the copy of the process it reaches, and is published too once that copy counts half a
+ * `ttlMs` longer than what was last shared, so a filter polled through any process at least every half
+ * `ttlMs` stays known to all of them (one message per filter per half `ttlMs`, not one per poll). An
+ * uninstall drops only the copy of the process it reaches (another process's copy then sends a call for
+ * the gone filter to its origin, which answers "filter not found").
  */
 import type { Clock } from '../../clock.js';
 import { scanJson } from '../rpc/json-scan.js';
@@ -29,7 +32,8 @@ export interface FilterHome {
 export class FilterAffinity {
   readonly #clock: Clock;
   readonly #ttlMs: number;
-  readonly #homes: AffinityMap<FilterHome & { until: number }>;
+  /** `shared`: the `until` last published or adopted for this filter (what the other processes hold). */
+  readonly #homes: AffinityMap<FilterHome & { until: number; shared: number }>;
   readonly #share: AffinityShare | undefined;
 
   constructor(clock: Clock, options: { ttlMs?: number; maxEntries?: number; share?: AffinityShare | undefined } = {}) {
@@ -40,7 +44,7 @@ export class FilterAffinity {
     this.#share?.subscribe((entry) => {
       if (entry.kind === 'filter') {
         const { pool, origin, until } = entry;
-        this.#homes.adopt(`${entry.network}\u0000${entry.id}`, { pool, origin, until });
+        this.#homes.adopt(`${entry.network}\u0000${entry.id}`, { pool, origin, until, shared: until });
       }
     });
   }
@@ -54,8 +58,17 @@ export class FilterAffinity {
     const now = this.#clock.now();
     const home = this.#homes.live(key, now);
     if (home === undefined) return undefined;
-    if (role === 'uninstall') this.#homes.delete(key);
-    else this.#homes.set(key, { pool: home.pool, origin: home.origin, until: now + this.#ttlMs });
+    if (role === 'uninstall') {
+      this.#homes.delete(key);
+      return { pool: home.pool, origin: home.origin };
+    }
+    const until = now + this.#ttlMs;
+    const share = this.#share !== undefined && until - home.shared >= this.#ttlMs / 2;
+    this.#homes.set(key, { pool: home.pool, origin: home.origin, until, shared: share ? until : home.shared });
+    if (share) {
+      const id = key.slice(network.length + 1);
+      this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
+    }
     return { pool: home.pool, origin: home.origin };
   }
 
@@ -67,7 +80,7 @@ export class FilterAffinity {
     if (result === undefined || result.value.kind !== 'string') return;
     const id = (JSON.parse(body.toString('utf8', result.value.start, result.value.end)) as string).toLowerCase();
     const until = this.#clock.now() + this.#ttlMs;
-    this.#homes.set(`${network}\u0000${id}`, { pool: home.pool, origin: home.origin, until });
+    this.#homes.set(`${network}\u0000${id}`, { pool: home.pool, origin: home.origin, until, shared: until });
     this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
   }
 }
