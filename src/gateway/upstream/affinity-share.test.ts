@@ -75,7 +75,13 @@ describe('affinity shared between processes', () => {
     const share = relay.share();
     const one = new FilterAffinity(clock, {
       ttlMs: 300_000,
-      share: { publish: (entry) => (published.push(entry), share.publish(entry)), subscribe: share.subscribe },
+      share: {
+        publish: (entry) => {
+          published.push(entry);
+          share.publish(entry);
+        },
+        subscribe: share.subscribe,
+      },
     });
     const two = new FilterAffinity(clock, { ttlMs: 300_000, share: relay.share() });
     one.record('sepolia', call('eth_newFilter', [{}]), Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x1"}'), {
