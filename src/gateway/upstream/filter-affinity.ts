@@ -54,7 +54,8 @@ export class FilterAffinity {
     const role = STANDARD_METHODS[call.method]?.filter;
     if (role === undefined || role === 'create') return undefined;
     if (!Array.isArray(call.params) || typeof call.params[0] !== 'string') return undefined;
-    const key = `${network}\u0000${call.params[0].toLowerCase()}`;
+    const id = call.params[0].toLowerCase();
+    const key = `${network}\u0000${id}`;
     const now = this.#clock.now();
     const home = this.#homes.live(key, now);
     if (home === undefined) return undefined;
@@ -65,10 +66,7 @@ export class FilterAffinity {
     const until = now + this.#ttlMs;
     const share = this.#share !== undefined && until - home.shared >= this.#ttlMs / 2;
     this.#homes.set(key, { pool: home.pool, origin: home.origin, until, shared: share ? until : home.shared });
-    if (share) {
-      const id = key.slice(network.length + 1);
-      this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
-    }
+    if (share) this.#share?.publish({ kind: 'filter', network, id, pool: home.pool, origin: home.origin, until });
     return { pool: home.pool, origin: home.origin };
   }
 
