@@ -5,13 +5,17 @@
  * state: same hash or same error).
  *
  * Both start with mining off (`--no-mining`) and the helper's fixed genesis timestamp, then take the same
- * transactions and the same `evm_mine` / `anvil_mine` calls with explicit timestamps: a small contract
- * (its deployment logs one event and stores 42; a call with empty data returns 42, any other data
- * reverts with 7) and three transfers in block 1, empty blocks up to 0x50, one more transfer in block
- * 0x51. anvil calls `head - 64` finalized, so block 1 and its transactions are final (cacheable) and
- * block 0x51 is not. After that nothing is ever mined: transactions sent by the test stay in both pools
- * and every read at `latest` or a number sees a frozen chain. The nodes are checked to agree on the head
- * block's hash before the fixture is handed out.
+ * transactions and the same `evm_mine` calls, each with an explicit timestamp: a small contract (its
+ * deployment logs one event and stores 42; a call with empty data returns 42, any other data reverts
+ * with 7) and three transfers in block 1, empty blocks up to 0x50, one more transfer in block 0x51.
+ * anvil calls `head - 64` finalized, so block 1 and its transactions are final (cacheable) and block 0x51
+ * is not. After that nothing is ever mined: transactions sent by the test stay in both pools and every
+ * read at `latest` or a number sees a frozen chain. The nodes are checked to agree on the head block's
+ * hash before the fixture is handed out.
+ *
+ * Not `anvil_mine` with an interval for the empty blocks: its first block's time is anvil's clock, which
+ * runs on with the wall clock after an explicit timestamp. When a second ticked between the two mining
+ * calls on one node and not on the other, the nodes' blocks differed from there on (a CI run failed so).
  */
 import { keccak256 } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
@@ -135,7 +139,9 @@ export async function startBatchChain(): Promise<BatchChain> {
       for (const raw of block1) await call(node.url, 'eth_sendRawTransaction', [raw]);
       await pooled(node.url, block1.length);
       await call(node.url, 'evm_mine', [{ timestamp: GENESIS_TIME + BLOCK_SECONDS }]);
-      await call(node.url, 'anvil_mine', ['0x4f', `0x${BLOCK_SECONDS.toString(16)}`]);
+      for (let height = 2; height <= 0x50; height += 1) {
+        await call(node.url, 'evm_mine', [{ timestamp: GENESIS_TIME + height * BLOCK_SECONDS }]);
+      }
       await call(node.url, 'eth_sendRawTransaction', [headTx]);
       await pooled(node.url, 1);
       await call(node.url, 'evm_mine', [{ timestamp: GENESIS_TIME + 0x51 * BLOCK_SECONDS }]);
