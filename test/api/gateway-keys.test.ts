@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addUsage } from '../../src/keys/usage-queries.js';
+import { middayClock } from '../helpers/midday-clock.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 interface Key {
@@ -38,14 +39,19 @@ const FIELDS = [
 describe('gateway keys API', () => {
   let f: ApiFixture;
   let base: string;
+  /** The server's clock: a fixed day, so "today" and the default usage window cannot turn mid-test. */
+  const clock = middayClock();
 
   before(async () => {
-    f = await startApiFixture({
-      networks: {
-        sepolia: { chain_id: 11155111, pools: ['p'] },
-        holesky: { chain_id: 17000, pools: ['p'] },
+    f = await startApiFixture(
+      {
+        networks: {
+          sepolia: { chain_id: 11155111, pools: ['p'] },
+          holesky: { chain_id: 17000, pools: ['p'] },
+        },
       },
-    });
+      { clock },
+    );
     base = `/accounts/${f.accountId}/gateway/keys`;
   });
   after(async () => {
@@ -181,7 +187,7 @@ describe('gateway keys API', () => {
 
   it('usage: the last 30 days by default, by date then network; since/until as dates', async () => {
     const key = (await f.call('POST', base, { body: {} })).body.result as Key;
-    const today = new Date().toISOString().slice(0, 10);
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
     const day = (offset: number) => new Date(Date.parse(today) - offset * 86_400_000).toISOString().slice(0, 10);
     await addUsage(f.app.store.db, [
       { key_id: key.id, date: day(0), network: 'sepolia', requests: 3, errors: 1 },

@@ -2,7 +2,9 @@
  * Gateway keys across two instances on one store and one Redis (`redis_url`, SPEC §11): a key's
  * `daily_quota` is counted once for both (Redis), where two instances without Redis would each admit
  * the whole quota until their usage flushes meet in the store; and a key created or deleted through one
- * instance's API is known or refused by the other (bus notice, poll as fallback) within 1 s.
+ * instance's API is known or refused by the other (bus notice, poll as fallback) within 1 s. Both
+ * instances read a clock that starts at noon (helpers/midday-clock.ts), so the quota's day cannot turn
+ * during the test.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +12,7 @@ import { Redis } from 'ioredis';
 import { type ApiFixture, startApiFixture } from '../api/setup.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { post, startHttpServer, type TestServer } from '../helpers/http.js';
+import { middayClock } from '../helpers/midday-clock.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
@@ -46,13 +49,17 @@ describe('gateway keys on two instances sharing a store and a Redis', () => {
       networks: { sepolia: { chain_id: 11155111, pools: ['p'] } },
       pools: [poolOf('p', [origin.url])],
     };
-    f = await startApiFixture(raw);
-    second = await startApp({
-      ...raw,
-      ...(f.app.config.database_url === undefined
-        ? { data_dir: f.app.config.data_dir }
-        : { database_url: f.app.config.database_url }),
-    });
+    const clock = middayClock();
+    f = await startApiFixture(raw, { clock });
+    second = await startApp(
+      {
+        ...raw,
+        ...(f.app.config.database_url === undefined
+          ? { data_dir: f.app.config.data_dir }
+          : { database_url: f.app.config.database_url }),
+      },
+      { clock },
+    );
   });
   after(async () => {
     await second?.close();

@@ -19,6 +19,9 @@ import { createLogger } from '../../src/log.js';
 import { MetricsRegistry } from '../../src/metrics/registry.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 
+/** The time of every quota spend: a fixed day, so a run across 00:00 UTC does not start a new count. */
+const NOON = Date.parse('2026-05-10T12:00:00Z');
+
 interface Instance {
   limiter: LeasedLimiter;
   quota: LeasedQuotaCounter;
@@ -128,7 +131,7 @@ describe('leased rate limits on Redis', () => {
     for (let i = 0; i < 250; i += 1) {
       for (const instance of [a, b]) {
         try {
-          instance.quota.spend('key_quota', quota, 1, Date.now());
+          instance.quota.spend('key_quota', quota, 1, NOON); // one day whenever the test runs
           admitted += 1;
         } catch (err) {
           assert.ok(err instanceof SwitchyardError && err.code === 'KEY_QUOTA_EXCEEDED', String(err));
