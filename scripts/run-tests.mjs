@@ -48,6 +48,7 @@ const POSTGRES_SUITES = [
   'test/gateway/keys-redis.test.ts',
   'test/gateway/instances.test.ts',
   'src/keys/keys-store.test.ts',
+  'src/store/clock-offset.test.ts',
   'test/health/keyed-origin.test.ts',
   'test/health/multi-process.test.ts',
   'test/health/store.test.ts',

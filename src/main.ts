@@ -46,6 +46,7 @@ import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
 import { StatsRecorder } from './stats/recorder.js';
+import { ClockOffsetCheck } from './store/clock-offset.js';
 import { openStore, type Store } from './store/database.js';
 import { StoreProbe } from './store/probe.js';
 
@@ -177,6 +178,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stats: originStats,
     });
     stops.push(() => statsRecorder.stop());
+    // ── Instances compare times each took from its own clock: on PostgreSQL, this one's is checked
+    //    against the store's at start and every minute (a warning beyond 1 s).
+    const clockOffset = new ClockOffsetCheck({ store, clock, logger: logger.child({ part: 'store' }), metrics });
+    await clockOffset.start();
+    stops.push(() => clockOffset.stop());
 
     // ── Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it.
     //    Events this process records nudge the notification service (started below), so alerts go out at
