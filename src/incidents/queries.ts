@@ -58,7 +58,8 @@ export async function openIncident(
       .orderBy('closed_at', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (last !== undefined && covered(toRecord(last))) return { record: toRecord(last), created: false };
+    const closed = last === undefined ? undefined : toRecord(last);
+    if (closed !== undefined && covered(closed)) return { record: closed, created: false };
   }
   const result = await db
     .insertInto('chain_incidents')
