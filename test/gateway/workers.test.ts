@@ -170,14 +170,15 @@ describe('gateway.workers: 2 against real anvil origins', () => {
     assert.equal((ready.json() as { ready: boolean }).ready, true);
   });
 
-  /** Enables or disables the primary pool through the API. */
   /** The filter made by the filter test (its origin is the failover pool's node). */
   let filterId: unknown;
+  /** A fresh poll of that filter: answered (an array) or not ("filter not found"). */
   async function pollFilter(): Promise<{ ok: boolean; answer: unknown }> {
     const { body } = await freshCall(rpcUrl, 'eth_getFilterChanges', [filterId]);
     return { ok: Array.isArray(body.result), answer: body };
   }
 
+  /** Enables or disables the primary pool through the API. */
   async function setPrimaryEnabled(enabled: boolean): Promise<void> {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const listed = await send(`${apiBase}/accounts/${ACCOUNT}/load_balancers/pools`, { method: 'GET', headers });
