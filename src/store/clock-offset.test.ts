@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openTestStore, testBackend } from '../../test/helpers/store.js';
+import { type Clock, offsetClock } from '../clock.js';
 import { createLogger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { ClockOffsetCheck } from './clock-offset.js';
@@ -19,7 +20,7 @@ describe('clock offset check', () => {
   });
   after(() => close());
 
-  function checker(clock: { now(): number }) {
+  function checker(clock: Clock) {
     const lines: Array<{ level: string; msg: string; offset_ms?: number }> = [];
     const metrics = new MetricsRegistry();
     const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line)) });
@@ -32,7 +33,7 @@ describe('clock offset check', () => {
     skip: testBackend() === 'postgres' ? false : 'PostgreSQL pass only (SQLite shares this machine’s clock)',
   }, async () => {
     let aheadMs = 0;
-    const { check, lines, gauge } = checker({ now: () => Date.now() + aheadMs });
+    const { check, lines, gauge } = checker({ now: () => Date.now() + aheadMs, monotonic: () => performance.now() });
     await check.start();
     try {
       assert.ok(Math.abs(check.offsetMs ?? Number.NaN) < 500, `in step: ${check.offsetMs} ms`);
@@ -62,7 +63,7 @@ describe('clock offset check', () => {
   test('on SQLite: nothing measured, no sample', {
     skip: testBackend() === 'sqlite' ? false : 'SQLite pass only',
   }, async () => {
-    const { check, lines, gauge } = checker({ now: () => Date.now() + 5_000 });
+    const { check, lines, gauge } = checker(offsetClock(5_000));
     await check.start();
     await check.stop();
     assert.equal(check.offsetMs, undefined);

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { offsetClock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
 import { send } from '../helpers/http.js';
 import { testBackend } from '../helpers/store.js';
@@ -18,7 +19,7 @@ describe("a gateway whose clock runs 5 s ahead of the store's", () => {
     f = await startApiFixture(
       {},
       {
-        clock: { now: () => Date.now() + 5_000 },
+        clock: offsetClock(5_000),
         logger: createLogger({ level: 'warn', write: (line) => lines.push(JSON.parse(line)) }),
       },
     );

@@ -8,5 +8,5 @@ import type { Clock } from '../../src/clock.js';
 export function middayClock(day = '2026-05-10'): Clock {
   const start = new Date(`${day}T12:00:00Z`).getTime();
   const started = performance.now();
-  return { now: () => start + Math.floor(performance.now() - started) };
+  return { now: () => start + Math.floor(performance.now() - started), monotonic: () => performance.now() };
 }

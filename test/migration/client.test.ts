@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { V4ApiError, V4Client } from '../../src/cli/migrate-notifications/v4-client.js';
+import { ManualClock } from '../../src/clock.js';
 
 type Answer = { status: number; body: string; headers?: Record<string, string> };
 const script: Answer[] = [];
@@ -41,7 +42,7 @@ function client(): { client: V4Client; sleeps: number[] } {
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    clock: { now: () => Date.parse('2030-01-01T00:00:00Z') },
+    clock: new ManualClock('2030-01-01T00:00:00Z'),
   });
   return { client: c, sleeps };
 }
