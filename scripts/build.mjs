@@ -7,7 +7,7 @@
 //
 // Why `prepare` must be able to skip: `npx switchyard serve` in this checkout (npm 11) finds the bin
 // `switchyard` in the project's own package.json, so npm exec installs the project into its npx cache
-// (~/.npm/_npx/<hash>/node_modules/switchyard, a link back here) instead of running it in place, and
+// (~/.npm/_npx/<hash>/node_modules/switchyard-gateway, a link back here) instead of running it in place, and
 // installing a linked directory runs its `prepare` script. With `prepare: npm run build` the first npx after
 // `npm install` therefore recompiled everything (10–25 s, output hidden); later runs reuse the cache entry.
 //
