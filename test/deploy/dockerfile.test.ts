@@ -95,7 +95,7 @@ function logLine(child: ChildProcess, msg: string, timeoutMs: number): Promise<R
   });
 }
 
-describe('deploy/Dockerfile, played without a container engine', { timeout: 420_000 }, () => {
+describe('deploy/Dockerfile, played without a container engine', { timeout: 1_500_000 }, () => {
   before(
     () => {
       const context = buildContext();
@@ -106,11 +106,12 @@ describe('deploy/Dockerfile, played without a container engine', { timeout: 420_
       };
       for (const stage of stages) {
         const root = join(dir, `stage-${stage.name}`);
-        played.set(stage.name, playStage(stage, { context, root, stages: played, runEnv, runTimeoutMs: 300_000 }));
+        played.set(stage.name, playStage(stage, { context, root, stages: played, runEnv, runTimeoutMs: 600_000 }));
       }
       runtime = played.get(stages.at(-1)?.name ?? '') as PlayedStage;
     },
-    { timeout: 400_000 },
+    // About 100 s of CPU (two npm ci and a build): minutes on a busy 2-core machine.
+    { timeout: 1_200_000 },
   );
 
   it('builds in one stage and runs from another that installs production dependencies only, as a non-root user', () => {
@@ -164,7 +165,7 @@ describe('deploy/Dockerfile, played without a container engine', { timeout: 420_
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => server?.once('exit', (code) => resolve(code)));
-    const started = await logLine(server, 'switchyard started', 60_000);
+    const started = await logLine(server, 'switchyard started', 120_000);
     const gateway = started.gateway as string;
     const api = started.api as string;
 
@@ -185,7 +186,7 @@ describe('deploy/Dockerfile, played without a container engine', { timeout: 420_
     const paths = [container.livenessProbe, container.readinessProbe, container.startupProbe].map(
       (p) => p.httpGet.path,
     );
-    for (const path of paths) await waitForStatus(`${gateway}${path}`, 200, 60_000);
+    for (const path of paths) await waitForStatus(`${gateway}${path}`, 200, 120_000);
 
     const { answer } = await rpc(`${gateway}/v1/sepolia`, 'eth_chainId');
     assert.equal(answer.result, '0xaa36a7');
