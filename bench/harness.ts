@@ -97,7 +97,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   const notes: string[] = [];
   const tools = ensureTools({ install: options.install, log });
   if (tools.problems.length > 0) {
-    if (!options.quick) throw new Error(`bench needs nginx and wrk: ${tools.problems.join(', ')}; ${INSTALL_HINT}`);
+    if (!options.quick)
+      throw new Error(`bench needs nginx and wrk: ${tools.problems.join(', ')}; install them ${INSTALL_HINT}`);
     notes.push(`SKIPPED legs: ${tools.problems.join(', ')}; install them ${INSTALL_HINT}`);
   }
   if (!SwitchyardProcess.cliAvailable()) notes.push('Switchyard CLI (src/cli/run.ts) not found: its legs are skipped');

@@ -1,13 +1,13 @@
 /**
  * The Debian tools the benchmark drives: nginx with its echo module (upstream and reference proxy) and
  * wrk (load).
- * When one is missing and we are root (CI, the dev machines), `apt-get update` runs once and then
- * `apt-get install -y nginx-light wrk`. Otherwise nothing is installed and the caller is told exactly
- * which command to run; `--quick` then skips the legs that need the tool instead of failing.
+ * When one is missing and this process may run apt-get (root, or sudo without a password:
+ * scripts/apt.ts), `apt-get update` and `apt-get install nginx-light wrk` run. Otherwise nothing is
+ * installed and the caller is told exactly which command to run; `--quick` then skips the legs that
+ * need the tool instead of failing. `npm test` installs both before any test (scripts/ensure-system.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { aptAccess, aptInstall, installCommand, onPath } from '../scripts/apt.js';
 import { ECHO_MODULE } from './nginx.js';
 
 export interface Tools {
@@ -18,27 +18,12 @@ export interface Tools {
 }
 
 const APT_PACKAGES = ['nginx-light', 'wrk'];
-export const INSTALL_HINT = `as root: apt-get update && apt-get install -y ${APT_PACKAGES.join(' ')}`;
+export const INSTALL_HINT = `with ${installCommand(APT_PACKAGES)}`;
 
-function which(name: string): string | undefined {
-  // nginx lives in /usr/sbin, which a non-root PATH often lacks.
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    const path = join(dir, name);
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-function find(): Tools {
-  let nginx = which('nginx');
-  const wrk = which('wrk');
+/** Where nginx (with the echo module) and wrk are, without installing anything. */
+export function findTools(): Tools {
+  let nginx = onPath('nginx');
+  const wrk = onPath('wrk');
   const problems: string[] = [];
   if (nginx === undefined) problems.push('nginx not found');
   else if (!existsSync(ECHO_MODULE)) {
@@ -52,27 +37,16 @@ function find(): Tools {
 
 /** Finds nginx and wrk, installing them with apt-get when allowed and possible. */
 export function ensureTools(options: { install: boolean; log: (line: string) => void }): Tools {
-  const found = find();
+  const found = findTools();
   if (found.problems.length === 0) return found;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!options.install || !isRoot || which('apt-get') === undefined) {
-    const why = !options.install ? '--no-install given' : !isRoot ? 'not root' : 'apt-get not available';
-    options.log(`bench: ${found.problems.join(', ')} (${why}); install them ${INSTALL_HINT}`);
+  const access = options.install ? aptAccess() : { how: 'none' as const, why: '--no-install given' };
+  if (access.how === 'none') {
+    options.log(`bench: ${found.problems.join(', ')} (${access.why}); install them ${INSTALL_HINT}`);
     return found;
   }
   options.log(`bench: ${found.problems.join(', ')}; installing ${APT_PACKAGES.join(' ')} with apt-get`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Bounded: apt-get gets ten minutes in total; a hung mirror must not hang the benchmark forever.
-  const update = spawnSync('apt-get', ['update'], { stdio: 'inherit', env, timeout: 300_000 });
-  const install =
-    update.status === 0
-      ? spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...APT_PACKAGES], {
-          stdio: 'inherit',
-          env,
-          timeout: 300_000,
-        })
-      : update;
-  const after = find();
-  if (install.status !== 0) after.problems.push(`apt-get failed (exit ${install.status}); try ${INSTALL_HINT}`);
+  const status = aptInstall(APT_PACKAGES, access.how);
+  const after = findTools();
+  if (status !== 0) after.problems.push(`apt-get failed (exit ${status}); install them ${INSTALL_HINT}`);
   return after;
 }

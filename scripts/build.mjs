@@ -5,9 +5,13 @@
 // Usage: node scripts/build.mjs               always build (`npm run build`)
 //        node scripts/build.mjs --if-changed  build only when the inputs differ from the last build (`prepare`)
 //
+// A production install (`npm ci --omit=dev`, as deploy/Dockerfile's runtime stage runs over the dist/ its
+// build stage made) has no TypeScript and maybe no src/: there `--if-changed` keeps the dist/ it finds,
+// and fails, saying why, when there is none.
+//
 // Why `prepare` must be able to skip: `npx switchyard serve` in this checkout (npm 11) finds the bin
 // `switchyard` in the project's own package.json, so npm exec installs the project into its npx cache
-// (~/.npm/_npx/<hash>/node_modules/switchyard, a link back here) instead of running it in place, and
+// (~/.npm/_npx/<hash>/node_modules/switchyard-gateway, a link back here) instead of running it in place, and
 // installing a linked directory runs its `prepare` script. With `prepare: npm run build` the first npx after
 // `npm install` therefore recompiled everything (10–25 s, output hidden); later runs reuse the cache entry.
 //
@@ -61,8 +65,26 @@ function current(digest) {
   );
 }
 
+/** Whether TypeScript is installed (it is a dev dependency). */
+function hasCompiler() {
+  try {
+    require.resolve('typescript/package.json');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function main(args) {
   const ifChanged = args.includes('--if-changed');
+  if (ifChanged && !hasCompiler()) {
+    if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+      process.stderr.write('TypeScript is not installed (a production install): keeping the dist/ that is there\n');
+      return 0;
+    }
+    process.stderr.write('dist/ is missing and TypeScript is not installed: run npm install, then npm run build\n');
+    return 1;
+  }
   const digest = inputsDigest();
   if (ifChanged && current(digest)) {
     process.stderr.write(

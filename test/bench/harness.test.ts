@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../helpers/cli.js';
 /**
  * `npm run bench -- --quick` end to end: nginx, wrk, anvil and a spawned Switchyard, one short leg
  * each, and a well-formed results file. Without nginx/wrk (not root, no apt) the harness skips those
- * legs and says so; this test then reports the skip instead of failing (.ci/run installs them).
+ * legs and says so; this test then reports the skip instead of failing (npm test installs them).
  */
 
 const out = mkdtempSync(join(tmpdir(), 'switchyard-bench-test-'));

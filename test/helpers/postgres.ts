@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL 15 cluster for the PostgreSQL pass of the test suite (Debian's postgresql-15
- * binaries; `.ci/run` installs them). One cluster per test run, shared by every test file; each file
- * creates its own database in it (test/helpers/store.ts), so files never see each other's rows.
+ * binaries; `npm test` installs them: scripts/ensure-system.ts). One cluster per test run, shared by
+ * every test file; each file creates its own database in it (test/helpers/store.ts), so files never see
+ * each other's rows.
  *
  * The cluster lives in a fresh temp directory, listens on 127.0.0.1 on a free port (socket in the same
  * directory), runs with fsync off (speed; the data is thrown away), trusts local connections, and is

@@ -17,7 +17,7 @@ export interface TestRedis {
   kill(): Promise<void>;
 }
 
-const BINARY = process.env.SWITCHYARD_REDIS_SERVER ?? '/usr/bin/redis-server';
+export const BINARY = process.env.SWITCHYARD_REDIS_SERVER ?? '/usr/bin/redis-server';
 
 async function freePort(): Promise<number> {
   const server = createServer();
