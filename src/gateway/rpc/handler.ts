@@ -186,11 +186,14 @@ export class RpcHandler {
     }
     const call = element.call;
     if (context.local?.has(call.method)) {
+      const done = (answer: BatchAnswer): HttpAnswer => {
+        this.#count(context, answer?.error === undefined);
+        return answer === undefined
+          ? { status: 204, body: undefined, headers }
+          : { status: 200, headers, body: answer.body };
+      };
       const answer = this.#local(call, context);
-      this.#count(context, answer?.error === undefined);
-      return answer === undefined
-        ? { status: 204, body: undefined, headers }
-        : { status: 200, headers, body: answer.body };
+      return answer instanceof Promise ? answer.then(done) : done(answer);
     }
     const forwarder = this.#options.forwarder;
     if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
@@ -291,13 +294,9 @@ export class RpcHandler {
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
-  #local(call: RpcCall, context: CallContext): BatchAnswer {
-    try {
-      const body = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods);
-      return body === undefined ? undefined : { body };
-    } catch (err) {
-      return this.#batchFailure(call, context, err);
-    }
+  #local(call: RpcCall, context: CallContext): BatchAnswer | Promise<BatchAnswer> {
+    const failed = (err: unknown) => this.#batchFailure(call, context, err);
+    return localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, failed);
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
