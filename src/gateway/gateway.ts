@@ -269,6 +269,7 @@ export async function serveGateway(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    clock,
     logger: logger.child({ part: 'websocket' }),
   });
   const unsubscribe = options.directory.onChange(() => {

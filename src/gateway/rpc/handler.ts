@@ -163,6 +163,11 @@ export class RpcHandler {
     return headers;
   }
 
+  /** A subscription notification sent to `client`, priced as one call (admission.ts); throws KEY_QUOTA_EXCEEDED. */
+  notification(network: string, client: string): void {
+    this.#admission.notification(client, network);
+  }
+
   /** Counts one admitted call to its key's usage (a no-op for clients without a key). */
   #count(context: CallContext, ok: boolean): void {
     this.#admission.count(context.key, context.network, ok);
