@@ -12,21 +12,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { type AnvilNode, type MinedReceipt, startTestAnvil, transactAt } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { fromChainTracker, post, rpc, send, startHttpServer, type TestServer } from '../helpers/http.js';
+import { type RpcAnswerMessage as Answer, WsRpcClient as Client, type Json } from '../helpers/ws-client.js';
 
 const TOPIC = `0x${'5e'.repeat(32)}`;
 // Runtime: PUSH32 TOPIC, PUSH1 0, PUSH1 0, LOG1, STOP (39 bytes); init code copies it and returns it.
 const BYTECODE = `0x6027600c60003960276000f37f${TOPIC.slice(2)}60006000a100`;
-
-type Json = Record<string, unknown>;
-interface Answer {
-  id: number;
-  result?: unknown;
-  error?: { code: number; message: string };
-}
 
 let node: AnvilNode;
 let proxy: TestServer;
@@ -63,54 +56,8 @@ async function metric(series: string): Promise<number> {
 }
 
 /** A transaction straight at the node (its own block); its receipt. */
-async function transact(to: string | undefined, data: string): Promise<{ blockHash: string; contractAddress: string }> {
-  const tx = await rpc(node.url, 'eth_sendTransaction', [{ from, ...(to === undefined ? {} : { to }), data }]);
-  assert.equal(tx.answer.error, undefined, JSON.stringify(tx.answer.error));
-  let receipt: unknown = null;
-  await until(async () => {
-    receipt = (await rpc(node.url, 'eth_getTransactionReceipt', [tx.answer.result])).answer.result ?? null;
-    return receipt !== null;
-  }, 'the receipt');
-  return receipt as { blockHash: string; contractAddress: string };
-}
-
-/** A WebSocket client: answers by id, notifications by subscription. */
-class Client {
-  readonly notes = new Map<string, Json[]>();
-  readonly #answers = new Map<number, (answer: Answer) => void>();
-  #id = 0;
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as Json;
-      if (message.method === 'eth_subscription') {
-        const params = message.params as { subscription: string; result: Json };
-        this.notes.set(params.subscription, [...(this.notes.get(params.subscription) ?? []), params.result]);
-      } else this.#answers.get(message.id as number)?.(message as unknown as Answer);
-    });
-  }
-  static async open(url: string): Promise<Client> {
-    const ws = new WebSocket(url);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return new Client(ws);
-  }
-  ask(method: string, params: unknown[]): Promise<Answer> {
-    const id = ++this.#id;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}`)), 10_000);
-      this.#answers.set(id, (answer) => {
-        clearTimeout(timer);
-        this.#answers.delete(id);
-        resolve(answer);
-      });
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-  }
-  close(): void {
-    this.ws.close();
-  }
+function transact(to: string | undefined, data: string): Promise<MinedReceipt> {
+  return transactAt(node.url, { from, to, data });
 }
 
 before(async () => {
@@ -126,7 +73,7 @@ before(async () => {
     gateway: { websocket: { max_subscriptions_per_connection: 25 } },
   });
   from = ((await rpc(node.url, 'eth_accounts')).answer.result as string[])[0] as string;
-  contract = (await transact(undefined, BYTECODE)).contractAddress;
+  contract = (await transact(undefined, BYTECODE)).contractAddress as string;
 });
 after(async () => {
   await app?.close();
@@ -221,10 +168,10 @@ describe('identical filters share one upstream query per block', () => {
     assert.equal(await metric('switchyard_gateway_ws_subscriptions{kind="logs"}'), 100);
     const blocks: string[] = [];
     for (let i = 0; i < 3; i++) blocks.push((await transact(contract, '0x')).blockHash);
-    await until(() => ids.every(([client, id]) => (client.notes.get(id) ?? []).length === 3), 'every log everywhere');
+    await until(() => ids.every(([client, id]) => client.results(id).length === 3), 'every log everywhere');
     for (const [client, id] of ids) {
       assert.deepEqual(
-        (client.notes.get(id) ?? []).map((log) => log.blockHash),
+        client.results(id).map((log) => log.blockHash),
         blocks,
       );
     }

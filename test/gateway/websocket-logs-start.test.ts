@@ -13,23 +13,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Contract, WebSocketProvider } from 'ethers';
 import { createPublicClient, parseAbi, toEventSelector, webSocket } from 'viem';
-import WebSocket from 'ws';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { type AnvilNode, type MinedReceipt, startTestAnvil, transactAt } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { rpc, send } from '../helpers/http.js';
+import { WsRpcClient } from '../helpers/ws-client.js';
 
 const ABI = parseAbi(['event Bump()']);
 const TOPIC = toEventSelector('event Bump()');
 // Runtime: PUSH32 TOPIC, PUSH1 0, PUSH1 0, LOG1, STOP (39 bytes); init code copies it and returns it.
 const BYTECODE = `0x6027600c60003960276000f37f${TOPIC.slice(2)}60006000a100`;
 const ROUNDS = 20;
-
-type Json = Record<string, unknown>;
-interface Receipt {
-  blockNumber: string;
-  transactionHash: string;
-  contractAddress: string | null;
-}
 
 let node: AnvilNode;
 let app: TestApp;
@@ -59,15 +52,8 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 /** A transaction straight at the node (anvil mines it in its own block); its receipt, read from the node. */
-async function transact(to: string | undefined, data = '0x'): Promise<Receipt> {
-  const tx = await rpc(node.url, 'eth_sendTransaction', [{ from, ...(to === undefined ? {} : { to }), data }]);
-  assert.equal(tx.answer.error, undefined, JSON.stringify(tx.answer.error));
-  let receipt: unknown = null;
-  await until(async () => {
-    receipt = (await rpc(node.url, 'eth_getTransactionReceipt', [tx.answer.result])).answer.result ?? null;
-    return receipt !== null;
-  }, 'the receipt');
-  return receipt as Receipt;
+function transact(to: string | undefined, data = '0x'): Promise<MinedReceipt> {
+  return transactAt(node.url, { from, to, data });
 }
 
 async function deploy(): Promise<`0x${string}`> {
@@ -81,75 +67,35 @@ async function logsSubscriptions(of: TestApp): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length));
 }
 
-/** A raw client: answers by id, notifications by subscription id. */
-class Client {
-  readonly notes = new Map<string, Json[]>();
-  readonly #answers = new Map<number, (answer: Json) => void>();
-  #id = 0;
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as Json;
-      if (message.method === 'eth_subscription') {
-        const params = message.params as { subscription: string; result: Json };
-        this.notes.set(params.subscription, [...(this.notes.get(params.subscription) ?? []), params.result]);
-      } else this.#answers.get(message.id as number)?.(message);
-    });
-  }
-  static async open(): Promise<Client> {
-    const ws = new WebSocket(wsUrl());
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return new Client(ws);
-  }
-  async ask<T>(method: string, params: unknown[]): Promise<T> {
-    const id = ++this.#id;
-    const answer = await new Promise<Json>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}`)), 10_000);
-      this.#answers.set(id, (a) => {
-        clearTimeout(timer);
-        resolve(a);
-      });
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-    assert.equal(answer.error, undefined, JSON.stringify(answer.error));
-    return answer.result as T;
-  }
-  of(id: string): Json[] {
-    return this.notes.get(id) ?? [];
-  }
-}
-
 describe('a logs subscription made right after a block with matching logs', () => {
   it(`never receives that block's logs (${ROUNDS} rounds, new and shared sources)`, async () => {
     const contract = await deploy();
-    const client = await Client.open();
-    const companion = await Client.open();
+    const client = await WsRpcClient.open(wsUrl());
+    const companion = await WsRpcClient.open(wsUrl());
     let held: string | undefined;
     for (let round = 0; round < ROUNDS; round++) {
       // From the middle on, another client holds the same filter: the new subscription joins its source.
-      if (round === ROUNDS / 2) held = await companion.ask<string>('eth_subscribe', ['logs', { address: contract }]);
+      if (round === ROUNDS / 2) held = await companion.result<string>('eth_subscribe', ['logs', { address: contract }]);
       const before = await transact(contract);
-      const id = await client.ask<string>('eth_subscribe', ['logs', { address: contract }]);
+      const id = await client.result<string>('eth_subscribe', ['logs', { address: contract }]);
       const next = await transact(contract);
       await until(
-        () => client.of(id).some((log) => log.transactionHash === next.transactionHash),
+        () => client.results(id).some((log) => log.transactionHash === next.transactionHash),
         `round ${round}: the next block's log`,
       );
       assert.deepEqual(
-        client.of(id).map((log) => log.transactionHash),
+        client.results(id).map((log) => log.transactionHash),
         [next.transactionHash],
         `round ${round}: only the log of the block after the subscription (not ${before.transactionHash})`,
       );
-      assert.equal(await client.ask('eth_unsubscribe', [id]), true);
+      assert.equal(await client.result('eth_unsubscribe', [id]), true);
     }
     assert.ok(
-      held !== undefined && companion.of(held).length === ROUNDS,
+      held !== undefined && companion.results(held).length === ROUNDS,
       'the companion got every log since it joined',
     );
-    client.ws.close();
-    companion.ws.close();
+    client.close();
+    companion.close();
   });
 });
 

@@ -19,8 +19,7 @@ import { type ApiFixture, startApiFixture } from '../api/setup.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf } from '../helpers/app.js';
 import { rpc, send } from '../helpers/http.js';
-
-type Json = Record<string, unknown>;
+import { type Json, WsRpcClient } from '../helpers/ws-client.js';
 
 let node: AnvilNode;
 let f: ApiFixture;
@@ -75,41 +74,9 @@ async function logsGauge(kind: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length));
 }
 
-/** A raw client keeping every message it gets, in order. */
-class Client {
-  readonly messages: Json[] = [];
-  readonly texts: string[] = [];
-  #id = 0;
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.texts.push(String(data));
-      this.messages.push(JSON.parse(String(data)) as Json);
-    });
-  }
-  static async open(key: string): Promise<Client> {
-    const ws = new WebSocket(`${f.app.rpcUrl().replace(/^http/, 'ws')}?key=${key}`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return new Client(ws);
-  }
-  async ask(method: string, params: unknown[] = []): Promise<Json> {
-    const id = ++this.#id;
-    this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    let answer: Json | undefined;
-    await until(() => {
-      answer = this.messages.find((m) => m.id === id);
-      return answer !== undefined;
-    }, `the answer to ${method}`);
-    return answer as Json;
-  }
-  /** The notifications of one subscription (results and errors), in order. */
-  of(id: string): Json[] {
-    return this.messages.filter(
-      (m) => m.method === 'eth_subscription' && (m.params as { subscription: string }).subscription === id,
-    );
-  }
+/** A client of the key's WebSocket. */
+function open(key: string): Promise<WsRpcClient> {
+  return WsRpcClient.open(`${f.app.rpcUrl().replace(/^http/, 'ws')}?key=${key}`);
 }
 
 describe('notifications are charged to the key', () => {
@@ -119,15 +86,18 @@ describe('notifications are charged to the key', () => {
       async () => (f.app.chain.canonicalHead('sepolia')?.number ?? -1) === (await nodeHead()),
       'tracker at head',
     );
-    const client = await Client.open(key.value);
-    const heads = (await client.ask('eth_subscribe', ['newHeads'])).result as string;
-    const logs = (await client.ask('eth_subscribe', ['logs', { address: `0x${'ab'.repeat(20)}` }])).result as string;
+    const client = await open(key.value);
+    const heads = await client.result<string>('eth_subscribe', ['newHeads']);
+    const logs = await client.result<string>('eth_subscribe', ['logs', { address: `0x${'ab'.repeat(20)}` }]);
     for (let i = 1; i <= 4; i++) {
       await mine();
-      await until(() => client.of(heads).length === i, `head notification ${i}`);
+      await until(() => client.notifications(heads).length === i, `head notification ${i}`);
     }
     await mine(); // its head notification is the 7th call: it does not fit
-    await until(() => client.of(logs).length === 1 && client.of(heads).length === 5, 'the error notifications');
+    await until(
+      () => client.notifications(logs).length === 1 && client.notifications(heads).length === 5,
+      'the error notifications',
+    );
     const last = (id: string) => {
       const text = client.texts.find((t) => t.includes(`"subscription":"${id}","error"`));
       assert.ok(text, `the last notification of ${id}`);
@@ -144,17 +114,12 @@ describe('notifications are charged to the key', () => {
     };
     last(heads);
     last(logs);
-    assert.ok(
-      client
-        .of(heads)
-        .slice(0, 4)
-        .every((m) => (m.params as Json).result !== undefined),
-    );
+    assert.equal(client.results(heads).length, 4, 'four heads before the error');
     // Gone: the gauges drop, more blocks bring nothing, the connection stays (its calls are refused by quota).
     await until(async () => (await logsGauge('newHeads')) === 0 && (await logsGauge('logs')) === 0, 'gauges at 0');
     await mine();
     await mine();
-    assert.equal(client.of(heads).length, 5);
+    assert.equal(client.notifications(heads).length, 5);
     assert.equal(client.ws.readyState, WebSocket.OPEN);
     const refused = (await client.ask('eth_chainId')).error as { code: number };
     assert.equal(refused.code, -32005);
@@ -163,7 +128,7 @@ describe('notifications are charged to the key', () => {
       const usage = (await f.call('GET', `${keys}/${key.id}/usage`)).body.result as Array<{ requests: number }>;
       return usage.reduce((sum, day) => sum + day.requests, 0) === 6;
     }, 'usage of 6 calls');
-    client.ws.close();
+    client.close();
   });
 
   it("notifications spend the key's rate-limit tokens, and are delivered when none are left", async () => {
@@ -172,17 +137,17 @@ describe('notifications are charged to the key', () => {
       async () => (f.app.chain.canonicalHead('sepolia')?.number ?? -1) === (await nodeHead()),
       'tracker at head',
     );
-    const client = await Client.open(key.value); // 1 token
-    const heads = (await client.ask('eth_subscribe', ['newHeads'])).result as string; // 2
+    const client = await open(key.value); // 1 token
+    const heads = await client.result<string>('eth_subscribe', ['newHeads']); // 2
     for (let i = 1; i <= 3; i++) {
       await mine();
-      await until(() => client.of(heads).length === i, `head notification ${i}`); // 3, 4, 5
+      await until(() => client.notifications(heads).length === i, `head notification ${i}`); // 3, 4, 5
     }
     const limited = (await client.ask('eth_chainId')).error as { code: number; message: string };
     assert.equal(limited.code, -32005);
     assert.match(limited.message, /Rate limit/);
     await mine();
-    await until(() => client.of(heads).length === 4, 'the next head, tokens or not');
-    client.ws.close();
+    await until(() => client.notifications(heads).length === 4, 'the next head, tokens or not');
+    client.close();
   });
 });

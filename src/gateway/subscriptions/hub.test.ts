@@ -7,7 +7,7 @@ import type { NetworkConfig } from '../../config/schema.js';
 import { silentLogger } from '../../log.js';
 import type { Origin, Pool } from '../../model/pool.js';
 import type { Forwarder, UpstreamRequest } from '../rpc/forwarder.js';
-import { SubscriptionHub, type SubscriptionSink } from './hub.js';
+import { SubscriptionHub, type SubscriptionHubDeps, type SubscriptionSink } from './hub.js';
 import { MAX_QUEUED_BLOCKS } from './logs.js';
 
 const NETWORKS = { sepolia: { pools: ['sepolia-pool'] } as unknown as NetworkConfig };
@@ -148,7 +148,10 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000
   }
 }
 
-function setup(tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 }) {
+function setup(
+  tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 },
+  filterLimits?: SubscriptionHubDeps['filterLimits'],
+) {
   const tracker = new FakeTracker();
   const forwarder = new FakeForwarder();
   const hub = new SubscriptionHub({
@@ -158,6 +161,7 @@ function setup(tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 }) {
     clock: new ManualClock(0),
     logger: silentLogger,
     tuning,
+    ...(filterLimits === undefined ? {} : { filterLimits }),
   });
   return { tracker, forwarder, hub };
 }
@@ -603,16 +607,7 @@ test('logs: an origin head far above the known head does not set the start; no a
 });
 
 test('logs: a filter over gateway.websocket.max_filter_addresses or max_filter_topics is refused before anything starts', async () => {
-  const tracker = new FakeTracker();
-  const forwarder = new FakeForwarder();
-  const hub = new SubscriptionHub({
-    chain: tracker,
-    forwarder,
-    networks: NETWORKS,
-    clock: new ManualClock(0),
-    logger: silentLogger,
-    filterLimits: { max_filter_addresses: 3, max_filter_topics: 2 },
-  });
+  const { forwarder, hub } = setup(undefined, { max_filter_addresses: 3, max_filter_topics: 2 });
   const address = (n: number) => Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
   const topic = (n: number) => Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
   const refused = (filter: unknown, limit: RegExp) =>
