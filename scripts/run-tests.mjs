@@ -47,6 +47,7 @@ const POSTGRES_SUITES = [
   'test/gateway/gateway-keys.test.ts',
   'test/gateway/keys-redis.test.ts',
   'test/gateway/instances.test.ts',
+  'test/gateway/websocket-notifications-paid.test.ts',
   'src/keys/keys-store.test.ts',
   'src/store/clock-offset.test.ts',
   'test/health/keyed-origin.test.ts',

@@ -26,6 +26,9 @@ export const DEFAULTS = {
       max_pending_bytes: 16 * 1_048_576, // bytes queued for a client that does not read (16 MiB); beyond: close 1008
       ping_interval: 30_000, // ms between pings of each WebSocket connection
       pong_timeout: 30_000, // ms a pong may take before the connection is closed
+      max_pings_per_second: 10, // pings a client may send per second; more: close 1008
+      max_filter_addresses: 1_000, // addresses per log filter (subscriptions, eth_newFilter, eth_getLogs)
+      max_filter_topics: 100, // values per topics position of a log filter (4 positions at most)
     },
   },
   network: {

@@ -46,6 +46,12 @@ const websocket = z.strictObject({
   pong_timeout: durationMs
     .prefault(DEFAULTS.gateway.websocket.pong_timeout / 1000)
     .refine((ms) => ms >= 1, 'must be at least 1 ms'),
+  /** Pings a client may send per second; more close the connection with 1008. */
+  max_pings_per_second: z.number().int().min(1).default(DEFAULTS.gateway.websocket.max_pings_per_second),
+  /** Addresses one log filter may list (eth_subscribe logs, eth_newFilter, eth_getLogs; HTTP too). */
+  max_filter_addresses: z.number().int().min(1).default(DEFAULTS.gateway.websocket.max_filter_addresses),
+  /** Values one topics position of a log filter may list (of at most 4 positions). */
+  max_filter_topics: z.number().int().min(1).default(DEFAULTS.gateway.websocket.max_filter_topics),
 });
 
 const gateway = z.strictObject({

@@ -67,6 +67,7 @@ import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
+import type { LogFilterLimits } from './rpc/log-filter-limits.js';
 import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
@@ -87,6 +88,8 @@ export interface SubscriptionDeps {
   chain: GatewayChain;
   forwarder: Forwarder;
   networks: Config['networks'];
+  /** How large a logs filter may be (`gateway.websocket.max_filter_*`). */
+  filterLimits: LogFilterLimits;
   clock: Clock;
   logger: Logger;
 }
@@ -223,11 +226,13 @@ export async function serveGateway(
     },
     keys: options.keys,
     chain,
+    filterLimits: settings.websocket,
   });
   const subscriptionDeps: SubscriptionDeps = {
     chain,
     forwarder,
     networks: config.networks,
+    filterLimits: settings.websocket,
     clock,
     logger: logger.child({ part: 'subscriptions' }),
   };
@@ -264,6 +269,7 @@ export async function serveGateway(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    clock,
     logger: logger.child({ part: 'websocket' }),
   });
   const unsubscribe = options.directory.onChange(() => {

@@ -199,7 +199,7 @@ describe('gateway keys on the gateway', () => {
     assert.equal(res.json<RpcAnswer>().error?.code, -32003);
   });
 
-  it('WebSocket: the handshake checks the key (401, 403); a deleted key closes its open connections', async () => {
+  it('WebSocket: the handshake checks the key (401, 403); a key revoked or narrowed closes its connections with 4001', async () => {
     const key = await create({ networks: ['sepolia'] });
     const wsUrl = (network: string, query = '') => `${f.app.rpcUrl(network).replace(/^http/, 'ws')}${query}`;
     const refusedStatus = (url: string) =>
@@ -223,20 +223,40 @@ describe('gateway keys on the gateway', () => {
     const answer = new Promise<string>((resolve) => ws.once('message', (data) => resolve(String(data))));
     ws.send(CALL);
     assert.equal((JSON.parse(await answer) as RpcAnswer).result, '0xaa36a7');
-    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const closing = (socket: WebSocket) =>
+      new Promise<[number, string]>((resolve) =>
+        socket.once('close', (code, reason) => resolve([code, reason.toString()])),
+      );
+    const opened = async (url: string): Promise<WebSocket> => {
+      const socket = new WebSocket(url);
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      return socket;
+    };
+    const closed = closing(ws);
     assert.equal((await f.call('DELETE', `${keys}/${key.id}`)).status, 200);
-    assert.equal(await closed, 1001);
+    assert.deepEqual(await closed, [4001, 'gateway key revoked']);
 
-    // A key whose networks no longer include the connection's network: closed too.
+    // A key whose networks no longer include the connection's network: closed too (4001, saying so).
     const wide = await create();
-    const second = new WebSocket(wsUrl('sepolia', `?key=${wide.value}`));
-    await new Promise((resolve, reject) => {
-      second.once('open', resolve);
-      second.once('error', reject);
-    });
-    const narrowed = new Promise<number>((resolve) => second.once('close', (code) => resolve(code)));
+    const second = await opened(wsUrl('sepolia', `?key=${wide.value}`));
+    const narrowed = closing(second);
     assert.equal((await f.call('PATCH', `${keys}/${wide.id}`, { body: { networks: ['holesky'] } })).status, 200);
-    assert.equal(await narrowed, 1001);
+    assert.deepEqual(await narrowed, [4001, 'gateway key no longer allows network sepolia']);
+
+    // Disabled, and rolled: 4001 each, with its reason.
+    const third = await opened(wsUrl('holesky', `?key=${wide.value}`));
+    const disabled = closing(third);
+    assert.equal((await f.call('PATCH', `${keys}/${wide.id}`, { body: { enabled: false } })).status, 200);
+    assert.deepEqual(await disabled, [4001, 'gateway key revoked']);
+    assert.equal((await f.call('PATCH', `${keys}/${wide.id}`, { body: { enabled: true } })).status, 200);
+    const fourth = await opened(wsUrl('holesky', `?key=${wide.value}`));
+    const rolled = closing(fourth);
+    const value = (await f.call('PUT', `${keys}/${wide.id}/value`)).body.result as string;
+    values.push(value);
+    assert.deepEqual(await rolled, [4001, 'gateway key rolled: reconnect with the new value']);
   });
 
   it('metrics count the keys and never carry a key value or id', async () => {

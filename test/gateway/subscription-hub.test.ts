@@ -103,7 +103,8 @@ describe('the subscription hub on a real anvil', () => {
     const heads = new Collector();
     const logs = new Collector();
     hub.subscribe('sepolia', ['newHeads'], heads);
-    hub.subscribe('sepolia', ['logs', { address: contract, topics: [[TOPIC]] }], logs);
+    // A logs subscription starts after the head when it is answered: the blocks below come after it.
+    await hub.subscribe('sepolia', ['logs', { address: contract, topics: [[TOPIC]] }], logs);
     const snapshot = (await rpc(node.url, 'evm_snapshot')).answer.result as string;
 
     const receipts = [await send(contract, '0x'), await send(contract, '0x'), await send(contract, '0x')];

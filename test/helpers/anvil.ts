@@ -38,3 +38,39 @@ export async function waitForPidsGone(pids: readonly number[], timeoutMs = 10_00
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** What `transactAt` resolves: the receipt's fields tests read. */
+export interface MinedReceipt {
+  readonly blockNumber: string;
+  readonly blockHash: string;
+  readonly transactionHash: string;
+  readonly contractAddress: string | null;
+}
+
+/**
+ * Sends `eth_sendTransaction` from an unlocked account straight at an anvil node (anvil mines it in its
+ * own block) and resolves its receipt, read from the node (polled every 5 ms, at most 10 s).
+ */
+export async function transactAt(
+  url: string,
+  tx: { from: string; to?: string | undefined; data: string },
+): Promise<MinedReceipt> {
+  const call = async (method: string, params: unknown[]) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const answer = (await res.json()) as { result?: unknown; error?: unknown };
+    if (answer.error !== undefined) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+    return answer.result;
+  };
+  const hash = await call('eth_sendTransaction', [tx.to === undefined ? { from: tx.from, data: tx.data } : tx]);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const receipt = await call('eth_getTransactionReceipt', [hash]);
+    if (receipt !== null && receipt !== undefined) return receipt as MinedReceipt;
+    if (Date.now() > deadline) throw new Error(`no receipt for ${String(hash)} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

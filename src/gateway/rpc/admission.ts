@@ -13,9 +13,11 @@
  *   streamed answer is passed on unread and counts as ok. A body refused whole (unknown or retired
  *   network, unparsable JSON, empty or oversized batch, rate limit, quota, and the 401/403 of the edge)
  *   counts nothing.
+ * - Notifications (SPEC §20): each subscription notification sent is priced as one call (`notification`).
  * A client that is no usable key's id (the table is asked by id) is limited as before and counts nothing.
  */
 import type { Clock } from '../../clock.js';
+import { SwitchyardError } from '../../errors/base.js';
 import type { GatewayKeyRecord, GatewayKeyTable, KeyUsageSink } from '../../model/gateway-keys.js';
 import type { QuotaCounter } from './quota.js';
 import type { Limiter, RateSpec } from './rate-limit.js';
@@ -40,15 +42,38 @@ export class CallAdmission {
    * quota (KEY_QUOTA_EXCEEDED). Returns the client's gateway key, if it is one.
    */
   take(client: string, cost: number, quota = true): GatewayKeyRecord | undefined {
-    const keys = this.#options.keys;
-    const key = keys?.table.byId(client);
+    const key = this.#options.keys?.table.byId(client);
+    this.#rate(client, key, cost);
+    if (quota) this.#quota(key, cost);
+    return key;
+  }
+
+  /**
+   * One subscription notification sent to `client` on `network`, priced as one call (SPEC §20): a
+   * rate-limit token when one is left (a notification is never held back by the rate limit; it leaves
+   * fewer tokens for the client's own calls), one call of its key's daily quota (throws
+   * KEY_QUOTA_EXCEEDED when none is left), and one ok call of the key's usage.
+   */
+  notification(client: string, network: string): void {
+    const key = this.#options.keys?.table.byId(client);
+    try {
+      this.#rate(client, key, 1);
+    } catch (err) {
+      if (!(err instanceof SwitchyardError && err.code === 'RATE_LIMITED')) throw err;
+    }
+    this.#quota(key, 1);
+    this.count(key, network, true);
+  }
+
+  #rate(client: string, key: GatewayKeyRecord | undefined, cost: number): void {
     const limit = this.#options.rateLimit;
     const spec = key?.rate_limit ?? limit?.spec;
     if (limit !== undefined && spec !== undefined) limit.limiter.take(client, spec, cost);
-    if (quota && key !== undefined && key.daily_quota !== null) {
-      keys?.quota.spend(key.id, key.daily_quota, cost, this.#options.clock.now());
-    }
-    return key;
+  }
+
+  #quota(key: GatewayKeyRecord | undefined, cost: number): void {
+    if (key === undefined || key.daily_quota === null) return;
+    this.#options.keys?.quota.spend(key.id, key.daily_quota, cost, this.#options.clock.now());
   }
 
   /** Counts one admitted call of `key` (none: nothing to count). */

@@ -2,9 +2,10 @@
  * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
  *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
  *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602), the eth_getLogs range guard (logs-range.ts, -32005),
- *   forwarding (origin-forwarder.ts). The body is parsed first (the 404/410 carry a single request's
- *   id) but its errors count only after the network checks. Networks: network-routes.ts.
+ *   (-32600), method policy (-32601), params (-32602; log filter sizes: log-filter-limits.ts), the logs
+ *   range guard (logs-range.ts, -32005), forwarding (origin-forwarder.ts). The body is parsed first (the
+ *   404/410 carry a single request's id) but its errors count only after the network checks (networks:
+ *   network-routes.ts).
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -33,6 +34,7 @@ import { upstreamBatch } from './batch-upstream.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { splice } from './id-splice.js';
+import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
@@ -73,6 +75,8 @@ export interface RpcHandlerOptions {
   metrics?: GatewayMetrics | undefined;
   /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
   chain?: Pick<ChainView, 'networkHead'> | undefined;
+  /** How large an eth_getLogs / eth_newFilter filter may be (log-filter-limits.ts); none: unchecked. */
+  filterLimits?: LogFilterLimits | undefined;
 }
 
 interface CallContext {
@@ -159,6 +163,11 @@ export class RpcHandler {
     return headers;
   }
 
+  /** A subscription notification sent to `client`, priced as one call (admission.ts); throws KEY_QUOTA_EXCEEDED. */
+  notification(network: string, client: string): void {
+    this.#admission.notification(client, network);
+  }
+
   /** Counts one admitted call to its key's usage (a no-op for clients without a key). */
   #count(context: CallContext, ok: boolean): void {
     this.#admission.count(context.key, context.network, ok);
@@ -182,11 +191,14 @@ export class RpcHandler {
     }
     const call = element.call;
     if (context.local?.has(call.method)) {
+      const done = (answer: BatchAnswer): HttpAnswer => {
+        this.#count(context, answer?.error === undefined);
+        return answer === undefined
+          ? { status: 204, body: undefined, headers }
+          : { status: 200, headers, body: answer.body };
+      };
       const answer = this.#local(call, context);
-      this.#count(context, answer?.error === undefined);
-      return answer === undefined
-        ? { status: 204, body: undefined, headers }
-        : { status: 200, headers, body: answer.body };
+      return answer instanceof Promise ? answer.then(done) : done(answer);
     }
     const forwarder = this.#options.forwarder;
     if (forwarder.cached === undefined || call.id === undefined) return this.#forwardSingle(call, context, headers);
@@ -287,13 +299,9 @@ export class RpcHandler {
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
-  #local(call: RpcCall, context: CallContext): BatchAnswer {
-    try {
-      const body = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods);
-      return body === undefined ? undefined : { body };
-    } catch (err) {
-      return this.#batchFailure(call, context, err);
-    }
+  #local(call: RpcCall, context: CallContext): BatchAnswer | Promise<BatchAnswer> {
+    const failed = (err: unknown) => this.#batchFailure(call, context, err);
+    return localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, failed);
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
@@ -321,7 +329,8 @@ export class RpcHandler {
 
   /** Why the network refuses this call (method policy, then params, then the logs range guard), if it does. */
   #refusal(call: RpcCall, context: CallContext): SwitchyardError | undefined {
-    const refusal = context.route.policy.check(call.method) ?? checkParams(call.method, call.params);
+    const refusal =
+      context.route.policy.check(call.method) ?? checkParams(call.method, call.params, this.#options.filterLimits);
     if (refusal !== undefined) return refusal;
     return logsRangeRefusal(context.network, call.method, call.params, context.route.maxLogsRange, this.#options.chain);
   }

@@ -7,10 +7,12 @@
  *   - where the standard allows a hash: 0x + 64 hex digits, or an EIP-1898 object
  *     {blockHash, requireCanonical?} / {blockNumber};
  *   - eth_getBlockByNumber: exactly [block, fullTransactions: boolean];
- *   - eth_getLogs / eth_newFilter: fromBlock/toBlock as above, blockHash a hash, not both forms.
+ *   - eth_getLogs / eth_newFilter: fromBlock/toBlock as above, blockHash a hash, not both forms; and,
+ *     given `limits`, the filter's size (log-filter-limits.ts).
  * Checked methods take positional params (an array). Other methods' params go to the origin unchecked.
  */
 import { SwitchyardError } from '../../errors/base.js';
+import { filterTooLarge, type LogFilterLimits } from './log-filter-limits.js';
 import { BLOCK_TAGS, type BlockParamKind, STANDARD_METHODS } from './methods.js';
 
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
@@ -21,7 +23,7 @@ function invalidParams(method: string, message: string): SwitchyardError {
   return new SwitchyardError('RPC_INVALID_PARAMS', `Invalid params for ${method}: ${message}`, { details: { method } });
 }
 
-export function checkParams(method: string, params: unknown): SwitchyardError | undefined {
+export function checkParams(method: string, params: unknown, limits?: LogFilterLimits): SwitchyardError | undefined {
   const spec = STANDARD_METHODS[method];
   if (
     spec === undefined ||
@@ -56,6 +58,7 @@ export function checkParams(method: string, params: unknown): SwitchyardError | 
   if (spec.filterParam) {
     const problem = filterProblem(params[0]);
     if (problem !== undefined) return invalidParams(method, `param 1 (filter): ${problem}`);
+    if (limits !== undefined) return filterTooLarge(method, params[0] as Record<string, unknown>, limits);
   }
   return undefined;
 }

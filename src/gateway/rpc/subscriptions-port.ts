@@ -12,8 +12,12 @@ export interface SubscriptionSink {
 
 /** eth_subscribe / eth_unsubscribe as the transport calls them. */
 export interface Subscriptions {
-  /** eth_subscribe params → the gateway's own subscription id; throws a SwitchyardError (-32602, -32005). */
-  subscribe(network: string, params: unknown, sink: SubscriptionSink): string;
+  /**
+   * eth_subscribe params → the gateway's own subscription id, or a promise of it when the subscription
+   * must learn where it starts first (logs; the promise never rejects); throws a SwitchyardError (-32602,
+   * -32005). The sink may be called before the id is known.
+   */
+  subscribe(network: string, params: unknown, sink: SubscriptionSink): string | Promise<string>;
   /** Ends a subscription: true when the id was live. */
   unsubscribe(id: string): boolean;
 }

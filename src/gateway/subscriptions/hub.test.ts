@@ -7,7 +7,7 @@ import type { NetworkConfig } from '../../config/schema.js';
 import { silentLogger } from '../../log.js';
 import type { Origin, Pool } from '../../model/pool.js';
 import type { Forwarder, UpstreamRequest } from '../rpc/forwarder.js';
-import { SubscriptionHub, type SubscriptionSink } from './hub.js';
+import { SubscriptionHub, type SubscriptionHubDeps, type SubscriptionSink } from './hub.js';
 import { MAX_QUEUED_BLOCKS } from './logs.js';
 
 const NETWORKS = { sepolia: { pools: ['sepolia-pool'] } as unknown as NetworkConfig };
@@ -18,6 +18,11 @@ const TOPIC = `0x${'e1'.repeat(32)}`;
 class FakeTracker {
   readonly listeners = new Set<ChainListener>();
   tracked: TrackedOrigin[] = [];
+  /** The network head the tracker knows. */
+  known: number | undefined;
+  networkHead(): number | undefined {
+    return this.known;
+  }
   trackedOrigins(): TrackedOrigin[] {
     return this.tracked;
   }
@@ -65,9 +70,15 @@ function logOf(b: BlockHead, index: number, address = CONTRACT): Record<string, 
   };
 }
 
-/** Answers eth_getLogs from `logs` (by block hash), recording every call; `gate` can hold answers back. */
+/**
+ * Answers eth_getLogs from `logs` (by block hash), recording every call but eth_blockNumber (answered
+ * `head`, counted in `heads`; `headGate` can hold it back); `gate` can hold eth_getLogs answers back.
+ */
 class FakeForwarder implements Forwarder {
   readonly calls: Array<{ method: string; params: unknown }> = [];
+  head: string | null = null;
+  heads = 0;
+  headGate: Promise<void> | undefined;
   readonly logs = new Map<string, Array<Record<string, unknown>>>();
   gate: ((hash: string) => Promise<void>) | undefined;
   failures = 0;
@@ -75,8 +86,14 @@ class FakeForwarder implements Forwarder {
 
   async forward(request: UpstreamRequest) {
     const { method, params } = request.call as { method: string; params: unknown[] };
-    this.calls.push({ method, params });
     assert.deepEqual(request.pools, ['sepolia-pool']);
+    if (method === 'eth_blockNumber') {
+      this.heads += 1;
+      await this.headGate;
+      const answer = { jsonrpc: '2.0', id: 1, result: this.head };
+      return { body: Buffer.from(JSON.stringify(answer)), id: undefined, pool: 'sepolia-pool', origin: 'o1' };
+    }
+    this.calls.push({ method, params });
     let answer: unknown;
     if (method === 'eth_getLogs') {
       const filter = params[0] as { blockHash: string; address?: string[] };
@@ -117,6 +134,12 @@ class Collector implements SubscriptionSink {
   }
 }
 
+/** The id of a subscription answered at once (newHeads, newPendingTransactions). */
+function atOnce(id: string | Promise<string>): string {
+  assert.equal(typeof id, 'string');
+  return id as string;
+}
+
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!condition()) {
@@ -125,7 +148,10 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000
   }
 }
 
-function setup(tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 }) {
+function setup(
+  tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 },
+  filterLimits?: SubscriptionHubDeps['filterLimits'],
+) {
   const tracker = new FakeTracker();
   const forwarder = new FakeForwarder();
   const hub = new SubscriptionHub({
@@ -135,6 +161,7 @@ function setup(tuning = { retryMs: 5, maxRetryMs: 20, pendingPollMs: 10 }) {
     clock: new ManualClock(0),
     logger: silentLogger,
     tuning,
+    ...(filterLimits === undefined ? {} : { filterLimits }),
   });
   return { tracker, forwarder, hub };
 }
@@ -143,8 +170,8 @@ test('newHeads: gateway ids, no head at subscribe time, heads in order in geth s
   const { tracker, hub } = setup();
   const one = new Collector();
   const two = new Collector();
-  const id1 = hub.subscribe('sepolia', ['newHeads'], one);
-  const id2 = hub.subscribe('sepolia', ['newHeads'], two);
+  const id1 = atOnce(hub.subscribe('sepolia', ['newHeads'], one));
+  const id2 = atOnce(hub.subscribe('sepolia', ['newHeads'], two));
   assert.match(id1, /^0x[0-9a-f]{32}$/);
   assert.notEqual(id1, id2);
   assert.equal(hub.sourceCount, 1, 'one source shared by both');
@@ -192,8 +219,8 @@ test('unsubscribe: true once, then false; unknown ids false; the last sink stops
   const { tracker, hub } = setup();
   const one = new Collector();
   const two = new Collector();
-  const id1 = hub.subscribe('sepolia', ['newHeads'], one);
-  const id2 = hub.subscribe('sepolia', ['newHeads'], two);
+  const id1 = atOnce(hub.subscribe('sepolia', ['newHeads'], one));
+  const id2 = atOnce(hub.subscribe('sepolia', ['newHeads'], two));
   assert.equal(hub.unsubscribe(id1.toUpperCase().replace('0X', '0x')), true);
   assert.equal(hub.unsubscribe(id1), false);
   assert.equal(hub.unsubscribe('0x1234'), false);
@@ -230,7 +257,7 @@ test('logs: fetched by block hash through the forwarder, delivered block by bloc
   });
   forwarder.gate = (hash) => (hash === b1.hash ? held : Promise.resolve());
   const sink = new Collector();
-  const id = hub.subscribe('sepolia', ['logs', { address: CONTRACT, topics: [TOPIC] }], sink);
+  const id = await hub.subscribe('sepolia', ['logs', { address: CONTRACT, topics: [TOPIC] }], sink);
   tracker.head(b1);
   tracker.head(b2);
   await waitFor(() => forwarder.calls.length === 1, 'the first eth_getLogs');
@@ -349,7 +376,7 @@ test('logs: a failed fetch is retried and later blocks wait behind it', async ()
 test('logs: after the last unsubscribe nothing more is fetched', async () => {
   const { tracker, forwarder, hub } = setup();
   const sink = new Collector();
-  const id = hub.subscribe('sepolia', ['logs'], sink);
+  const id = await hub.subscribe('sepolia', ['logs'], sink);
   tracker.head(block(1));
   await waitFor(() => forwarder.calls.length === 1, 'one fetch');
   assert.equal(hub.unsubscribe(id), true);
@@ -373,7 +400,7 @@ test('newPendingTransactions: a filter polled through the forwarder, each hash o
   };
   const one = new Collector();
   const two = new Collector();
-  const id1 = hub.subscribe('sepolia', ['newPendingTransactions'], one);
+  const id1 = atOnce(hub.subscribe('sepolia', ['newPendingTransactions'], one));
   hub.subscribe('sepolia', ['newPendingTransactions'], two);
   await waitFor(() => one.messages.length === 2 && two.messages.length === 2, 'the hashes');
   assert.deepEqual(
@@ -429,7 +456,7 @@ test('newPendingTransactions: from a usable origin with a ws_address while its p
     },
   });
   const sink = new Collector();
-  const id = hub.subscribe('sepolia', ['newPendingTransactions'], sink);
+  const id = atOnce(hub.subscribe('sepolia', ['newPendingTransactions'], sink));
   assert.equal(feeds.length, 1);
   const feed = feeds[0];
   assert.ok(feed !== undefined);
@@ -494,5 +521,107 @@ test('logs: more than MAX_QUEUED_BLOCKS waiting heads skip the oldest', async ()
     sink.results().map((log) => Number(log.blockNumber)),
     chain.slice(2).map((head) => head.number),
   );
+  hub.close();
+});
+
+test('logs: a subscription starts after the head an origin answers at subscribe time, above the known head', async () => {
+  const { tracker, forwarder, hub } = setup();
+  const chain = Array.from({ length: 9 }, (_, i) => block(i + 1));
+  for (const head of chain) forwarder.logs.set(head.hash, [logOf(head, 0)]);
+  tracker.known = 5;
+  forwarder.head = '0x7';
+  const sink = new Collector();
+  await hub.subscribe('sepolia', ['logs'], sink);
+  assert.equal(forwarder.heads, 1);
+  // The tracker had not polled blocks 6 and 7 yet: they were mined before the subscription.
+  for (const head of chain.slice(5)) tracker.head(head);
+  await waitFor(() => sink.messages.length === 2, 'the logs of blocks 8 and 9');
+  assert.deepEqual(
+    sink.results().map((log) => log.blockNumber),
+    ['0x8', '0x9'],
+  );
+  const asked = forwarder.calls.map((c) => (c.params as Array<{ blockHash: string }>)[0]?.blockHash);
+  assert.deepEqual(asked, [chain[7]?.hash, chain[8]?.hash], 'blocks nobody takes are not fetched');
+  hub.close();
+});
+
+test('logs: what comes while the start is asked is held, then sent from the start on; a reorg below the start rewinds it', async () => {
+  const { tracker, forwarder, hub } = setup();
+  const a = Array.from({ length: 4 }, (_, i) => block(i + 1));
+  const b = [block(3, 'b', 'a'), block(4, 'b'), block(5, 'b')];
+  for (const head of [...a, ...b]) forwarder.logs.set(head.hash, [logOf(head, 0)]);
+  const early = new Collector();
+  await hub.subscribe('sepolia', ['logs'], early); // starts anywhere: nothing known
+  let release: () => void = () => {};
+  forwarder.headGate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  forwarder.head = '0x3';
+  const late = new Collector();
+  const subscribed = hub.subscribe('sepolia', ['logs'], late);
+  for (const head of a) tracker.head(head);
+  await waitFor(() => early.messages.length === 4, 'blocks 1–4 for the early subscription');
+  assert.equal(late.messages.length, 0, 'held while the start is asked');
+  release();
+  await subscribed;
+  assert.deepEqual(
+    late.results().map((log) => log.blockNumber),
+    ['0x4'],
+  );
+  // Blocks 3 and 4 leave the chain: both hear the removals, and both take the new branch from block 3.
+  tracker.reorg({ forkPoint: 3, removed: [a[2] as BlockHead, a[3] as BlockHead], beyondWindow: false });
+  for (const head of b) tracker.head(head);
+  await waitFor(() => late.messages.length === 1 + 2 + 3, 'removals and the new branch');
+  assert.deepEqual(
+    late.results().map((log) => [log.blockNumber, log.blockHash, log.removed]),
+    [
+      ['0x4', a[3]?.hash, false],
+      ['0x3', a[2]?.hash, true],
+      ['0x4', a[3]?.hash, true],
+      ['0x3', b[0]?.hash, false],
+      ['0x4', b[1]?.hash, false],
+      ['0x5', b[2]?.hash, false],
+    ],
+  );
+  hub.close();
+});
+
+test('logs: an origin head far above the known head does not set the start; no answer: the known head', async () => {
+  const { tracker, forwarder, hub } = setup();
+  const chain = Array.from({ length: 3 }, (_, i) => block(i + 1));
+  for (const head of chain) forwarder.logs.set(head.hash, [logOf(head, 0)]);
+  tracker.known = 1;
+  forwarder.head = '0xf4240'; // 1,000,000
+  const far = new Collector();
+  await hub.subscribe('sepolia', ['logs'], far);
+  forwarder.head = null;
+  const none = new Collector();
+  await hub.subscribe('sepolia', ['logs', { topics: [TOPIC] }], none);
+  for (const head of chain) tracker.head(head);
+  await waitFor(() => far.messages.length === 2 && none.messages.length === 2, 'blocks 2 and 3');
+  assert.deepEqual(
+    far.results().map((log) => log.blockNumber),
+    ['0x2', '0x3'],
+  );
+  hub.close();
+});
+
+test('logs: a filter over gateway.websocket.max_filter_addresses or max_filter_topics is refused before anything starts', async () => {
+  const { forwarder, hub } = setup(undefined, { max_filter_addresses: 3, max_filter_topics: 2 });
+  const address = (n: number) => Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+  const topic = (n: number) => Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
+  const refused = (filter: unknown, limit: RegExp) =>
+    assert.throws(
+      () => hub.subscribe('sepolia', ['logs', filter], new Collector()),
+      (err: { code: string; message: string }) => err.code === 'RPC_INVALID_PARAMS' && limit.test(err.message),
+    );
+  refused({ address: address(4) }, /4 addresses; at most 3 .*gateway\.websocket\.max_filter_addresses/);
+  refused({ topics: [null, topic(3)] }, /position 1 lists 3 values; at most 2 .*gateway\.websocket\.max_filter_topics/);
+  refused({ topics: [null, null, null, null, null] }, /5 positions; at most 4/);
+  assert.equal(hub.sourceCount, 0);
+  assert.equal(forwarder.heads, 0);
+  // At the limits: accepted.
+  await hub.subscribe('sepolia', ['logs', { address: address(3), topics: [topic(2), topic(2)] }], new Collector());
+  assert.equal(hub.sourceCount, 1);
   hub.close();
 });

@@ -10,7 +10,10 @@
  *     logs                   logs.ts  — eth_getLogs by block hash per canonical head, removals on reorg;
  *     newPendingTransactions pending.ts — an origin's ws_address subscription (`originFeeds`), else
  *                            filter polling (every `pendingPollMs`, default 1 s).
- * - No notification at subscribe time (as geth): a subscription hears the first event after it.
+ * - No notification at subscribe time (as geth): a subscription hears the first event after it. A logs
+ *   subscription starts at the next block (SPEC §20): its answer waits for the block it starts after
+ *   (`startBlock`), and it gets the logs of later blocks only (reorgs aside: fanout.ts).
+ * - A logs filter over `filterLimits` (rpc/log-filter-limits.ts) is refused (-32602) before anything starts.
  * - One chain tracker listener for the hub's life; events go synchronously to the network's head and
  *   logs sources (a logs source queues its fetches).
  * Errors: bad params RPC_INVALID_PARAMS (-32602); a network that is not configured NETWORK_UNKNOWN.
@@ -23,10 +26,11 @@ import type { NetworkConfig } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { Forwarder } from '../rpc/forwarder.js';
+import type { LogFilterLimits } from '../rpc/log-filter-limits.js';
 import type { SubscriptionSink, Subscriptions } from '../rpc/subscriptions-port.js';
 import type { Source } from './fanout.js';
 import { HeadsSource } from './heads.js';
-import { LogsSource, type LogsTuning } from './logs.js';
+import { LogsSource, type LogsTuning, MAX_QUEUED_BLOCKS } from './logs.js';
 import { parseSubscribeParams, type SubscriptionKind, type SubscriptionRequest, sourceKey } from './params.js';
 import { type OriginFeeds, type PendingPush, PendingSource } from './pending.js';
 import { type UpstreamCaller, upstreamCaller } from './upstream-call.js';
@@ -35,16 +39,23 @@ export type { SubscriptionSink } from '../rpc/subscriptions-port.js';
 export type { SubscriptionKind } from './params.js';
 
 export const PENDING_POLL_MS = 1_000;
+/** Blocks an origin's head may be above the tracker's network head and still set a logs subscription's start. */
+export const MAX_START_LEAD = MAX_QUEUED_BLOCKS;
 
 export interface SubscriptionHubDeps {
-  /** The chain tracker's listeners feed heads and logs; its origins list picks a pending push origin. */
-  readonly chain: Pick<ChainTracker, 'addListener' | 'trackedOrigins'>;
+  /**
+   * The chain tracker's listeners feed heads and logs; its origins list picks a pending push origin; its
+   * network head bounds where a logs subscription starts.
+   */
+  readonly chain: Pick<ChainTracker, 'addListener' | 'trackedOrigins' | 'networkHead'>;
   readonly forwarder: Forwarder;
   readonly networks: Readonly<Record<string, NetworkConfig>>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** eth_subscribe on origins' ws_address (upstream/ws-heads.ts WsOriginFeeds); none: pending is polled. */
   readonly originFeeds?: OriginFeeds;
+  /** How large a logs filter may be (`gateway.websocket`); none: only the standard's 4 topic positions. */
+  readonly filterLimits?: LogFilterLimits;
   /** Tests: faster pending polls and logs retries. */
   readonly tuning?: Partial<LogsTuning & { pendingPollMs: number }>;
 }
@@ -85,13 +96,16 @@ export class SubscriptionHub implements Subscriptions {
     this.#removeListener = deps.chain.addListener(listener);
   }
 
-  /** eth_subscribe params → the gateway's own subscription id; throws a SwitchyardError. */
-  subscribe(network: string, params: unknown, sink: SubscriptionSink): string {
+  /**
+   * eth_subscribe params → the gateway's own subscription id (for logs, once its start is known: the
+   * promise never rejects); throws a SwitchyardError.
+   */
+  subscribe(network: string, params: unknown, sink: SubscriptionSink): string | Promise<string> {
     if (this.#closed) throw new SwitchyardError('GATEWAY_INTERNAL', 'The gateway is shutting down.');
     if (this.#deps.networks[network] === undefined) {
       throw new SwitchyardError('NETWORK_UNKNOWN', `Network "${network}" is not configured.`);
     }
-    const request = parseSubscribeParams(params);
+    const request = parseSubscribeParams(params, this.#deps.filterLimits);
     const key = sourceKey(network, request);
     let entry = this.#sources.get(key);
     if (entry === undefined) {
@@ -99,9 +113,16 @@ export class SubscriptionHub implements Subscriptions {
       this.#sources.set(key, entry);
     }
     const id = `0x${randomBytes(16).toString('hex')}`;
-    entry.source.fanout.add(id, sink);
+    const logs = request.kind === 'logs';
+    // A logs subscription joins at once, holding what comes until its start is known (fanout.ts).
+    entry.source.fanout.add(id, sink, logs);
     this.#subscriptions.set(id, entry);
-    return id;
+    if (!logs) return id;
+    const source = entry.source;
+    return this.#startBlock(network).then((after) => {
+      source.fanout.start(id, after);
+      return id;
+    });
   }
 
   /** Ends a subscription; false when the id is unknown (or already ended). */
@@ -136,6 +157,30 @@ export class SubscriptionHub implements Subscriptions {
   /** Upstream sources running now (tests, metrics). */
   get sourceCount(): number {
     return this.#sources.size;
+  }
+
+  /**
+   * The block a new logs subscription starts after: the higher of the network head the tracker knows and
+   * the head an origin answers now (eth_blockNumber through the forwarder, never cached: a block mined
+   * just before the subscription may not have been polled yet). An answer more than MAX_START_LEAD blocks
+   * above a known network head is not believed. Without an answer the known head; without either, none
+   * (every block). Never rejects.
+   */
+  async #startBlock(network: string): Promise<number | undefined> {
+    let seen: number | undefined;
+    try {
+      const result = await this.#upstream.call(network, 'eth_blockNumber', []);
+      const number = typeof result === 'string' && result.startsWith('0x') ? Number(result) : Number.NaN;
+      if (Number.isSafeInteger(number)) seen = number;
+    } catch (err) {
+      this.#deps.logger.debug('eth_blockNumber for a new logs subscription failed; it starts at the known head', {
+        network,
+        err,
+      });
+    }
+    const known = this.#deps.chain.networkHead(network);
+    if (seen === undefined || (known !== undefined && seen > known + MAX_START_LEAD)) return known;
+    return known === undefined ? seen : Math.max(known, seen);
   }
 
   #start(network: string, request: SubscriptionRequest): Source {

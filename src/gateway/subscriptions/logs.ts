@@ -14,6 +14,10 @@
  *     a warning (that block's logs are skipped). A tracker `gap` (heads never seen) skips those blocks'
  *     logs too, with a warning.
  * Logs whose `blockHash` is not the asked block's are dropped (an origin answering for another block).
+ * Where each subscription starts (fanout.ts): a block's logs go only to subscriptions that started before
+ * it; a block no subscription takes is not fetched. Removals go to every subscription (a client that read
+ * the removed block's logs with eth_getLogs before subscribing hears of it too), and after a reorg every
+ * subscription takes the new branch from the fork point on.
  */
 import type { BlockHead, ChainReorg } from '../../chain/types.js';
 import type { Logger } from '../../log.js';
@@ -123,6 +127,11 @@ export class LogsSource implements Source {
           this.#removeFrom(job.forkPoint);
           continue;
         }
+        if (!this.fanout.wants(job.block.number)) {
+          // Every subscription started after this block (SPEC §20): nobody takes its logs.
+          this.#queue.shift();
+          continue;
+        }
         let logs: Log[] | undefined;
         try {
           logs = await this.#fetch(job.block);
@@ -167,7 +176,7 @@ export class LogsSource implements Source {
   }
 
   #deliver(block: BlockHead, logs: Log[]): void {
-    for (const log of logs) this.fanout.publish(JSON.stringify(log));
+    for (const log of logs) this.fanout.publish(JSON.stringify(log), block.number);
     this.#delivered.delete(block.number);
     this.#delivered.set(block.number, { hash: block.hash, logs });
     while (this.#delivered.size > WINDOW_BLOCKS) {
@@ -183,6 +192,7 @@ export class LogsSource implements Source {
       this.#delivered.delete(number);
       for (const log of logs) this.fanout.publish(JSON.stringify({ ...log, removed: true }));
     }
+    this.fanout.rewind(forkPoint);
   }
 
   #sleep(ms: number): Promise<void> {

@@ -7,7 +7,8 @@
  *   ["logs"] or ["logs", { address?, topics? }]   (`fromBlock`/`toBlock` only as "latest": a subscription
  *                                                  follows new blocks; `blockHash` is refused)
  *   ["newPendingTransactions"] or [..., false]     (hashes; `true`, full transactions, is refused)
- * Anything else is RPC_INVALID_PARAMS (-32602) with a message saying what to send.
+ * Anything else is RPC_INVALID_PARAMS (-32602) with a message saying what to send; so is a logs filter
+ * over the size limits (rpc/log-filter-limits.ts), checked before its lists are read.
  *
  * Normalisation (two filters that match the same logs share one source):
  *   - addresses: 20-byte hex, lowercase, sorted, duplicates dropped; one string = a list of one; an
@@ -17,6 +18,7 @@
  *     trailing nulls are dropped (they match anything).
  */
 import { SwitchyardError } from '../../errors/base.js';
+import { filterTooLarge, type LogFilterLimits, MAX_TOPIC_POSITIONS } from '../rpc/log-filter-limits.js';
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
 
@@ -34,7 +36,6 @@ export type SubscriptionRequest =
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const TOPIC = /^0x[0-9a-fA-F]{64}$/;
-const MAX_TOPIC_POSITIONS = 4;
 const SHAPES =
   'eth_subscribe params are ["newHeads"], ["logs", {"address": …, "topics": […]}] or ["newPendingTransactions"]';
 
@@ -42,7 +43,8 @@ function invalid(reason: string): SwitchyardError {
   return new SwitchyardError('RPC_INVALID_PARAMS', `Invalid params: ${reason}. ${SHAPES}.`);
 }
 
-export function parseSubscribeParams(params: unknown): SubscriptionRequest {
+/** Reads eth_subscribe params; with `limits`, a logs filter over them is refused (log-filter-limits.ts). */
+export function parseSubscribeParams(params: unknown, limits?: LogFilterLimits): SubscriptionRequest {
   if (!Array.isArray(params) || params.length === 0 || typeof params[0] !== 'string') {
     throw invalid('the first param must be the subscription name');
   }
@@ -58,16 +60,18 @@ export function parseSubscribeParams(params: unknown): SubscriptionRequest {
       return { kind: 'newPendingTransactions' };
     case 'logs':
       if (rest.length > 1) throw invalid('logs takes one filter object');
-      return { kind: 'logs', filter: parseLogFilter(rest[0]) };
+      return { kind: 'logs', filter: parseLogFilter(rest[0], limits) };
     default:
       throw invalid(`no "${name}" subscription`);
   }
 }
 
-function parseLogFilter(value: unknown): LogFilter {
+function parseLogFilter(value: unknown, limits: LogFilterLimits | undefined): LogFilter {
   if (value === undefined || value === null) return { address: [], topics: [] };
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('the logs filter must be an object');
   const filter = value as Record<string, unknown>;
+  const tooLarge = limits === undefined ? undefined : filterTooLarge('eth_subscribe', filter, limits);
+  if (tooLarge !== undefined) throw tooLarge;
   for (const [key, member] of Object.entries(filter)) {
     if (key === 'address' || key === 'topics') continue;
     if ((key === 'fromBlock' || key === 'toBlock') && (member === 'latest' || member === null)) continue;

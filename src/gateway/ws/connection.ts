@@ -8,15 +8,25 @@
  *   notification gets no answer. Answers go out as text messages when ready, not in request
  *   order (JSON-RPC clients match them by id). A message over `gateway.max_body_bytes` is refused by the
  *   framing (`ws` maxPayload): the connection closes with 1009.
- * - Slow consumer: after each message out, bytes queued for the client (`ws` bufferedAmount) over
- *   `max_pending_bytes` (default 16 MiB) close the connection with 1008 "slow consumer".
+ * - Slow consumer: after each frame queued for the client — answers, notifications, the pongs to the
+ *   client's pings, our pings — bytes queued (`ws` bufferedAmount: the socket's buffer and the
+ *   sender's queue) over `max_pending_bytes` (default 16 MiB) close the connection with 1008 "slow
+ *   consumer". Once closing, nothing more is queued (no pong either), so a client that never reads holds
+ *   at most about `max_pending_bytes` until it leaves (or `ws` drops it 30 s after the close frame).
+ * - Pings from the client: more than `max_pings_per_second` (default 10) within one second (counted from
+ *   the first of each one-second window, on the Clock's monotonic reading) close the connection with
+ *   1008 "too many pings".
+ * - Notifications: each is charged to the client as one call as it goes out (rpc/handler.ts
+ *   `notification`; subscriptions.ts ends the connection's subscriptions when the charge is refused).
  * - Liveness: a ping every `ping_interval` (30 s); no pong within `pong_timeout` (30 s) drops the
  *   connection (the peer is gone or stuck: no close handshake is attempted).
  * - Close: the client's or ours ends every subscription and aborts the forwards still running for it.
- *   `shutdown()` reads no further message, waits for the answers in flight, then closes with 1001.
+ *   `shutdown()` reads no further message, waits for the answers in flight, then closes with 1001
+ *   "server shutting down", or the code and reason given (4001 when the key was revoked: upgrade.ts).
  */
 import { setMaxListeners } from 'node:events';
 import type { RawData, WebSocket } from 'ws';
+import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
 import type { RpcSession } from '../rpc/session.js';
@@ -31,6 +41,7 @@ export interface WsLimits {
   ping_interval: number;
   /** ms */
   pong_timeout: number;
+  max_pings_per_second: number;
 }
 
 export interface WsConnectionOptions {
@@ -41,12 +52,17 @@ export interface WsConnectionOptions {
   hub: Subscriptions;
   limits: WsLimits;
   metrics: WsMetrics;
+  clock: Clock;
   logger: Logger;
 }
 
-/** Close codes (RFC 6455 §7.4.1). */
+/** Close codes (RFC 6455 §7.4.1; 4000–4999 are the application's). */
 export const CLOSE_GOING_AWAY = 1001;
 export const CLOSE_POLICY = 1008;
+/** The connection's key was revoked, or no longer allows its network (SPEC §20). */
+export const CLOSE_KEY_REVOKED = 4001;
+
+const PING_WINDOW_MS = 1_000;
 
 export class WsConnection {
   readonly #ws: WebSocket;
@@ -60,6 +76,9 @@ export class WsConnection {
   #inFlight = 0;
   #shuttingDown = false;
   #drained: (() => void) | undefined;
+  /** The client's pings in the current window, and when (monotonic ms) that window began. */
+  #pings = 0;
+  #pingWindow = 0;
   /** Resolves once the connection is closed. */
   readonly closed: Promise<void>;
 
@@ -69,7 +88,10 @@ export class WsConnection {
     setMaxListeners(0, this.#abort.signal);
     this.#subscriptions = new ConnectionSubscriptions(
       options.hub,
-      { send: (notification) => this.#send(notification) },
+      {
+        send: (notification) => this.#send(notification),
+        charge: () => options.handler.notification(options.network, options.client),
+      },
       options.limits.max_subscriptions_per_connection,
       options.metrics,
     );
@@ -84,6 +106,8 @@ export class WsConnection {
     // ws closes with 1009 itself for a message over maxPayload, and with 1002 for bad framing.
     ws.on('error', (err) => options.logger.debug('websocket error', { reason: err.message }));
     ws.on('message', (data, isBinary) => this.#message(data, isBinary));
+    // The server answers pings itself (`autoPong: false`, upgrade.ts): only while open, and counted.
+    ws.on('ping', (data) => this.#pinged(data));
     ws.on('pong', () => {
       clearTimeout(this.#pongWait);
       this.#pongWait = undefined;
@@ -92,11 +116,11 @@ export class WsConnection {
     this.#pinger.unref();
   }
 
-  /** Stops reading messages, waits for the answers in flight, then closes with 1001. */
-  async shutdown(): Promise<void> {
+  /** Stops reading messages, waits for the answers in flight, then closes with `code` (1001) and `reason`. */
+  async shutdown(code = CLOSE_GOING_AWAY, reason = 'server shutting down'): Promise<void> {
     this.#shuttingDown = true;
     if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
-    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(CLOSE_GOING_AWAY, 'server shutting down');
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(code, reason);
     await this.closed;
   }
 
@@ -151,20 +175,46 @@ export class WsConnection {
     if (ws.readyState !== ws.OPEN) return;
     ws.send(data, { binary: false });
     this.#options.metrics.messageOut();
-    if (ws.bufferedAmount > this.#options.limits.max_pending_bytes) {
-      this.#options.metrics.slowConsumer();
-      this.#options.logger.info('websocket closed: slow consumer', {
-        pending_bytes: ws.bufferedAmount,
-        max_pending_bytes: this.#options.limits.max_pending_bytes,
-      });
-      ws.close(CLOSE_POLICY, 'slow consumer');
+    this.#checkPending();
+  }
+
+  /** After a frame was queued: too many bytes waiting for the client close the connection (1008). */
+  #checkPending(): void {
+    const ws = this.#ws;
+    if (ws.readyState !== ws.OPEN || ws.bufferedAmount <= this.#options.limits.max_pending_bytes) return;
+    this.#options.metrics.slowConsumer();
+    this.#options.logger.info('websocket closed: slow consumer', {
+      pending_bytes: ws.bufferedAmount,
+      max_pending_bytes: this.#options.limits.max_pending_bytes,
+    });
+    ws.close(CLOSE_POLICY, 'slow consumer');
+  }
+
+  /** A ping from the client: counted against max_pings_per_second, then answered with its pong. */
+  #pinged(data: Buffer): void {
+    const ws = this.#ws;
+    if (ws.readyState !== ws.OPEN) return;
+    const now = this.#options.clock.monotonic();
+    if (this.#pings === 0 || now - this.#pingWindow >= PING_WINDOW_MS) {
+      this.#pingWindow = now;
+      this.#pings = 0;
     }
+    this.#pings += 1;
+    const limit = this.#options.limits.max_pings_per_second;
+    if (this.#pings > limit) {
+      this.#options.logger.info('websocket closed: too many pings', { max_pings_per_second: limit });
+      ws.close(CLOSE_POLICY, 'too many pings');
+      return;
+    }
+    ws.pong(data);
+    this.#checkPending();
   }
 
   #ping(): void {
     const ws = this.#ws;
     if (ws.readyState !== ws.OPEN || this.#pongWait !== undefined) return;
     ws.ping();
+    this.#checkPending();
     this.#pongWait = setTimeout(() => {
       this.#options.logger.debug('websocket dropped: no pong', { pong_timeout_ms: this.#options.limits.pong_timeout });
       ws.terminate();

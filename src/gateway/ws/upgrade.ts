@@ -11,15 +11,18 @@
  * `close()` (shutdown) lets each connection send its answers in flight, then closes it with 1001.
  * A gateway key disabled, deleted, rolled or no longer allowed on the connection's network while its
  * connections are open: when the key table changes (within 1 s of the change, anywhere), those
- * connections are shut down the same way (1001).
+ * connections are shut down the same way (answers in flight first), with close code 4001 and a reason
+ * saying which: "gateway key revoked" (disabled or deleted), "gateway key rolled: reconnect with the new
+ * value", or "gateway key no longer allows network NAME" (SPEC §20).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
+import type { Clock } from '../../clock.js';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayKeyTable } from '../../model/gateway-keys.js';
+import type { GatewayKeyRecord, GatewayKeyTable } from '../../model/gateway-keys.js';
 import type { AddressRanges } from '../../model/ip-address.js';
 import { exchangeClient } from '../http/client-address.js';
 import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
@@ -27,7 +30,7 @@ import type { GatewayAuth } from '../http/key-auth.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 import type { RpcHandler } from '../rpc/handler.js';
 import type { Subscriptions } from '../rpc/subscriptions-port.js';
-import { WsConnection, type WsLimits } from './connection.js';
+import { CLOSE_KEY_REVOKED, WsConnection, type WsLimits } from './connection.js';
 import type { WsMetrics } from './metrics.js';
 
 export interface WsGatewayOptions {
@@ -44,6 +47,7 @@ export interface WsGatewayOptions {
   /** gateway.max_body_bytes: a larger message closes the connection with 1009. */
   maxBodyBytes: number;
   metrics: WsMetrics;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -71,7 +75,13 @@ export class WsGateway {
 
   constructor(options: WsGatewayOptions) {
     this.#options = options;
-    this.#server = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes, clientTracking: false });
+    // Pongs are sent by the connection (connection.ts): counted against the ping rate, and only while open.
+    this.#server = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxBodyBytes,
+      clientTracking: false,
+      autoPong: false,
+    });
     // The deprecation headers travel on the request object to the 101 answer.
     this.#server.on('headers', (headers, req) => {
       const extra = (req as unknown as { extra?: Record<string, string> }).extra ?? {};
@@ -80,11 +90,10 @@ export class WsGateway {
     const keys = options.keys;
     this.#unsubscribe = keys?.onChange(() => {
       for (const [connection, opened] of this.#keyed) {
-        const now = keys.byId(opened.id);
-        const usable = now?.digest === opened.digest && (now.networks?.includes(opened.network) ?? true);
-        if (usable) continue;
+        const reason = revoked(keys.byId(opened.id), opened);
+        if (reason === undefined) continue;
         this.#keyed.delete(connection);
-        void connection.shutdown();
+        void connection.shutdown(CLOSE_KEY_REVOKED, reason);
       }
     });
   }
@@ -150,6 +159,7 @@ export class WsGateway {
         hub: this.#options.hub,
         limits: this.#options.limits,
         metrics: this.#options.metrics,
+        clock: this.#options.clock,
         logger: this.#options.logger,
       });
       this.#connections.add(connection);
@@ -176,6 +186,17 @@ export class WsGateway {
     if (next <= 0) this.#perClient.delete(client);
     else this.#perClient.set(client, next);
   }
+}
+
+/** Why a connection opened with a key may no longer use it (a close reason: at most 123 bytes), if so. */
+function revoked(now: GatewayKeyRecord | undefined, opened: { digest: string; network: string }): string | undefined {
+  if (now === undefined) return 'gateway key revoked';
+  if (now.digest !== opened.digest) return 'gateway key rolled: reconnect with the new value';
+  // Network names are at most 64 characters (config/schema.ts): the reason fits.
+  if (now.networks !== null && !now.networks.includes(opened.network)) {
+    return `gateway key no longer allows network ${opened.network}`;
+  }
+  return undefined;
 }
 
 /** The handshake's refusal: the HTTP answer with the JSON-RPC error body, then the connection ends. */
