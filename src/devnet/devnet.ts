@@ -1,6 +1,7 @@
 /**
  * The offline devnet: `nodes` anvil processes (default 2) with the network's chain id (default 11155111),
- * reachable on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports), serving as the origins
+ * reachable on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports; unset: 9545, 9546, …, or free
+ * ports when those are taken), serving as the origins
  * `anvil-0`, `anvil-1`, … of one pool.
  *
  * With more than one node they are one chain (replicator.ts): every anvil starts from one genesis
@@ -22,6 +23,7 @@
  *   returns, the watchdog kills the PIDs.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { DEFAULTS } from '../config/defaults.js';
 import type { DevnetConfig, PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { type AnvilNode, startAnvil } from './anvil.js';
@@ -47,17 +49,40 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the devnet on `devnet.base_port`. When that is not set and the default ports (9545, 9546, …) are
+ * taken — another anvil or a node of the operator's — the nodes take free ports instead, with a warning:
+ * the demo starts beside whatever holds them, and the devnet pool's origins follow the new addresses.
+ */
 export async function startDevnet(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
+  if (config.base_port !== undefined) return startOn(config, config.base_port, logger, now);
+  try {
+    return await startOn(config, DEFAULTS.devnet.base_port, logger, now);
+  } catch (err) {
+    if (!(err instanceof DevnetPortsTaken)) throw err;
+    logger.warn('devnet: the default ports are taken; the nodes listen on free ports instead', {
+      taken: `127.0.0.1:${DEFAULTS.devnet.base_port}…${DEFAULTS.devnet.base_port + config.nodes - 1}`,
+      set_ports_with: 'devnet.base_port in a config file',
+    });
+    return startOn(config, 0, logger, now);
+  }
+}
+
+/** A node's port was taken (the message says which ports and how to choose others). */
+class DevnetPortsTaken extends Error {}
+
+async function startOn(config: DevnetConfig, basePort: number, logger: Logger, now: () => number): Promise<Devnet> {
   const timestamp = Math.floor(now() / 1000);
   const replicated = config.nodes > 1;
-  const port = (i: number): number => (config.base_port === 0 ? 0 : config.base_port + i);
+  const port = (i: number): number => (basePort === 0 ? 0 : basePort + i);
   const portsTaken = (err: unknown): Error => {
     const message = (err as Error).message;
-    const hint = /address already in use/i.test(message)
-      ? `; devnet.base_port ${config.base_port}…${config.base_port + config.nodes - 1} is taken (another anvil or node?): ` +
-        'stop it, or set devnet.base_port in a config file (0 picks free ports)'
-      : '';
-    return new Error(`devnet: ${message}${hint}`, { cause: err });
+    if (!/address already in use/i.test(message)) return new Error(`devnet: ${message}`, { cause: err });
+    return new DevnetPortsTaken(
+      `devnet: ${message}; devnet.base_port ${basePort}…${basePort + config.nodes - 1} is taken (another anvil or node?): ` +
+        'stop it, or set devnet.base_port in a config file (0 picks free ports)',
+      { cause: err },
+    );
   };
 
   const anvils = await settleAll(

@@ -17,6 +17,7 @@
  * health and networks are read on every request.
  */
 import { z } from 'zod';
+import { enforceAccountLimits } from '../../accounts/limits.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { getMonitor } from '../../health/monitor-queries.js';
@@ -39,7 +40,6 @@ import {
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { JsonText } from '../envelope.js';
-import { enforceAccountLimits } from '../limits.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
@@ -131,7 +131,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   const account = accountParam;
   const poolId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'pool_id', 'pool', ID_PATTERN);
   const notFound = (id: string) => objectNotFound('pool', id);
-  /** The per-account limits (api/limits.ts), checked inside the write's transaction. */
+  /** The per-account limits (accounts/limits.ts), checked inside the write's transaction. */
   const withinLimits =
     (accountId: string, id: string | undefined): PoolWriteGuard =>
     (trx, next, current) =>
