@@ -49,29 +49,9 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-/**
- * Starts the devnet on `devnet.base_port`. When that is not set and the default ports (9545, 9546, …) are
- * taken — another anvil or a node of the operator's — the nodes take free ports instead, with a warning:
- * the demo starts beside whatever holds them, and the devnet pool's origins follow the new addresses.
- */
 export async function startDevnet(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
-  if (config.base_port !== undefined) return startOn(config, config.base_port, logger, now);
-  try {
-    return await startOn(config, DEFAULTS.devnet.base_port, logger, now);
-  } catch (err) {
-    if (!(err instanceof DevnetPortsTaken)) throw err;
-    logger.warn('devnet: the default ports are taken; the nodes listen on free ports instead', {
-      taken: `127.0.0.1:${DEFAULTS.devnet.base_port}…${DEFAULTS.devnet.base_port + config.nodes - 1}`,
-      set_ports_with: 'devnet.base_port in a config file',
-    });
-    return startOn(config, 0, logger, now);
-  }
-}
-
-/** A node's port was taken (the message says which ports and how to choose others). */
-class DevnetPortsTaken extends Error {}
-
-async function startOn(config: DevnetConfig, basePort: number, logger: Logger, now: () => number): Promise<Devnet> {
+  if (config.base_port === undefined) return startOnDefaultPorts(config, logger, now);
+  const basePort = config.base_port;
   const timestamp = Math.floor(now() / 1000);
   const replicated = config.nodes > 1;
   const port = (i: number): number => (basePort === 0 ? 0 : basePort + i);
@@ -184,6 +164,28 @@ async function startOn(config: DevnetConfig, basePort: number, logger: Logger, n
     },
   };
 }
+
+/**
+ * `devnet.base_port` unset: the default ports (9545, 9546, …), or — when those are taken by another anvil
+ * or a node of the operator's — free ports, with a warning: the demo starts beside whatever holds them,
+ * and the devnet pool's origins follow the new addresses (pools/seed.ts `refreshOrigins`).
+ */
+async function startOnDefaultPorts(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
+  const base = DEFAULTS.devnet.base_port;
+  try {
+    return await startDevnet({ ...config, base_port: base }, logger, now);
+  } catch (err) {
+    if (!(err instanceof DevnetPortsTaken)) throw err;
+    logger.warn('devnet: the default ports are taken; the nodes listen on free ports instead', {
+      taken: `127.0.0.1:${base}…${base + config.nodes - 1}`,
+      set_ports_with: 'devnet.base_port in a config file',
+    });
+    return startDevnet({ ...config, base_port: 0 }, logger, now);
+  }
+}
+
+/** A node's port was taken (the message says which ports and how to choose others). */
+class DevnetPortsTaken extends Error {}
 
 /** The node under the address of its proxy (when there is one); the PID stays the anvil's. */
 function asSeenByClients(anvil: AnvilNode, proxy: NodeProxy | undefined): AnvilNode {
