@@ -112,11 +112,14 @@ function checkPools(parts: ConfigParts, report: Report): void {
   const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const outbound = { policy, rules: policy.rulesFor(config.account_id) };
   const wsOutbound = { policy, rules: policy.rulesFor(config.account_id, { schemes: WS_SCHEMES }) };
-  const poolNames = new Set<string>();
+  // Names are compared over every pool of the file, also those whose other settings failed.
+  const seen = new Set<string>();
+  for (const [i, name] of parts.poolNames.entries()) {
+    if (name !== undefined && seen.has(name)) report(`pools.${i}.name`, `pool "${name}" is declared twice`);
+    if (name !== undefined) seen.add(name);
+  }
   for (const [n, pool] of config.pools.entries()) {
     const at = `pools.${poolIndexes[n]}`;
-    if (poolNames.has(pool.name)) report(`${at}.name`, `pool "${pool.name}" is declared twice`);
-    poolNames.add(pool.name);
     const originNames = new Set<string>();
     for (const [j, origin] of pool.origins.entries()) {
       if (originNames.has(origin.name)) {

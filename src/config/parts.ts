@@ -24,8 +24,8 @@ export interface ConfigParts {
   readonly poolIndexes: readonly number[];
   /** Every network name the file declares, including those whose settings failed. */
   readonly networkNames: readonly string[];
-  /** Every pool name the file declares, including those whose settings failed. */
-  readonly poolNames: readonly string[];
+  /** The name of each pool of the file, by its index (undefined where the name itself is not a string). */
+  readonly poolNames: readonly (string | undefined)[];
 }
 
 /** A whole, valid config as parts. */
@@ -84,10 +84,10 @@ function salvageNetworks(raw: unknown, broken: Set<string>) {
 
 function salvagePools(raw: unknown, broken: Set<string>) {
   const parsed: { index: number; pool: PoolConfig }[] = [];
-  const names: string[] = [];
+  const names: (string | undefined)[] = [];
   if (!Array.isArray(raw)) return { parsed, names };
   for (const [index, value] of raw.entries()) {
-    if (isRecord(value) && typeof value.name === 'string') names.push(value.name);
+    names.push(isRecord(value) && typeof value.name === 'string' ? value.name : undefined);
     const pool = poolInput.safeParse(value);
     if (pool.success) parsed.push({ index, pool: pool.data });
     else broken.add(`pools.${index}`);

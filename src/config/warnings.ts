@@ -13,7 +13,7 @@ import { didYouMean } from './suggest.js';
 
 export function configWarnings(parts: ConfigParts, storePools: Iterable<string>): ConfigWarning[] {
   const { config } = parts;
-  const declared = new Set(parts.poolNames);
+  const declared = new Set(parts.poolNames.filter((name) => name !== undefined));
   if (config.devnet?.enabled) declared.add(config.devnet.pool);
   const stored = new Set(storePools);
   const known = [...new Set([...declared, ...stored])];
@@ -34,7 +34,7 @@ export function configWarnings(parts: ConfigParts, storePools: Iterable<string>)
     parts.broken.has('networks') || parts.networkNames.some((network) => parts.broken.has(`networks.${network}`));
   if (unknownUse) return warnings;
   for (const [i, name] of parts.poolNames.entries()) {
-    if (used.has(name)) continue;
+    if (name === undefined || used.has(name)) continue;
     warnings.push({ path: `pools.${i}`, message: `pool "${name}" is not used by any network` });
   }
   return warnings;
