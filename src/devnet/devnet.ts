@@ -49,8 +49,14 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-export async function startDevnet(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
-  if (config.base_port === undefined) return startOnDefaultPorts(config, logger, now);
+/** `defaultBasePort`: the ports tried when `devnet.base_port` is unset (tests pass one they hold). */
+export async function startDevnet(
+  config: DevnetConfig,
+  logger: Logger,
+  now: () => number,
+  defaultBasePort: number = DEFAULTS.devnet.base_port,
+): Promise<Devnet> {
+  if (config.base_port === undefined) return startOnDefaultPorts(config, logger, now, defaultBasePort);
   const basePort = config.base_port;
   const timestamp = Math.floor(now() / 1000);
   const replicated = config.nodes > 1;
@@ -170,8 +176,12 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
  * or a node of the operator's — free ports, with a warning: the demo starts beside whatever holds them,
  * and the devnet pool's origins follow the new addresses (pools/seed.ts `refreshOrigins`).
  */
-async function startOnDefaultPorts(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
-  const base = DEFAULTS.devnet.base_port;
+async function startOnDefaultPorts(
+  config: DevnetConfig,
+  logger: Logger,
+  now: () => number,
+  base: number,
+): Promise<Devnet> {
   try {
     return await startDevnet({ ...config, base_port: base }, logger, now);
   } catch (err) {
