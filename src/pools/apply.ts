@@ -105,8 +105,10 @@ async function updateDeclaredPool(
       },
       guard(options),
     );
-    // Deleted between the diff and the write: made again from the file.
-    if (updated === undefined) await createConfigPool(trx, clock, accountId, difference.pool, guard(options));
+    // Deleted between the diff and the write (the transaction rolls back; nothing is half-applied).
+    if (updated === undefined) {
+      throw new Error(`pool "${difference.pool.name}" was deleted while the file was being applied; apply again`);
+    }
   });
 }
 

@@ -18,6 +18,7 @@ import { createMonitor } from '../health/monitor-queries.js';
 import type { Logger } from '../log.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Store } from '../store/database.js';
+import { inTransaction } from '../store/transaction.js';
 import type { Database } from '../store/schema.js';
 import { declaredMonitor } from './declared.js';
 import { createPool, findPoolByName, type PoolWriteGuard, poolFields, updatePool } from './pool-queries.js';
@@ -68,7 +69,7 @@ export async function createConfigPool(
   guard?: PoolWriteGuard,
 ): Promise<boolean> {
   try {
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       const settings = declaredMonitor(pool);
       const monitorId = settings === undefined ? null : (await createMonitor(trx, clock, accountId, settings)).id;
       await createPool(trx, clock, accountId, poolFieldsFromConfig(pool, monitorId), guard);
