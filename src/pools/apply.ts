@@ -24,7 +24,7 @@ import type { Pool, PoolFields } from '../model/pool.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Db, Store } from '../store/database.js';
 import { inTransaction } from '../store/transaction.js';
-import { declaredMonitor } from './declared.js';
+import { DECLARED_FIELDS, declaredMonitor } from './declared.js';
 import { diffPools, type PoolDifference } from './diff.js';
 import { deletePool, type PoolWriteGuard, poolFields, poolNamesOf, updatePool } from './pool-queries.js';
 import { createConfigPool } from './seed.js';
@@ -44,18 +44,6 @@ export interface ApplyOutcome {
   updated: string[];
   unchanged: string[];
 }
-
-/** The fields a config file says of a pool; apply writes these and keeps the rest of the stored pool. */
-const FILE_FIELDS = [
-  'name',
-  'description',
-  'enabled',
-  'minimum_origins',
-  'notification_email',
-  'notification_filter',
-  'origin_steering',
-  'origins',
-] as const satisfies readonly (keyof PoolFields)[];
 
 export async function applyDeclaredPools(options: ApplyPoolsOptions): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { created: [], updated: [], unchanged: [] };
@@ -99,8 +87,9 @@ async function updateDeclaredPool(
       accountId,
       difference.current.id,
       (fresh) => {
-        const fields: PoolFields = { ...poolFields(fresh), monitor: monitorId };
-        for (const field of FILE_FIELDS) Object.assign(fields, { [field]: declared[field] });
+        // The file's fields over the stored pool: what the file cannot say is kept.
+        const fields: PoolFields = { ...poolFields(fresh), origins: declared.origins, monitor: monitorId };
+        for (const field of DECLARED_FIELDS) Object.assign(fields, { [field]: declared[field] });
         return fields;
       },
       guard(options),

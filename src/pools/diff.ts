@@ -16,10 +16,10 @@ import { getMonitor, type Monitor } from '../health/monitor-queries.js';
 import { maskHeaders } from '../model/header-secrets.js';
 import { MONITOR_DEFAULTS, type MonitorSettings } from '../model/monitor-schema.js';
 import { maskAddress } from '../model/origin-address.js';
-import type { Origin, Pool, PoolFields } from '../model/pool.js';
+import type { Origin, Pool } from '../model/pool.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Database } from '../store/schema.js';
-import { declaredMonitor } from './declared.js';
+import { DECLARED_FIELDS, declaredMonitor } from './declared.js';
 import { findPoolByName, poolFields } from './pool-queries.js';
 
 /** One field that differs: `store` is what the store holds, `file` what the file says (both shown masked). */
@@ -33,15 +33,6 @@ export type PoolDifference =
   | { kind: 'create'; pool: PoolConfig }
   | { kind: 'update'; pool: PoolConfig; current: Pool; monitor: Monitor | undefined; changes: FieldChange[] }
   | { kind: 'same'; pool: PoolConfig; current: Pool };
-
-const POOL_FIELDS = [
-  'description',
-  'enabled',
-  'minimum_origins',
-  'notification_email',
-  'notification_filter',
-  'origin_steering',
-] as const satisfies readonly (keyof PoolFields)[];
 
 const ORIGIN_FIELDS = ['address', 'enabled', 'weight', 'header', 'archive', 'ws_address'] as const;
 
@@ -72,7 +63,7 @@ export function poolChanges(pool: PoolConfig, current: Pool, monitor: Monitor | 
   const file = poolFieldsFromConfig(pool, current.monitor);
   const stored = poolFields(current);
   const changes: FieldChange[] = [];
-  for (const field of POOL_FIELDS) compare(changes, field, stored[field], file[field], shown);
+  for (const field of DECLARED_FIELDS) compare(changes, field, stored[field], file[field], shown);
   originChanges(changes, stored.origins, file.origins);
   monitorChanges(changes, monitor, declaredMonitor(pool));
   return changes;

@@ -18,8 +18,8 @@ import { createMonitor } from '../health/monitor-queries.js';
 import type { Logger } from '../log.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Store } from '../store/database.js';
-import { inTransaction } from '../store/transaction.js';
 import type { Database } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
 import { declaredMonitor } from './declared.js';
 import { createPool, findPoolByName, type PoolWriteGuard, poolFields, updatePool } from './pool-queries.js';
 
