@@ -130,7 +130,9 @@ describe('serve refuses a bad config', () => {
       assert.equal((await gateway.waitForExit(30_000)).code, 1);
       assert.match(
         gateway.stderr(),
-        new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in ${gatewayPath}\\) is already in use`),
+        new RegExp(
+          `gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in ${gatewayPath}\\) is already in use`,
+        ),
       );
       assert.doesNotMatch(gateway.stderr(), /8545|--config/, 'no hint about another port or a flag already given');
 

@@ -426,7 +426,9 @@ describe('gateway.workers: 2 when the gateway port is taken', () => {
       assert.equal(exit.code, 1);
       assert.match(
         proc.stderr(),
-        new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in [^)]*\\) is already in use`),
+        new RegExp(
+          `gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in [^)]*\\) is already in use`,
+        ),
       );
       assert.ok(proc.logs.some((line) => line.msg === 'gateway worker could not start'));
       assert.deepEqual(processesTagged(tag), [], 'no worker of that serve is left');
