@@ -1,8 +1,8 @@
 /**
  * `switchyard serve [--config FILE] [--gateway-listen HOST:PORT] [--api-listen HOST:PORT] [--data-dir DIR]`
- * (flags over SWITCHYARD_* variables over the file: config/overrides.ts): runs everything in one process
- * until SIGTERM or SIGINT, then shuts
- * down gracefully (stop accepting, finish in-flight requests within `shutdown_grace`, stop the devnet's
+ * (flags over SWITCHYARD_* variables over the file: config/overrides.ts; a bad config prints every problem
+ * and exits 2): runs everything in one process until SIGTERM or SIGINT, then shuts down gracefully
+ * (stop accepting, finish in-flight requests within `shutdown_grace`, stop the devnet's
  * anvil nodes, close the store). Signal handlers are installed before start-up, so a signal that arrives
  * while starting still shuts down cleanly once start-up is done. A second signal exits at once; the
  * devnet's exit handler and watchdog still stop the anvil nodes. With `gateway.workers` > 1 this process
