@@ -45,6 +45,7 @@ const POSTGRES_SUITES = [
   'test/gateway/devnet-alert-seed.test.ts',
   'test/gateway/readiness.test.ts',
   'test/gateway/gateway-keys.test.ts',
+  'test/gateway/refusal-order.test.ts',
   'test/gateway/keys-redis.test.ts',
   'test/gateway/instances.test.ts',
   'test/gateway/websocket-notifications-paid.test.ts',

@@ -17,6 +17,7 @@ import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
 import { type GatewayWorkers, startGatewayWorkers } from './cluster/control.js';
+import type { SettingSource, SettingSources } from './config/overrides.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
@@ -43,7 +44,7 @@ import type { HealthView } from './model/health-view.js';
 import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
-import { seedFromConfig } from './pools/seed.js';
+import { poolsFromFile } from './pools/from-file.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
 import { StatsRecorder } from './stats/recorder.js';
 import { ClockOffsetCheck } from './store/clock-offset.js';
@@ -61,6 +62,8 @@ export interface SwitchyardOptions {
   buffers?: BufferPool;
   /** Makes the gateway's subscription hub (gateway.ts `subscriptions`); tests inject a small one. */
   subscriptions?: GatewayOptions['subscriptions'];
+  /** Where the listen addresses came from (flag, environment, file), named when one cannot bind. */
+  sources?: Pick<SettingSources, 'gateway.listen' | 'api.listen'>;
 }
 
 export interface Switchyard {
@@ -107,17 +110,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stops.push(() => started.stop());
     }
 
-    // ── Pools for routing: config pools (and the devnet pool) are created in the store for
-    //    config.account_id when missing, never overwritten; the gateway reads the store's snapshot.
-    const poolConfigs = [...config.pools, ...(devnet ? [devnet.pool] : [])];
-    await seedFromConfig({
-      store,
-      clock,
-      logger: logger.child({ part: 'store' }),
-      accountId: config.account_id,
-      pools: poolConfigs,
-      refreshOrigins: devnet ? [devnet.pool.name] : [],
-    });
+    // ── Pools for routing: the config's pools seeded or applied by `pools_from_file` (and the devnet
+    //    pool) in config.account_id, the config's warnings logged; the gateway reads the store's snapshot.
+    await poolsFromFile({ store, clock, logger: logger.child({ part: 'store' }), config, devnetPool: devnet?.pool });
     // The offline demo's alert: a policy emailing devnet.alert_email (data_dir/outbox/ without smtp_url).
     if (devnet && config.devnet) {
       await seedDevnetAlertPolicy({
@@ -240,6 +235,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const gateway: Gateway & Partial<Pick<GatewayWorkers, 'renderMetrics'>> = await named(
       'gateway.listen',
       config.gateway.listen,
+      options.sources?.['gateway.listen'],
       start({
         config,
         directory,
@@ -300,7 +296,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         },
       }),
     });
-    const apiUrl = `${await named('api.listen', config.api.listen, api.listen())}${API_BASE_PATH}`;
+    const apiUrl = `${await named('api.listen', config.api.listen, options.sources?.['api.listen'], api.listen())}${API_BASE_PATH}`;
     listeners.push(() => api.close());
 
     // ── Notifications: health events → policies' webhooks and email, legacy per-pool email, deprecation
@@ -351,23 +347,30 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   }
 }
 
-/** A listener that cannot bind fails start-up with a message naming its config key and what to do. */
-async function named<T>(key: string, address: string, starting: Promise<T>): Promise<T> {
+/**
+ * A listener that cannot bind fails start-up with a message naming the address asked for, where it was
+ * set (flag, environment variable, config key or the default) and how to choose another.
+ */
+async function named<T>(
+  key: 'gateway.listen' | 'api.listen',
+  address: string,
+  source: SettingSource | undefined,
+  starting: Promise<T>,
+): Promise<T> {
   try {
     return await starting;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'EADDRINUSE'
-        ? 'is already in use by another process (an Ethereum node on 8545?)'
+        ? 'is already in use by another process; stop that process or'
         : code === 'EACCES'
-          ? 'needs privileges to bind (ports below 1024)'
+          ? 'needs privileges to bind (ports below 1024);'
           : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
-            ? 'is not an address of this machine'
+            ? 'is not an address of this machine;'
             : undefined;
     if (why === undefined) throw err;
-    throw new Error(`${key}: ${address} ${why}; stop that process or set ${key} in a config file (--config)`, {
-      cause: err,
-    });
+    const from = source ?? { label: key, change: `set ${key} in a config file` };
+    throw new Error(`${key}: ${address} (set by ${from.label}) ${why} ${from.change}`, { cause: err });
   }
 }

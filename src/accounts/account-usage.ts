@@ -1,5 +1,5 @@
 /**
- * What an account has, for the per-account limits (api/limits.ts): its pools (enabled, monitor, number of
+ * What an account has, for the per-account limits (accounts/limits.ts): its pools (enabled, monitor, number of
  * enabled origins) and its monitors' probe settings (interval, retries), read inside the caller's
  * transaction after `lockAccount`.
  *

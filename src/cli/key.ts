@@ -27,12 +27,15 @@ import { type KeyRateLimit, keyRateLimit } from '../model/gateway-keys.js';
 import { hasControlCharacters } from '../model/plain-text.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { parseArgs, parseFlags } from './args.js';
-import { withStore } from './with-store.js';
+import { CONFIG_FLAGS, STORE_KEYS, withStore } from './with-store.js';
 
-const USAGE = [
-  'usage: switchyard key create [--name NAME] [--networks A,B] [--requests-per-second N [--burst N]] [--daily-quota N] [--disabled] [--config FILE]',
-  '       switchyard key list [--config FILE]',
-  '       switchyard key revoke KEY_ID [--config FILE]',
+/** What key commands read of the config: the store, the routing account and its networks. */
+const KEY_KEYS = [...STORE_KEYS, 'account_id', 'networks'];
+
+export const KEY_USAGE = [
+  'usage: switchyard key create [--name NAME] [--networks A,B] [--requests-per-second N [--burst N]] [--daily-quota N] [--disabled] [--config FILE] [--data-dir DIR]',
+  '       switchyard key list [--config FILE] [--data-dir DIR]',
+  '       switchyard key revoke KEY_ID [--config FILE] [--data-dir DIR]',
 ].join('\n');
 
 export async function key(argv: string[]): Promise<number> {
@@ -40,7 +43,7 @@ export async function key(argv: string[]): Promise<number> {
   if (sub === 'create') return create(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'revoke') return revoke(rest);
-  throw new SwitchyardError('CLI_USAGE', `key: ${USAGE}`);
+  throw new SwitchyardError('CLI_USAGE', `key: ${KEY_USAGE}`);
 }
 
 function usageError(message: string): SwitchyardError {
@@ -63,7 +66,7 @@ async function create(argv: string[]): Promise<number> {
   const flags = parseFlags(
     argv,
     {
-      config: 'string',
+      ...CONFIG_FLAGS,
       name: 'string',
       networks: 'string',
       'requests-per-second': 'string',
@@ -81,7 +84,7 @@ async function create(argv: string[]): Promise<number> {
   const burst = positive('burst', flags.burst, true);
   if (burst !== undefined && rate === undefined) throw usageError('--burst needs --requests-per-second');
   const quota = positive('daily-quota', flags['daily-quota'], true);
-  return withStore(flags.config, async (store, config) => {
+  return withStore(flags, KEY_KEYS, async (store, config) => {
     const networks = flags.networks === undefined ? null : [...new Set(flags.networks.split(',').map((n) => n.trim()))];
     for (const network of networks ?? []) {
       if (!Object.hasOwn(config.networks, network)) {
@@ -111,8 +114,8 @@ async function create(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, { config: 'string' }, 'key list');
-  return withStore(flags.config, async (store, config) => {
+  const flags = parseFlags(argv, CONFIG_FLAGS, 'key list');
+  return withStore(flags, KEY_KEYS, async (store, config) => {
     const account = config.account_id;
     const keys = await listGatewayKeys(store.db, account, await countGatewayKeys(store.db, account), 0);
     const rows = keys.map((found) => [
@@ -141,12 +144,12 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function revoke(argv: string[]): Promise<number> {
-  const { flags, args } = parseArgs(argv, { config: 'string' }, 'key revoke', ['KEY_ID']);
+  const { flags, args } = parseArgs(argv, CONFIG_FLAGS, 'key revoke', ['KEY_ID']);
   const id = args[0] as string;
   if (!ID_PATTERN.test(id)) {
     throw new SwitchyardError('CLI_USAGE', 'key revoke: KEY_ID must be 32 lowercase hex characters (see key list)');
   }
-  return withStore(flags.config, async (store, config) => {
+  return withStore(flags, KEY_KEYS, async (store, config) => {
     if (!(await deleteGatewayKey(store.db, config.account_id, id))) {
       process.stderr.write(`switchyard key revoke: there is no gateway key ${id} (see key list)\n`);
       return 1;

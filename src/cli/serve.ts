@@ -1,6 +1,8 @@
 /**
- * `switchyard serve [--config FILE]`: runs everything in one process until SIGTERM or SIGINT, then shuts
- * down gracefully (stop accepting, finish in-flight requests within `shutdown_grace`, stop the devnet's
+ * `switchyard serve [--config FILE] [--gateway-listen HOST:PORT] [--api-listen HOST:PORT] [--data-dir DIR]`
+ * (flags over SWITCHYARD_* variables over the file: config/overrides.ts; a bad config prints every problem
+ * and exits 2): runs everything in one process until SIGTERM or SIGINT, then shuts down gracefully
+ * (stop accepting, finish in-flight requests within `shutdown_grace`, stop the devnet's
  * anvil nodes, close the store). Signal handlers are installed before start-up, so a signal that arrives
  * while starting still shuts down cleanly once start-up is done. A second signal exits at once; the
  * devnet's exit handler and watchdog still stop the anvil nodes. With `gateway.workers` > 1 this process
@@ -13,14 +15,36 @@
  * keep running (with its devnet) as an orphan. So under npm, serve also shuts down gracefully when its
  * parent process goes away (checked every PARENT_CHECK_MS, 500 ms).
  */
-import { loadConfig } from '../config/load.js';
+import { checkConfig, validConfig } from '../config/load.js';
+import { configFileFrom } from '../config/overrides.js';
 import { createLogger } from '../log.js';
 import { startSwitchyard } from '../main.js';
 import { parseFlags } from './args.js';
 
+export const SERVE_USAGE = [
+  'usage: switchyard serve [--config FILE] [--gateway-listen HOST:PORT] [--api-listen HOST:PORT] [--data-dir DIR]',
+  '',
+  'Runs the gateway, the management API, the monitors and the notifications until SIGTERM or SIGINT.',
+  '  --config FILE                the config file (else $SWITCHYARD_CONFIG, else the built-in offline demo)',
+  '  --gateway-listen HOST:PORT   the JSON-RPC listener (else $SWITCHYARD_GATEWAY_LISTEN, else gateway.listen)',
+  '  --api-listen HOST:PORT       the management API listener (else $SWITCHYARD_API_LISTEN, else api.listen)',
+  '  --data-dir DIR               the embedded store and mail outbox (else $SWITCHYARD_DATA_DIR, else data_dir)',
+  'Every problem of the config file is printed at once (as `switchyard config check` does), exit 2.',
+].join('\n');
+
+const SERVE_FLAGS = {
+  config: 'string',
+  'gateway-listen': 'string',
+  'api-listen': 'string',
+  'data-dir': 'string',
+} as const;
+
 export async function serve(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, { config: 'string' }, 'serve');
-  const config = loadConfig(flags.config);
+  const flags = parseFlags(argv, SERVE_FLAGS, 'serve');
+  const checked = checkConfig(configFileFrom(flags.config, process.env), {
+    settings: { gatewayListen: flags['gateway-listen'], apiListen: flags['api-listen'], dataDir: flags['data-dir'] },
+  });
+  const config = validConfig(checked);
   const logger = createLogger({ level: config.log_level });
 
   let signal: NodeJS.Signals | undefined;
@@ -41,7 +65,7 @@ export async function serve(argv: string[]): Promise<number> {
     onSignal('SIGTERM');
   });
   try {
-    const app = await startSwitchyard({ config, logger });
+    const app = await startSwitchyard({ config, logger, sources: checked.sources });
     if (signal === undefined) {
       await new Promise<void>((resolve) => {
         wake = resolve;

@@ -22,12 +22,15 @@ import { SwitchyardError } from '../errors/base.js';
 import { hasControlCharacters } from '../model/plain-text.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { parseArgs, parseFlags } from './args.js';
-import { withStore } from './with-store.js';
+import { CONFIG_FLAGS, STORE_KEYS, withStore } from './with-store.js';
 
-const USAGE = [
-  'usage: switchyard token create --account ID [--name NAME] [--read-only] [--config FILE]',
-  '       switchyard token list --account ID [--config FILE]',
-  '       switchyard token revoke --account ID TOKEN_ID [--config FILE]',
+/** What token commands read of the config: the store, and the routing account (created when missing). */
+const TOKEN_KEYS = [...STORE_KEYS, 'account_id'];
+
+export const TOKEN_USAGE = [
+  'usage: switchyard token create --account ID [--name NAME] [--read-only] [--config FILE] [--data-dir DIR]',
+  '       switchyard token list --account ID [--config FILE] [--data-dir DIR]',
+  '       switchyard token revoke --account ID TOKEN_ID [--config FILE] [--data-dir DIR]',
 ].join('\n');
 
 export async function token(argv: string[]): Promise<number> {
@@ -35,11 +38,12 @@ export async function token(argv: string[]): Promise<number> {
   if (sub === 'create') return create(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'revoke') return revoke(rest);
-  throw new SwitchyardError('CLI_USAGE', `token: ${USAGE}`);
+  throw new SwitchyardError('CLI_USAGE', `token: ${TOKEN_USAGE}`);
 }
 
 function requireAccount(command: string, account: string | undefined): string {
-  if (account === undefined) throw new SwitchyardError('CLI_USAGE', `${command}: --account is required; ${USAGE}`);
+  if (account === undefined)
+    throw new SwitchyardError('CLI_USAGE', `${command}: --account is required; ${TOKEN_USAGE}`);
   if (!isAccountId(account)) {
     throw new SwitchyardError('CLI_USAGE', `${command}: --account must be 32 lowercase hex characters`);
   }
@@ -49,7 +53,7 @@ function requireAccount(command: string, account: string | undefined): string {
 async function create(argv: string[]): Promise<number> {
   const flags = parseFlags(
     argv,
-    { config: 'string', account: 'string', name: 'string', 'read-only': 'boolean' },
+    { ...CONFIG_FLAGS, account: 'string', name: 'string', 'read-only': 'boolean' },
     'token create',
   );
   const account = requireAccount('token create', flags.account);
@@ -57,7 +61,7 @@ async function create(argv: string[]): Promise<number> {
   if (flags.name !== undefined && (flags.name.length > 120 || hasControlCharacters(flags.name))) {
     throw new SwitchyardError('CLI_USAGE', 'token create: --name takes at most 120 characters, no control characters');
   }
-  return withStore(flags.config, async (store, config) => {
+  return withStore(flags, TOKEN_KEYS, async (store, config) => {
     if (account === config.account_id) {
       await ensureAccount(store.db, systemClock, account, 'default');
     } else if ((await findAccount(store.db, account)) === undefined) {
@@ -79,9 +83,9 @@ async function create(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, { config: 'string', account: 'string' }, 'token list');
+  const flags = parseFlags(argv, { ...CONFIG_FLAGS, account: 'string' }, 'token list');
   const account = requireAccount('token list', flags.account);
-  return withStore(flags.config, async (store) => {
+  return withStore(flags, TOKEN_KEYS, async (store) => {
     const now = systemClock.now();
     const total = await countTokens(store.db, account);
     const tokens = await listTokens(store.db, account, total, 0);
@@ -107,7 +111,7 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function revoke(argv: string[]): Promise<number> {
-  const { flags, args } = parseArgs(argv, { config: 'string', account: 'string' }, 'token revoke', ['TOKEN_ID']);
+  const { flags, args } = parseArgs(argv, { ...CONFIG_FLAGS, account: 'string' }, 'token revoke', ['TOKEN_ID']);
   const account = requireAccount('token revoke', flags.account);
   const id = args[0] as string;
   if (!ID_PATTERN.test(id)) {
@@ -116,7 +120,7 @@ async function revoke(argv: string[]): Promise<number> {
       'token revoke: TOKEN_ID must be 32 lowercase hex characters (see token list)',
     );
   }
-  return withStore(flags.config, async (store) => {
+  return withStore(flags, TOKEN_KEYS, async (store) => {
     if (!(await deleteToken(store.db, account, id))) {
       process.stderr.write(`switchyard token revoke: account ${account} has no token ${id} (see token list)\n`);
       return 1;

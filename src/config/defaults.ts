@@ -60,6 +60,7 @@ export const DEFAULTS = {
     max_origins_per_pool: 64,
   },
   log_level: 'info',
+  pools_from_file: 'seed', // 'seed': config pools are created once; 'apply': applied at every start
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
   health: {
     passive_ejection: 10_000, // ms an origin of a pool WITHOUT a monitor stays out after a live-traffic failure
@@ -69,7 +70,7 @@ export const DEFAULTS = {
   },
   devnet: {
     chain_id: 11_155_111, // sepolia's chain id, so clients configured for sepolia work unchanged
-    base_port: 9545, // anvil nodes listen on base_port, base_port+1, …
+    base_port: 9545, // anvil nodes listen on base_port, base_port+1, …; unset and taken: free ports instead
     nodes: 2,
     block_time: 0, // seconds; 0 = mine on each transaction
     alert_email: 'operator@localhost', // the demo alert policy's address; "" = no policy

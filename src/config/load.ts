@@ -1,194 +1,139 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
-import { SwitchyardError } from '../errors/base.js';
-import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
-import { originUrl } from '../model/origin-address.js';
-import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { crossCheck } from './cross-check.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
+import { issueProblems } from './issues.js';
+import { applyOverrides, type CommandLineSettings, overriddenLabel, type SettingSources } from './overrides.js';
+import { type ConfigParts, salvage, wholeParts } from './parts.js';
+import { type ConfigProblem, configError } from './problems.js';
 import { type Config, configSchema } from './schema.js';
 
 /**
  * The config pipeline, the only way a Config comes to be:
- *   read file → parse YAML → expand ${ENV} → strict schema (unknown keys are errors) → defaults
- *   → cross-field checks → deep freeze.
- * Every error names the file and the key.
+ *   read file → parse YAML → (store-only commands: keep only the keys they use) → expand ${ENV}
+ *   → command-line and SWITCHYARD_* overrides (overrides.ts) → strict schema (unknown keys are errors)
+ *   → defaults → cross-field checks (cross-check.ts) → deep freeze.
+ * Nothing stops at the first problem: every step after YAML goes on with what it has, and the result
+ * lists every problem of the file at once, each with its path (`config check` prints them, `serve` and
+ * the other commands fail with all of them). When the schema refuses parts of the file, the cross-checks
+ * still look at every part that passed it (parts.ts).
  */
 export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
+  /** `--gateway-listen`, `--api-listen`, `--data-dir` (they win over the SWITCHYARD_* variables). */
+  settings?: CommandLineSettings;
+  /**
+   * Only these top-level keys are read; the others take their defaults, so a `${VAR}` in them may be
+   * unset. For commands that use the store and little else (`token`, `key`, `account`, `config diff`).
+   */
+  only?: readonly string[];
 }
 
-/** Loads a config file; with no file, the built-in offline defaults (devnet + retired rinkeby). */
+export interface ConfigCheck {
+  /** The file, or "(built-in defaults)". */
+  source: string;
+  /** The config, when there is no error. */
+  config: Readonly<Config> | undefined;
+  errors: ConfigProblem[];
+  /** What parsed, for the warnings (warnings.ts); undefined when the file could not be read as YAML. */
+  parts: ConfigParts | undefined;
+  /** Where gateway.listen, api.listen and data_dir came from. */
+  sources: SettingSources;
+}
+
+export const BUILT_IN_SOURCE = '(built-in defaults)';
+
+/** Loads a config file (no file: the built-in offline defaults); fails with every problem it has. */
 export function loadConfig(file: string | undefined, options: LoadOptions = {}): Readonly<Config> {
-  if (file === undefined) return buildConfig(OFFLINE_DEFAULT_CONFIG, '(built-in defaults)');
+  return validConfig(checkConfig(file, options));
+}
+
+/** The checked config, or the error listing every problem of it. */
+export function validConfig(check: ConfigCheck): Readonly<Config> {
+  if (check.config === undefined) throw configError(check.source, check.errors);
+  return check.config;
+}
+
+/** Runs the whole pipeline and reports every problem; never throws for a problem of the file. */
+export function checkConfig(file: string | undefined, options: LoadOptions = {}): ConfigCheck {
+  const env = options.env ?? process.env;
+  const source = file ?? BUILT_IN_SOURCE;
+  const read = file === undefined ? { tree: structuredClone(OFFLINE_DEFAULT_CONFIG) as unknown } : readYaml(file);
+  const keep = (key: string) => options.only === undefined || options.only.includes(key);
+  if ('errors' in read) {
+    const sources = applyOverrides({}, options.settings ?? {}, env, undefined, keep);
+    return { source, config: undefined, errors: read.errors, parts: undefined, sources };
+  }
+  const picked = isRecord(read.tree) && options.only !== undefined ? pick(read.tree, keep) : read.tree;
+  const expanded = file === undefined ? { value: picked, missing: [] } : expandEnv(picked, env);
+  const tree = expanded.value;
+  const sources = applyOverrides(isRecord(tree) ? tree : {}, options.settings ?? {}, env, file, keep);
+  const checked = checkTree(tree, sources, expanded.missing);
+  return { source, ...checked, sources };
+}
+
+/** The pipeline after reading (schema, defaults, cross-checks, freeze), throwing. For tests and embedders. */
+export function buildConfig(raw: unknown, source: string): Readonly<Config> {
+  const checked = checkTree(raw, undefined, []);
+  if (checked.config === undefined) throw configError(source, checked.errors);
+  return checked.config;
+}
+
+function checkTree(
+  tree: unknown,
+  sources: SettingSources | undefined,
+  missing: readonly ConfigProblem[],
+): Pick<ConfigCheck, 'config' | 'errors' | 'parts'> {
+  const parsed = configSchema.safeParse(tree, { reportInput: true });
+  const parts = parsed.success ? wholeParts(parsed.data) : salvage(tree);
+  // A value whose ${VAR} is unset was left as written: the schema's complaint about it would be noise.
+  const unexpanded = missing.map((problem) => problem.path);
+  const schemaProblems = parsed.success
+    ? []
+    : issueProblems(configSchema, parsed.error.issues)
+        .filter((problem) => !unexpanded.some((path) => within(problem.path, path)))
+        .map((problem) => {
+          const label = sources === undefined ? undefined : overriddenLabel(sources, problem.path);
+          return label === undefined ? problem : { ...problem, path: label };
+        });
+  const errors = [...missing, ...schemaProblems, ...crossCheck(parts)];
+  const config = parsed.success && errors.length === 0 ? deepFreeze(parsed.data) : undefined;
+  return { config, errors, parts };
+}
+
+/** The file parsed as YAML, or its problems (unreadable; each YAML syntax error with its line). */
+function readYaml(file: string): { tree: unknown } | { errors: ConfigProblem[] } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new SwitchyardError('CONFIG_FILE_UNREADABLE', `cannot read config file ${file}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    const message = `cannot read config file ${file}: ${(err as Error).message}`;
+    return { errors: [{ code: 'CONFIG_FILE_UNREADABLE', path: '', message }] };
   }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (err) {
-    throw new SwitchyardError('CONFIG_FILE_UNREADABLE', `${file} is not valid YAML: ${(err as Error).message}`, {
-      cause: err,
-    });
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    return {
+      errors: doc.errors.map((err) => ({
+        code: 'CONFIG_FILE_UNREADABLE',
+        path: err.linePos === undefined ? '' : `line ${err.linePos[0].line}`,
+        message: `not valid YAML: ${err.message.split('\n')[0]}`,
+      })),
+    };
   }
-  return buildConfig(expandEnv(raw, options.env ?? process.env, file), file);
+  return { tree: doc.toJS() ?? {} };
 }
 
-/** The pipeline after reading: schema, defaults, cross-checks, freeze. Exported for tests and embedders. */
-export function buildConfig(raw: unknown, source: string): Readonly<Config> {
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw schemaError(parsed.error, source);
-  crossCheck(parsed.data, source);
-  return deepFreeze(parsed.data);
+function within(path: string, ancestor: string): boolean {
+  return path === ancestor || path.startsWith(`${ancestor}.`) || ancestor === '';
 }
 
-function schemaError(error: z.ZodError, source: string): SwitchyardError {
-  const issue = error.issues[0];
-  if (issue === undefined) return new SwitchyardError('CONFIG_INVALID', `${source}: invalid configuration`);
-  const at = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => (at ? `${at}.${key}` : key));
-    return new SwitchyardError(
-      'CONFIG_UNKNOWN_KEY',
-      `${source}: unknown key ${keys.map((k) => `"${k}"`).join(', ')}; see docs/configuration.md for the keys`,
-    );
-  }
-  return new SwitchyardError('CONFIG_INVALID', `${source}: ${at || '(root)'}: ${issue.message}`, {
-    details: error.issues,
-  });
+function pick(tree: Record<string, unknown>, keep: (key: string) => boolean): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(tree).filter(([key]) => keep(key)));
 }
 
-/**
- * The pools under `pools:` are the routing account's and obey its `limits.*` like pools made through the
- * API (api/limits.ts): a config that breaks one does not start, naming the key to raise. Seeding then
- * writes them without further checks; pools the API added since are not counted here.
- */
-function checkConfigPoolLimits(config: Config, fail: (message: string) => never): void {
-  const { limits } = config;
-  if (config.pools.length > limits.max_pools_per_account) {
-    fail(
-      `pools: ${config.pools.length} pools are declared, more than limits.max_pools_per_account (${limits.max_pools_per_account})`,
-    );
-  }
-  let rate = 0;
-  for (const [i, pool] of config.pools.entries()) {
-    if (pool.origins.length > limits.max_origins_per_pool) {
-      fail(
-        `pools.${i}.origins: pool "${pool.name}" has ${pool.origins.length} origins, more than limits.max_origins_per_pool (${limits.max_origins_per_pool})`,
-      );
-    }
-    const monitor = pool.monitor;
-    rate += poolProbeRate(
-      {
-        enabled: pool.enabled ?? true,
-        monitored: monitor !== undefined,
-        enabledOrigins: pool.origins.filter((origin) => origin.enabled ?? true).length,
-      },
-      {
-        interval: monitor?.interval ?? MONITOR_DEFAULTS.interval,
-        retries: monitor?.retries ?? MONITOR_DEFAULTS.retries,
-      },
-    );
-  }
-  if (rate > limits.probes_per_second + RATE_EPSILON) {
-    fail(
-      `pools: the monitors of the declared pools would probe ${shownRate(rate)} requests/s, over ` +
-        `limits.probes_per_second ${shownRate(limits.probes_per_second)} by ${shownRate(rate - limits.probes_per_second)}; ` +
-        "raise limits.probes_per_second or the monitors' interval",
-    );
-  }
-}
-
-function crossCheck(config: Config, source: string): void {
-  const fail = (message: string): never => {
-    throw new SwitchyardError('CONFIG_INVALID', `${source}: ${message}`);
-  };
-  // Port 0 (pick a free port, used by tests) gives each listener its own port, so equal strings are fine.
-  if (config.gateway.listen === config.api.listen && !config.gateway.listen.endsWith(':0')) {
-    fail('gateway.listen and api.listen must differ, so the management API is never on the RPC port');
-  }
-  // TLS files are read when the listeners start; a wrong path is a config error naming the key, not a
-  // bare ENOENT from deep inside start-up.
-  for (const listener of ['gateway', 'api'] as const) {
-    const tls = config[listener].tls;
-    for (const key of ['cert_file', 'key_file'] as const) {
-      if (tls === undefined) continue;
-      try {
-        accessSync(tls[key], constants.R_OK);
-      } catch (err) {
-        fail(`${listener}.tls.${key}: cannot read "${tls[key]}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-    }
-  }
-  const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
-  const outbound = { policy, rules: policy.rulesFor(config.account_id) };
-  const wsOutbound = { policy, rules: policy.rulesFor(config.account_id, { schemes: WS_SCHEMES }) };
-  checkConfigPoolLimits(config, fail);
-  const poolNames = new Set<string>();
-  for (const [i, pool] of config.pools.entries()) {
-    if (poolNames.has(pool.name)) fail(`pools.${i}.name: pool "${pool.name}" is declared twice`);
-    poolNames.add(pool.name);
-    const originNames = new Set<string>();
-    for (const [j, origin] of pool.origins.entries()) {
-      if (originNames.has(origin.name)) {
-        fail(`pools.${i}.origins.${j}.name: origin "${origin.name}" appears twice in pool "${pool.name}"`);
-      }
-      originNames.add(origin.name);
-      // Config pools belong to the routing account: the outbound policy of that account applies.
-      const refused = originRefusal(origin.address, outbound);
-      if (refused !== undefined) fail(`pools.${i}.origins.${j}.address: ${refused}`);
-      const wsRefused = origin.ws_address === undefined ? undefined : originRefusal(origin.ws_address, wsOutbound);
-      if (wsRefused !== undefined) fail(`pools.${i}.origins.${j}.ws_address: ${wsRefused}`);
-    }
-  }
-  for (const [name, network] of Object.entries(config.networks)) {
-    if (network.replacement !== undefined) {
-      const target = config.networks[network.replacement];
-      if (target === undefined) {
-        fail(`networks.${name}.replacement: "${network.replacement}" is not a configured network`);
-      } else if (network.replacement === name) {
-        fail(`networks.${name}.replacement: a network cannot replace itself`);
-      }
-    }
-    if (network.replacement !== undefined && network.retired_on === undefined) {
-      fail(`networks.${name}: replacement is set but retired_on is not; give the retirement date`);
-    }
-    if (network.retired_on !== undefined && Number.isNaN(Date.parse(`${network.retired_on}T00:00:00Z`))) {
-      fail(`networks.${name}.retired_on: "${network.retired_on}" is not a real date`);
-    }
-    if (new Set(network.pools).size !== network.pools.length) {
-      fail(`networks.${name}.pools: a pool is listed twice`);
-    }
-  }
-  if (config.devnet?.enabled) {
-    const network = config.networks[config.devnet.network];
-    if (network === undefined) fail(`devnet.network: "${config.devnet.network}" is not a configured network`);
-    else if (!network.pools.includes(config.devnet.pool)) {
-      fail(`devnet.pool: "${config.devnet.pool}" must be listed in networks.${config.devnet.network}.pools`);
-    }
-  }
-}
-
-/**
- * Why the outbound policy refuses an origin address (or ws_address, with ws rules), or undefined
- * (unparseable addresses are the schema's).
- */
-function originRefusal(address: string, outbound: { policy: OutboundPolicy; rules: TargetRules }): string | undefined {
-  let url: URL;
-  try {
-    url = originUrl(address);
-  } catch {
-    return undefined;
-  }
-  return outbound.policy.refusal(url, outbound.rules);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function deepFreeze<T>(value: T): T {

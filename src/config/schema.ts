@@ -104,7 +104,9 @@ const api = z.strictObject({
   console: z.boolean().default(DEFAULTS.api.console),
 });
 
-const network = z.strictObject({
+export const networkName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"');
+
+export const networkSchema = z.strictObject({
   chain_id: z.number().int().positive(),
   pools: z.array(poolName).default([]),
   retired_on: isoDate.optional(),
@@ -143,7 +145,8 @@ const devnet = z.strictObject({
   network: z.string().default('sepolia'),
   pool: poolName.default('sepolia-devnet'),
   chain_id: z.number().int().positive().default(DEFAULTS.devnet.chain_id),
-  base_port: z.number().int().min(0).max(65535).default(DEFAULTS.devnet.base_port),
+  /** Unset: DEFAULTS.devnet.base_port, or free ports when those are taken (devnet/devnet.ts). */
+  base_port: z.number().int().min(0).max(65535).optional(),
   nodes: z.number().int().min(1).max(8).default(DEFAULTS.devnet.nodes),
   block_time: z.number().nonnegative().default(DEFAULTS.devnet.block_time),
   /** The demo alert policy (devnet/alert-policy.ts) emails this address; "" creates no policy. */
@@ -153,7 +156,8 @@ const devnet = z.strictObject({
     .default(DEFAULTS.devnet.alert_email),
 });
 
-const configObject = z.strictObject({
+/** The top-level keys; `configSchema` adds the defaults that depend on another key. */
+export const configObject = z.strictObject({
   data_dir: z.string().min(1).default(DEFAULTS.data_dir),
   database_url: z
     .string()
@@ -190,7 +194,7 @@ const configObject = z.strictObject({
       trusted_accounts: z.array(accountId).optional(),
     })
     .default({}),
-  /** Per-account limits on what the API accepts (api/limits.ts); config pools are checked on load. */
+  /** Per-account limits on what the API accepts (accounts/limits.ts); config pools are checked on load. */
   limits: z
     .strictObject({
       probes_per_second: z.number().positive().default(DEFAULTS.limits.probes_per_second),
@@ -200,19 +204,23 @@ const configObject = z.strictObject({
     .prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
-  networks: z
-    .record(z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"'), network)
-    .default({}),
+  networks: z.record(networkName, networkSchema).default({}),
   pools: z.array(poolInput).default([]),
+  /**
+   * `seed`: a pool of `pools:` is created once and the store's copy wins afterwards; `apply`: the file's
+   * pools are applied at every start (pools/from-file.ts), overwriting API edits of them.
+   */
+  pools_from_file: z.enum(['seed', 'apply']).default(DEFAULTS.pools_from_file),
   devnet: devnet.optional(),
 });
 
+/** The defaults that depend on another key: outbound.trusted_accounts defaults to [account_id]. */
+export function withDerivedDefaults(config: z.output<typeof configObject>) {
+  return { ...config, outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] } };
+}
+
 /** The whole schema: the keys above, then the defaults that depend on another key. */
-export const configSchema = configObject.transform((config) => ({
-  ...config,
-  // outbound.trusted_accounts defaults to [account_id], the routing account.
-  outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] },
-}));
+export const configSchema = configObject.transform(withDerivedDefaults);
 
 export type Config = z.output<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];

@@ -1,6 +1,7 @@
 /**
  * The offline devnet: `nodes` anvil processes (default 2) with the network's chain id (default 11155111),
- * reachable on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports), serving as the origins
+ * reachable on 127.0.0.1:base_port, base_port+1, … (base_port 0 = free ports; unset: 9545, 9546, …, or free
+ * ports when those are taken), serving as the origins
  * `anvil-0`, `anvil-1`, … of one pool.
  *
  * With more than one node they are one chain (replicator.ts): every anvil starts from one genesis
@@ -22,6 +23,7 @@
  *   returns, the watchdog kills the PIDs.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { DEFAULTS } from '../config/defaults.js';
 import type { DevnetConfig, PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { type AnvilNode, startAnvil } from './anvil.js';
@@ -47,17 +49,26 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-export async function startDevnet(config: DevnetConfig, logger: Logger, now: () => number): Promise<Devnet> {
+/** `defaultBasePort`: the ports tried when `devnet.base_port` is unset (tests pass one they hold). */
+export async function startDevnet(
+  config: DevnetConfig,
+  logger: Logger,
+  now: () => number,
+  defaultBasePort: number = DEFAULTS.devnet.base_port,
+): Promise<Devnet> {
+  if (config.base_port === undefined) return startOnDefaultPorts(config, logger, now, defaultBasePort);
+  const basePort = config.base_port;
   const timestamp = Math.floor(now() / 1000);
   const replicated = config.nodes > 1;
-  const port = (i: number): number => (config.base_port === 0 ? 0 : config.base_port + i);
+  const port = (i: number): number => (basePort === 0 ? 0 : basePort + i);
   const portsTaken = (err: unknown): Error => {
     const message = (err as Error).message;
-    const hint = /address already in use/i.test(message)
-      ? `; devnet.base_port ${config.base_port}…${config.base_port + config.nodes - 1} is taken (another anvil or node?): ` +
-        'stop it, or set devnet.base_port in a config file (0 picks free ports)'
-      : '';
-    return new Error(`devnet: ${message}${hint}`, { cause: err });
+    if (!/address already in use/i.test(message)) return new Error(`devnet: ${message}`, { cause: err });
+    return new DevnetPortsTaken(
+      `devnet: ${message}; devnet.base_port ${basePort}…${basePort + config.nodes - 1} is taken (another anvil or node?): ` +
+        'stop it, or set devnet.base_port in a config file (0 picks free ports)',
+      { cause: err },
+    );
   };
 
   const anvils = await settleAll(
@@ -159,6 +170,32 @@ export async function startDevnet(config: DevnetConfig, logger: Logger, now: () 
     },
   };
 }
+
+/**
+ * `devnet.base_port` unset: the default ports (9545, 9546, …), or — when those are taken by another anvil
+ * or a node of the operator's — free ports, with a warning: the demo starts beside whatever holds them,
+ * and the devnet pool's origins follow the new addresses (pools/seed.ts `refreshOrigins`).
+ */
+async function startOnDefaultPorts(
+  config: DevnetConfig,
+  logger: Logger,
+  now: () => number,
+  base: number,
+): Promise<Devnet> {
+  try {
+    return await startDevnet({ ...config, base_port: base }, logger, now);
+  } catch (err) {
+    if (!(err instanceof DevnetPortsTaken)) throw err;
+    logger.warn('devnet: the default ports are taken; the nodes listen on free ports instead', {
+      taken: `127.0.0.1:${base}…${base + config.nodes - 1}`,
+      set_ports_with: 'devnet.base_port in a config file',
+    });
+    return startDevnet({ ...config, base_port: 0 }, logger, now);
+  }
+}
+
+/** A node's port was taken (the message says which ports and how to choose others). */
+class DevnetPortsTaken extends Error {}
 
 /** The node under the address of its proxy (when there is one); the PID stays the anvil's. */
 function asSeenByClients(anvil: AnvilNode, proxy: NodeProxy | undefined): AnvilNode {

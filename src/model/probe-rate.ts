@@ -3,7 +3,7 @@
  * requests per second at most — counted as the health engine probes: only an enabled pool with a monitor,
  * only its enabled origins; `interval` in seconds. `retries + 1` is the worst case (a check retries only
  * after a transport failure), and a check counts once whatever the monitor type (a jsonrpc check is up to
- * three HTTP requests). Used by the API's limits (api/limits.ts) and the config check (config/load.ts).
+ * three HTTP requests). Used by the API's limits (accounts/limits.ts) and the config check (config/cross-check.ts).
  */
 export interface ProbedPool {
   enabled: boolean;

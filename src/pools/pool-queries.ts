@@ -174,7 +174,7 @@ async function pageRows(
 
 /**
  * Runs inside a pool write's transaction, after the reference checks and before the row is written;
- * throws to refuse the write (the API's per-account limits, api/limits.ts).
+ * throws to refuse the write (the API's per-account limits, accounts/limits.ts).
  */
 export type PoolWriteGuard = (trx: Kysely<Database>, next: PoolFields, current: Pool | undefined) => Promise<void>;
 
@@ -349,6 +349,17 @@ function stampDisabled(current: Pool | undefined, next: PoolFields, now: string)
   const { disabled_at: _ignored, ...rest } = next;
   const at = since(current?.enabled, current?.disabled_at, next.enabled);
   return at === undefined ? { ...rest, origins } : { ...rest, origins, disabled_at: at };
+}
+
+/** The id and name of every pool of the account, by name (readable even when a row's settings are not). */
+export async function poolNamesOf(db: Kysely<Database>, accountId: string): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('pools')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
 }
 
 /** Ids among `ids` that are pools of this account (policy `filters.pool_id` must name only those). */

@@ -16,11 +16,12 @@ import type { PoolConfig } from '../config/schema.js';
 import { isSwitchyardError } from '../errors/base.js';
 import { createMonitor } from '../health/monitor-queries.js';
 import type { Logger } from '../log.js';
-import { withMonitorDefaults } from '../model/monitor-schema.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { createPool, findPoolByName, poolFields, updatePool } from './pool-queries.js';
+import { inTransaction } from '../store/transaction.js';
+import { declaredMonitor } from './declared.js';
+import { createPool, findPoolByName, type PoolWriteGuard, poolFields, updatePool } from './pool-queries.js';
 
 export interface SeedOptions {
   store: Store;
@@ -56,19 +57,22 @@ export async function seedFromConfig(options: SeedOptions): Promise<void> {
   }
 }
 
-/** True when created; false when another process created a pool of that name first. */
-async function createConfigPool(db: Kysely<Database>, clock: Clock, accountId: string, pool: PoolConfig) {
+/**
+ * Creates a declared pool and its inline monitor in one transaction (`guard`: the API's limits, for
+ * `config apply`). True when created; false when another process created a pool of that name first.
+ */
+export async function createConfigPool(
+  db: Kysely<Database>,
+  clock: Clock,
+  accountId: string,
+  pool: PoolConfig,
+  guard?: PoolWriteGuard,
+): Promise<boolean> {
   try {
-    await db.transaction().execute(async (trx) => {
-      let monitorId: string | null = null;
-      if (pool.monitor !== undefined) {
-        const settings = withMonitorDefaults({
-          description: `monitor of pool ${pool.name} (from the config)`,
-          ...pool.monitor,
-        });
-        monitorId = (await createMonitor(trx, clock, accountId, settings)).id;
-      }
-      await createPool(trx, clock, accountId, poolFieldsFromConfig(pool, monitorId));
+    await inTransaction(db, async (trx) => {
+      const settings = declaredMonitor(pool);
+      const monitorId = settings === undefined ? null : (await createMonitor(trx, clock, accountId, settings)).id;
+      await createPool(trx, clock, accountId, poolFieldsFromConfig(pool, monitorId), guard);
     });
     return true;
   } catch (err) {

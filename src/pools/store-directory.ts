@@ -2,8 +2,9 @@
  * The store-backed PoolDirectory the gateway routes through: an in-memory snapshot of every pool,
  * read synchronously on the hot path, refreshed
  *   - at once when this process changes pools (the API awaits `refresh()` after each commit), and
- *   - by polling every `pollMs` (default 1000 ms) for changes made by other processes sharing the
- *     database (CLI, other `serve` processes on PostgreSQL). A poll reads only `id, version` of each
+ *   - by polling every `pollMs` (default 250 ms) for changes made by other processes sharing the
+ *     database (`config apply` and other CLI commands, other `serve` processes on PostgreSQL), so such a
+ *     change routes within 1 s. A poll reads only `id, version` of each
  *     pool and reloads everything when that fingerprint differs (every write bumps `version`; inserts
  *     and deletes change the id set).
  * `poolByName` answers for the routing account (`account_id` in the config) only. If the store is
@@ -20,7 +21,7 @@ import type { Store } from '../store/database.js';
 import { PolledReload, sameVersions } from '../store/polled-reload.js';
 import { listAllPools, poolVersions } from './pool-queries.js';
 
-export const DEFAULT_POLL_MS = 1000;
+export const DEFAULT_POLL_MS = 250;
 
 export interface StorePoolDirectoryOptions {
   store: Store;

@@ -32,6 +32,11 @@ export interface OpenStoreOptions {
   database_url?: string | undefined;
 }
 
+/** The embedded SQLite store's file in `data_dir`. */
+export function embeddedStoreFile(dataDir: string): string {
+  return join(dataDir, 'switchyard.db');
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let store: Store;
   if (options.database_url !== undefined) {
@@ -40,7 +45,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     store = { db, dialect: 'postgres', close: () => db.destroy() };
   } else {
     mkdirSync(options.data_dir, { recursive: true });
-    const sqlite = new SQLite(join(options.data_dir, 'switchyard.db'));
+    const sqlite = new SQLite(embeddedStoreFile(options.data_dir));
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');

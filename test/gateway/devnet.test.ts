@@ -103,7 +103,7 @@ describe('serve refuses a bad config', () => {
     running.push(proc);
     const exit = await proc.waitForExit(30_000);
     assert.equal(exit.code, 2);
-    assert.match(proc.stderr(), /bad\.yaml: unknown key "gateway\.lisen"/);
+    assert.match(proc.stderr(), /bad\.yaml: gateway\.lisen: unknown key; did you mean `listen`\?/);
   });
 
   it('exits 2 naming a missing environment variable', async () => {
@@ -112,7 +112,7 @@ describe('serve refuses a bad config', () => {
     const proc = spawnCli(['serve', '--config', path], { env: { SWITCHYARD_DEVNET_TEST_UNSET: '' } });
     running.push(proc);
     assert.equal((await proc.waitForExit(30_000)).code, 2);
-    assert.match(proc.stderr(), /data_dir refers to environment variable SWITCHYARD_DEVNET_TEST_UNSET/);
+    assert.match(proc.stderr(), /data_dir: refers to environment variable SWITCHYARD_DEVNET_TEST_UNSET/);
   });
 
   it('exits 1 naming gateway.listen, or devnet.base_port, when the port is taken', async () => {
@@ -128,7 +128,13 @@ describe('serve refuses a bad config', () => {
       const gateway = spawnCli(['serve', '--config', gatewayPath]);
       running.push(gateway);
       assert.equal((await gateway.waitForExit(30_000)).code, 1);
-      assert.match(gateway.stderr(), new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} is already in use`));
+      assert.match(
+        gateway.stderr(),
+        new RegExp(
+          `gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in ${gatewayPath}\\) is already in use`,
+        ),
+      );
+      assert.doesNotMatch(gateway.stderr(), /8545|--config/, 'no hint about another port or a flag already given');
 
       const devnetPath = join(dir, 'busy-devnet.yaml');
       writeFileSync(

@@ -152,7 +152,7 @@ describe('gateway keys on the gateway', () => {
     assert.equal((await post(f.app.rpcUrl('sepolia'), CALL, bearer(key.value))).status, 200);
   });
 
-  it('usage per day and network: requests and errors; 401/403/429 refusals are not counted', async () => {
+  it('usage per day and network: requests and errors; 404/429 refusals are not counted', async () => {
     clock.set('2026-05-12T10:00:00Z');
     const key = await create({ networks: ['sepolia', 'holesky'], daily_quota: 8 });
     const url = f.app.rpcUrl('sepolia');
@@ -166,10 +166,11 @@ describe('gateway keys on the gateway', () => {
     assert.equal((await post(f.app.rpcUrl('holesky'), CALL, bearer(key.value))).status, 200);
     clock.set('2026-05-13T10:00:00Z');
     assert.equal((await post(f.app.rpcUrl('holesky'), CALL, bearer(key.value))).status, 200);
-    // Fill the 13th's quota (1 + 7 = 8); then a quota refusal and a 403 are not requests.
+    // Fill the 13th's quota (1 + 7 = 8); then a quota refusal and an unknown network (404, before the
+    // key is looked at) are not requests.
     assert.equal((await post(f.app.rpcUrl('holesky'), batch(7), bearer(key.value))).status, 200);
     assert.equal((await post(f.app.rpcUrl('holesky'), CALL, bearer(key.value))).status, 429);
-    assert.equal((await post(f.app.rpcUrl('mainnet'), CALL, bearer(key.value))).status, 403);
+    assert.equal((await post(f.app.rpcUrl('mainnet'), CALL, bearer(key.value))).status, 404);
     const expected = [
       { date: '2026-05-12', network: 'holesky', requests: 1, errors: 0 },
       { date: '2026-05-12', network: 'sepolia', requests: 6, errors: 3 },

@@ -424,7 +424,12 @@ describe('gateway.workers: 2 when the gateway port is taken', () => {
       procs.push(proc);
       const exit = await proc.waitForExit(60_000);
       assert.equal(exit.code, 1);
-      assert.match(proc.stderr(), new RegExp(`gateway\\.listen: 127\\.0\\.0\\.1:${port} is already in use`));
+      assert.match(
+        proc.stderr(),
+        new RegExp(
+          `gateway\\.listen: 127\\.0\\.0\\.1:${port} \\(set by gateway\\.listen in [^)]*\\) is already in use`,
+        ),
+      );
       assert.ok(proc.logs.some((line) => line.msg === 'gateway worker could not start'));
       assert.deepEqual(processesTagged(tag), [], 'no worker of that serve is left');
     } finally {

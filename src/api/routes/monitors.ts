@@ -5,6 +5,7 @@
  * SDK reads only one page); page/per_page or limit/offset work as for pools.
  */
 import { z } from 'zod';
+import { enforceAccountLimits } from '../../accounts/limits.js';
 import {
   createMonitor,
   deleteMonitor,
@@ -17,7 +18,7 @@ import { type MonitorSettings, withMonitorDefaults } from '../../model/monitor-s
 import { ID_PATTERN } from '../../store/ids.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
-import { enforceAccountLimits } from '../limits.js';
+import { fileOwnedMessages } from '../file-owned.js';
 import { MAX_PER_PAGE, paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
@@ -52,7 +53,9 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
     });
     if (monitor === undefined) throw notFound(monitorId(params));
     await deps.poolsChanged();
-    return { result: monitorView(monitor) };
+    const users = await poolsUsingMonitor(db, account(params), monitor.id);
+    const owned = users.map((pool) => ({ account_id: account(params), name: pool.name }));
+    return { result: monitorView(monitor), messages: fileOwnedMessages(deps.config, owned) };
   };
 
   return [

@@ -11,12 +11,15 @@
  *   (outbound/policy.ts) on create, replace, and a PATCH that names `origins`: a refused one is 400 / 1002
  *   naming `origins.N.address` (or `origins.N.ws_address`) and saying "target not allowed" and why;
  *   nothing is saved.
- * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once.
+ * Every write calls `deps.poolsChanged()` after it commits, so routing sees it at once. A write to a pool
+ * the config file owns (`pools_from_file: apply`) says in `messages` that the file will overwrite it
+ * (file-owned.ts).
  * The list answers from a memo of decoded pools and their cached JSON (pools/pool-rows.ts,
  * schemas/pool-view.ts), both valid only while the row's columns (`version` included) are unchanged;
  * health and networks are read on every request.
  */
 import { z } from 'zod';
+import { enforceAccountLimits } from '../../accounts/limits.js';
 import type { Config } from '../../config/schema.js';
 import { SwitchyardError } from '../../errors/base.js';
 import { getMonitor } from '../../health/monitor-queries.js';
@@ -39,7 +42,7 @@ import {
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { JsonText } from '../envelope.js';
-import { enforceAccountLimits } from '../limits.js';
+import { fileOwnedMessages } from '../file-owned.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
@@ -131,7 +134,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   const account = accountParam;
   const poolId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'pool_id', 'pool', ID_PATTERN);
   const notFound = (id: string) => objectNotFound('pool', id);
-  /** The per-account limits (api/limits.ts), checked inside the write's transaction. */
+  /** The per-account limits (accounts/limits.ts), checked inside the write's transaction. */
   const withinLimits =
     (accountId: string, id: string | undefined): PoolWriteGuard =>
     (trx, next, current) =>
@@ -160,7 +163,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
     );
     if (pool === undefined) throw notFound(poolId(params));
     await deps.poolsChanged();
-    return { result: view(pool) };
+    return { result: view(pool), messages: fileOwnedMessages(config, [pool]) };
   };
 
   return [
@@ -209,7 +212,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
           onCorrupt,
         );
         await deps.poolsChanged();
-        return { result: pools.map(view), result_info: resultInfo(page, pools.length, total) };
+        return {
+          result: pools.map(view),
+          result_info: resultInfo(page, pools.length, total),
+          messages: fileOwnedMessages(config, pools),
+        };
       },
     }),
     defineRoute({
@@ -281,7 +288,9 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       tag: TAG,
       result: z.object({ id: z.string() }),
       async handler({ params }) {
+        let gone: Pick<Pool, 'account_id' | 'name'> | undefined;
         const deleted = await deletePool(db, account(params), poolId(params), (pool) => {
+          gone = pool;
           const networks = networksOf(config, pool);
           if (networks.length > 0) {
             throw new SwitchyardError(
@@ -293,7 +302,10 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         });
         if (!deleted) throw notFound(poolId(params));
         await deps.poolsChanged();
-        return { result: { id: poolId(params) } };
+        return {
+          result: { id: poolId(params) },
+          messages: fileOwnedMessages(config, gone === undefined ? [] : [gone]),
+        };
       },
     }),
     defineRoute({

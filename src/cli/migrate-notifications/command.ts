@@ -15,11 +15,12 @@
  * email, or a policy did not read back as written) · 4 cancelled at the prompt.
  */
 
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { apiBaseUrl } from '../../config/api-url.js';
 import { loadConfig } from '../../config/load.js';
+import { configFileFrom } from '../../config/overrides.js';
 import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
+import { ask, isInteractive } from '../terminal.js';
 import { otherAlertTypeLines } from './alert-types.js';
 import { emptyResult, type MigrationUi, runMigration } from './execute.js';
 import { formatPlan, formatSummary } from './format.js';
@@ -40,7 +41,7 @@ export interface CommandIo {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const USAGE = `usage: switchyard migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID]
+export const USAGE = `usage: switchyard migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID]
                                         [--per-page N] [--dry-run] [--yes] [--config FILE]
   --account ID      the account whose pools are migrated (32 hex characters)
   --api-url URL     v4 API base, e.g. https://api.cloudflare.com/client/v4 (default: this server's API
@@ -59,15 +60,8 @@ export function processIo(): CommandIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
-    ask: async (question) => {
-      const rl = createInterface({ input: process.stdin, output: process.stdout });
-      try {
-        return await rl.question(question);
-      } finally {
-        rl.close();
-      }
-    },
+    interactive: isInteractive(),
+    ask,
   };
 }
 
@@ -148,7 +142,8 @@ function apiUrlFrom(flag: string | undefined, configFile: string | undefined, en
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError('--api-url must be http(s)://');
     return flag.replace(/\/+$/, '');
   }
-  const config = loadConfig(configFile, { env });
+  // Only the API's listener is read: a ${VAR} elsewhere in the file may be unset.
+  const config = loadConfig(configFileFrom(configFile, env), { env, only: ['api'] });
   // A wildcard listen address is reachable on loopback.
   const listen = config.api.listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
   return apiBaseUrl({ ...config.api, listen });

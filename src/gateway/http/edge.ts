@@ -3,9 +3,10 @@
  * Checks, in this order, each with its catalog error:
  *   path (404; `/healthz` and `/readyz` are answered first: probes.ts) → HTTP method (405 + Allow: POST;
  *   a GET is told that WebSocket needs `Upgrade: websocket`) → key (key-auth.ts: 401 for a missing
- *   required key or a bad one, 403 for a gateway key outside its networks) → Content-Type (415) → body
- *   size (413, enforced by the listener while reading) → the JSON-RPC
- *   handler (rpc/handler.ts) for the network named by the path.
+ *   required key or a bad one, 403 for a gateway key outside its networks), only for a network that is
+ *   configured and not retired → Content-Type (415) → body size (413, enforced by the listener while
+ *   reading) → the JSON-RPC handler (rpc/handler.ts) for the network named by the path, which answers an
+ *   unknown network 404 and a retired one 410 (with the request's id) whatever key came with it.
  * Browsers are served: CORS preflights (OPTIONS with Access-Control-Request-Method) get 204, and every
  * response allows any origin (the gateway holds no cookies; API keys are explicit).
  *
@@ -80,7 +81,9 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       );
     }
     const network = decodeNetwork(match[1] as string);
-    const key = auth.authenticate(ex.header('authorization'), ex.target, network);
+    // An unknown or retired network is answered 404 / 410 by the handler before any key check: network
+    // names are no secret, and a key's scope only concerns networks that are served (SPEC §15).
+    const key = handler.serves(network) ? auth.authenticate(ex.header('authorization'), ex.target, network) : undefined;
     const type = mediaType(ex.header('content-type'));
     if (!JSON_TYPES.has(type)) {
       throw new SwitchyardError(

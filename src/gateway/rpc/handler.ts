@@ -155,12 +155,19 @@ export class RpcHandler {
     }
   }
 
-  /** WebSocket handshake checks as HTTP's (404, 410, a rate limit token: 429); returns deprecation headers. */
-  admit(network: string, client: string): Readonly<Record<string, string>> {
-    const headers = this.#routes.get(network).lifecycle.check();
-    // The handshake is no call: it takes a rate-limit token, not a call of the key's quota.
+  /** Configured and not retired: only then do keys apply (404 and 410 come first, SPEC §15). */
+  serves(network: string): boolean {
+    return this.#routes.find(network)?.lifecycle.retired() === false;
+  }
+
+  /** 404 unknown, 410 retired; else the network's deprecation headers (if any). */
+  networkHeaders(network: string): Readonly<Record<string, string>> {
+    return this.#routes.get(network).lifecycle.check();
+  }
+
+  /** A WebSocket handshake's rate-limit token (429); it is no call, so no key's quota is spent. */
+  admit(client: string): void {
     this.#admission.take(client, 1, false);
-    return headers;
   }
 
   /** A subscription notification sent to `client`, priced as one call (admission.ts); throws KEY_QUOTA_EXCEEDED. */

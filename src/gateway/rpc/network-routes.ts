@@ -31,6 +31,11 @@ export class NetworkRoutes {
     }
   }
 
+  /** The network's route, or undefined when it is not configured. */
+  find(network: string): NetworkRoute | undefined {
+    return this.#routes.get(network);
+  }
+
   /** The network's route, or throws NETWORK_UNKNOWN. */
   get(network: string): NetworkRoute {
     const route = this.#routes.get(network);

@@ -3,9 +3,9 @@
  * the http1 upgrade hook (ws:// on a plain listener, wss:// when `gateway.tls` is set). The handshake
  * makes the HTTP checks, in HTTP's order, each refused with its HTTP status and the same JSON-RPC error
  * body as over HTTP (id null), then the connection closes:
- *   path (404) → method GET (405) → key as `Authorization: Bearer` or `?key=` (http/key-auth.ts, as over
- *   HTTP: 401, or 403 for a gateway key outside its networks) → network known (404) and not retired
- *   (410, with Sunset/Link) → rate limit (429, one token) → the client's WebSocket connections under `max_connections_per_client` (64; 429).
+ *   path (404) → method GET (405) → network known (404) and not retired (410, with Sunset/Link), before
+ *   any key check → key as `Authorization: Bearer` or `?key=` (http/key-auth.ts, as over HTTP: 401, or 403
+ *   for a gateway key outside its networks) → rate limit (429, one token) → the client's WebSocket connections under `max_connections_per_client` (64; 429).
  * Framing is the `ws` library's (`WebSocketServer` with noServer, `maxPayload` = gateway.max_body_bytes).
  * A deprecated network's Deprecation/Sunset/Link headers go on the 101 answer.
  * `close()` (shutdown) lets each connection send its answers in flight, then closes it with 1001.
@@ -122,9 +122,11 @@ export class WsGateway {
         });
       }
       network = decodeNetwork(match[1] as string);
+      // 404 unknown / 410 retired before any key check, as over HTTP (SPEC §15).
+      extra = this.#options.handler.networkHeaders(network);
       const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
       client = key ?? exchangeClient(ex, this.#options.trustedProxies);
-      extra = this.#options.handler.admit(network, client);
+      this.#options.handler.admit(client);
       const limit = this.#options.limits.max_connections_per_client;
       if ((this.#perClient.get(client) ?? 0) >= limit) {
         throw new SwitchyardError(

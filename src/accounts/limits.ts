@@ -1,6 +1,6 @@
 /**
- * Per-account limits on what a tenant may configure (SPEC §8 "Probe budget"), checked by the pools and
- * monitors routes inside the same store transaction as the write, after `lockAccount` (store/
+ * Per-account limits on what a tenant may configure (SPEC §8 "Probe budget"), checked by the API's pools
+ * and monitors routes and by `config apply` (pools/apply.ts) inside the same store transaction as the write, after `lockAccount` (store/
  * account-usage.ts), so two parallel writes cannot both slip under a limit. A refusal is 400 / 1002.
  *
  * - `limits.max_pools_per_account` (default 1000): creating a pool beyond it is refused.
@@ -14,20 +14,24 @@
  *
  * Only a change that makes things worse is refused: an account already over a limit (the operator
  * lowered it) can still rename a pool, lower an interval's cost or remove origins. Pools declared in the
- * config file are checked when the config loads (config/load.ts) and are seeded without these checks.
+ * config file are checked when the config loads (config/cross-check.ts) and are seeded without these
+ * checks; `config apply` and `pools_from_file: apply` write them with these checks.
  */
 
 import type { Kysely } from 'kysely';
-import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from '../accounts/account-usage.js';
-import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Pool, PoolFields } from '../model/pool.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
 import type { Database } from '../store/schema.js';
-import { fieldError } from './validate.js';
+import { accountUsage, lockAccount, type MonitorUsage, type PoolUsage } from './account-usage.js';
 
-export type AccountLimits = Config['limits'];
+/** `limits.*` of the config (config/schema.ts); the config check applies the same rules to `pools:`. */
+export interface AccountLimits {
+  probes_per_second: number;
+  max_pools_per_account: number;
+  max_origins_per_pool: number;
+}
 
 /** What a pool contributes to the probe budget. */
 function usageOf(fields: Pick<PoolFields, 'enabled' | 'monitor' | 'origins'>): Omit<PoolUsage, 'id'> {
@@ -69,9 +73,10 @@ export async function enforceAccountLimits(
     const count = pool.fields.origins.length;
     const before = pool.current?.origins.length ?? 0;
     if (count > limits.max_origins_per_pool && count > before) {
-      throw fieldError(
-        'origins',
-        `a pool may have at most ${limits.max_origins_per_pool} origins (limits.max_origins_per_pool); this one would have ${count}`,
+      throw new SwitchyardError(
+        'API_VALIDATION',
+        `origins: a pool may have at most ${limits.max_origins_per_pool} origins (limits.max_origins_per_pool); this one would have ${count}`,
+        { details: { pointer: '/origins' } },
       );
     }
   }
