@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import fixtures from '../../test/fixtures/verify/execution-apis.json' with { type: 'json' };
 import { flippedNode } from '../../test/helpers/verify-lies.js';
 import type { Verified } from './failure.js';
-import { storageSlotKey, verifyAccountProof } from './proofs.js';
+import { EMPTY_CODE_HASH, EMPTY_STORAGE_HASH, storageSlotKey, verifyAccountProof } from './proofs.js';
 
 type Proof = typeof fixtures.proofs.accountWithStorage.result;
 const STATE_ROOT = fixtures.blocks.osaka.result.stateRoot;
@@ -75,6 +75,27 @@ describe('account and storage proofs (recorded)', () => {
         what,
       );
     }
+  });
+
+  test('claiming the account or a slot is absent needs a proof that walks', async () => {
+    const empty = {
+      ...honest,
+      balance: '0x0',
+      nonce: '0x0',
+      codeHash: EMPTY_CODE_HASH,
+      storageHash: EMPTY_STORAGE_HASH,
+      storageProof: [],
+    };
+    for (const accountProof of [
+      honest.accountProof.slice(0, -1),
+      [],
+      [flippedNode(honest.accountProof[0] as string)],
+    ]) {
+      const failure = failureOf(await verifyAccountProof(STATE_ROOT, ADDRESS, { ...empty, accountProof }));
+      assert.equal(failure?.check, 'account-proof');
+    }
+    const unset = storageProof((entry) => ({ ...entry, value: '0x0', proof: entry.proof.slice(0, -1) }));
+    assert.equal(failureOf(await verifyAccountProof(STATE_ROOT, ADDRESS, unset, ['0x0']))?.check, 'storage-proof');
   });
 
   test('a proof of another account or slot, or against another state root, is refused', async () => {
