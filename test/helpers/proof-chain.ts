@@ -6,7 +6,8 @@
  * - Reader: storage 0 = the Vault's address, 1 = 100, 2 = 1000, 3 = 10000; its first calldata byte picks:
  *   0 → slots 1+2+3 + the Vault's answer + the Vault's balance; 1 → revert Error("nope");
  *   2 → NUMBER, TIMESTAMP, COINBASE, PREVRANDAO, GASLIMIT, CHAINID, BASEFEE as seven words;
- *   3 → writes slot 1 = 5 and returns it; 4 → BLOCKHASH(NUMBER - 1); 5 → BLOCKHASH(NUMBER - 2).
+ *   3 → writes slot 1 = 5 and returns it; 4 → BLOCKHASH(NUMBER - 1); 5 → BLOCKHASH(NUMBER - 2);
+ *   6 → clears slot 3 (a gas refund: the lowest gas that succeeds is above the gas finally spent).
  */
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -34,6 +35,7 @@ const READER = assemble([
   ...branch(3, 'write'),
   ...branch(4, 'blockhash'),
   ...branch(5, 'older'),
+  ...branch(6, 'clear'),
   ...['POP', 'PUSH1', 1, 'SLOAD', 'PUSH1', 2, 'SLOAD', 'ADD', 'PUSH1', 3, 'SLOAD', 'ADD'],
   ...['PUSH1', 32, 'PUSH1', 0, 'PUSH1', 0, 'PUSH1', 0, 'PUSH1', 0, 'PUSH1', 0, 'SLOAD', 'GAS', 'CALL'],
   ...['ISZERO', at('fail'), 'JUMPI', 'PUSH1', 0, 'MLOAD', 'ADD', 'PUSH1', 0, 'SLOAD', 'BALANCE', 'ADD', ...returnWord],
@@ -52,6 +54,8 @@ const READER = assemble([
   ...['PUSH1', 1, 'NUMBER', 'SUB', 'BLOCKHASH', ...returnWord],
   label('older'),
   ...['PUSH1', 2, 'NUMBER', 'SUB', 'BLOCKHASH', ...returnWord],
+  label('clear'),
+  ...['PUSH1', 0, 'PUSH1', 3, 'SSTORE', 'PUSH1', 3, 'SLOAD', ...returnWord],
 ]);
 
 export interface Sender {
