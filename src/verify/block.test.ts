@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type Hex, keccak256, toHex, toRlp } from 'viem';
 import fixtures from '../../test/fixtures/verify/execution-apis.json' with { type: 'json' };
-import { verifyBlock } from './block.js';
-import type { Verified } from './failure.js';
+import { proveUncles, verifyBlock } from './block.js';
+import { settle, type Verified } from './failure.js';
+import { proveHeader } from './header.js';
 import { verifyTransaction } from './transactions.js';
 
 type Json = Record<string, unknown>;
@@ -87,5 +89,45 @@ describe('block answers', () => {
     assert.equal(failureOf(uncled)?.check, 'uncles-hash');
     const notEmpty = { ...legacy, transactions: [] };
     assert.equal(failureOf(await verifyBlock(notEmpty))?.check, 'transactions-root');
+  });
+});
+
+describe('uncles', () => {
+  /** The legacy header fields in RLP order, encoded with viem: an encoding independent of header.ts. */
+  function viemUnclesHash(uncles: readonly Json[]): string {
+    const quantity = (value: string) => (BigInt(value) === 0n ? '0x' : toHex(BigInt(value)));
+    const fields = (header: Json) =>
+      [
+        'parentHash',
+        'sha3Uncles',
+        'miner',
+        'stateRoot',
+        'transactionsRoot',
+        'receiptsRoot',
+        'logsBloom',
+        'difficulty',
+        'number',
+        'gasLimit',
+        'gasUsed',
+        'timestamp',
+        'extraData',
+        'mixHash',
+        'nonce',
+      ].map((field, i) => (i >= 7 && i <= 11 ? quantity(header[field] as string) : (header[field] as Hex)));
+    return keccak256(toRlp(uncles.map(fields) as Hex[][]));
+  }
+
+  test('uncle headers prove the uncles hash; another uncle or a wrong uncle hash fails', async () => {
+    const uncles = [fixtures.blocks.genesis.result as unknown as Json, legacy];
+    const header = { ...proveHeader(legacy), sha3Uncles: viemUnclesHash(uncles) as Hex };
+    proveUncles(
+      uncles,
+      header,
+      uncles.map((uncle) => uncle.hash as string),
+    );
+    const swapped = await settle(() => proveUncles([uncles[1], uncles[0]] as Json[], header));
+    assert.equal(!swapped.ok && swapped.failure.check, 'uncles-hash');
+    const misnamed = await settle(() => proveUncles(uncles, header, [legacy.hash as string, legacy.hash as string]));
+    assert.equal(!misnamed.ok && misnamed.failure.check, 'uncles-hash');
   });
 });
