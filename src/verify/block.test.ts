@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type Hex, keccak256, toHex, toRlp } from 'viem';
 import fixtures from '../../test/fixtures/verify/execution-apis.json' with { type: 'json' };
+import { HEADER_FIELDS } from '../../test/helpers/verify-lies.js';
 import { proveUncles, verifyBlock } from './block.js';
 import { settle, type Verified } from './failure.js';
 import { proveHeader } from './header.js';
@@ -93,27 +94,13 @@ describe('block answers', () => {
 });
 
 describe('uncles', () => {
-  /** The legacy header fields in RLP order, encoded with viem: an encoding independent of header.ts. */
+  /** The legacy header fields (the first 15) in RLP order, encoded with viem: independent of header.ts. */
   function viemUnclesHash(uncles: readonly Json[]): string {
     const quantity = (value: string) => (BigInt(value) === 0n ? '0x' : toHex(BigInt(value)));
     const fields = (header: Json) =>
-      [
-        'parentHash',
-        'sha3Uncles',
-        'miner',
-        'stateRoot',
-        'transactionsRoot',
-        'receiptsRoot',
-        'logsBloom',
-        'difficulty',
-        'number',
-        'gasLimit',
-        'gasUsed',
-        'timestamp',
-        'extraData',
-        'mixHash',
-        'nonce',
-      ].map((field, i) => (i >= 7 && i <= 11 ? quantity(header[field] as string) : (header[field] as Hex)));
+      HEADER_FIELDS.slice(0, 15).map((field, i) =>
+        i >= 7 && i <= 11 ? quantity(header[field] as string) : (header[field] as Hex),
+      );
     return keccak256(toRlp(uncles.map(fields) as Hex[][]));
   }
 

@@ -64,6 +64,17 @@ const authorization = z.looseObject({
   s: quantity,
 });
 
+/** Fields a transaction object and a call object share, all optional. */
+const feeAndTypeFields = {
+  gasPrice: optional(quantity),
+  maxFeePerGas: optional(quantity),
+  maxPriorityFeePerGas: optional(quantity),
+  maxFeePerBlobGas: optional(quantity),
+  accessList: optional(accessList),
+  blobVersionedHashes: optional(z.array(hash)),
+  authorizationList: optional(z.array(authorization)),
+};
+
 export const transactionShape = z.looseObject({
   type: optional(quantity),
   hash,
@@ -73,14 +84,8 @@ export const transactionShape = z.looseObject({
   to: optional(address),
   value: quantity,
   input: hexData,
-  gasPrice: optional(quantity),
-  maxFeePerGas: optional(quantity),
-  maxPriorityFeePerGas: optional(quantity),
-  maxFeePerBlobGas: optional(quantity),
+  ...feeAndTypeFields,
   chainId: optional(quantity),
-  accessList: optional(accessList),
-  blobVersionedHashes: optional(z.array(hash)),
-  authorizationList: optional(z.array(authorization)),
   v: quantity,
   r: quantity,
   s: quantity,
@@ -160,16 +165,10 @@ export const callShape = z.looseObject({
   from: optional(address),
   to: optional(address),
   gas: optional(quantity),
-  gasPrice: optional(quantity),
-  maxFeePerGas: optional(quantity),
-  maxPriorityFeePerGas: optional(quantity),
-  maxFeePerBlobGas: optional(quantity),
   value: optional(quantity),
   input: optional(hexData),
   data: optional(hexData),
   nonce: optional(quantity),
-  accessList: optional(accessList),
-  blobVersionedHashes: optional(z.array(hash)),
-  authorizationList: optional(z.array(authorization)),
+  ...feeAndTypeFields,
 });
 export type RpcCallRequest = z.infer<typeof callShape>;

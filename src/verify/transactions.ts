@@ -33,11 +33,7 @@ export interface ProvenTransaction {
 }
 
 /** Fields every check of this module reads or derives; anything else in an answer is uncovered. */
-const KNOWN_FIELDS = new Set([
-  ...Object.keys(transactionShape.shape),
-  'blockTimestamp',
-  // Encoded inside authorizationList / accessList entries, or derived above.
-]);
+const KNOWN_FIELDS = new Set([...Object.keys(transactionShape.shape), 'blockTimestamp']);
 
 /** The ethereumjs transaction an RPC transaction object encodes, or a refutation naming what is wrong. */
 function decode(tx: RpcTransaction, where: { block?: bigint }): TypedTransaction {

@@ -9,8 +9,10 @@
  *   3 → writes slot 1 = 5 and returns it; 4 → BLOCKHASH(NUMBER - 1); 5 → BLOCKHASH(NUMBER - 2);
  *   6 → clears slot 3 (a gas refund: the lowest gas that succeeds is above the gas finally spent).
  */
+import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { type TrustedHeader, verifyHeader } from '../../src/verify/header.js';
 import { type AnvilNode, startTestAnvil } from './anvil.js';
 import { call, waitFor } from './devnet-chain.js';
 import { assemble, at, deployment, label } from './evm-program.js';
@@ -125,4 +127,12 @@ export async function startContractChain(hardfork?: string): Promise<ContractCha
     await node.stop();
     throw err;
   }
+}
+
+/** The node's latest block, proven (here trusted because it is the only node), and its number as a tag. */
+export async function latestHeader(url: string): Promise<{ header: TrustedHeader; tag: string }> {
+  const block = await call<Record<string, unknown>>(url, 'eth_getBlockByNumber', ['latest', false]);
+  const verified = await verifyHeader(block);
+  assert.ok(verified.ok, JSON.stringify(!verified.ok && verified.failure));
+  return { header: verified.value, tag: block.number as string };
 }

@@ -9,12 +9,19 @@ import { after, before, describe, test } from 'node:test';
 import type { LocalCallAnswer } from '../../src/verify/call-answer.js';
 import { type ExecutionContext, estimateGas, executeCall } from '../../src/verify/execute.js';
 import { isVerificationError } from '../../src/verify/failure.js';
-import { type TrustedHeader, verifyHeader } from '../../src/verify/header.js';
+import type { TrustedHeader } from '../../src/verify/header.js';
 import { storageSlotKey } from '../../src/verify/proofs.js';
 import { createProofReader, type ProofReader } from '../../src/verify/state-source.js';
 import { call } from '../helpers/devnet-chain.js';
 import { rpc } from '../helpers/http.js';
-import { type ContractChain, HIGH_SLOT, sender, startContractChain } from '../helpers/proof-chain.js';
+import {
+  type ContractChain,
+  HIGH_SLOT,
+  latestHeader,
+  receipt,
+  sender,
+  startContractChain,
+} from '../helpers/proof-chain.js';
 import { type Lie, originCall } from '../helpers/verify-lies.js';
 
 type Proof = { balance: string; storageProof: { key: string; value: string }[] };
@@ -26,12 +33,13 @@ describe('local eth_call and eth_estimateGas over proven state (anvil)', () => {
 
   before(async () => {
     chain = await startContractChain();
-    await sender(chain.node.url, chain.chainId).send({ to: chain.vault, value: 1n, gasPrice: 2_000_000_000n });
-    const block = await call<Record<string, unknown>>(chain.node.url, 'eth_getBlockByNumber', ['latest', false]);
-    const verified = await verifyHeader(block);
-    assert.ok(verified.ok);
-    header = verified.value;
-    tag = block.number as string;
+    const funding = await sender(chain.node.url, chain.chainId).send({
+      to: chain.vault,
+      value: 1n,
+      gasPrice: 2_000_000_000n,
+    });
+    await receipt(chain.node.url, funding);
+    ({ header, tag } = await latestHeader(chain.node.url));
   });
   after(() => chain?.node.stop());
 

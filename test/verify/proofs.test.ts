@@ -6,11 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TrustedHeader, verifyHeader } from '../../src/verify/header.js';
+import type { TrustedHeader } from '../../src/verify/header.js';
 import { EMPTY_CODE_HASH, storageSlotKey, verifyAccountProof, verifyCode } from '../../src/verify/proofs.js';
 import { createProofReader } from '../../src/verify/state-source.js';
 import { call } from '../helpers/devnet-chain.js';
-import { type ContractChain, HIGH_SLOT, sender, startContractChain, VAULT_BALANCE } from '../helpers/proof-chain.js';
+import {
+  type ContractChain,
+  HIGH_SLOT,
+  latestHeader,
+  sender,
+  startContractChain,
+  VAULT_BALANCE,
+} from '../helpers/proof-chain.js';
 import { flippedNode, originCall } from '../helpers/verify-lies.js';
 
 type Proof = {
@@ -37,11 +44,7 @@ describe('eth_getProof against a trusted state root (anvil)', () => {
 
   before(async () => {
     chain = await startContractChain();
-    const block = await call<Record<string, unknown>>(chain.node.url, 'eth_getBlockByNumber', ['latest', false]);
-    const verified = await verifyHeader(block);
-    assert.ok(verified.ok);
-    header = verified.value;
-    tag = block.number as string;
+    ({ header, tag } = await latestHeader(chain.node.url));
   });
   after(() => chain?.node.stop());
 
