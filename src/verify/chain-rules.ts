@@ -6,8 +6,8 @@
  *   the transaction itself (typed: `chainId`; legacy: EIP-155 `v`; before EIP-155: any, here 1).
  * - Executing calls uses the fork the caller names (execute.ts chooses it from the header).
  * - Blob contents are never checked here (answers carry no blobs), but ethereumjs will not build a blob
- *   transaction without a KZG implementation: `NO_KZG` stands in and refuses every use, so the EVM's
- *   point-evaluation precompile fails loudly instead of answering wrongly (execute.ts reports it).
+ *   transaction without a KZG implementation: `NO_KZG` stands in and refuses every use (local execution
+ *   replaces the point-evaluation precompile, execution-context.ts).
  * At most `MAX_CACHED` chain ids are kept per fork (a gateway serves a handful of networks); past that the
  * cache starts over.
  */

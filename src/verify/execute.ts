@@ -28,9 +28,9 @@ import { createTx, type TypedTransaction, type TypedTxData } from '@ethereumjs/t
 import { createAddressFromString, createZeroAddress, EthereumJSError } from '@ethereumjs/util';
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { failedAnswer, haltAnswer, type LocalCallAnswer, revertAnswer } from './call-answer.js';
-import { chainCommon, KZG_UNAVAILABLE, transactionGasCap } from './chain-rules.js';
+import { chainCommon, transactionGasCap } from './chain-rules.js';
 import { type Hex, quantityHex, toHex } from './encoding.js';
-import { executionBlock, executionFork, provenBlockchain } from './execution-context.js';
+import { executionBlock, executionFork, provenBlockchain, refusedPrecompiles } from './execution-context.js';
 import { isVerificationError, refute } from './failure.js';
 import type { TrustedHeader } from './header.js';
 import { ProvenStateManager, type StateRequest } from './proven-state.js';
@@ -101,7 +101,12 @@ async function prepare(request: unknown, context: ExecutionContext): Promise<Pre
   const priced = isPriced(call);
   const block = executionBlock(header, common, !priced);
   const state = new ProvenStateManager(source, common);
-  const vm = await createVM({ common, stateManager: state, blockchain: provenBlockchain(source) });
+  const vm = await createVM({
+    common,
+    stateManager: state,
+    blockchain: provenBlockchain(source),
+    evmOpts: { customPrecompiles: refusedPrecompiles(common) },
+  });
   const from = (call.from ?? ZERO.toString()).toLowerCase() as Hex;
   const gasCap = transactionGasCap(common);
   const cap = gasCap !== undefined && gasCap < header.gasLimit ? gasCap : header.gasLimit;
@@ -175,7 +180,6 @@ async function run(prepared: Prepared, gasLimit: bigint): Promise<RunOutcome> {
     return { ran };
   } catch (err) {
     if (isVerificationError(err)) throw err;
-    if (err instanceof Error && err.message === KZG_UNAVAILABLE) refute('execution', KZG_UNAVAILABLE);
     if (err instanceof EthereumJSError) return { refused: refusal(err) };
     throw err;
   } finally {

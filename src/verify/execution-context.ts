@@ -15,7 +15,8 @@
  */
 import { type Block, createBlock } from '@ethereumjs/block';
 import { type ChainConfig, Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia } from '@ethereumjs/common';
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import type { CustomPrecompile, EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { KZG_UNAVAILABLE } from './chain-rules.js';
 import { dataBytes } from './encoding.js';
 import { refute } from './failure.js';
 import type { HeaderLayout, TrustedHeader } from './header.js';
@@ -99,4 +100,16 @@ export function provenBlockchain(source: ProvenStateSource): EVMMockBlockchainIn
     shallowCopy: () => chain,
   };
   return chain;
+}
+
+/** The KZG point-evaluation precompile (EIP-4844). */
+const POINT_EVALUATION = '0x000000000000000000000000000000000000000a';
+
+/**
+ * Precompiles replaced for local execution: point evaluation refutes (`execution`) instead of running.
+ * ethereumjs's own would catch the missing KZG and fail the call, an answer no origin gives.
+ */
+export function refusedPrecompiles(common: Common): CustomPrecompile[] {
+  if (!common.isActivatedEIP(4844)) return [];
+  return [{ address: POINT_EVALUATION, function: () => refute('execution', KZG_UNAVAILABLE) }];
 }

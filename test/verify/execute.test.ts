@@ -5,6 +5,7 @@
  * from the origin about any touched slot, balance or code is caught before an answer exists.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LocalCallAnswer } from '../../src/verify/call-answer.js';
 import { type ExecutionContext, estimateGas, executeCall } from '../../src/verify/execute.js';
@@ -164,6 +165,19 @@ describe('local eth_call and eth_estimateGas over proven state (anvil)', () => {
 
   test('what cannot be proven locally is refused, and a poor sender gets geth’s error', async () => {
     await assert.rejects(executeCall({ from: chain.vault, to: chain.reader }, context(honestReader())), (err) => {
+      assert.ok(isVerificationError(err));
+      assert.equal(err.failure.check, 'execution');
+      return true;
+    });
+    // A valid KZG proof (commitment and proof at infinity: the zero polynomial) that anvil verifies.
+    const commitment = `c0${'00'.repeat(47)}`;
+    const versionedHash = `01${createHash('sha256').update(Buffer.from(commitment, 'hex')).digest('hex').slice(2)}`;
+    const pointEvaluation = {
+      to: `0x${'00'.repeat(19)}0a`,
+      data: `0x${versionedHash}${'00'.repeat(64)}${commitment}${commitment}`,
+    };
+    assert.ok('result' in (await origin('eth_call', pointEvaluation)));
+    await assert.rejects(executeCall(pointEvaluation, context(honestReader())), (err) => {
       assert.ok(isVerificationError(err));
       assert.equal(err.failure.check, 'execution');
       return true;
