@@ -74,6 +74,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   stats: ['model', 'store'],
   routing: ['chain', 'model'],
   chain: ['model'],
+  // Verification primitives (SPEC §18): pure checks over JSON-RPC answers and the ethereumjs libraries.
+  verify: ['model'],
   // Global limits (SPEC §11): backends of the gateway's lease, quota and affinity ports (rpc/lease-backend.ts,
   // rpc/quota-backend.ts, upstream/affinity-share.ts).
   limits: ['gateway', 'model'],

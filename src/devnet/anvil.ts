@@ -8,6 +8,7 @@
  * - `noMining` (`--no-mining`): the node mines only when told (evm_mine, or after evm_setAutomine true);
  *   `order` is anvil's `--order` (`fees` by default; `fifo` mines in arrival order, which block replay
  *   relies on, see replay.ts).
+ * - `hardfork` (`--hardfork`, e.g. `berlin`, `prague`): the fork the node runs; anvil's newest by default.
  * - stdout/stderr are drained (anvil logs every call; an undrained pipe would stall it).
  * - `stop()` sends SIGTERM, waits up to 3 s, then SIGKILL. `killNow()` is the synchronous SIGKILL used
  *   from process 'exit' handlers.
@@ -28,6 +29,7 @@ export interface AnvilOptions {
   noMining?: boolean;
   /** Pool order (`--order`). */
   order?: 'fees' | 'fifo';
+  hardfork?: string;
   readyTimeoutMs?: number;
 }
 
@@ -55,6 +57,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     args.push('--block-time', String(options.blockTime));
   if (options.order !== undefined) args.push('--order', options.order);
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp));
+  if (options.hardfork !== undefined) args.push('--hardfork', options.hardfork);
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;
   if (pid === undefined) {
