@@ -18,7 +18,7 @@
  * requests in flight finish within the grace period (`shutdown_grace`, or the control's), WebSocket
  * connections get 1001; then it exits 0.
  */
-import { systemClock } from '../clock.js';
+import { offsetClock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { GatewayChain } from '../gateway/chain-port.js';
 import { serveGateway } from '../gateway/gateway.js';
@@ -80,7 +80,8 @@ export async function runGatewayWorker(): Promise<void> {
   }, link);
   const config = init.config;
   const logger = createLogger({ level: config.log_level }).child({ worker: init.slot });
-  const clock = systemClock;
+  // The control's time: its clock is the instance's (an injected one in tests of per-day counts).
+  const clock = init.clockOffsetMs === 0 ? systemClock : offsetClock(init.clockOffsetMs);
   const metrics = new MetricsRegistry();
   const directory = new PoolSnapshot({
     accountId: config.account_id,
