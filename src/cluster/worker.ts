@@ -9,6 +9,8 @@
  *   - gateway keys and the store's readiness (shared-state.ts); rate-limit buckets and daily quotas
  *     leased from the control process over lease-ipc.ts (its buckets, or Redis's), this worker's own
  *     while the control does not answer (fail open, logged once).
+ * Time: the control's clock (its offset from this machine's comes with `init`), so a key's quota day and
+ * every date agree between the processes of an instance, also when the control runs an injected clock.
  * What stays per worker: the response cache, the connect demotion of refused origins (5 s), write and
  * filter affinity, stream slots, WebSocket connections and their subscriptions.
  *

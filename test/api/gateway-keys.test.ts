@@ -185,6 +185,19 @@ describe('gateway keys API', () => {
     assert.equal((await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count, (before ?? 0) + 1);
   });
 
+  /** `body` is refused with 400 / 1002 and `message`, both as a new key and as a change of `keyId`. */
+  async function refusedOnCreateAndChange(keyId: string, body: unknown, message: RegExp): Promise<void> {
+    for (const [method, path] of [
+      ['POST', base],
+      ['PATCH', `${base}/${keyId}`],
+    ] as const) {
+      const res = await f.call(method, path, { body });
+      assert.equal(res.status, 400, `${method} ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+      assert.equal(res.body.errors[0]?.code, 1002);
+      assert.match(res.body.errors[0]?.message ?? '', message);
+    }
+  }
+
   it('limits outside their sane bounds are 400 / 1002 naming the range, on create and change; nothing is written', async () => {
     const before = (await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count;
     const rate = /^rate_limit\.requests_per_second: must be a number from 0\.001 to 1000000$/;
@@ -200,17 +213,7 @@ describe('gateway keys API', () => {
     ];
     const key = (await f.call('POST', base, { body: { rate_limit: { requests_per_second: 5 }, daily_quota: 50 } })).body
       .result as Key;
-    for (const [body, message] of cases) {
-      for (const [method, path] of [
-        ['POST', base],
-        ['PATCH', `${base}/${key.id}`],
-      ] as const) {
-        const res = await f.call(method, path, { body });
-        assert.equal(res.status, 400, `${method} ${JSON.stringify(body)}`);
-        assert.equal(res.body.errors[0]?.code, 1002);
-        assert.match(res.body.errors[0]?.message ?? '', message);
-      }
-    }
+    for (const [body, message] of cases) await refusedOnCreateAndChange(key.id, body, message);
     const read = (await f.call('GET', `${base}/${key.id}`)).body.result as Key;
     assert.deepEqual([read.rate_limit, read.daily_quota], [{ requests_per_second: 5, burst: 5 }, 50]);
     assert.equal(read.modified_on, key.modified_on);
@@ -236,17 +239,7 @@ describe('gateway keys API', () => {
       ],
       ['{"networks":["sepolia"],"rate_limit":null,"networks":null}', /^networks: given twice/],
     ];
-    for (const [body, message] of cases) {
-      for (const [method, path] of [
-        ['POST', base],
-        ['PATCH', `${base}/${key.id}`],
-      ] as const) {
-        const res = await f.call(method, path, { body });
-        assert.equal(res.status, 400, `${method} ${body}`);
-        assert.equal(res.body.errors[0]?.code, 1002);
-        assert.match(res.body.errors[0]?.message ?? '', message);
-      }
-    }
+    for (const [body, message] of cases) await refusedOnCreateAndChange(key.id, body, message);
     const read = (await f.call('GET', `${base}/${key.id}`)).body.result as Key;
     assert.deepEqual(
       [read.name, read.daily_quota, read.networks, read.modified_on],
