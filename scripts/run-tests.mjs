@@ -64,6 +64,7 @@ const POSTGRES_SUITES = [
   'test/notifications/smtp-tls.test.ts',
   'test/notifications/health-e2e.test.ts',
   'test/migration/real-server.test.ts',
+  'test/limits/quota-concurrency.test.ts',
 ];
 
 function runFiles(list, env = {}) {

@@ -152,15 +152,12 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     stops.push(async () => keyDirectory.close());
     const quota = new LocalQuotaCounter();
     // With workers (and no Redis), their quota reserves are answered here, from the same store totals.
-    const workerQuotas = config.gateway.workers > 1 ? new LocalQuotaBackend() : undefined;
+    const workerQuotas = config.gateway.workers > 1 ? new LocalQuotaBackend(quota) : undefined;
     const usage = await UsageRecorder.start({
       store,
       clock,
       logger: logger.child({ part: 'keys' }),
-      observeTotals: (date, totals) => {
-        quota.observe(date, totals);
-        workerQuotas?.observe(date, totals);
-      },
+      observeTotals: (date, totals) => quota.observe(date, totals),
     });
     stops.push(() => usage.stop());
     // ── Per-origin statistics for the console (SPEC §13): the gateway (and the workers' reports) count
@@ -213,7 +210,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     if (config.redis_url !== undefined) {
       // Loaded only when used: the Redis client is a large module graph every other start would load.
       const { sharedLimits } = await import('./limits/shared-limits.js');
-      const limits = await sharedLimits(config.redis_url, { clock, logger: logger.child({ part: 'limits' }), metrics });
+      const limitsLogger = logger.child({ part: 'limits' });
+      const limits = await sharedLimits(config.redis_url, { clock, logger: limitsLogger, metrics, seeds: quota });
       stops.push(() => limits.close());
       limiter = limits.limiter;
       keyQuota = limits.quota(quota);

@@ -8,12 +8,17 @@
  * naming the key's path): a validator that copies objects drops `__proto__` silently (a policy's
  * `"filters": {"__proto__": […]}` would be stored without filters and match every event), and no
  * field of this API is called any of them. The check rides on JSON.parse's reviver; only a body that has
- * such a key is walked again, to name its path.
+ * such a key is walked again, to name its path. A member given twice in one object, at any depth, is
+ * refused too (400 / 1002 naming its path; keys compared decoded): JSON.parse would keep the last copy
+ * silently, where a client or a proxy may have read the first (the gateway refuses a request member
+ * given twice for the same reason); the check is gateway/rpc/json-members.ts, on the gateway's lexer.
  * A client that goes away before the body is complete raises `RequestAbortedError`: the server logs it
  * at debug and answers nothing (there is no one to answer), since it is the client's doing, not a fault.
  */
 import type { IncomingMessage } from 'node:http';
 import { SwitchyardError } from '../errors/base.js';
+import { duplicateMember } from '../gateway/rpc/json-members.js';
+import { jsonPointer } from './validate.js';
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
@@ -51,7 +56,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new SwitchyardError('API_UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json');
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  const text = bytes.toString('utf8');
   let hasNul = false;
   let hasForbiddenKey = false;
   let parsed: unknown;
@@ -67,6 +73,12 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
   if (hasForbiddenKey) throw forbiddenKey(parsed);
   if (hasNul) throw new SwitchyardError('API_VALIDATION', 'body: strings may not contain the NUL character (\\u0000)');
+  const twice = duplicateMember(bytes);
+  if (twice !== undefined) {
+    throw new SwitchyardError('API_VALIDATION', `${twice.join('.')}: given twice; each member may appear once`, {
+      details: { pointer: jsonPointer(twice) },
+    });
+  }
   return parsed;
 }
 
@@ -80,7 +92,7 @@ function forbiddenKey(body: unknown): SwitchyardError {
   return new SwitchyardError(
     'API_VALIDATION',
     `${field}: "${String(path.at(-1))}" is not allowed as a key anywhere in a request body`,
-    { details: { pointer: `/${path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` } },
+    { details: { pointer: jsonPointer(path) } },
   );
 }
 

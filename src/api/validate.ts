@@ -20,7 +20,7 @@ export function validationError(error: z.ZodError): SwitchyardError {
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => [...path, key].join('.'));
     return new SwitchyardError('API_VALIDATION', `${keys.join(', ')}: unknown field; remove it`, {
-      details: { pointer: pointer([...path, issue.keys[0] ?? '']) },
+      details: { pointer: jsonPointer([...path, issue.keys[0] ?? '']) },
     });
   }
   if (issue.code === 'invalid_key') {
@@ -29,20 +29,21 @@ export function validationError(error: z.ZodError): SwitchyardError {
     const key = JSON.stringify(String(issue.path.at(-1) ?? '')).slice(0, 80);
     const rule = issue.issues[0]?.message ?? issue.message;
     return new SwitchyardError('API_VALIDATION', `${parent.join('.') || 'body'}: key ${key} is not allowed: ${rule}`, {
-      details: { pointer: pointer(path) },
+      details: { pointer: jsonPointer(path) },
     });
   }
   const field = path.length === 0 ? 'body' : path.join('.');
   const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-  return new SwitchyardError('API_VALIDATION', `${field}: ${message}`, { details: { pointer: pointer(path) } });
+  return new SwitchyardError('API_VALIDATION', `${field}: ${message}`, { details: { pointer: jsonPointer(path) } });
 }
 
 export function fieldError(field: string, message: string): SwitchyardError {
   return new SwitchyardError('API_VALIDATION', `${field}: ${message}`, {
-    details: { pointer: pointer(field.split('.')) },
+    details: { pointer: jsonPointer(field.split('.')) },
   });
 }
 
-function pointer(path: string[]): string {
+/** The JSON pointer (RFC 6901) of a path of member names and indexes. */
+export function jsonPointer(path: readonly string[]): string {
   return `/${path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }

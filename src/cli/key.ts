@@ -6,7 +6,7 @@
  *   [--disabled] [--config FILE]` makes a key and prints its value (`swk_…`) as the last (only) line of
  *   stdout — the one time it is shown; the store keeps only its sha256. Details go to stderr. Same
  *   rules as the API: name ≤ 120 characters without control characters, networks configured ones,
- *   burst defaulting to max(1, ceil(requests per second)).
+ *   limits within model/limit-bounds.ts, burst defaulting to max(1, ceil(requests per second)).
  * - `key list [--config FILE]` prints one line per key: id, enabled, networks, rate limit, daily quota,
  *   created, last used, name (JSON-quoted, so no name can forge a line). Never the value or its hash.
  * - `key revoke KEY_ID [--config FILE]` deletes the key, like `DELETE …/gateway/keys/{key_id}`: every
@@ -24,6 +24,7 @@ import {
   listGatewayKeys,
 } from '../keys/key-queries.js';
 import { type KeyRateLimit, keyRateLimit } from '../model/gateway-keys.js';
+import { BURST, DAILY_QUOTA, type LimitRange, outOfRange, REQUESTS_PER_SECOND } from '../model/limit-bounds.js';
 import { hasControlCharacters } from '../model/plain-text.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { parseArgs, parseFlags } from './args.js';
@@ -50,15 +51,12 @@ function usageError(message: string): SwitchyardError {
   return new SwitchyardError('CLI_USAGE', `key create: ${message}`);
 }
 
-/** A whole number ≥ 1 (`integer`) or a number > 0, from a flag; undefined when the flag is absent. */
-function positive(flag: string, value: string | undefined, integer: boolean): number | undefined {
+/** A number within `range` (model/limit-bounds.ts) from a flag; undefined when the flag is absent. */
+function bounded(flag: string, value: string | undefined, range: LimitRange): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw usageError(
-      `--${flag} takes ${integer ? 'a whole number ≥ 1' : 'a number > 0'}, not ${JSON.stringify(value)}`,
-    );
-  }
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  const refusal = outOfRange(range, n);
+  if (refusal !== undefined) throw usageError(`--${flag} ${refusal}, not ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -80,10 +78,10 @@ async function create(argv: string[]): Promise<number> {
   if (name.length > 120 || hasControlCharacters(name)) {
     throw usageError('--name takes at most 120 characters, no control characters');
   }
-  const rate = positive('requests-per-second', flags['requests-per-second'], false);
-  const burst = positive('burst', flags.burst, true);
+  const rate = bounded('requests-per-second', flags['requests-per-second'], REQUESTS_PER_SECOND);
+  const burst = bounded('burst', flags.burst, BURST);
   if (burst !== undefined && rate === undefined) throw usageError('--burst needs --requests-per-second');
-  const quota = positive('daily-quota', flags['daily-quota'], true);
+  const quota = bounded('daily-quota', flags['daily-quota'], DAILY_QUOTA);
   return withStore(flags, KEY_KEYS, async (store, config) => {
     const networks = flags.networks === undefined ? null : [...new Set(flags.networks.split(',').map((n) => n.trim()))];
     for (const network of networks ?? []) {

@@ -4,12 +4,13 @@
  * caller decides what that means: a block lookup fails like an unreachable origin; a lease grants none).
  * When the channel is gone (the control process died), sends are dropped and requests reject at once.
  */
+import { deadlineAfter } from '../gateway/rpc/shared-status.js';
 import type { ControlMessage, WorkerMessage, WorkerRequest } from './messages.js';
 
 interface PendingRequest {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  timer: { clear(): void };
 }
 
 /** Where messages go: this process's IPC channel to the control (default), or a test's. */
@@ -46,11 +47,11 @@ export class ControlLink {
         reject(new Error('the control process is gone'));
         return;
       }
-      const timer = setTimeout(() => {
+      // A reply that arrived while this worker was busy is read before the deadline strikes.
+      const timer = deadlineAfter(timeoutMs, () => {
         this.#pending.delete(id);
         reject(new Error(`the control process did not answer a ${request.kind} request within ${timeoutMs} ms`));
-      }, timeoutMs);
-      timer.unref();
+      });
       this.#pending.set(id, { resolve, reject, timer });
     });
   }
@@ -60,7 +61,7 @@ export class ControlLink {
     const pending = this.#pending.get(message.id);
     if (pending === undefined) return;
     this.#pending.delete(message.id);
-    clearTimeout(pending.timer);
+    pending.timer.clear();
     if (message.ok) pending.resolve(message.value);
     else pending.reject(new Error(message.error));
   }
@@ -68,7 +69,7 @@ export class ControlLink {
   /** Rejects every request still waiting (the channel closed). */
   close(): void {
     for (const [id, pending] of this.#pending) {
-      clearTimeout(pending.timer);
+      pending.timer.clear();
       pending.reject(new Error('the control process is gone'));
       this.#pending.delete(id);
     }

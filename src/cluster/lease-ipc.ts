@@ -2,22 +2,26 @@
  * Rate-limit leases and daily-quota reserves across gateway workers (SPEC §11, PLAN-17 parts L and W).
  *
  * Worker side: `IpcLeaseBackend` is a LeaseBackend (gateway/rpc/lease-backend.ts) that asks the control
- * process, bounded by LEASE_TIMEOUT_MS (250 ms). It rejects when the control does not answer in time or
- * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (part L's LeasedLimiter)
- * fails open to local buckets — never "nothing granted", which would refuse calls for an outage.
+ * process, bounded by LEASE_TIMEOUT_MS (1 s, the limiter's own deadline: a control busy for a moment is
+ * no outage, and a reply that arrived while this worker was busy still counts — control-link.ts). It
+ * rejects when the control does not answer in time or its own backend failed, so a leased limiter over
+ * it (part L's LeasedLimiter) fails open to local buckets — never "nothing granted", which would refuse
+ * calls for an outage. (With Redis, the control answers from its own buckets while Redis is down:
+ * limits/failover-backend.ts.)
  *
  * `IpcQuotaBackend` is the same for QuotaBackend (gateway/rpc/quota-backend.ts): reserves of a key's
  * day asked of the control's quota backend, bounded by LEASE_TIMEOUT_MS, rejecting likewise.
  *
  * Control side: the control process answers every worker's asks from one backend, so the workers of
  * one instance share each bucket and each key's day: limits/local-backend.ts without Redis, Redis's
- * (limits/redis-backend.ts) with `redis_url` (cluster/control.ts `leases`, `quotas`).
+ * (limits/redis-backend.ts, failing over to the local ones) with `redis_url` (cluster/control.ts
+ * `leases`, `quotas`).
  */
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
 import type { ControlLink } from './control-link.js';
 
-export const LEASE_TIMEOUT_MS = 250;
+export const LEASE_TIMEOUT_MS = 1000;
 
 export class IpcLeaseBackend implements LeaseBackend {
   readonly #link: ControlLink;

@@ -76,6 +76,11 @@ export type ControlMessage =
       states: Record<string, unknown>;
       /** The affinity entries relayed before this worker started that still count. */
       affinity: AffinityEntry[];
+      /**
+       * The control's wall clock minus this machine's (ms): a worker reads the control's time (the UTC
+       * day of a key's quota, dates), 0 unless the control runs an injected clock.
+       */
+      clockOffsetMs: number;
     }
   | { t: 'pools'; pools: Pool[] }
   | { t: 'health'; health: PushedHealth }

@@ -21,7 +21,7 @@
  * backend (without one, the request fails and the worker's quota counter falls back to its own count).
  */
 import type { ChainTracker } from '../chain/tracker.js';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
@@ -123,6 +123,7 @@ export class StatePublisher {
       canonical,
       states: Object.fromEntries(this.#states),
       affinity: this.#affinity.live(this.#options.clock.now()),
+      clockOffsetMs: this.#options.clock === systemClock ? 0 : this.#options.clock.now() - systemClock.now(),
     };
   }
 

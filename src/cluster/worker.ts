@@ -9,6 +9,8 @@
  *   - gateway keys and the store's readiness (shared-state.ts); rate-limit buckets and daily quotas
  *     leased from the control process over lease-ipc.ts (its buckets, or Redis's), this worker's own
  *     while the control does not answer (fail open, logged once).
+ * Time: the control's clock (its offset from this machine's comes with `init`), so a key's quota day and
+ * every date agree between the processes of an instance, also when the control runs an injected clock.
  * What stays per worker: the response cache, the connect demotion of refused origins (5 s), write and
  * filter affinity, stream slots, WebSocket connections and their subscriptions.
  *
@@ -18,7 +20,7 @@
  * requests in flight finish within the grace period (`shutdown_grace`, or the control's), WebSocket
  * connections get 1001; then it exits 0.
  */
-import { systemClock } from '../clock.js';
+import { offsetClock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { GatewayChain } from '../gateway/chain-port.js';
 import { serveGateway } from '../gateway/gateway.js';
@@ -80,7 +82,8 @@ export async function runGatewayWorker(): Promise<void> {
   }, link);
   const config = init.config;
   const logger = createLogger({ level: config.log_level }).child({ worker: init.slot });
-  const clock = systemClock;
+  // The control's time: its clock is the instance's (an injected one in tests of per-day counts).
+  const clock = init.clockOffsetMs === 0 ? systemClock : offsetClock(init.clockOffsetMs);
   const metrics = new MetricsRegistry();
   const directory = new PoolSnapshot({
     accountId: config.account_id,

@@ -62,6 +62,38 @@ describe('config pipeline', () => {
     rejects(() => loadConfig(path), 'CONFIG_INVALID', /type\.yaml: gateway\.max_batch: /);
   });
 
+  it('gateway.rate_limit outside its sane bounds is an error naming the path, the range and the file', () => {
+    const cases: Array<[string, RegExp]> = [
+      [
+        'requests_per_second: 5e-324',
+        /gateway\.rate_limit\.requests_per_second: must be a number from 0\.001 to 1000000/,
+      ],
+      [
+        'requests_per_second: 2000000',
+        /gateway\.rate_limit\.requests_per_second: must be a number from 0\.001 to 1000000/,
+      ],
+      ['requests_per_second: .inf', /gateway\.rate_limit\.requests_per_second: must be a number from 0\.001/],
+      [
+        '{ requests_per_second: 1, burst: 0 }',
+        /gateway\.rate_limit\.burst: must be a whole number from 1 to 1000000000/,
+      ],
+      ['{ requests_per_second: 1, burst: 1.5 }', /gateway\.rate_limit\.burst: must be a whole number from 1/],
+      ['{ requests_per_second: 1, burst: 1e12 }', /gateway\.rate_limit\.burst: must be a whole number from 1/],
+    ];
+    for (const [value, pattern] of cases) {
+      const limit = value.startsWith('{') ? value : `{ ${value} }`;
+      const path = file('limits.yaml', `gateway:\n  rate_limit: ${limit}\n`);
+      rejects(() => loadConfig(path), 'CONFIG_INVALID', new RegExp(`limits\\.yaml: ${pattern.source}`));
+    }
+    const edges = buildConfig({ gateway: { rate_limit: { requests_per_second: 0.001, burst: 1_000_000_000 } } }, 'x');
+    assert.deepEqual(edges.gateway.rate_limit, { requests_per_second: 0.001, burst: 1_000_000_000 });
+    assert.equal(
+      buildConfig({ gateway: { rate_limit: { requests_per_second: 1_000_000 } } }, 'x').gateway.rate_limit
+        ?.requests_per_second,
+      1_000_000,
+    );
+  });
+
   it('gateway.trusted_proxies: none by default; CIDR ranges and single addresses; a bad entry is named', () => {
     assert.deepEqual(buildConfig({}, 'x').gateway.trusted_proxies, []);
     const ranges = ['10.0.0.0/8', 'fd00::/8', '192.0.2.7', '::1'];

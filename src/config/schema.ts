@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseCidr } from '../model/ip-address.js';
+import { rateLimitInput } from '../model/limit-bounds.js';
 import { type PoolInput, poolInput } from '../model/pool-input.js';
 import { isEmailAddress, poolName } from '../model/pool-schema.js';
 import { DEFAULTS } from './defaults.js';
@@ -22,10 +23,8 @@ const cidr = z.string().superRefine((text, ctx) => {
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
 });
 
-const rateLimit = z.strictObject({
-  requests_per_second: z.number().positive(),
-  burst: z.number().int().positive().optional(),
-});
+/** `gateway.rate_limit`: within the sane bounds of model/limit-bounds.ts (an error names the range). */
+const rateLimit = rateLimitInput;
 
 /** WebSocket clients of the gateway listener (SPEC §10, docs/websocket.md). */
 const websocket = z.strictObject({

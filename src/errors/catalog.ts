@@ -27,6 +27,11 @@ export const CATALOG = {
     summary: 'The body is not a valid JSON-RPC 2.0 request object.',
   },
   RPC_EMPTY_BATCH: { http: 400, rpc: -32600, summary: 'The batch array is empty.' },
+  RPC_TOO_DEEP: {
+    http: 400,
+    rpc: -32600,
+    summary: 'The body nests arrays and objects more than 64 levels deep; refused before any origin is asked.',
+  },
   RPC_INVALID_BATCH_ELEMENT: {
     http: 200,
     rpc: -32600,

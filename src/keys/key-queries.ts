@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { type GatewayKeyRecord, type KeyRateLimit, keyDigest } from '../model/gateway-keys.js';
+import { BURST, type LimitRange, REQUESTS_PER_SECOND } from '../model/limit-bounds.js';
 import { newId, timestamp } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
 import type { GatewayKeysTable } from '../store/tables/keys.js';
@@ -238,17 +239,25 @@ function decodeNetworks(text: string | null): string[] | null {
   return [];
 }
 
-/** The stored rate limit. Fails closed: an unreadable value reads as 1 call per second. */
+/**
+ * The stored rate limit. Fails closed: an unreadable value reads as 1 call per second. A value outside
+ * the sane bounds (model/limit-bounds.ts; stored before they were checked, or by hand) is brought to the
+ * nearest bound, so no limit reaches the gateway that would answer `Retry-After: Infinity`.
+ */
 function decodeRateLimit(text: string | null): KeyRateLimit | null {
   if (text === null) return null;
   try {
     const parsed = JSON.parse(text) as Partial<KeyRateLimit>;
     const { requests_per_second: rate, burst } = parsed;
     if (typeof rate === 'number' && rate > 0 && typeof burst === 'number' && burst >= 1) {
-      return { requests_per_second: rate, burst };
+      return { requests_per_second: within(REQUESTS_PER_SECOND, rate), burst: Math.floor(within(BURST, burst)) };
     }
   } catch {
     // fall through
   }
   return { requests_per_second: 1, burst: 1 };
+}
+
+function within(range: LimitRange, value: number): number {
+  return Math.min(range.max, Math.max(range.min, value));
 }

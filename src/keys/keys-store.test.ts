@@ -102,6 +102,22 @@ describe('gateway keys in the store', () => {
     }
   });
 
+  it('a stored rate limit outside the sane bounds (written before they were checked) is read at the nearest bound', async () => {
+    const slow = await createGatewayKey(store.db, clock, ROUTING, FIELDS);
+    const fast = await createGatewayKey(store.db, clock, ROUTING, FIELDS);
+    const garbled = await createGatewayKey(store.db, clock, ROUTING, FIELDS);
+    const write = (id: string, rateLimit: string) =>
+      store.db.updateTable('gateway_keys').set({ rate_limit: rateLimit, version: 99 }).where('id', '=', id).execute();
+    await write(slow.id, '{"requests_per_second":5e-324,"burst":1}');
+    await write(fast.id, '{"requests_per_second":1e300,"burst":1e300}');
+    await write(garbled.id, '{"requests_per_second":"fast"}');
+    await directory.refresh();
+    const rateOf = (value: string) => directory.lookup(keyDigest(value))?.rate_limit;
+    assert.deepEqual(rateOf(slow.value), { requests_per_second: 0.001, burst: 1 });
+    assert.deepEqual(rateOf(fast.value), { requests_per_second: 1_000_000, burst: 1_000_000_000 });
+    assert.deepEqual(rateOf(garbled.value), { requests_per_second: 1, burst: 1 }, 'unreadable: fails closed');
+  });
+
   it('snapshot() is plain JSON that another process loads into the same table', async () => {
     const key = await createGatewayKey(store.db, clock, ROUTING, {
       ...FIELDS,

@@ -5,12 +5,14 @@
  * full (`burst`), refills at `rate` per second, never grants more than it holds; a key's day never
  * grants beyond its quota. Bounded memory: at most 100 000 buckets (least recently asked dropped — a
  * dropped bucket comes back full, as one long idle would be) and only today's and yesterday's quota
- * counters (older days are dropped when a new day is first asked). Reads the injected Clock.
+ * counters (older days are dropped when a new day is first asked); a key's count starts from (and is
+ * raised to) what its `QuotaSeeds` know — the store's usage — so a restarted control process does not
+ * grant a quota twice. Reads the injected Clock.
  */
 import type { Clock } from '../clock.js';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import { DayCounts } from '../gateway/rpc/quota.js';
-import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant, QuotaSeeds } from '../gateway/rpc/quota-backend.js';
 import { type BucketState, grantFrom } from './bucket.js';
 
 const MAX_BUCKETS = 100_000;
@@ -45,6 +47,12 @@ export class LocalLeaseBackend implements LeaseBackend {
 
 export class LocalQuotaBackend implements QuotaBackend {
   readonly #counts = new DayCounts();
+  readonly #seeds: QuotaSeeds | undefined;
+
+  /** `seeds`: what the store and this process know each key spent (its count is raised to them, never lowered). */
+  constructor(seeds?: QuotaSeeds) {
+    this.#seeds = seeds;
+  }
 
   async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     return this.reserveNow(asks);
@@ -52,18 +60,11 @@ export class LocalQuotaBackend implements QuotaBackend {
 
   reserveNow(asks: readonly QuotaAsk[]): QuotaGrant[] {
     return asks.map((ask) => {
+      if (this.#seeds !== undefined) this.#counts.raise(ask.date, ask.key, this.#seeds.spent(ask.date, ask.key));
       const used = this.#counts.spent(ask.date, ask.key);
       const granted = Math.max(0, Math.min(Math.floor(ask.want), ask.quota - used));
       if (granted > 0) this.#counts.add(ask.date, ask.key, granted);
       return { granted, left: Math.max(0, ask.quota - used - granted) };
     });
-  }
-
-  /**
-   * What is known to be spent on `date` (e.g. the store's usage of every process): raises each key's
-   * count to it, never lowers it, so a restarted control process does not grant a quota twice.
-   */
-  observe(date: string, totals: ReadonlyMap<string, number>): void {
-    this.#counts.observe(date, totals);
   }
 }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { startTestRedis, type TestRedis } from '../../test/helpers/redis.js';
 import { createLogger } from '../log.js';
+import { LocalQuotaBackend } from './local-backend.js';
 import { RedisLeaseBackend, RedisQuotaBackend } from './redis-backend.js';
 import { connectRedis, whenReady } from './redis-client.js';
 
@@ -120,5 +121,30 @@ describe('RedisLeaseBackend and RedisQuotaBackend (real redis-server)', () => {
     assert.ok(keys.every((key) => !key.includes('key_1')));
     const ttl = await redis.ttl(keys[0] as string);
     assert.ok(ttl > 172_000 && ttl <= 172_800, `two days: ${ttl}`);
+  });
+
+  test('a count Redis lacks starts from the seeds (the store), one below them is raised, none is lowered', async () => {
+    const known = new Map([['seeded', 70]]);
+    const seeds = { spent: (date: string, key: string) => (date === '2026-05-10' ? (known.get(key) ?? 0) : 0) };
+    const backend = new RedisQuotaBackend(redis, seeds);
+    const day = { key: 'seeded', date: '2026-05-10', quota: 100 };
+    assert.deepEqual(await backend.reserve([{ ...day, want: 50 }]), [{ granted: 30, left: 0 }], '70 known spent');
+    await redis.flushall(); // a restart without persistence
+    assert.deepEqual(await backend.reserve([{ ...day, want: 50 }]), [{ granted: 30, left: 0 }], 'not a fresh day');
+    known.set('seeded', 20); // behind Redis (reserved, not yet flushed): never lowers the count
+    assert.deepEqual(await backend.reserve([{ ...day, want: 1 }]), [{ granted: 0, left: 0 }]);
+    const ttl = await redis.ttl((await redis.keys('switchyard:quota:*'))[0] as string);
+    assert.ok(ttl > 172_000 && ttl <= 172_800, `a seeded count expires as any other: ${ttl}`);
+    assert.deepEqual(
+      await new LocalQuotaBackend(seeds).reserve([
+        { ...day, want: 50 },
+        { ...day, date: '2026-05-11', want: 5 },
+      ]),
+      [
+        { granted: 50, left: 30 },
+        { granted: 5, left: 95 },
+      ],
+      'the in-process backend starts from the same seeds',
+    );
   });
 });

@@ -7,7 +7,10 @@
  *   tokens held) — the fraction stays in the bucket —
  *   PEXPIRE when it would be full again (+1 s), after which a missing key means "full";
  * - quota: a counter per key and UTC day; grant min(want, quota − used) and add it (never beyond the
- *   quota), EXPIRE 2 days; the reply pairs each grant with the calls left.
+ *   quota), EXPIRE 2 days; the reply pairs each grant with the calls left. A counter below what the
+ *   asking process knows was spent (its `QuotaSeeds`: the store's usage) is raised to it first — a
+ *   missing counter (Redis restarted, or evicted it) starts from the store, not from zero, and calls
+ *   admitted locally during an outage count once flushed.
  * Key names are `switchyard:rl:<sha256 of the bucket>` and `switchyard:quota:<date>:<sha256 of the
  * key>`: bucket names may be API keys, which must not reach Redis in clear. A single Redis node (or
  * one behind Sentinel); a batch spans many keys, so Redis Cluster is not supported.
@@ -15,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LeaseAsk, LeaseBackend } from '../gateway/rpc/lease-backend.js';
-import type { QuotaAsk, QuotaBackend, QuotaGrant } from '../gateway/rpc/quota-backend.js';
+import type { QuotaAsk, QuotaBackend, QuotaGrant, QuotaSeeds } from '../gateway/rpc/quota-backend.js';
 
 /** Seconds a day's quota counter outlives its day (asks may straddle midnight). */
 const QUOTA_TTL_S = 2 * 86_400;
@@ -45,9 +48,14 @@ return out
 const QUOTA_LUA = `
 local out = {}
 for i, key in ipairs(KEYS) do
-  local quota = tonumber(ARGV[2 * i - 1])
-  local want = tonumber(ARGV[2 * i])
+  local quota = tonumber(ARGV[3 * i - 2])
+  local want = tonumber(ARGV[3 * i - 1])
+  local seed = tonumber(ARGV[3 * i])
   local used = tonumber(redis.call('GET', key) or '0')
+  if seed > used then
+    redis.call('SET', key, string.format('%d', seed), 'EX', ${QUOTA_TTL_S})
+    used = seed
+  end
   local granted = math.max(0, math.min(want, quota - used))
   if granted > 0 then
     redis.call('INCRBY', key, granted)
@@ -108,15 +116,22 @@ export class RedisLeaseBackend implements LeaseBackend {
 
 export class RedisQuotaBackend implements QuotaBackend {
   readonly #redis: Redis;
+  readonly #seeds: QuotaSeeds | undefined;
 
-  constructor(redis: Redis) {
+  /** `seeds`: what the store and this process know each key spent (a count is raised to them, never lowered). */
+  constructor(redis: Redis, seeds?: QuotaSeeds) {
     this.#redis = redis;
+    this.#seeds = seeds;
   }
 
   async reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]> {
     if (asks.length === 0) return [];
     const keys = asks.map((ask) => `switchyard:quota:${ask.date}:${digest(ask.key)}`);
-    const args = asks.flatMap((ask) => [ask.quota, Math.floor(ask.want)]);
+    const args = asks.flatMap((ask) => [
+      ask.quota,
+      Math.floor(ask.want),
+      Math.floor(this.#seeds?.spent(ask.date, ask.key) ?? 0),
+    ]);
     const reply = numbers(await quotaScript.run(this.#redis, keys, args), 2 * asks.length);
     return asks.map((_, i) => ({ granted: reply[2 * i] ?? 0, left: reply[2 * i + 1] ?? 0 }));
   }

@@ -185,6 +185,69 @@ describe('gateway keys API', () => {
     assert.equal((await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count, (before ?? 0) + 1);
   });
 
+  /** `body` is refused with 400 / 1002 and `message`, both as a new key and as a change of `keyId`. */
+  async function refusedOnCreateAndChange(keyId: string, body: unknown, message: RegExp): Promise<void> {
+    for (const [method, path] of [
+      ['POST', base],
+      ['PATCH', `${base}/${keyId}`],
+    ] as const) {
+      const res = await f.call(method, path, { body });
+      assert.equal(res.status, 400, `${method} ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+      assert.equal(res.body.errors[0]?.code, 1002);
+      assert.match(res.body.errors[0]?.message ?? '', message);
+    }
+  }
+
+  it('limits outside their sane bounds are 400 / 1002 naming the range, on create and change; nothing is written', async () => {
+    const before = (await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count;
+    const rate = /^rate_limit\.requests_per_second: must be a number from 0\.001 to 1000000$/;
+    const burst = /^rate_limit\.burst: must be a whole number from 1 to 1000000000$/;
+    const quota = /^daily_quota: must be a whole number from 1 to 1000000000000$/;
+    const cases: Array<[unknown, RegExp]> = [
+      [{ rate_limit: { requests_per_second: 5e-324 } }, rate],
+      [{ rate_limit: { requests_per_second: 0.0009 } }, rate],
+      [{ rate_limit: { requests_per_second: 1_000_001 } }, rate],
+      [{ rate_limit: { requests_per_second: 1, burst: 1e10 } }, burst],
+      [{ daily_quota: 1e12 + 1 }, quota],
+      [{ daily_quota: 1e300 }, quota],
+    ];
+    const key = (await f.call('POST', base, { body: { rate_limit: { requests_per_second: 5 }, daily_quota: 50 } })).body
+      .result as Key;
+    for (const [body, message] of cases) await refusedOnCreateAndChange(key.id, body, message);
+    const read = (await f.call('GET', `${base}/${key.id}`)).body.result as Key;
+    assert.deepEqual([read.rate_limit, read.daily_quota], [{ requests_per_second: 5, burst: 5 }, 50]);
+    assert.equal(read.modified_on, key.modified_on);
+    assert.equal((await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count, (before ?? 0) + 1);
+    // The bounds themselves are accepted.
+    const edges = { rate_limit: { requests_per_second: 0.001, burst: 1_000_000_000 }, daily_quota: 1e12 };
+    assert.equal((await f.call('PATCH', `${base}/${key.id}`, { body: edges })).status, 200);
+    assert.equal(
+      (await f.call('PATCH', `${base}/${key.id}`, { body: { rate_limit: { requests_per_second: 1e6 } } })).status,
+      200,
+    );
+  });
+
+  it('a member given twice is 400 / 1002 naming it, at any depth, on create and change; nothing is written', async () => {
+    const before = (await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count;
+    const key = (await f.call('POST', base, { body: { name: 'once', daily_quota: 50 } })).body.result as Key;
+    const cases: Array<[string, RegExp]> = [
+      ['{"daily_quota":100,"daily_quota":1}', /^daily_quota: given twice; each member may appear once$/],
+      ['{"name":"a","n\\u0061me":"b"}', /^name: given twice/],
+      [
+        '{"rate_limit":{"requests_per_second":1,"requests_per_second":1000}}',
+        /^rate_limit\.requests_per_second: given twice/,
+      ],
+      ['{"networks":["sepolia"],"rate_limit":null,"networks":null}', /^networks: given twice/],
+    ];
+    for (const [body, message] of cases) await refusedOnCreateAndChange(key.id, body, message);
+    const read = (await f.call('GET', `${base}/${key.id}`)).body.result as Key;
+    assert.deepEqual(
+      [read.name, read.daily_quota, read.networks, read.modified_on],
+      ['once', 50, null, key.modified_on],
+    );
+    assert.equal((await f.call('GET', `${base}?per_page=100`)).body.result_info?.total_count, (before ?? 0) + 1);
+  });
+
   it('usage: the last 30 days by default, by date then network; since/until as dates', async () => {
     const key = (await f.call('POST', base, { body: {} })).body.result as Key;
     const today = new Date(clock.now()).toISOString().slice(0, 10);

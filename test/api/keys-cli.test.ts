@@ -108,15 +108,21 @@ describe('switchyard key create, list, revoke', () => {
     const cases: Array<[string[], RegExp]> = [
       [['key', 'create', '--networks', 'mainnet'], /"mainnet" is not a configured network/],
       [['key', 'create', '--burst', '2'], /--burst needs --requests-per-second/],
-      [['key', 'create', '--daily-quota', '1.5'], /--daily-quota takes a whole number/],
-      [['key', 'create', '--requests-per-second', '0'], /--requests-per-second takes a number > 0/],
+      [['key', 'create', '--daily-quota', '1.5'], /--daily-quota must be a whole number from 1 to 1000000000000/],
+      [['key', 'create', '--daily-quota', '1e13'], /--daily-quota must be a whole number from 1 to 1000000000000/],
+      [['key', 'create', '--requests-per-second', '0'], /--requests-per-second must be a number from 0.001 to 1000000/],
+      [['key', 'create', '--requests-per-second', '5e-324'], /--requests-per-second must be a number from 0.001/],
+      [['key', 'create', '--requests-per-second', '1', '--burst', '2e9'], /--burst must be a whole number from 1 to/],
       [['key', 'revoke', 'nope'], /KEY_ID must be 32 lowercase hex/],
       [['key', 'rotate'], /usage: switchyard key create/],
     ];
+    const listed = async (): Promise<string> => (await runCli(['key', 'list', '--config', configFile])).stdout;
+    const before = await listed();
     for (const [args, message] of cases) {
       const result = await runCli([...args, '--config', configFile]);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, message);
     }
+    assert.equal(await listed(), before, 'a refused command made no key');
   });
 });

@@ -8,19 +8,15 @@
  * - `networks`: null (every network, the default) or 1..100 distinct names of configured networks
  *   (`networks` in the config; checked by the route, which knows them).
  * - `rate_limit`: null (the default: `gateway.rate_limit` applies, in the key's own bucket) or
- *   `{requests_per_second > 0, burst?: integer ≥ 1}`; `burst` defaults to max(1, ceil(requests_per_second)),
- *   as in the config, and the answer shows it filled in.
- * - `daily_quota`: null (the default: none) or an integer ≥ 1 of calls per UTC day.
+ *   `{requests_per_second: 0.001–1000000, burst?: integer 1–10^9}` (model/limit-bounds.ts, as in the
+ *   config); `burst` defaults to max(1, ceil(requests_per_second)), and the answer shows it filled in.
+ * - `daily_quota`: null (the default: none) or an integer 1–10^12 of calls per UTC day.
  * Create is POST with these fields; PATCH changes only the fields it names. Unknown fields are refused.
  * `value` appears only in the create answer (and the roll answer is the new value itself).
  */
 import { z } from 'zod';
+import { dailyQuota, rateLimitInput } from '../../model/limit-bounds.js';
 import { plainText } from '../../model/plain-text.js';
-
-const rateLimitInput = z.strictObject({
-  requests_per_second: z.number().positive(),
-  burst: z.number().int().min(1).optional(),
-});
 
 const fields = {
   name: plainText().max(120).describe('Default "".'),
@@ -34,7 +30,7 @@ const fields = {
   rate_limit: rateLimitInput
     .nullable()
     .describe("Replaces gateway.rate_limit for the key's calls; null (default) = gateway.rate_limit."),
-  daily_quota: z.number().int().min(1).nullable().describe('Calls per UTC day; null (default) = no quota.'),
+  daily_quota: dailyQuota.nullable().describe('Calls per UTC day; null (default) = no quota.'),
 };
 
 export const keyCreateBody = z.strictObject({

@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
 import { exchangeClient } from './client-address.js';
 import type { GatewayAuth } from './key-auth.js';
-import { edgeError, sendBody, sendError, sendStream } from './respond.js';
+import { echoedPath, edgeError, sendBody, sendError, sendStream } from './respond.js';
 
 export interface EdgeOptions {
   handler: RpcHandler;
@@ -62,7 +62,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       if (options.probes?.(ex)) return undefined;
       throw new SwitchyardError(
         'NOT_FOUND',
-        `No such path ${JSON.stringify(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
+        `No such path ${echoedPath(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
       );
     }
     if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {

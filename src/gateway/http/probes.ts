@@ -12,7 +12,7 @@ import { SwitchyardError } from '../../errors/base.js';
 import type { ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayReadiness } from '../readiness.js';
-import { edgeError, sendBody, sendError } from './respond.js';
+import { echoedPath, edgeError, sendBody, sendError } from './respond.js';
 
 const HEALTHZ = /^\/healthz\/?(?:\?.*)?$/;
 const READYZ = /^\/readyz\/?(?:\?.*)?$/;
@@ -25,9 +25,13 @@ export function probeEndpoints(readiness: GatewayReadiness, logger: Logger): (ex
     const live = HEALTHZ.test(ex.target);
     if (!live && !READYZ.test(ex.target)) return false;
     if (ex.method !== 'GET' && ex.method !== 'HEAD') {
-      throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `${ex.target} answers GET (or HEAD), not ${ex.method}.`, {
-        headers: { allow: 'GET, HEAD' },
-      });
+      throw new SwitchyardError(
+        'HTTP_METHOD_NOT_ALLOWED',
+        `${echoedPath(ex.target)} answers GET (or HEAD), not ${ex.method}.`,
+        {
+          headers: { allow: 'GET, HEAD' },
+        },
+      );
     }
     if (live) {
       sendBody(ex, 200, ALIVE, HEADERS);

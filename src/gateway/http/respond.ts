@@ -34,6 +34,19 @@ export function bodyTooLarge(limit: number): SwitchyardError {
   );
 }
 
+/** Echoed request paths are cut here (a 404 names the path it did not find, not a whole upload of it). */
+const MAX_ECHOED_PATH = 200;
+
+/**
+ * What an answer may repeat of a request target: its path, JSON-quoted, never the query string or a
+ * fragment — they can carry secrets (`?key=swk_…`) that must not come back in bodies that get logged,
+ * cached or pasted into bug reports.
+ */
+export function echoedPath(target: string): string {
+  const path = target.split(/[?#]/, 1)[0] ?? '';
+  return JSON.stringify(path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path);
+}
+
 /**
  * Any thrown value at the HTTP edge as a SwitchyardError: the listener's refusals (RequestRefusal) get
  * their catalog errors here; everything else as rpc/errors.ts `asSwitchyardError`.

@@ -6,7 +6,9 @@
  *   the Limiter port (rate-limit.ts). A gateway key's own `rate_limit` replaces it for the key's calls
  *   (bucket = the key id); a key without one takes `gateway.rate_limit` in that bucket.
  * - Quota: after the rate limit, a key with `daily_quota` spends the request's calls from it (quota.ts,
- *   429 KEY_QUOTA_EXCEEDED). A WebSocket handshake takes a rate-limit token but no quota (it is no call).
+ *   429 KEY_QUOTA_EXCEEDED); a request's calls (`admit`) may wait for a shared quota's reserve in flight
+ *   (quota-leased.ts), never longer than the backend's deadline. A WebSocket handshake takes a rate-limit
+ *   token but no quota (it is no call).
  * - Usage: every call admitted past both counts once to the key (`KeyUsageSink`), `ok` false when its
  *   answer is a JSON-RPC error — made by the gateway (invalid request, method policy, params, upstream
  *   failure) or the origin's own `error` answer. A notification has no answer and counts as ok; a large
@@ -74,6 +76,17 @@ export class CallAdmission {
   #quota(key: GatewayKeyRecord | undefined, cost: number): void {
     if (key === undefined || key.daily_quota === null) return;
     this.#options.keys?.quota.spend(key.id, key.daily_quota, cost, this.#options.clock.now());
+  }
+
+  /**
+   * As `take` for a request's calls, but a key's shared quota may answer later (quota-leased.ts: the
+   * calls wait for the reserve in flight): then a promise of the key, rejected when refused.
+   */
+  admit(client: string, cost: number): GatewayKeyRecord | undefined | Promise<GatewayKeyRecord | undefined> {
+    const key = this.take(client, cost, false);
+    if (key === undefined || key.daily_quota === null || this.#options.keys === undefined) return key;
+    const waited = this.#options.keys.quota.admit(key.id, key.daily_quota, cost, this.#options.clock.now());
+    return waited === undefined ? key : waited.then(() => key);
   }
 
   /** Counts one admitted call of `key` (none: nothing to count). */

@@ -45,6 +45,13 @@ import type { Element, RpcCall } from './request.js';
 /** A notification's idBytes (request.ts uses the same bytes). */
 export const NULL_ID = Buffer.from('null');
 
+/**
+ * How deep a request body may nest arrays and objects (a batch's array is level 1, a single request's
+ * object too). Deeper bodies are refused at the gateway (request.ts, RPC_TOO_DEEP) and never reach an
+ * origin: a real call nests a handful of levels, and a deep one can make an origin fail on every try.
+ */
+export const MAX_REQUEST_DEPTH = 64;
+
 // The four members, as bits of what an element has given so far.
 const JSONRPC = 1;
 const METHOD = 2;
@@ -162,7 +169,8 @@ class BatchReader {
         i = c === OPEN_ARRAY ? this.#flatArray(i) : -1;
         if (i < 0) {
           // Not a flat array: validated whole, then parsed on its own.
-          i = valueEnd(body, valueStart, end);
+          // Params sit in the request object (level 1), which sits in the batch's array when there is one.
+          i = valueEnd(body, valueStart, end, MAX_REQUEST_DEPTH - (single ? 1 : 2));
           if (i < 0) return -1;
           params = JSON.parse(body.toString('utf8', valueStart, i));
         } else {

@@ -129,29 +129,29 @@ export class RpcHandler {
       const route = this.#routes.get(network);
       headers = route.lifecycle.check();
       if (parsed === undefined) throw unreadable;
-      const key = this.#admission.take(client, parsed.batch ? parsed.elements.length : 1);
-      const context: CallContext = {
-        network,
-        route,
-        client,
-        signal: typeof signal === 'function' ? signal : () => signal,
-        local: session?.local,
-        stream: session?.stream ?? true,
-        key,
-      };
-      if (!parsed.batch) return this.#single(parsed.element, context, headers);
+      const request = parsed;
       const answerHeaders = headers;
-      return this.#batch(parsed, body, context, headers).catch((err: unknown) =>
-        this.#failed(err, answerHeaders, undefined),
-      );
+      const run = (key: GatewayKeyRecord | undefined): HttpAnswer | Promise<HttpAnswer> => {
+        const context: CallContext = {
+          network,
+          route,
+          client,
+          signal: typeof signal === 'function' ? signal : () => signal,
+          local: session?.local,
+          stream: session?.stream ?? true,
+          key,
+        };
+        if (!request.batch) return this.#single(request.element, context, answerHeaders);
+        return this.#batch(request, body, context, answerHeaders).catch((err: unknown) =>
+          this.#failed(err, answerHeaders, undefined),
+        );
+      };
+      const admitted = this.#admission.admit(client, parsed.batch ? parsed.elements.length : 1);
+      if (!(admitted instanceof Promise)) return run(admitted);
+      // The key's quota waits for its reserve in flight (quota-leased.ts); refused, or failed, as below.
+      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, idOf(request)));
     } catch (err) {
-      // A single request's error carries its id (read only now: most requests never need it).
-      const element = parsed?.batch === false ? parsed.element : undefined;
-      return this.#failed(
-        err,
-        headers,
-        element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes,
-      );
+      return this.#failed(err, headers, idOf(parsed));
     }
   }
 
@@ -403,4 +403,10 @@ export class RpcHandler {
     });
     return undefined;
   }
+}
+
+/** A single request's id, for its error answer (read only then: most requests never need it). */
+function idOf(parsed: ParsedBody | undefined): Buffer | undefined {
+  const element = parsed?.batch === false ? parsed.element : undefined;
+  return element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes;
 }

@@ -172,15 +172,17 @@ const open: boolean[] = [];
 
 /**
  * End offset of the JSON value starting at `i` (no whitespace before it), or -1 when the bytes from `i`
- * are not one value. Validates like scanJson, records nothing: for values that are only passed on or
- * parsed afterwards. Nesting is tracked in `open`, so deep input cannot overflow the call stack.
+ * are not one value — or nest arrays and objects more than `maxDepth` deep (the value itself, when one,
+ * is depth 1). Validates like scanJson, records nothing: for values that are only passed on or parsed
+ * afterwards. Nesting is tracked in `open`, so deep input cannot overflow the call stack.
  */
-export function valueEnd(buf: Uint8Array, i: number, end: number): number {
+export function valueEnd(buf: Uint8Array, i: number, end: number, maxDepth = Number.POSITIVE_INFINITY): number {
   let depth = 0;
   for (;;) {
     // A value starts at i.
     const c = buf[i];
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth >= maxDepth) return -1;
       const object = c === OPEN_OBJECT;
       i = skipSpace(buf, i + 1, end);
       if (buf[i] === (object ? CLOSE_OBJECT : CLOSE_ARRAY)) {

@@ -76,7 +76,8 @@ function knownKey(buf: Uint8Array, from: number, length: number): string | undef
   return known.key;
 }
 
-function decodeKey(buf: Uint8Array, start: number, end: number): string {
+/** The decoded member name whose quoted text is `buf[start, end)` (escapes resolved). */
+export function decodeKey(buf: Uint8Array, start: number, end: number): string {
   for (let i = start + 1; i < end - 1; i += 1) {
     if (buf[i] === BACKSLASH)
       return JSON.parse(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString());
@@ -89,10 +90,17 @@ function decodeKey(buf: Uint8Array, start: number, end: number): string {
 
 /**
  * Scans `buf[from, to)` as one JSON document. Returns undefined when it is not valid JSON (including
- * empty input or trailing bytes after the value). `nested`: also report the members of a top-level
- * array's object elements (`elementMembers`).
+ * empty input or trailing bytes after the value), or nests arrays and objects more than `maxDepth`
+ * deep (the top-level container is depth 1). `nested`: also report the members of a top-level array's
+ * object elements (`elementMembers`).
  */
-export function scanJson(buf: Uint8Array, from = 0, to = buf.length, nested = false): Scanned | undefined {
+export function scanJson(
+  buf: Uint8Array,
+  from = 0,
+  to = buf.length,
+  nested = false,
+  maxDepth = Number.POSITIVE_INFINITY,
+): Scanned | undefined {
   let i = skipSpace(buf, from, to);
   if (i >= to) return undefined;
   const members: MemberSpan[] = [];
@@ -136,6 +144,7 @@ export function scanJson(buf: Uint8Array, from = 0, to = buf.length, nested = fa
       if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         if (stack.length === 1) pendingKind = c === OPEN_OBJECT ? 'object' : 'array';
         else if (inner !== undefined && stack.length === 2) innerKind = c === OPEN_OBJECT ? 'object' : 'array';
+        if (stack.length >= maxDepth) return undefined;
         stack.push(c === OPEN_OBJECT);
         i += 1;
         const next = skipSpace(buf, i, to);

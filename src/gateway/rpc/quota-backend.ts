@@ -1,7 +1,8 @@
 /**
  * The port behind global daily quotas (SPEC §11): a quota counter that answers `spend` synchronously
  * from calls it reserved asks a backend for chunks of a key's day ahead of need (quota-leased.ts). The
- * backend holds each key's count per UTC day and never grants beyond the quota. Implementations: Redis
+ * backend holds each key's count per UTC day and never grants beyond the quota, and raises a count to
+ * its `QuotaSeeds` when they know of more (a lost count, calls admitted locally during an outage). Implementations: Redis
  * and in-process (limits/), and a worker's IPC backend to the control process.
  */
 
@@ -26,4 +27,13 @@ export interface QuotaGrant {
 export interface QuotaBackend {
   /** One grant per ask, in the order asked. Rejects when unreachable. */
   reserve(asks: readonly QuotaAsk[]): Promise<QuotaGrant[]>;
+}
+
+/**
+ * What this process knows a key spent on a day (the store's usage totals, flushed every second, and its
+ * own calls): a backend starts a count it does not hold from it, so a backend that lost its counts (a
+ * Redis restart) does not grant the day afresh.
+ */
+export interface QuotaSeeds {
+  spent(date: string, key: string): number;
 }

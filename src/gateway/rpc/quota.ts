@@ -15,8 +15,16 @@ import { utcDay } from '../../model/gateway-keys.js';
 const DAY_MS = 86_400_000;
 
 export interface QuotaCounter {
-  /** Spends `cost` calls of `keyId`'s `dailyQuota` for the UTC day of `now` (ms), or throws KEY_QUOTA_EXCEEDED. */
+  /**
+   * Spends `cost` calls of `keyId`'s `dailyQuota` for the UTC day of `now` (ms), or throws KEY_QUOTA_EXCEEDED
+   * (a shared counter may also throw a transient RATE_LIMITED where `admit` would wait).
+   */
   spend(keyId: string, dailyQuota: number, cost: number, now: number): void;
+  /**
+   * As `spend`, but a shared counter that cannot decide before its reserve in flight answers returns a
+   * promise instead (settled within the backend's deadline); rejects or throws KEY_QUOTA_EXCEEDED.
+   */
+  admit(keyId: string, dailyQuota: number, cost: number, now: number): void | Promise<void>;
 }
 
 /** The refusal of a key over its quota at `now` (ms): Retry-After until the next UTC day. */
@@ -37,6 +45,20 @@ export class LocalQuotaCounter implements QuotaCounter {
     const spent = this.#counts.spent(date, keyId);
     if (spent + cost > dailyQuota) throw quotaExceeded(dailyQuota, now);
     this.#counts.add(date, keyId, cost);
+  }
+
+  admit(keyId: string, dailyQuota: number, cost: number, now: number): void {
+    this.spend(keyId, dailyQuota, cost, now);
+  }
+
+  /** Raises `keyId`'s count on `date` to what is known to be spent (or reserved) by all, never lowers it. */
+  raise(date: string, keyId: string, total: number): void {
+    this.#counts.raise(date, keyId, total);
+  }
+
+  /** Calls of `keyId` known to be spent on `date`: the store's totals and this process's own. */
+  spent(date: string, keyId: string): number {
+    return this.#counts.spent(date, keyId);
   }
 
   /**
@@ -69,9 +91,13 @@ export class DayCounts {
 
   /** Raises each key's count on `date` to what is known to be spent (e.g. the store's totals), never lowers it. */
   observe(date: string, totals: ReadonlyMap<string, number>): void {
+    for (const [key, total] of totals) this.raise(date, key, total);
+  }
+
+  /** Raises `key`'s count on `date` to `total` when it is below, never lowers it. */
+  raise(date: string, key: string, total: number): void {
     const day = this.#day(date);
-    if (day === undefined) return;
-    for (const [key, total] of totals) if (total > (day.get(key) ?? 0)) day.set(key, total);
+    if (day !== undefined && total > (day.get(key) ?? 0)) day.set(key, total);
   }
 
   /** The day's counts; undefined when it is older than the two newest days. */

@@ -2,14 +2,16 @@
  * Turns a request body into JSON-RPC calls, validating each before any upstream call (SPEC §2):
  * `jsonrpc` must be "2.0", `method` a non-empty string, `params` an array or object if present, `id` a
  * string, number or null if present (absent = notification). A member given twice is refused, because
- * the client and an origin could disagree about which copy counts.
+ * the client and an origin could disagree about which copy counts. A body nesting arrays and objects
+ * more than MAX_REQUEST_DEPTH (64) levels deep is refused whole (400, RPC_TOO_DEEP) before any origin is
+ * asked.
  *
  * Nothing is re-serialised: a call keeps the raw bytes of its element and of its id, so forwarding can
  * send the client's own bytes with only the id swapped, and the reply can carry the client's exact id.
  */
 import { isUtf8 } from 'node:buffer';
 import { SwitchyardError } from '../../errors/base.js';
-import { NULL_ID, readBatch, readSingle } from './batch-read.js';
+import { MAX_REQUEST_DEPTH, NULL_ID, readBatch, readSingle } from './batch-read.js';
 import { type MemberSpan, scanJson, type ValueSpan } from './json-scan.js';
 
 export interface RpcCall {
@@ -55,8 +57,17 @@ export function parseBody(body: Buffer, maxBatch: number): ParsedBody {
 
 /** Any body, every element with its own verdict (exported for batch-read.test.ts, which compares). */
 export function parseAny(body: Buffer, maxBatch: number): ParsedBody {
-  const scanned = isUtf8(body) ? scanJson(body, 0, body.length, true) : undefined;
+  const utf8 = isUtf8(body);
+  const scanned = utf8 ? scanJson(body, 0, body.length, true, MAX_REQUEST_DEPTH) : undefined;
   if (scanned === undefined) {
+    // Only a refused body is scanned again, to tell "too deep" from "not JSON".
+    if (utf8 && scanJson(body) !== undefined) {
+      throw new SwitchyardError(
+        'RPC_TOO_DEEP',
+        `Invalid request: the body nests arrays and objects more than ${MAX_REQUEST_DEPTH} levels deep; no origin was asked.`,
+        { details: { max_depth: MAX_REQUEST_DEPTH } },
+      );
+    }
     throw new SwitchyardError(
       'RPC_PARSE_ERROR',
       'Parse error: the body is not valid JSON (UTF-8); send one JSON-RPC request object or an array of them.',

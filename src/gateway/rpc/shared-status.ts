@@ -1,7 +1,8 @@
 /**
  * Whether the shared limits backend (Redis, or the control process for a worker) answers, for the
- * leased rate limiter and quota counter of one process (SPEC §11 "fail open"). The first failure of an
- * outage logs one warning and sets `switchyard_limits_backend_up{backend}` to 0; while down, callers
+ * leased rate limiter and quota counter of one process, or a control process's failover to its own
+ * (SPEC §11 "fail open"). The first failure of an outage logs one warning saying limits fail open
+ * (`fails: "open"`) and sets `switchyard_limits_backend_up{backend}` to 0; while down, callers
  * decide locally (each counts `switchyard_limits_fallback_total{backend}` per decision) and may try
  * the backend again at most once per PROBE_INTERVAL_MS (1 s); the first success logs once and sets the
  * gauge back to 1. A call not answered within BACKEND_TIMEOUT_MS (1 s) is a failure. Shared by the limiter and the quota counter so one outage is logged once.
@@ -14,6 +15,25 @@ import type { MetricsRegistry } from '../../metrics/registry.js';
 export const PROBE_INTERVAL_MS = 1_000;
 /** A backend call not answered within this many ms counts as a failure. */
 export const BACKEND_TIMEOUT_MS = 1_000;
+
+/**
+ * Calls `expire` after `ms` — a turn late: I/O that arrived while this process was busy (the answer) is
+ * read first (the poll phase runs before setImmediate's), so the process's own event-loop lag is not
+ * taken for a silent backend. `clear()` cancels it.
+ */
+export function deadlineAfter(ms: number, expire: () => void): { clear(): void } {
+  let late: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => {
+    late = setImmediate(expire);
+  }, ms);
+  timer.unref();
+  return {
+    clear: () => {
+      clearTimeout(timer);
+      if (late !== undefined) clearImmediate(late);
+    },
+  };
+}
 
 export class SharedLimitsStatus {
   readonly #backend: string;
@@ -61,9 +81,9 @@ export class SharedLimitsStatus {
 
   /** Awaits one backend call (deadline BACKEND_TIMEOUT_MS), noting success or failure; undefined = failed. */
   async settle<T>(call: Promise<T>): Promise<T | undefined> {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: { clear(): void } | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${BACKEND_TIMEOUT_MS} ms`)), BACKEND_TIMEOUT_MS);
+      timer = deadlineAfter(BACKEND_TIMEOUT_MS, () => reject(new Error(`no answer within ${BACKEND_TIMEOUT_MS} ms`)));
     });
     try {
       const result = await Promise.race([call, deadline]);
@@ -73,7 +93,7 @@ export class SharedLimitsStatus {
       this.failed(err);
       return undefined;
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
     }
   }
 
@@ -84,10 +104,14 @@ export class SharedLimitsStatus {
     if (this.#downSince !== undefined) return;
     this.#downSince = now;
     this.#up.set(0);
-    this.#logger.warn('shared limits unreachable: rate limits and quotas are local to this process until it answers', {
-      backend: this.#backend,
-      err: err instanceof Error ? err.message : String(err),
-    });
+    this.#logger.warn(
+      'shared limits unreachable: failing open, rate limits and quotas are counted locally until it answers',
+      {
+        backend: this.#backend,
+        fails: 'open',
+        err: err instanceof Error ? err.message : String(err),
+      },
+    );
   }
 
   /** A call to the backend answered: ends an outage. */

@@ -27,6 +27,7 @@ import type { AddressRanges } from '../../model/ip-address.js';
 import { exchangeClient } from '../http/client-address.js';
 import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
 import type { GatewayAuth } from '../http/key-auth.js';
+import { echoedPath } from '../http/respond.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 import type { RpcHandler } from '../rpc/handler.js';
 import type { Subscriptions } from '../rpc/subscriptions-port.js';
@@ -113,7 +114,7 @@ export class WsGateway {
       if (!match) {
         throw new SwitchyardError(
           'NOT_FOUND',
-          `No such path ${JSON.stringify(ex.target)}; WebSocket clients connect to /v1/{network}.`,
+          `No such path ${echoedPath(ex.target)}; WebSocket clients connect to /v1/{network}.`,
         );
       }
       if (ex.method !== 'GET') {

@@ -11,7 +11,7 @@ export interface GatewayKeysTable {
   enabled: number; // 0 | 1
   networks: string | null; // JSON string[]; null = every network
   rate_limit: string | null; // JSON {requests_per_second, burst}; null = gateway.rate_limit
-  daily_quota: number | null; // calls per UTC day; null = none
+  daily_quota: number | string | null; // calls per UTC day; null = none; bigint: PostgreSQL answers a string
   created_on: string;
   modified_on: string;
   last_used_on: string | null; // refreshed by the usage flush (at most once a minute per key)
