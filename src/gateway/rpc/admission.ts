@@ -39,32 +39,34 @@ export class CallAdmission {
     this.#options = options;
   }
 
-  /**
-   * Takes `cost` calls from the client's bucket (RATE_LIMITED), then, when `quota`, from its key's daily
-   * quota (KEY_QUOTA_EXCEEDED). Returns the client's gateway key, if it is one.
-   */
-  take(client: string, cost: number, quota = true): GatewayKeyRecord | undefined {
+  /** Takes `cost` calls from the client's bucket (RATE_LIMITED). Returns the client's gateway key, if it is one. */
+  take(client: string, cost: number): GatewayKeyRecord | undefined {
     const key = this.#options.keys?.table.byId(client);
     this.#rate(client, key, cost);
-    if (quota) this.#quota(key, cost);
     return key;
   }
 
   /**
    * One subscription notification sent to `client` on `network`, priced as one call (SPEC §20): a
    * rate-limit token when one is left (a notification is never held back by the rate limit; it leaves
-   * fewer tokens for the client's own calls), one call of its key's daily quota (throws
-   * KEY_QUOTA_EXCEEDED when none is left), and one ok call of the key's usage.
+   * fewer tokens for the client's own calls), one call of its key's daily quota, and one ok call of the
+   * key's usage. Throws KEY_QUOTA_EXCEEDED when the quota is known to be spent; a shared quota that must
+   * wait for its reserve in flight (quota-leased.ts) answers with a promise instead, rejected with
+   * KEY_QUOTA_EXCEEDED when the reserve refuses — never a transient refusal.
    */
-  notification(client: string, network: string): void {
+  notification(client: string, network: string): void | Promise<void> {
     const key = this.#options.keys?.table.byId(client);
     try {
       this.#rate(client, key, 1);
     } catch (err) {
       if (!(err instanceof SwitchyardError && err.code === 'RATE_LIMITED')) throw err;
     }
-    this.#quota(key, 1);
-    this.count(key, network, true);
+    const waited = this.#admitQuota(key, 1);
+    if (waited === undefined) {
+      this.count(key, network, true);
+      return;
+    }
+    return waited.then(() => this.count(key, network, true));
   }
 
   #rate(client: string, key: GatewayKeyRecord | undefined, cost: number): void {
@@ -73,9 +75,9 @@ export class CallAdmission {
     if (limit !== undefined && spec !== undefined) limit.limiter.take(client, spec, cost);
   }
 
-  #quota(key: GatewayKeyRecord | undefined, cost: number): void {
-    if (key === undefined || key.daily_quota === null) return;
-    this.#options.keys?.quota.spend(key.id, key.daily_quota, cost, this.#options.clock.now());
+  #admitQuota(key: GatewayKeyRecord | undefined, cost: number): void | Promise<void> {
+    if (key === undefined || key.daily_quota === null || this.#options.keys === undefined) return;
+    return this.#options.keys.quota.admit(key.id, key.daily_quota, cost, this.#options.clock.now());
   }
 
   /**
@@ -83,9 +85,8 @@ export class CallAdmission {
    * calls wait for the reserve in flight): then a promise of the key, rejected when refused.
    */
   admit(client: string, cost: number): GatewayKeyRecord | undefined | Promise<GatewayKeyRecord | undefined> {
-    const key = this.take(client, cost, false);
-    if (key === undefined || key.daily_quota === null || this.#options.keys === undefined) return key;
-    const waited = this.#options.keys.quota.admit(key.id, key.daily_quota, cost, this.#options.clock.now());
+    const key = this.take(client, cost);
+    const waited = this.#admitQuota(key, cost);
     return waited === undefined ? key : waited.then(() => key);
   }
 

@@ -167,12 +167,15 @@ export class RpcHandler {
 
   /** A WebSocket handshake's rate-limit token (429); it is no call, so no key's quota is spent. */
   admit(client: string): void {
-    this.#admission.take(client, 1, false);
+    this.#admission.take(client, 1);
   }
 
-  /** A subscription notification sent to `client`, priced as one call (admission.ts); throws KEY_QUOTA_EXCEEDED. */
-  notification(network: string, client: string): void {
-    this.#admission.notification(client, network);
+  /**
+   * A subscription notification sent to `client`, priced as one call (admission.ts); throws (or, for a
+   * shared quota waiting on its reserve, rejects with) KEY_QUOTA_EXCEEDED.
+   */
+  notification(network: string, client: string): void | Promise<void> {
+    return this.#admission.notification(client, network);
   }
 
   /** Counts one admitted call to its key's usage (a no-op for clients without a key). */

@@ -143,6 +143,33 @@ describe('ConnectionSubscriptions', () => {
     assert.equal(unsubscribe(a), 'false', 'the subscription is gone');
   });
 
+  it('a charge waiting for a shared reserve sends at once; its later refusal ends the subscriptions', async () => {
+    const hub = new Hub();
+    const out: string[] = [];
+    let refuse: (err: unknown) => void = () => {};
+    const subs = new ConnectionSubscriptions(
+      hub,
+      {
+        send: (text) => out.push(text),
+        charge: () =>
+          new Promise<void>((_resolve, reject) => {
+            refuse = reject;
+          }),
+      },
+      2,
+      new WsMetrics(undefined),
+    );
+    const a = JSON.parse((subs.answer('sepolia', call('eth_subscribe', ['newHeads'], 1)) as Buffer).toString());
+    subs.announced(Buffer.from(`{"id":1,"result":"${a}"}`));
+    hub.sinks.get(a)?.send('a1');
+    assert.deepEqual(out, ['a1'], 'not held back while the reserve is in flight');
+    refuse(new SwitchyardError('KEY_QUOTA_EXCEEDED', 'quota used up'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.length, 2);
+    assert.equal(JSON.parse(out[1] ?? '').params.error.code, -32005);
+    assert.equal(subs.size, 0, 'the refusal ended the subscription');
+  });
+
   it('a subscription still waiting for its id when the charge is refused gets only its error, after its id', async () => {
     const { subs, hub, out, subscribe, budget } = setup(3);
     const a = subscribe(1) as string;

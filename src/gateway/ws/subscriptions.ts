@@ -32,8 +32,12 @@ const FALSE = Buffer.from('false');
 /** Where the connection's notifications go, and what each costs. */
 export interface NotificationOut {
   send(notification: string): void;
-  /** Charges one notification to the client; throws a SwitchyardError when it may not be sent. */
-  charge(): void;
+  /**
+   * Charges one notification to the client; throws a SwitchyardError when it may not be sent. A charge
+   * that must wait for a shared quota's reserve answers with a promise: the notification goes out at once
+   * and a rejection ends the subscriptions as a refusal would have.
+   */
+  charge(): void | Promise<void>;
 }
 
 interface Sub {
@@ -167,14 +171,18 @@ export class ConnectionSubscriptions implements LocalMethods {
   /** Sends one notification of a live, announced subscription, if it can be paid for. */
   #emit(sub: Sub, text: string): void {
     if (sub.id === undefined || !this.#live.has(sub.id)) return;
+    let charged: void | Promise<void>;
     try {
-      this.#out.charge();
+      charged = this.#out.charge();
     } catch (err) {
       if (!(err instanceof SwitchyardError)) throw err;
       this.#refuseAll(err);
       return;
     }
     this.#out.send(text);
+    charged?.catch((err: unknown) => {
+      if (err instanceof SwitchyardError) this.#refuseAll(err);
+    });
   }
 
   /** Every subscription of the connection ends, its last notification the refusal (SPEC §20). */
