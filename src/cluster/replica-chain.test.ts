@@ -23,7 +23,7 @@ const pool = {
 
 const pushed: PushedChain = {
   networks: { sepolia: { head: 10, reported: 9, finalized: undefined, tracked: [['p1', 'o', true, false]] } },
-  origins: [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false }]],
+  origins: [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false, refused: false }]],
 };
 
 function replica() {
@@ -115,7 +115,7 @@ test('a push replaces the state; the reported head never goes below what this wo
   chain.reported('sepolia', 20);
   const next = structuredClone(pushed);
   (next.networks.sepolia as { reported: number }).reported = 15;
-  next.origins = [['p1', 'o', { head: 16, hash: '0xabc', earliest: 4, syncing: false }]];
+  next.origins = [['p1', 'o', { head: 16, hash: '0xabc', earliest: 4, syncing: false, refused: false }]];
   chain.replace(next);
   assert.equal(chain.reportedHead('sepolia'), 20);
   assert.equal(chain.origin('p1', 'o')?.earliest, 4);
