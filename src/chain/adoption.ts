@@ -7,10 +7,12 @@
  *   trusts (`verify_anchor.origins`, anchor.ts). A vouched claim may also lie beyond the ceiling.
  * Replacing blocks (a reorg, a restart after a gap or of a reset chain) needs the leader (network-chain.ts:
  * no flapping between two branches) and a vouched claim; starting an empty chain needs a vouched claim.
- * Everything else is refused: nothing moves, and the network marks the origin refused — unless no other
- * origin could judge the claim yet (every backer's header is below it, or none has shown one): then it
- * is `pending`, neither adopted nor refused, and judged again once another origin shows a header (at
- * start-up the first origin to answer waits for the others instead of starting the chain alone).
+ * Everything else is refused: nothing moves, and the network marks the origin refused. Only while the
+ * chain is empty, a claim no other origin could judge yet (every backer's header is below it, or none
+ * has shown one) is `pending` instead, neither adopted nor refused, and judged again once another origin
+ * shows a header: at start-up the first origin to answer waits for the others instead of starting the
+ * chain alone. Later, such a claim is refused (an origin that always claims one block more than the
+ * others have would otherwise never be).
  *
  * Who reports the same block, "backers": the other offering origins (usable, with a header, reads not
  * failing) of other pools, and trusted ones of any pool; where no offering origin is in another pool
@@ -72,15 +74,10 @@ export async function judgeClaim(origin: OriginChain, header: BlockHead, ctx: Ad
         : 'refused';
   }
   if (ctx.ceiling !== undefined && header.number > ctx.ceiling && (await vouched()) !== 'yes') return 'refused';
-  let unsure = false;
-  const outcome = await ctx.canonical.follow(header, fetch, async () => {
-    if (origin !== ctx.leader && !alone) return false;
+  return ctx.canonical.follow(header, fetch, async () => {
     if (alone) return true;
-    const backing = await vouched();
-    unsure = backing === 'unknown';
-    return backing === 'yes';
+    return origin === ctx.leader && (await vouched()) === 'yes';
   });
-  return outcome === 'refused' && unsure ? 'pending' : outcome;
 }
 
 function isAlone(origin: OriginChain, ctx: AdoptionContext): boolean {

@@ -23,11 +23,9 @@
  *   block (origin-chain.ts), `reported` raises the network's monotonic head (never above the ceiling).
  * - Health probes: main.ts passes each block number a jsonrpc probe saw to `sawHead` (health/round.ts).
  *
- * Reading: `networkHead`, `origin`, `reportedHead` and `headCeiling` are synchronous lookups
- * (network-chain.ts caches the network head). `touch(network)` marks a network in use for finality;
- * `block(network, which)` reads a block from the network's best usable origins (the cache's finality
- * lookups). The network head, head ceiling, leader rule, canonical window and finality cadence are
- * described in network-chain.ts, head-bound.ts and canonical.ts.
+ * Reading: `networkHead`, `origin`, `reportedHead` and `headCeiling` are synchronous lookups; `touch`
+ * marks a network in use for finality; `block(network, which)` reads a block from the network's best
+ * usable origins (the cache's finality lookups). More in network-chain.ts, head-bound.ts, canonical.ts.
  *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
@@ -118,7 +116,10 @@ export class ChainTracker implements ChainView, ChainFeedback {
           clock,
           logger,
           anchor: settings.verify_anchor?.origins ?? [],
-          refused: (origin) => this.#counts?.refused(name, origin.origin.name),
+          refused: (origin) => {
+            this.#counts?.refused(name, origin.origin.name);
+            this.#emit((l) => l.refused?.(name, origin.pool.id, origin.origin.name));
+          },
           events: {
             head: (block) => this.#emit((l) => l.head?.(name, block)),
             reorg: (reorg) => {

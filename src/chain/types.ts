@@ -129,6 +129,8 @@ export interface ChainListener {
   gap?(network: string, from: number, to: number): void;
   /** The network's finalized block as an origin answered it (fetched while the network is in use). */
   finalized?(network: string, block: BlockHead): void;
+  /** A head claim of that origin was refused (each refused header once: SPEC §20, adoption.ts). */
+  refused?(network: string, poolId: string, originName: string): void;
 }
 
 /** What one origin's newHeads push delivers (HeadPushSource). */
