@@ -1,0 +1,136 @@
+/**
+ * No poisoned cache (SPEC §20), in a whole Switchyard with its response cache, against a real anvil
+ * (100 blocks mined after the start, so the tracker's canonical window holds them and block 36 is final).
+ * The network `sepolia` has two pools, `lying` first (a lying proxy in front of the anvil:
+ * test/helpers/lying-origin.ts) then `honest` (the anvil itself); the network `solo` has only another
+ * lying proxy.
+ *   - A block by hash answered with another hash is a bad answer: the honest origin answers instead,
+ *     the client never sees the lie.
+ *   - Where no other origin answers, that lie passes through, but is never kept: once the origin is
+ *     honest again, the real block comes back (and is kept from then on).
+ *   - A block by number whose hash is not the canonical chain's passes through uncached: asked again
+ *     after the origin turned honest, the real block comes back; honest blocks by number are kept.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { rpc } from '../helpers/http.js';
+import { blockHashLie, blockNumberLie, type LyingOrigin, startLyingOrigin } from '../helpers/lying-origin.js';
+
+interface Block {
+  number: string;
+  hash: string;
+  miner: string;
+}
+
+let node: AnvilNode;
+let liar: LyingOrigin;
+let soloLiar: LyingOrigin;
+let app: TestApp;
+
+async function result<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const { answer } = await rpc(url, method, params);
+  assert.equal(answer.error, undefined, `${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result as T;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function cacheEntries(): Promise<number> {
+  const text = await (await fetch(`${new URL(app.apiUrl).origin}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('switchyard_gateway_cache_entries '));
+  return Number(line?.split(' ').pop() ?? 0);
+}
+
+const real = (n: number) => result<Block>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+
+before(async () => {
+  node = await startTestAnvil();
+  liar = await startLyingOrigin(node.url);
+  soloLiar = await startLyingOrigin(node.url);
+  app = await startApp({
+    networks: {
+      sepolia: { chain_id: 11155111, pools: ['lying', 'honest'], head_poll_interval: '50ms' },
+      solo: { chain_id: 11155111, pools: ['lying-solo'], head_poll_interval: '50ms' },
+    },
+    pools: [
+      { name: 'lying', origins: [{ name: 'liar', address: liar.url }] },
+      { name: 'honest', origins: [{ name: 'honest', address: node.url }] },
+      { name: 'lying-solo', origins: [{ name: 'alone', address: soloLiar.url }] },
+    ],
+  });
+  await waitFor(() => app.chain.canonicalHead('sepolia') !== undefined, 'the first head');
+  await result(node.url, 'anvil_mine', ['0x64']);
+  await waitFor(
+    () => app.chain.canonicalHead('sepolia')?.number === 100 && app.chain.canonicalHead('solo')?.number === 100,
+    'block 100 adopted',
+  );
+});
+
+after(async () => {
+  await app?.close();
+  await liar?.close();
+  await soloLiar?.close();
+  await node?.stop();
+});
+
+describe('no poisoned cache', () => {
+  it('a block by hash answered with another hash: the next origin answers, the client never sees it', async () => {
+    const block = await real(50);
+    liar.lie = blockHashLie();
+    const told = liar.lies;
+    for (let i = 0; i < 5; i += 1) {
+      const got = await result<Block>(app.rpcUrl(), 'eth_getBlockByHash', [block.hash, i % 2 === 0]);
+      assert.equal(got.hash, block.hash);
+      assert.equal(got.miner, block.miner);
+    }
+    assert.ok(liar.lies > told, 'the lying pool was asked first');
+    liar.lie = undefined;
+  });
+
+  it('with no other origin the lie passes through, but is never kept', async () => {
+    const block = await real(60);
+    soloLiar.lie = blockHashLie();
+    const lied = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    assert.notEqual(lied.hash, block.hash, 'the only answer there is');
+    soloLiar.lie = undefined;
+    const honest = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    assert.equal(honest.hash, block.hash, 'not served from the cache');
+    soloLiar.lie = blockHashLie();
+    const kept = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    assert.deepEqual(kept, honest, 'the real block was kept');
+    soloLiar.lie = undefined;
+  });
+
+  it('a block by number that is not the canonical block passes through uncached', async () => {
+    // Honest blocks by number below finality are kept (once finality is known).
+    const sixteen = await real(16);
+    await waitFor(async () => {
+      const entries = await cacheEntries();
+      await result(app.rpcUrl(), 'eth_getBlockByNumber', ['0x10', false]);
+      return (await cacheEntries()) > entries;
+    }, 'an honest block by number kept');
+    assert.equal((await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x10', false])).hash, sixteen.hash);
+
+    const block = await real(36);
+    liar.lie = blockNumberLie();
+    const entries = await cacheEntries();
+    const lied = await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x24', false]);
+    assert.notEqual(lied.hash, block.hash, 'the lying pool answered (by number the answer passes through)');
+    assert.equal(await cacheEntries(), entries, 'and nothing was kept');
+    liar.lie = undefined;
+    const honest = await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x24', false]);
+    assert.equal(honest.hash, block.hash);
+    assert.equal(honest.miner, block.miner);
+    liar.lie = blockNumberLie();
+    assert.deepEqual(await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x24', false]), honest, 'kept');
+    liar.lie = undefined;
+  });
+});
