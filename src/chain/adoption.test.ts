@@ -155,16 +155,18 @@ describe('what vouches for a claim', () => {
   test('an origin the operator trusts (verify_anchor.origins) moves the chain on its own word', async () => {
     const a = new FakeNode().mine(20);
     const b = new FakeNode().sync(a);
-    const t = setup({ a, b }, [fakePool('pa', ['a']), fakePool('pb', ['b'])], ['pa/a']);
+    const t = setup({ a, b }, [fakePool('pa', ['a']), fakePool('pb', ['b'])], ['pb/b']);
     await t.tracker.refresh();
-    a.rewind(18).mine(2, 'new');
+    assert.equal(t.tracker.leader('net')?.origin.name, 'a');
+    b.rewind(18).mine(2, 'new');
     await t.tracker.refresh();
-    assert.equal(t.reorgs.length, 1);
-    assert.equal(t.tracker.canonicalHead('net')?.hash, a.head.hash);
-    a.mine(40); // far beyond the ceiling: still its word
+    assert.equal(t.reorgs.length, 1, 'b is not the leader, but trusted');
+    assert.equal(t.tracker.canonicalHead('net')?.hash, b.head.hash);
+    b.mine(40); // far beyond the ceiling: still its word
     await t.tracker.refresh();
     assert.equal(t.tracker.networkHead('net'), 60);
-    assert.equal(t.refusedCount('a'), 0);
+    assert.equal(t.refusedCount('b'), 0);
+    assert.equal(t.state('a')?.refused, true, 'a, on the old branch, is the odd one now');
   });
 
   test('a bare trusted name must be unique in the network', async () => {

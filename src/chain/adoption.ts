@@ -6,7 +6,8 @@
  * - it is vouched for: another origin reports the same block (below), or the origin is one the operator
  *   trusts (`verify_anchor.origins`, anchor.ts). A vouched claim may also lie beyond the ceiling.
  * Replacing blocks (a reorg, a restart after a gap or of a reset chain) needs the leader (network-chain.ts:
- * no flapping between two branches) and a vouched claim; starting an empty chain needs a vouched claim.
+ * no flapping between two branches) and a claim another origin backs, or a trusted origin (leader or
+ * not: the operator's word wins); starting an empty chain needs a vouched claim.
  * Everything else is refused: nothing moves, and the network marks the origin refused. Only while the
  * chain is empty, a claim no other origin could judge yet (every backer's header is below it, or none
  * has shown one) is `pending` instead, neither adopted nor refused, and judged again once another origin
@@ -75,7 +76,7 @@ export async function judgeClaim(origin: OriginChain, header: BlockHead, ctx: Ad
   }
   if (ctx.ceiling !== undefined && header.number > ctx.ceiling && (await vouched()) !== 'yes') return 'refused';
   return ctx.canonical.follow(header, fetch, async () => {
-    if (alone) return true;
+    if (alone || ctx.trusted.has(origin)) return true;
     return origin === ctx.leader && (await vouched()) === 'yes';
   });
 }
