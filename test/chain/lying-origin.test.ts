@@ -20,9 +20,11 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { rpc } from '../helpers/http.js';
+import { call, waitFor } from '../helpers/devnet-chain.js';
 import {
+  type Ask,
   anyOf,
+  assertRealHead,
   balanceLie,
   type HeadLieKind,
   headLie,
@@ -41,20 +43,6 @@ let app: TestApp;
 let ws: WebSocket;
 const heads: Array<{ number: string; hash: string }> = [];
 
-async function result<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const { answer } = await rpc(url, method, params);
-  assert.equal(answer.error, undefined, `${method}: ${JSON.stringify(answer.error)}`);
-  return answer.result as T;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function refusedCount(origin: string): Promise<number> {
   const text = await (await fetch(`${new URL(app.apiUrl).origin}/metrics`)).text();
   const line = text
@@ -67,7 +55,7 @@ const tracked = (name: string) => app.chain.trackedOrigins('sepolia').find((o) =
 
 before(async () => {
   node = await startTestAnvil({ blockTime: 1 });
-  await result(node.url, 'anvil_setBalance', [PROBE, REAL_BALANCE]);
+  await call(node.url, 'anvil_setBalance', [PROBE, REAL_BALANCE]);
   liar = await startLyingOrigin(node.url);
   soloLiar = await startLyingOrigin(node.url, headLie('far'));
   const monitor = { type: 'jsonrpc', interval: 1, timeout: 1, consecutive_down: 1, consecutive_up: 1 };
@@ -120,18 +108,9 @@ after(async () => {
 describe('a lying origin in the pool', () => {
   /** 10 rounds of eth_blockNumber, the `latest` block and eth_getBalance at `latest`: each the anvil's. */
   async function clientsSeeTheRealChain(): Promise<void> {
-    for (let i = 0; i < 10; i += 1) {
-      const number = Number(await result<string>(app.rpcUrl(), 'eth_blockNumber'));
-      const real = Number(await result<string>(node.url, 'eth_blockNumber'));
-      assert.ok(number <= real, `eth_blockNumber ${number} is not the anvil's (${real})`);
-      const latest = await result<{ number: string; hash: string }>(app.rpcUrl(), 'eth_getBlockByNumber', [
-        'latest',
-        false,
-      ]);
-      const ours = await result<{ hash: string }>(node.url, 'eth_getBlockByNumber', [latest.number, false]);
-      assert.equal(latest.hash, ours.hash, `the latest block ${Number(latest.number)} is the anvil's`);
-      assert.equal(await result(app.rpcUrl(), 'eth_getBalance', [PROBE, 'latest']), REAL_BALANCE);
-    }
+    const gateway: Ask = (method, params) => call(app.rpcUrl(), method, params);
+    const anvil: Ask = (method, params) => call(node.url, method, params);
+    for (let i = 0; i < 10; i += 1) await assertRealHead(gateway, anvil, PROBE, REAL_BALANCE);
   }
 
   for (const kind of ['far', 'fork', 'unlinked'] as HeadLieKind[]) {
@@ -140,8 +119,8 @@ describe('a lying origin in the pool', () => {
       const told = liar.lies;
       // First with the chain standing still: the liar's last adopted head is the network head, so only
       // its refusal keeps head-relative calls away from it.
-      await result(node.url, 'evm_setIntervalMining', [0]);
-      const real = Number(await result<string>(node.url, 'eth_blockNumber'));
+      await call(node.url, 'evm_setIntervalMining', [0]);
+      const real = Number(await call<string>(node.url, 'eth_blockNumber'));
       await waitFor(
         () => tracked('liar')?.state.head === real && app.chain.networkHead('sepolia') === real,
         'both at the head',
@@ -153,7 +132,7 @@ describe('a lying origin in the pool', () => {
       );
       await clientsSeeTheRealChain();
       // Then while the real chain moves on.
-      await result(node.url, 'evm_setIntervalMining', [1]);
+      await call(node.url, 'evm_setIntervalMining', [1]);
       await waitFor(() => (app.chain.networkHead('sepolia') ?? 0) >= real + 2, 'two more real blocks');
       await clientsSeeTheRealChain();
       assert.ok(liar.lies > told, 'the liar did lie (to the tracker and the monitor at least)');
@@ -166,7 +145,7 @@ describe('a lying origin in the pool', () => {
     assert.ok(heads.length >= 5, `${heads.length} heads: ${JSON.stringify(heads)}`);
     for (const [i, head] of heads.entries()) {
       if (i > 0) assert.equal(Number(head.number), Number(heads[i - 1]?.number) + 1, 'heads rise by one');
-      const ours = await result<{ hash: string }>(node.url, 'eth_getBlockByNumber', [head.number, false]);
+      const ours = await call<{ hash: string }>(node.url, 'eth_getBlockByNumber', [head.number, false]);
       assert.equal(head.hash, ours.hash, `head ${Number(head.number)} is the anvil's`);
     }
   });
@@ -183,7 +162,7 @@ describe('a lying origin in the pool', () => {
   });
 
   it('a lone origin (the only one of its network) is still followed', async () => {
-    await waitFor(async () => (await result(app.rpcUrl('solo'), 'eth_blockNumber')) === '0xf4240', 'the lone head');
+    await waitFor(async () => (await call(app.rpcUrl('solo'), 'eth_blockNumber')) === '0xf4240', 'the lone head');
     assert.equal(app.chain.headCeiling('solo'), undefined);
   });
 });

@@ -15,9 +15,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/devnet-chain.js';
 import { freshCall, send } from '../helpers/http.js';
 import {
+  type Ask,
   anyOf,
+  assertRealHead,
   balanceLie,
   type HeadLieKind,
   headLie,
@@ -40,14 +43,6 @@ async function call<T>(url: string, method: string, params: unknown[] = []): Pro
   const { body } = await freshCall(url, method, params);
   assert.equal(body.error, undefined, `${method}: ${JSON.stringify(body.error)}`);
   return body.result as T;
-}
-
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** One value of the control's summed /metrics (0 when absent). */
@@ -91,17 +86,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** 20 calls on fresh connections (both workers): the anvil's head, latest block and balance only. */
+/** 20 rounds on fresh connections (both workers): the anvil's head, latest block and balance only. */
 async function clientsSeeTheRealChain(): Promise<void> {
-  for (let i = 0; i < 20; i += 1) {
-    const number = Number(await call<string>(rpcUrl, 'eth_blockNumber'));
-    const real = Number(await call<string>(node.url, 'eth_blockNumber'));
-    assert.ok(number <= real, `eth_blockNumber ${number} is not the anvil's (${real})`);
-    const latest = await call<{ number: string; hash: string }>(rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
-    const ours = await call<{ hash: string }>(node.url, 'eth_getBlockByNumber', [latest.number, false]);
-    assert.equal(latest.hash, ours.hash, `the latest block ${Number(latest.number)} is the anvil's`);
-    assert.equal(await call(rpcUrl, 'eth_getBalance', [PROBE, 'latest']), REAL_BALANCE);
-  }
+  const gateway: Ask = (method, params) => call(rpcUrl, method, params);
+  const anvil: Ask = (method, params) => call(node.url, method, params);
+  for (let i = 0; i < 20; i += 1) await assertRealHead(gateway, anvil, PROBE, REAL_BALANCE);
 }
 
 describe('a lying origin with gateway.workers: 2', () => {

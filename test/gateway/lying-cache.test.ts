@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { rpc } from '../helpers/http.js';
+import { call, waitFor } from '../helpers/devnet-chain.js';
 import { blockHashLie, blockNumberLie, type LyingOrigin, startLyingOrigin } from '../helpers/lying-origin.js';
 
 interface Block {
@@ -30,27 +30,13 @@ let liar: LyingOrigin;
 let soloLiar: LyingOrigin;
 let app: TestApp;
 
-async function result<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const { answer } = await rpc(url, method, params);
-  assert.equal(answer.error, undefined, `${method}: ${JSON.stringify(answer.error)}`);
-  return answer.result as T;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function cacheEntries(): Promise<number> {
   const text = await (await fetch(`${new URL(app.apiUrl).origin}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('switchyard_gateway_cache_entries '));
   return Number(line?.split(' ').pop() ?? 0);
 }
 
-const real = (n: number) => result<Block>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+const real = (n: number) => call<Block>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
 
 before(async () => {
   node = await startTestAnvil();
@@ -68,7 +54,7 @@ before(async () => {
     ],
   });
   await waitFor(() => app.chain.canonicalHead('sepolia') !== undefined, 'the first head');
-  await result(node.url, 'anvil_mine', ['0xa']);
+  await call(node.url, 'anvil_mine', ['0xa']);
   await waitFor(
     () => app.chain.canonicalHead('sepolia')?.number === 10 && app.chain.canonicalHead('solo')?.number === 10,
     'block 10 adopted',
@@ -88,7 +74,7 @@ describe('no poisoned cache', () => {
     liar.lie = blockHashLie();
     const told = liar.lies;
     for (let i = 0; i < 5; i += 1) {
-      const got = await result<Block>(app.rpcUrl(), 'eth_getBlockByHash', [block.hash, i % 2 === 0]);
+      const got = await call<Block>(app.rpcUrl(), 'eth_getBlockByHash', [block.hash, i % 2 === 0]);
       assert.equal(got.hash, block.hash);
       assert.equal(got.miner, block.miner);
     }
@@ -99,13 +85,13 @@ describe('no poisoned cache', () => {
   it('with no other origin the lie passes through, but is never kept', async () => {
     const block = await real(6);
     soloLiar.lie = blockHashLie();
-    const lied = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    const lied = await call<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
     assert.notEqual(lied.hash, block.hash, 'the only answer there is');
     soloLiar.lie = undefined;
-    const honest = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    const honest = await call<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
     assert.equal(honest.hash, block.hash, 'not served from the cache');
     soloLiar.lie = blockHashLie();
-    const kept = await result<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
+    const kept = await call<Block>(app.rpcUrl('solo'), 'eth_getBlockByHash', [block.hash, false]);
     assert.deepEqual(kept, honest, 'the real block was kept');
     soloLiar.lie = undefined;
   });
@@ -117,16 +103,16 @@ describe('no poisoned cache', () => {
     const block = await real(0);
     liar.lie = blockNumberLie();
     const entries = await cacheEntries();
-    const lied = await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]);
+    const lied = await call<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]);
     assert.notEqual(lied.hash, block.hash, 'the lying pool answered (by number the answer passes through)');
     assert.equal(await cacheEntries(), entries, 'and nothing was kept');
     liar.lie = undefined;
-    const honest = await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]);
+    const honest = await call<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]);
     assert.equal(honest.hash, block.hash);
     assert.equal(honest.miner, block.miner);
     assert.equal(await cacheEntries(), entries + 1, 'the real block is kept');
     liar.lie = blockNumberLie();
-    assert.deepEqual(await result<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]), honest, 'kept');
+    assert.deepEqual(await call<Block>(app.rpcUrl(), 'eth_getBlockByNumber', ['0x0', false]), honest, 'kept');
     liar.lie = undefined;
   });
 });

@@ -13,8 +13,10 @@
  *   `balanceLie` (a made-up balance at `latest`), `blockHashLie` (another block for a hash) and
  *   `blockNumberLie` (an altered block for a number, with a made-up hash).
  * Made-up hashes are derived from what they stand for, so the same lie shows the same hash on every ask
- * (a liar that changes its story each poll is another test). Register `after(() => origin.close())`.
+ * (a liar that changes its story each poll is another test). `assertRealHead` checks what a client
+ * reads at the head against the node behind. Register `after(() => origin.close())`.
  */
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { post, startHttpServer } from './http.js';
 
@@ -166,4 +168,22 @@ function altered(block: Record<string, unknown>): Record<string, unknown> {
     miner: '0x000000000000000000000000000000000000dead',
     extraData: '0x6c6965',
   };
+}
+
+/** A JSON-RPC call that resolves its result (and throws on an error answer). */
+export type Ask = <T = unknown>(method: string, params?: unknown[]) => Promise<T>;
+
+/**
+ * One round of what a client reads at the head through `ask` (the gateway), checked against the node
+ * behind the liar: eth_blockNumber is no higher than the node's, the `latest` block is the node's block at
+ * that height, and `address`'s balance at `latest` is `balance`.
+ */
+export async function assertRealHead(ask: Ask, node: Ask, address: string, balance: string): Promise<void> {
+  const number = Number(await ask<string>('eth_blockNumber'));
+  const real = Number(await node<string>('eth_blockNumber'));
+  assert.ok(number <= real, `eth_blockNumber ${number} is not the node's (${real})`);
+  const latest = await ask<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
+  const ours = await node<{ hash: string }>('eth_getBlockByNumber', [latest.number, false]);
+  assert.equal(latest.hash, ours.hash, `the latest block ${Number(latest.number)} is the node's`);
+  assert.equal(await ask('eth_getBalance', [address, 'latest']), balance);
 }

@@ -26,6 +26,13 @@ import { scanJson, type ValueSpan } from '../rpc/json-scan.js';
 
 export type Verdict = 'ok' | 'missing' | 'behind' | 'bad';
 
+/** What a verdict other than `ok` means for the call, as the forwarder logs it. */
+export const VERDICT_NOTES: Readonly<Record<Exclude<Verdict, 'ok'>, string>> = {
+  missing: 'origin lacks the data; trying the next',
+  behind: 'origin is behind',
+  bad: 'origin answered other than asked; trying the next',
+};
+
 /** Error answers longer than this are not missing-data errors (those are one short message). */
 const MAX_ERROR_BYTES = 4096;
 const NUMBER_KEY = Buffer.from('"number":"');

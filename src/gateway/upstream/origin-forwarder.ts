@@ -58,7 +58,7 @@ import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
+import { type AnswerContext, judgeAnswer, reportPassedHead, VERDICT_NOTES, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure, exhausted } from './attempt-failure.js';
 import { recordFailure, recordSuccess } from './attempt-record.js';
@@ -163,13 +163,7 @@ export class OriginForwarder implements Forwarder {
         return reply;
       }
       fallback = reply;
-      const note =
-        verdict === 'missing'
-          ? 'origin lacks the data; trying the next'
-          : verdict === 'bad'
-            ? 'origin answered other than asked; trying the next'
-            : 'origin is behind';
-      this.#deps.logger.debug(note, {
+      this.#deps.logger.debug(VERDICT_NOTES[verdict], {
         network,
         method: call.method,
         pool: candidate.pool.name,
