@@ -127,3 +127,32 @@ test('block() asks the control', async () => {
   assert.equal((await chain.block('sepolia', 7))?.number, 7);
   chain.stop();
 });
+
+test('the head ceiling: pushed as a bound on the wall clock; no local head or reported head above it', () => {
+  const { chain, sent, clock } = replica();
+  const next = structuredClone(pushed);
+  (next.networks.sepolia as { bound?: unknown }).bound = { tip: 10, since: clock.now(), intervalMs: 1000 };
+  chain.replace(next);
+  assert.equal(chain.headCeiling('sepolia'), 18, 'the tip + 8 right after it was adopted');
+  chain.sawHead('p1', 'o', 1_000_000);
+  assert.equal(chain.origin('p1', 'o')?.head, 10, 'above the ceiling: not taken here');
+  chain.flush();
+  assert.deepEqual(sent.at(-1)?.saw, [['p1', 'o', 1_000_000]], 'but sent on: the control counts it');
+  chain.reported('sepolia', 1_000_000);
+  assert.equal(chain.reportedHead('sepolia'), 9);
+  chain.sawHead('p1', 'o', 18);
+  assert.equal(chain.origin('p1', 'o')?.head, 18, 'up to the ceiling it is');
+  clock.advance(1000);
+  assert.equal(chain.headCeiling('sepolia'), 28, 'a block interval later, 10 blocks more');
+  assert.equal(chain.canonicalHash('sepolia', 9), block(9).hash);
+  assert.equal(chain.canonicalHash('sepolia', 8), undefined, 'below the window');
+});
+
+test('a refused origin takes no head from answers', () => {
+  const { chain } = replica();
+  const next = structuredClone(pushed);
+  next.origins = [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false, refused: true }]];
+  chain.replace(next);
+  chain.sawHead('p1', 'o', 11);
+  assert.deepEqual([chain.origin('p1', 'o')?.head, chain.origin('p1', 'o')?.refused], [10, true]);
+});
