@@ -210,6 +210,17 @@ describe('the lone, the alone and the first', () => {
     assert.equal(t.tracker.networkHead('net'), 50);
   });
 
+  test('an origin that shows no head (an error answer for latest) keeps nobody waiting for long', async () => {
+    const a = new FakeNode().mine(20);
+    const mute = new FakeNode();
+    Object.defineProperty(mute, 'head', { get: () => undefined });
+    const t = setup({ a, mute }, [fakePool('pa', ['a']), fakePool('pm', ['mute'])]);
+    await t.tracker.refresh();
+    assert.equal(t.tracker.networkHead('net'), undefined, 'a waits for the other to answer');
+    await t.tracker.refresh();
+    assert.equal(t.tracker.networkHead('net'), 20, 'two head reads without a head: a is alone');
+  });
+
   test('at start the first origin to answer waits for another instead of starting the chain alone', async () => {
     const a = new FakeNode().mine(20);
     const l = liar(a, () => makeBlock(1_000_000, `0x${'ab'.repeat(32)}`, 'lie'));

@@ -31,8 +31,8 @@
  *   (the leader first among equals) and judged by adoption.ts: adopted headers become their origin's
  *   head (`accept`), refused ones mark it refused (`refuse`, counted once per header by
  *   `switchyard_chain_head_refused_total`). A refused header is not judged again while nothing it was
- *   judged on changed (the same header, canonical tip, offering origins and leadership, on the same side
- *   of the head ceiling, and no origin's header changed since); when
+ *   judged on changed (the same header, canonical tip, usable and offering origins and leadership, on
+ *   the same side of the head ceiling, and no origin's header changed since); when
  *   a step moved the tip after refusing a header, the step runs again (a claim above another origin's
  *   may link once that one is adopted).
  *
@@ -307,13 +307,15 @@ export class NetworkChain {
       source: this.#deps.source,
       usable: (origin) => this.usable(origin),
     };
+    // Who could back a claim, or leave its origin alone: part of what a refusal was judged on.
+    const present = this.#origins.filter((origin) => !origin.readsFailing && this.usable(origin)).length;
     let refusedOne = false;
     for (const origin of offers) {
       const header = origin.header as BlockHead;
       const tip = this.canonical.tip?.hash;
       const ceiling = this.headCeiling();
       const within = ceiling === undefined || header.number <= ceiling;
-      const judgedOn = `${header.hash}|${tip}|${this.#headers}|${offers.length}|${origin === leader}|${within}`;
+      const judgedOn = `${header.hash}|${tip}|${this.#headers}|${present}|${offers.length}|${origin === leader}|${within}`;
       if (this.#refused.get(origin) === judgedOn) continue;
       const outcome = await this.#judge(origin, header, { ...context, ceiling });
       if (outcome === 'refused' || outcome === 'pending') {

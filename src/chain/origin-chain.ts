@@ -29,8 +29,9 @@
  * SYNCING_CHECK_MS, 30 s).
  *
  * Polls (`poll`, the tracker's rounds): one in flight at a time (a slow origin skips rounds): its
- * `latest` header, unless a live newHeads push brings it (head-pushes.ts); a failure keeps the last state,
- * counts toward `readsFailing` and is logged at debug.
+ * `latest` header, unless a live newHeads push brings it (head-pushes.ts); a failure (the origin could not
+ * be asked, or answered no block) keeps the last state, counts toward `readsFailing` (so an origin that
+ * never shows a head does not keep the others waiting: adoption.ts) and is logged at debug.
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -165,7 +166,9 @@ export class OriginChain implements OriginChainState {
       if (!this.pushLive) {
         try {
           const header = await source.block(this.pool, this.origin, 'latest');
+          // No latest block (null, or an error answer) is no head either: a failed read.
           if (header !== undefined) take(header);
+          else this.headReadFailures += 1;
         } catch (err) {
           this.headReadFailures += 1;
           logger?.debug('head poll failed', { ...where, err });
