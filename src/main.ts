@@ -14,7 +14,7 @@
 import { API_BASE_PATH, createApiServer } from './api/api-server.js';
 import { coreRoutes } from './api/routes/index.js';
 import type { ChainTracker } from './chain/tracker.js';
-import type { ChainFeedback } from './chain/types.js';
+import type { ChainFeedback, ChainView } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
 import { type GatewayWorkers, startGatewayWorkers } from './cluster/control.js';
 import type { SettingSource, SettingSources } from './config/overrides.js';
@@ -181,7 +181,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     //    once; its poll still picks up events recorded by other processes.
     let notifications: NotificationService | undefined;
     // What probes reveal of an origin's head reaches the gateway's chain tracker (started below).
-    let chain: ChainFeedback | undefined;
+    let chain: (ChainFeedback & Pick<ChainView, 'networkHead'>) | undefined;
     const monitor = new HealthMonitor({
       store,
       directory,
@@ -193,6 +193,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       outbound,
       onEvents: () => notifications?.wake(),
       onBlockNumber: (poolId, originName, blockNumber) => chain?.sawHead(poolId, originName, blockNumber),
+      // max_block_lag is judged against the head the tracker adopted, never one origin's claim (SPEC §20).
+      adoptedHead: (network) => chain?.networkHead(network),
     });
     await monitor.start();
     stops.push(() => monitor.stop());

@@ -19,7 +19,9 @@
  *   origin that starts the chain, and again whenever a replacement reaches below the window; unknown (the
  *   origin would not give block 0), a head below the window changes nothing.
  * Replacing blocks (reorg, gap restart) needs `mayReplace`: the network decides which origin may do that
- * (network-chain.ts, the leader rule); any origin may extend the chain with blocks that link.
+ * (adoption.ts: the leader, and only when another origin backs it), asked only when a replacement is
+ * needed; any origin may extend the chain with blocks that link. Whether an origin may start an empty
+ * chain, and how far ahead an extension may reach, is the network's to judge before calling `follow`.
  *
  * An origin whose chain changes while it is being read (a parent that is not the block's parent, a block
  * that vanished) fails the step ('failed'): nothing is emitted and the next round tries again. The caller
@@ -40,6 +42,12 @@ export interface CanonicalEvents {
 }
 
 export type FollowOutcome = 'unchanged' | 'extended' | 'reorged' | 'refused' | 'failed';
+
+/**
+ * Whether the origin may replace blocks: a constant, or asked only when a replacement is needed (the
+ * network's rule may have to ask other origins: network-chain.ts).
+ */
+export type MayReplace = boolean | (() => Promise<boolean>);
 
 export class CanonicalChain {
   readonly #window: number;
@@ -72,7 +80,8 @@ export class CanonicalChain {
     return [...this.#blocks];
   }
 
-  async follow(target: BlockHead, fetch: BlockFetch, mayReplace: boolean): Promise<FollowOutcome> {
+  async follow(target: BlockHead, fetch: BlockFetch, may: MayReplace): Promise<FollowOutcome> {
+    const mayReplace = typeof may === 'boolean' ? async () => may : may;
     const tip = this.tip;
     if (tip === undefined) {
       this.#append([target]);
@@ -82,12 +91,12 @@ export class CanonicalChain {
     if (target.number <= tip.number) {
       const ours = this.at(target.number);
       // Below the window: old news from an origin behind us, or the first head of a restarted chain.
-      if (ours === undefined) return mayReplace ? this.#restartIfNew(target, fetch) : 'unchanged';
+      if (ours === undefined) return (await mayReplace()) ? this.#restartIfNew(target, fetch) : 'unchanged';
       if (ours.hash === target.hash) return 'unchanged';
-      return mayReplace ? this.#reorg([target], fetch) : 'refused';
+      return (await mayReplace()) ? this.#reorg([target], fetch) : 'refused';
     }
     const wide = target.number - tip.number > this.#window;
-    if (wide && !mayReplace) return 'refused';
+    if (wide && !(await mayReplace())) return 'refused';
     const from = wide ? target.number - this.#window + 1 : tip.number + 1;
     const segment = await linkedUpTo(from, target, fetch);
     if (segment === undefined) return 'failed';
@@ -102,7 +111,7 @@ export class CanonicalChain {
       this.#append(segment);
       return 'extended';
     }
-    return mayReplace ? this.#reorg(segment, fetch) : 'refused';
+    return (await mayReplace()) ? this.#reorg(segment, fetch) : 'refused';
   }
 
   /**

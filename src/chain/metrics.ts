@@ -8,12 +8,20 @@
  *   switchyard_chain_origin_head{network,pool,origin}      each tracked origin's head
  *   switchyard_chain_origin_lag_blocks{network,pool,origin} network head − origin head (0 when ahead)
  *   switchyard_chain_reorgs_total{network}                 reorgs of the canonical chain
+ *   switchyard_chain_head_refused_total{network,origin}    head claims refused (SPEC §20): each refused
+ *                                                          header once, each answer number above the ceiling
  */
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { ChainTracker } from './tracker.js';
 
-/** Registers the metrics; returns what counts a reorg of a network. */
-export function chainMetrics(registry: MetricsRegistry, tracker: ChainTracker): (network: string) => void {
+/** What the tracker counts as it happens. */
+export interface ChainCounts {
+  reorg(network: string): void;
+  refused(network: string, origin: string): void;
+}
+
+/** Registers the metrics; returns what counts reorgs and refused head claims. */
+export function chainMetrics(registry: MetricsRegistry, tracker: ChainTracker): ChainCounts {
   registry.gauge('switchyard_chain_head', 'Network head: the highest head among usable origins', ['network'], () =>
     tracker.networks().flatMap((network) => {
       const head = tracker.networkHead(network);
@@ -57,5 +65,13 @@ export function chainMetrics(registry: MetricsRegistry, tracker: ChainTracker): 
       }),
   );
   const reorgs = registry.counter('switchyard_chain_reorgs_total', 'Reorgs of the canonical chain', ['network']);
-  return (network) => reorgs.inc({ network });
+  const refused = registry.counter(
+    'switchyard_chain_head_refused_total',
+    'Head claims refused: neither linked to the chain nor backed by another origin, or beyond the head ceiling',
+    ['network', 'origin'],
+  );
+  return {
+    reorg: (network) => reorgs.inc({ network }),
+    refused: (network, origin) => refused.inc({ network, origin }),
+  };
 }

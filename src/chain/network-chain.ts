@@ -3,26 +3,38 @@
  * network head, the canonical chain and who may move it, the monotonic reported head, and the finalized
  * block while the network is in use.
  *
- * Network head: the highest head among the network's usable origins — pool enabled and healthy, origin
- * enabled and healthy (HealthView). Read on every forwarded call, so it is cached: a change of any of the
+ * Network head: the highest adopted head among the network's usable origins — pool enabled and healthy,
+ * origin enabled and healthy (HealthView) — where an origin's adopted head is its last header the
+ * canonical chain adopted (origin-chain.ts `adoptedHead`), never a number an answer showed and never a
+ * refused claim (SPEC §20). A lone origin (the only one tracked) counts with its whole head, answers
+ * included, as before that rule. Read on every forwarded call, so it is cached: a change of any of the
  * network's heads drops the cache at once; health has no change events, so a cached value also lapses
  * after HEAD_CACHE_MS (100 ms). A recomputation is one pass over the origins, health asked only of those
  * that would raise the maximum, without allocation.
  *
- * Canonical chain (canonical.ts) and the leader rule, so an origin on another chain cannot make it flap:
+ * Head ceiling (head-bound.ts): from the canonical tip, when it was adopted and the chain's block
+ * interval; none for a lone origin. Read by answer checks and by the tracker for numbers answers show.
+ *
+ * Canonical chain (canonical.ts), the adoption rule (adoption.ts) and the leader rule, so an origin on
+ * another chain cannot make it flap:
  * - the leader is the usable origin the chain follows for replacements; it stays leader while it is
- *   usable and its head is within LEADER_MARGIN (2) blocks of the network head, else the usable origin at
- *   the network head takes over (ties: the one whose head is our canonical block, else config order);
- * - an origin whose last LEADER_READ_FAILURES (2) head polls failed in a row (it died, or its push
+ *   usable and its head is within LEADER_MARGIN (2) blocks of the network head (a refused origin's head
+ *   is its last adopted one: a lying leader soon falls out), else the offering origin with the highest
+ *   header takes over (refused origins only when every one is; ties: the one whose head is our canonical
+ *   block, else config order). The leader may replace blocks only with a claim another origin backs;
+ * - an origin whose last READ_FAILURES_DOWN (2) head polls failed in a row (it died, or its push
  *   dropped and polling cannot reach it) offers nothing and cannot lead until it shows a header again:
  *   its last header is old news, and as leader it would hold the chain for LEADER_MARGIN blocks after
  *   its death when the survivors' blocks do not link to its last ones. One failure is not enough (a
  *   timeout must not hand the chain to an origin on another branch);
  * - after each poll round or new head, every usable origin's last header is offered, highest first
- *   (the leader first among equals): any origin may extend the chain with blocks that link to it; only
- *   the leader may replace blocks (a reorg) or restart it after a gap. So two origins on two chains make
- *   the chain switch only when the other one is ahead by more than the margin, and then it stays. A header
- *   the chain refused is not offered again (no fetches) until that origin shows another one.
+ *   (the leader first among equals) and judged by adoption.ts: adopted headers become their origin's
+ *   head (`accept`), refused ones mark it refused (`refuse`, counted once per header by
+ *   `switchyard_chain_head_refused_total`). A refused header is not judged again while nothing it was
+ *   judged on changed (the same header, canonical tip, usable and offering origins and leadership, on
+ *   the same side of the head ceiling, and no origin's header changed since); when
+ *   a step moved the tip after refusing a header, the step runs again (a claim above another origin's
+ *   may link once that one is adopted).
  *
  * Finality: while the network was touched within FINALITY_IDLE_MS (5 min), its `finalized` block is
  * fetched from the best usable origin (the leader, else the highest) every FINALITY_POLL_MS (12 s), and
@@ -32,13 +44,14 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { HealthView } from '../model/health-view.js';
+import { type AdoptionContext, type Judgement, judgeClaim } from './adoption.js';
+import { resolveAnchor } from './anchor.js';
 import { CanonicalChain, type CanonicalEvents } from './canonical.js';
+import { blockIntervalMs, ceiling, type HeadBound } from './head-bound.js';
 import type { OriginChain } from './origin-chain.js';
 import type { BlockHead, ChainSource } from './types.js';
 
 export const LEADER_MARGIN = 2;
-/** Head polls failed in a row after which an origin offers no header and cannot lead. */
-export const LEADER_READ_FAILURES = 2;
 export const HEAD_CACHE_MS = 100;
 export const FINALITY_POLL_MS = 12_000;
 export const FINALITY_IDLE_MS = 300_000;
@@ -52,24 +65,36 @@ export interface NetworkChainDeps {
   readonly logger: Logger | undefined;
   readonly events: CanonicalEvents;
   readonly finalized: (block: BlockHead) => void;
+  /** `networks.{name}.verify_anchor.origins`: the operator's trusted origins (anchor.ts). */
+  readonly anchor: readonly string[];
+  /** A header of `origin` was refused (once per header): counts it. */
+  readonly refused: (origin: OriginChain) => void;
 }
 
 export class NetworkChain {
   readonly name: string;
   readonly pollIntervalMs: number;
   readonly canonical: CanonicalChain;
-  /** The network's tracked origins, pools in config order. Replaced (never mutated) on directory changes. */
-  origins: readonly OriginChain[] = [];
   reported: number | undefined;
   finalized: BlockHead | undefined;
   readonly #deps: NetworkChainDeps;
+  /** The network's tracked origins, pools in config order. Replaced (never mutated) on directory changes. */
+  #origins: readonly OriginChain[] = [];
+  #trusted: ReadonlySet<OriginChain> = new Set();
+  #unmatched = '';
   #leader: OriginChain | undefined;
   #head: number | undefined;
   #headAt = Number.NEGATIVE_INFINITY;
   #advancing: Promise<void> | undefined;
   #again = false;
-  /** The last header each origin offered that the chain refused: not offered again until it changes. */
+  /** What each refused or pending header was judged on (see the header): not judged again while it is the same. */
   readonly #refused = new WeakMap<OriginChain, string>();
+  /** Bumped whenever an origin of the network shows another header. */
+  #headers = 0;
+  /** The canonical tip as a HeadBound on the monotonic clock, and the same on the wall clock (`bound`). */
+  #bound: HeadBound | undefined;
+  #boundWall: HeadBound | undefined;
+  #intervalStale = false;
   #touchedAt: number | undefined;
   #finalityAt: number | undefined;
   #finalityInFlight = false;
@@ -78,7 +103,69 @@ export class NetworkChain {
     this.name = name;
     this.pollIntervalMs = pollIntervalMs;
     this.#deps = deps;
-    this.canonical = new CanonicalChain(deps.events);
+    this.canonical = new CanonicalChain({
+      ...deps.events,
+      head: (block) => {
+        this.#adopted(block);
+        deps.events.head(block);
+      },
+    });
+  }
+
+  get origins(): readonly OriginChain[] {
+    return this.#origins;
+  }
+
+  /** The tracked origins changed (a directory change): keeps them and who of them is trusted. */
+  track(origins: readonly OriginChain[]): void {
+    this.#origins = origins;
+    const anchor = resolveAnchor(this.#deps.anchor, origins);
+    this.#trusted = anchor.trusted;
+    const unmatched = anchor.unmatched.join(', ');
+    if (unmatched !== '' && unmatched !== this.#unmatched) {
+      this.#deps.logger?.warn('verify_anchor.origins entries that name no single tracked origin trust nothing', {
+        network: this.name,
+        entries: anchor.unmatched,
+      });
+    }
+    this.#unmatched = unmatched;
+    this.invalidate();
+  }
+
+  /** Another header from one of the network's origins: refused headers are judged again. */
+  headersChanged(): void {
+    this.#headers += 1;
+    this.invalidate();
+  }
+
+  /** The highest head an origin may plausibly show now (head-bound.ts); undefined: no limit. */
+  headCeiling(): number | undefined {
+    if (this.#origins.length === 1) return undefined;
+    this.#measureInterval();
+    return this.#bound === undefined ? undefined : ceiling(this.#bound, this.#deps.clock.monotonic());
+  }
+
+  /** The same bound on the wall clock, for processes that share only that reading (cluster/). */
+  get bound(): HeadBound | undefined {
+    if (this.#origins.length === 1) return undefined;
+    this.#measureInterval();
+    return this.#boundWall;
+  }
+
+  /** A new canonical head: the ceiling counts from it (its interval is measured when next read). */
+  #adopted(block: BlockHead): void {
+    const intervalMs = this.#bound?.intervalMs ?? 0;
+    this.#bound = { tip: block.number, since: this.#deps.clock.monotonic(), intervalMs };
+    this.#boundWall = { ...this.#bound, since: this.#deps.clock.now() };
+    this.#intervalStale = true;
+  }
+
+  #measureInterval(): void {
+    if (!this.#intervalStale || this.#bound === undefined || this.#boundWall === undefined) return;
+    this.#intervalStale = false;
+    const intervalMs = blockIntervalMs(this.canonical.blocks());
+    this.#bound = { ...this.#bound, intervalMs };
+    this.#boundWall = { ...this.#boundWall, intervalMs };
   }
 
   /** The origin the canonical chain follows for replacements (see the header). */
@@ -188,9 +275,10 @@ export class NetworkChain {
   }
 
   #computeHead(): number | undefined {
+    const lone = this.#origins.length === 1;
     let best: number | undefined;
-    for (const origin of this.origins) {
-      const head = origin.head;
+    for (const origin of this.#origins) {
+      const head = lone ? origin.head : origin.adoptedHead;
       if (head === undefined || (best !== undefined && head <= best)) continue;
       if (this.usable(origin)) best = head;
     }
@@ -199,53 +287,90 @@ export class NetworkChain {
 
   async #step(): Promise<void> {
     this.invalidate();
-    const head = this.networkHead();
-    const offers = this.origins.filter(
-      (origin) => origin.header !== undefined && origin.headReadFailures < LEADER_READ_FAILURES && this.usable(origin),
+    const offers = this.#origins.filter(
+      (origin) => origin.header !== undefined && !origin.readsFailing && this.usable(origin),
     );
-    if (head === undefined || offers.length === 0) return;
-    const leader = this.#chooseLeader(offers, head);
+    if (offers.length === 0) return;
+    const leader = this.#chooseLeader(offers);
     offers.sort(
       (a, b) =>
         (b.header as BlockHead).number - (a.header as BlockHead).number ||
         (b === leader ? 1 : 0) - (a === leader ? 1 : 0),
     );
+    const context: AdoptionContext = {
+      canonical: this.canonical,
+      tracked: this.#origins,
+      offers,
+      leader,
+      trusted: this.#trusted,
+      ceiling: this.headCeiling(),
+      source: this.#deps.source,
+      usable: (origin) => this.usable(origin),
+    };
+    // Who could back a claim, or leave its origin alone: part of what a refusal was judged on.
+    const present = this.#origins.filter((origin) => !origin.readsFailing && this.usable(origin)).length;
+    let refusedOne = false;
     for (const origin of offers) {
       const header = origin.header as BlockHead;
-      const mayReplace = origin === leader;
-      if (!mayReplace && this.#refused.get(origin) === header.hash) continue;
-      try {
-        const outcome = await this.canonical.follow(
-          header,
-          (n) => this.#deps.source.block(origin.pool, origin.origin, n),
-          mayReplace,
-        );
-        if (outcome === 'refused') this.#refused.set(origin, header.hash);
-        if (outcome === 'failed') {
-          this.#deps.logger?.debug('canonical chain step failed (the origin changed while read)', {
-            network: this.name,
-            pool: origin.pool.name,
-            origin: origin.origin.name,
-          });
-        }
-      } catch (err) {
-        this.#deps.logger?.debug('canonical chain step failed', {
-          network: this.name,
-          pool: origin.pool.name,
-          origin: origin.origin.name,
-          err,
-        });
+      const tip = this.canonical.tip?.hash;
+      const ceiling = this.headCeiling();
+      const within = ceiling === undefined || header.number <= ceiling;
+      const judgedOn = `${header.hash}|${tip}|${this.#headers}|${present}|${offers.length}|${origin === leader}|${within}`;
+      if (this.#refused.get(origin) === judgedOn) continue;
+      const outcome = await this.#judge(origin, header, { ...context, ceiling });
+      if (outcome === 'refused' || outcome === 'pending') {
+        this.#refused.set(origin, judgedOn);
+        refusedOne = true;
+      } else if (refusedOne && this.canonical.tip?.hash !== tip) {
+        this.#again = true;
       }
     }
   }
 
-  #chooseLeader(offers: readonly OriginChain[], head: number): OriginChain | undefined {
+  /** One origin's claim judged (adoption.ts) and the verdict kept on the origin. */
+  async #judge(origin: OriginChain, header: BlockHead, context: AdoptionContext): Promise<Judgement | undefined> {
+    const where = { network: this.name, pool: origin.pool.name, origin: origin.origin.name };
+    let outcome: Judgement;
+    try {
+      outcome = await judgeClaim(origin, header, context);
+    } catch (err) {
+      this.#deps.logger?.debug('canonical chain step failed', { ...where, err });
+      return undefined;
+    }
+    // The origin may have shown another header meanwhile: that one is judged next.
+    const current = origin.header === header;
+    if (outcome === 'refused') {
+      const was = origin.refused;
+      if (current && origin.refuse(header)) {
+        this.#deps.refused(origin);
+        const claim = { ...where, number: header.number, hash: header.hash, adopted: this.canonical.tip?.number };
+        if (was) this.#deps.logger?.debug('head claim refused', claim);
+        else this.#deps.logger?.info('head claim refused: it neither links to the chain nor is backed', claim);
+      }
+    } else if (outcome === 'pending') {
+      this.#deps.logger?.debug('head claim pending: no other origin can back it yet', where);
+    } else if (outcome === 'failed') {
+      this.#deps.logger?.debug('canonical chain step failed (the origin changed while read)', where);
+    } else if (current) {
+      origin.accept(header);
+    }
+    this.invalidate();
+    return outcome;
+  }
+
+  #chooseLeader(offers: readonly OriginChain[]): OriginChain | undefined {
+    const head = this.networkHead();
     const current = this.#leader;
-    if (current !== undefined && offers.includes(current) && (current.head ?? -1) >= head - LEADER_MARGIN) {
+    if (
+      current !== undefined &&
+      offers.includes(current) &&
+      (head === undefined || (current.head ?? -1) >= head - LEADER_MARGIN)
+    ) {
       return current;
     }
-    const top = Math.max(...offers.map((origin) => origin.header?.number ?? -1));
-    const atTop = offers.filter((origin) => origin.header?.number === top);
+    const candidates = offers.some((origin) => !origin.refused) ? offers.filter((origin) => !origin.refused) : offers;
+    const top = Math.max(...candidates.map((origin) => origin.header?.number ?? -1));
+    const atTop = candidates.filter((origin) => origin.header?.number === top);
     const ours = this.canonical.at(top)?.hash;
     this.#leader = atTop.find((origin) => ours !== undefined && origin.hash === ours) ?? atTop[0];
     return this.#leader;

@@ -12,24 +12,20 @@
  *
  * Feeding
  * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked
- *   `eth_getBlockByNumber("latest", false)` — one poll in flight per origin (a slow origin skips rounds);
- *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug
- *   (failures in a row also count against leading the canonical chain: network-chain.ts).
- *   `eth_syncing` is asked with the first poll and then every SYNCING_CHECK_MS (30 s).
- * - Pushes (issue 16: an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
- *   does — the seam a push feeds.
- * - Answers (ChainFeedback, from the forwarder): `sawHead` raises an origin's head, `lacksBlock` teaches
- *   its earliest block (origin-chain.ts has the rules), `reported` raises the network's monotonic head.
+ *   `eth_getBlockByNumber("latest", false)` (origin-chain.ts `poll`: one in flight per origin, eth_syncing
+ *   every 30 s); an origin that appears is polled at once.
+ * - Pushes: origins with a `ws_address` get a newHeads subscription (head-pushes.ts, through the
+ *   `pushes` source; while it is live their head is not polled); `headSeen` takes a header exactly as a
+ *   poll does. A header is the origin's claim: the network adopts it or refuses it (adoption.ts,
+ *   SPEC §20: no single origin moves the chain).
+ * - Answers (ChainFeedback, from the forwarder): `sawHead` raises an origin's head (never above a head
+ *   ceiling of its networks: such a number is counted as refused), `lacksBlock` teaches its earliest
+ *   block (origin-chain.ts), `reported` raises the network's monotonic head (never above the ceiling).
  * - Health probes: main.ts passes each block number a jsonrpc probe saw to `sawHead` (health/round.ts).
  *
- * Reading: `networkHead`, `origin` and `reportedHead` are synchronous, allocation-free map lookups
- * (network-chain.ts caches the network head). `touch(network)` marks a network in use for finality;
- * `block(network, which)` reads a block from the network's best usable origins (the cache's finality
- * lookups). The network head, leader rule, canonical window and finality cadence are described in
- * network-chain.ts and canonical.ts.
- *
- * Pushes: origins with a `ws_address` get a newHeads subscription (head-pushes.ts, through the
- * `pushes` source); while it is live their head is not polled.
+ * Reading: `networkHead`, `origin`, `reportedHead` and `headCeiling` are synchronous lookups; `touch`
+ * marks a network in use for finality; `block(network, which)` reads a block from the network's best
+ * usable origins (the cache's finality lookups). More in network-chain.ts, head-bound.ts, canonical.ts.
  *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
@@ -41,8 +37,9 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { HeadBound } from './head-bound.js';
 import { HeadPushes } from './head-pushes.js';
-import { chainMetrics } from './metrics.js';
+import { type ChainCounts, chainMetrics } from './metrics.js';
 import { NetworkChain } from './network-chain.js';
 import { OriginChain } from './origin-chain.js';
 import type {
@@ -55,13 +52,15 @@ import type {
   OriginChainState,
 } from './types.js';
 
-export const SYNCING_CHECK_MS = 30_000;
+export { SYNCING_CHECK_MS } from './origin-chain.js';
 
 /** What the tracker reads of a network's config (config/schema.ts NetworkConfig has these keys). */
 export interface ChainNetworkSettings {
   readonly pools: readonly string[];
   /** ms */
   readonly head_poll_interval: number;
+  /** The operator's own origins, whose word on a head is enough (anchor.ts); none when absent. */
+  readonly verify_anchor?: { readonly origins: readonly string[] };
 }
 
 export interface ChainTrackerOptions {
@@ -101,10 +100,11 @@ export class ChainTracker implements ChainView, ChainFeedback {
   #unsubscribe: (() => void) | undefined;
   #running = false;
   #stopped = false;
-  readonly #reorgCount: ((network: string) => void) | undefined;
+  readonly #counts: ChainCounts | undefined;
 
   constructor(options: ChainTrackerOptions) {
     this.#options = options;
+    this.#counts = options.metrics === undefined ? undefined : chainMetrics(options.metrics, this);
     const { health, source, clock, logger } = options;
     for (const [name, settings] of Object.entries(options.networks)) {
       if (settings.pools.length === 0) continue;
@@ -115,10 +115,15 @@ export class ChainTracker implements ChainView, ChainFeedback {
           source,
           clock,
           logger,
+          anchor: settings.verify_anchor?.origins ?? [],
+          refused: (origin) => {
+            this.#counts?.refused(name, origin.origin.name);
+            this.#emit((l) => l.refused?.(name, origin.pool.id, origin.origin.name));
+          },
           events: {
             head: (block) => this.#emit((l) => l.head?.(name, block)),
             reorg: (reorg) => {
-              this.#reorgCount?.(name);
+              this.#counts?.reorg(name);
               logger?.info('chain reorg', {
                 network: name,
                 fork_point: reorg.forkPoint,
@@ -138,7 +143,6 @@ export class ChainTracker implements ChainView, ChainFeedback {
     }
     this.#reindex();
     this.#unsubscribe = options.directory.onChange(() => this.#reindex());
-    this.#reorgCount = options.metrics === undefined ? undefined : chainMetrics(options.metrics, this);
   }
 
   start(): void {
@@ -190,12 +194,24 @@ export class ChainTracker implements ChainView, ChainFeedback {
     return this.#networks.get(network)?.reported;
   }
 
+  headCeiling(network: string): number | undefined {
+    return this.#networks.get(network)?.headCeiling();
+  }
+
   // ── ChainFeedback ──
 
+  /** A number above a network's head ceiling is refused (counted, and the origin's head stays). */
   sawHead(poolId: string, originName: string, number: number): void {
     const record = this.#origins.get(poolId)?.get(originName);
-    if (record === undefined || !record.sawNumber(number)) return;
-    for (const network of this.#networksOf.get(record) ?? []) network.invalidate();
+    if (record === undefined) return;
+    const networks = this.#networksOf.get(record) ?? [];
+    const beyond = networks.find((network) => number > (network.headCeiling() ?? Number.POSITIVE_INFINITY));
+    if (beyond !== undefined) {
+      this.#counts?.refused(beyond.name, originName);
+      return;
+    }
+    if (!record.sawNumber(number)) return;
+    for (const network of networks) network.invalidate();
   }
 
   lacksBlock(poolId: string, originName: string, number: number): void {
@@ -209,9 +225,11 @@ export class ChainTracker implements ChainView, ChainFeedback {
     }
   }
 
+  /** Raises the monotonic head; never above the head ceiling (a number no adopted chain can have yet). */
   reported(network: string, number: number): void {
     const chain = this.#networks.get(network);
-    if (chain !== undefined && (chain.reported === undefined || number > chain.reported)) chain.reported = number;
+    if (chain === undefined || number > (chain.headCeiling() ?? Number.POSITIVE_INFINITY)) return;
+    if (chain.reported === undefined || number > chain.reported) chain.reported = number;
   }
 
   // ── Heads from polls and pushes ──
@@ -254,6 +272,16 @@ export class ChainTracker implements ChainView, ChainFeedback {
     return this.#networks.get(network)?.canonical.tip;
   }
 
+  /** The hash of the canonical block at `number`, while the window holds it (the response cache's check). */
+  canonicalHash(network: string, number: number): string | undefined {
+    return this.#networks.get(network)?.canonical.at(number)?.hash;
+  }
+
+  /** The network's head ceiling on the wall clock, for the workers' replicas (cluster/publisher.ts). */
+  headBound(network: string): HeadBound | undefined {
+    return this.#networks.get(network)?.bound;
+  }
+
   /** The networks the tracker follows (configured, with at least one pool). */
   networks(): string[] {
     return [...this.#networks.keys()];
@@ -284,39 +312,15 @@ export class ChainTracker implements ChainView, ChainFeedback {
   }
 
   #poll(record: OriginChain): Promise<void> {
-    if (record.polling !== undefined) return record.polling;
-    if (this.#stopped) return Promise.resolve();
+    if (this.#stopped) return record.polling ?? Promise.resolve();
     const { source, clock, logger } = this.#options;
-    const run = async (): Promise<void> => {
-      // A live newHeads push (head-pushes.ts) brings the head; only eth_syncing is still asked.
-      if (!record.pushLive) {
-        try {
-          const header = await source.block(record.pool, record.origin, 'latest');
-          if (header !== undefined) this.#take(record, header);
-        } catch (err) {
-          record.headReadFailures += 1;
-          logger?.debug('head poll failed', { pool: record.pool.name, origin: record.origin.name, err });
-        }
-      }
-      const checked = record.syncingCheckedAt;
-      if (checked !== undefined && clock.now() - checked < SYNCING_CHECK_MS) return;
-      record.syncingCheckedAt = clock.now();
-      try {
-        record.syncing = await source.syncing(record.pool, record.origin);
-      } catch (err) {
-        logger?.debug('eth_syncing poll failed', { pool: record.pool.name, origin: record.origin.name, err });
-      }
-    };
-    record.polling = run().finally(() => {
-      record.polling = undefined;
-    });
-    return record.polling;
+    return record.poll({ source, clock, logger }, (header) => this.#take(record, header));
   }
 
   #take(record: OriginChain, header: BlockHead): void {
     if (!record.takeHeader(header)) return;
     for (const network of this.#networksOf.get(record) ?? []) {
-      network.invalidate();
+      network.headersChanged();
       void network.advance();
     }
   }
@@ -357,8 +361,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
           else if (!of.includes(chain)) of.push(chain);
         }
       }
-      chain.origins = list;
-      chain.invalidate();
+      chain.track(list);
     }
     this.#origins = origins;
     this.#networksOf = networksOf;

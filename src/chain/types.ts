@@ -22,7 +22,12 @@ export interface BlockHead {
 
 /** What one origin has, as far as the tracker knows. */
 export interface OriginChainState {
-  /** Highest head seen from the origin (poll, push, or an answer); undefined until one is seen. */
+  /**
+   * The origin's head as the gateway credits it: its last header the canonical chain adopted, raised by
+   * answers up to the network's head ceiling; undefined until one is adopted or an answer showed one. An
+   * origin whose claim was refused (below) keeps the last head of it that was adopted (lower still when
+   * its own header is lower).
+   */
   readonly head: number | undefined;
   /** The hash of `head` when it came from a header (an answer that showed only a number leaves it undefined). */
   readonly hash: string | undefined;
@@ -33,6 +38,12 @@ export interface OriginChainState {
   readonly earliest: number;
   /** The origin said it is syncing (eth_syncing not false). */
   readonly syncing: boolean;
+  /**
+   * Its latest header was refused by the adoption rule (network-chain.ts, SPEC §20: it neither links to
+   * the canonical chain nor is reported by another origin, or it is further ahead than the chain allows):
+   * routing treats it as lagging for head-relative calls until a header of it is adopted again.
+   */
+  readonly refused: boolean;
 }
 
 /**
@@ -56,6 +67,12 @@ export interface ChainView {
   origin(poolId: string, originName: string): OriginChainState | undefined;
   /** The highest block number the gateway has reported for the network (monotonic head), if any. */
   reportedHead(network: string): number | undefined;
+  /**
+   * The highest head an origin may plausibly show for the network now (chain/head-bound.ts): the adopted
+   * head plus 10 × the blocks the chain's interval allows since it was adopted, plus 8. An answer or a
+   * claim above it is refused. Undefined while no head is adopted, and for a lone origin (no limit).
+   */
+  headCeiling(network: string): number | undefined;
 }
 
 /** What answers reveal, reported by the forwarder. */
@@ -112,6 +129,8 @@ export interface ChainListener {
   gap?(network: string, from: number, to: number): void;
   /** The network's finalized block as an origin answered it (fetched while the network is in use). */
   finalized?(network: string, block: BlockHead): void;
+  /** A head claim of that origin was refused (each refused header once: SPEC §20, adoption.ts). */
+  refused?(network: string, poolId: string, originName: string): void;
 }
 
 /** What one origin's newHeads push delivers (HeadPushSource). */

@@ -27,6 +27,7 @@
  *   affinity         an affinity entry just recorded (sent at once), for the control to relay
  *   metrics          the answer to `metrics-ask`
  */
+import type { HeadBound } from '../chain/head-bound.js';
 import type { BlockHead, ChainReorg, OriginChainState } from '../chain/types.js';
 import type { Config } from '../config/schema.js';
 import type { LeaseAsk } from '../gateway/rpc/lease-backend.js';
@@ -43,6 +44,8 @@ export type PushedHealth = Record<string, { healthy: boolean; origins: Record<st
 export interface PushedNetwork {
   head: number | undefined;
   reported: number | undefined;
+  /** The head ceiling's bound, its `since` on the wall clock (chain/head-bound.ts); none: no limit. */
+  bound?: HeadBound | undefined;
   finalized: BlockHead | undefined;
   /** The tracked origins: [pool id, origin name, usable now, its head comes by a live newHeads push]. */
   tracked: Array<[string, string, boolean, boolean]>;

@@ -7,8 +7,9 @@
  *   - health: every pool's and origin's verdict as routing reads it, checked every PUSH_CHECK_MS
  *     (250 ms) and right after workers' live reports or a pool change, sent only when it changed;
  *   - chain: canonical-chain events (head, reorg, gap, finalized) as the tracker emits them, and the
- *     state routing reads (origin heads, network head, reported head, finalized, tracked origins) right
- *     after each event and every PUSH_CHECK_MS when it changed;
+ *     state routing reads (origin heads and refusals, network head, reported head, head ceiling bound,
+ *     finalized, tracked origins) right after each event or refused head claim, and every
+ *     PUSH_CHECK_MS when it changed;
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
  *     part of a new worker's `init`.
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
@@ -82,6 +83,8 @@ export class StatePublisher {
         reorg: (network, reorg) => this.#event({ t: 'chain-event', network, event: 'reorg', reorg }),
         gap: (network, from, to) => this.#event({ t: 'chain-event', network, event: 'gap', from, to }),
         finalized: (network, block) => this.#event({ t: 'chain-event', network, event: 'finalized', block }),
+        // Workers learn a refused origin at once, not at the next periodic check (SPEC §20).
+        refused: () => this.#checkSoon(),
       }),
     );
     this.#options.affinity?.subscribe((entry) => {
@@ -239,6 +242,7 @@ export class StatePublisher {
       pushed.networks[network] = {
         head: chain.networkHead(network),
         reported: chain.reportedHead(network),
+        bound: chain.headBound(network),
         finalized: chain.finalized(network),
         tracked: tracked.map((t) => [t.pool.id, t.origin.name, t.usable, t.pushing]),
       };
@@ -250,7 +254,13 @@ export class StatePublisher {
         pushed.origins.push([
           pool.id,
           origin.name,
-          { head: state.head, hash: state.hash, earliest: state.earliest, syncing: state.syncing },
+          {
+            head: state.head,
+            hash: state.hash,
+            earliest: state.earliest,
+            syncing: state.syncing,
+            refused: state.refused,
+          },
         ]);
       }
     }

@@ -23,7 +23,7 @@ const pool = {
 
 const pushed: PushedChain = {
   networks: { sepolia: { head: 10, reported: 9, finalized: undefined, tracked: [['p1', 'o', true, false]] } },
-  origins: [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false }]],
+  origins: [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false, refused: false }]],
 };
 
 function replica() {
@@ -115,7 +115,7 @@ test('a push replaces the state; the reported head never goes below what this wo
   chain.reported('sepolia', 20);
   const next = structuredClone(pushed);
   (next.networks.sepolia as { reported: number }).reported = 15;
-  next.origins = [['p1', 'o', { head: 16, hash: '0xabc', earliest: 4, syncing: false }]];
+  next.origins = [['p1', 'o', { head: 16, hash: '0xabc', earliest: 4, syncing: false, refused: false }]];
   chain.replace(next);
   assert.equal(chain.reportedHead('sepolia'), 20);
   assert.equal(chain.origin('p1', 'o')?.earliest, 4);
@@ -126,4 +126,33 @@ test('block() asks the control', async () => {
   const { chain } = replica();
   assert.equal((await chain.block('sepolia', 7))?.number, 7);
   chain.stop();
+});
+
+test('the head ceiling: pushed as a bound on the wall clock; no local head or reported head above it', () => {
+  const { chain, sent, clock } = replica();
+  const next = structuredClone(pushed);
+  (next.networks.sepolia as { bound?: unknown }).bound = { tip: 10, since: clock.now(), intervalMs: 1000 };
+  chain.replace(next);
+  assert.equal(chain.headCeiling('sepolia'), 18, 'the tip + 8 right after it was adopted');
+  chain.sawHead('p1', 'o', 1_000_000);
+  assert.equal(chain.origin('p1', 'o')?.head, 10, 'above the ceiling: not taken here');
+  chain.flush();
+  assert.deepEqual(sent.at(-1)?.saw, [['p1', 'o', 1_000_000]], 'but sent on: the control counts it');
+  chain.reported('sepolia', 1_000_000);
+  assert.equal(chain.reportedHead('sepolia'), 9);
+  chain.sawHead('p1', 'o', 18);
+  assert.equal(chain.origin('p1', 'o')?.head, 18, 'up to the ceiling it is');
+  clock.advance(1000);
+  assert.equal(chain.headCeiling('sepolia'), 28, 'a block interval later, 10 blocks more');
+  assert.equal(chain.canonicalHash('sepolia', 9), block(9).hash);
+  assert.equal(chain.canonicalHash('sepolia', 8), undefined, 'below the window');
+});
+
+test('a refused origin takes no head from answers', () => {
+  const { chain } = replica();
+  const next = structuredClone(pushed);
+  next.origins = [['p1', 'o', { head: 10, hash: undefined, earliest: 0, syncing: false, refused: true }]];
+  chain.replace(next);
+  chain.sawHead('p1', 'o', 11);
+  assert.deepEqual([chain.origin('p1', 'o')?.head, chain.origin('p1', 'o')?.refused], [10, true]);
 });

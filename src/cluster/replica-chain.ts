@@ -3,8 +3,9 @@
  * tracker (gateway/chain-port.ts), fed by the control process's tracker, which alone polls origins.
  *
  * Reads (synchronous, on the hot path) come from the last `chain-state` push: each origin's head, hash,
- * earliest block and syncing flag, each network's head, reported head and finalized block, and which
- * origins are tracked (and usable) per network. The control pushes it every CHAIN_PUSH_MS (250 ms) when
+ * earliest block, syncing and refused flags, each network's head, reported head, head ceiling bound
+ * (its ceiling computed here on the wall clock the control stamped it with: chain/head-bound.ts) and
+ * finalized block, and which origins are tracked (and usable) per network. The control pushes it every CHAIN_PUSH_MS (250 ms) when
  * it changed and right after each chain event, so a worker lags the tracker by at most that plus IPC.
  *
  * Events (head, reorg, gap, finalized) arrive in the tracker's order, as they happen; the replica keeps
@@ -12,11 +13,13 @@
  * subscription hub, the cache's finality) synchronously, with the tracker's guarantees.
  *
  * Feedback (answers revealing heads or missing blocks, heads reported to clients, finality demand) is
- * applied locally at once where a read depends on it (an origin's head only rises; the reported head is
- * the max of local and pushed) and sent to the control, batched every FEEDBACK_FLUSH_MS (50 ms): heads as
+ * applied locally at once where a read depends on it (an origin's head only rises, never above a head
+ * ceiling of its networks nor for a refused origin; the reported head is the max of local and pushed,
+ * never above the ceiling) and sent to the control (whose tracker counts numbers above the ceiling), batched every FEEDBACK_FLUSH_MS (50 ms): heads as
  * the max per origin or network, missing blocks in order, `touch` at most once per TOUCH_EVERY_MS (1 s)
  * per network. `block()` asks the control's tracker (a request with a BLOCK_TIMEOUT_MS bound, 10 s).
  */
+import { ceiling } from '../chain/head-bound.js';
 import type { TrackedOrigin } from '../chain/tracker.js';
 import type { BlockHead, ChainListener, OriginChainState } from '../chain/types.js';
 import type { Clock } from '../clock.js';
@@ -35,6 +38,7 @@ interface ReplicaOriginState {
   hash: string | undefined;
   earliest: number;
   syncing: boolean;
+  refused: boolean;
 }
 
 export interface ReplicaChainOptions {
@@ -148,13 +152,25 @@ export class ReplicaChain implements GatewayChain {
     return local === undefined || pushed > local ? pushed : local;
   }
 
+  headCeiling(network: string): number | undefined {
+    const bound = this.#networks[network]?.bound;
+    return bound === undefined ? undefined : ceiling(bound, this.#options.clock.now());
+  }
+
   // ── ChainFeedback ──
 
   sawHead(poolId: string, originName: string, number: number): void {
     const state = this.#origins.get(poolId)?.get(originName);
-    if (state === undefined || (state.head !== undefined && number <= state.head)) return;
-    state.head = number;
-    state.hash = undefined;
+    if (state === undefined) return;
+    if (
+      !state.refused &&
+      (state.head === undefined || number > state.head) &&
+      !this.#beyondCeiling(poolId, originName, number)
+    ) {
+      state.head = number;
+      state.hash = undefined;
+    }
+    // The control judges it too (and counts a number above the ceiling).
     const saw = this.#batch.saw.find(([pool, origin]) => pool === poolId && origin === originName);
     if (saw === undefined) this.#batch.saw.push([poolId, originName, number]);
     else if (number > saw[2]) saw[2] = number;
@@ -169,7 +185,8 @@ export class ReplicaChain implements GatewayChain {
 
   reported(network: string, number: number): void {
     const held = this.reportedHead(network);
-    if (held !== undefined && number <= held) return;
+    if ((held !== undefined && number <= held) || number > (this.headCeiling(network) ?? Number.POSITIVE_INFINITY))
+      return;
     this.#localReported.set(network, number);
     const entry = this.#batch.reported.find(([name]) => name === network);
     if (entry === undefined) this.#batch.reported.push([network, number]);
@@ -207,6 +224,12 @@ export class ReplicaChain implements GatewayChain {
     return this.#canonical.get(network)?.at(-1);
   }
 
+  canonicalHash(network: string, number: number): string | undefined {
+    const window = this.#canonical.get(network);
+    const low = window?.[0]?.number;
+    return low === undefined || number < low ? undefined : window?.[number - low]?.hash;
+  }
+
   networks(): string[] {
     return Object.keys(this.#networks);
   }
@@ -237,6 +260,16 @@ export class ReplicaChain implements GatewayChain {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => this.flush(), FEEDBACK_FLUSH_MS);
     this.#timer.unref();
+  }
+
+  /** Whether `number` lies above the head ceiling of a network that tracks the origin. */
+  #beyondCeiling(poolId: string, originName: string, number: number): boolean {
+    for (const [network, pushed] of Object.entries(this.#networks)) {
+      if (pushed.bound === undefined || !pushed.tracked.some(([pool, name]) => pool === poolId && name === originName))
+        continue;
+      if (number > (this.headCeiling(network) ?? Number.POSITIVE_INFINITY)) return true;
+    }
+    return false;
   }
 
   #indexPools(): void {

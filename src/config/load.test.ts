@@ -104,6 +104,22 @@ describe('config pipeline', () => {
     rejects(name, 'CONFIG_INVALID', /gateway\.trusted_proxies\.0: must be an IPv4 or IPv6 address or range/);
   });
 
+  it('networks.{name}.verify_anchor.origins: none by default; pool/origin or bare names; a bad entry is named', () => {
+    const net = (anchor?: unknown) => ({
+      networks: { n: { chain_id: 1, ...(anchor === undefined ? {} : { verify_anchor: anchor }) } },
+    });
+    assert.deepEqual(buildConfig(net(), 'x').networks.n?.verify_anchor.origins, []);
+    const named = buildConfig(net({ origins: ['pool-a/node 1', 'b'] }), 'x').networks.n?.verify_anchor.origins;
+    assert.deepEqual(named, ['pool-a/node 1', 'b']);
+    rejects(() => buildConfig(net({ origins: ['a\nb'] }), 'p.yaml'), 'CONFIG_INVALID', /verify_anchor\.origins\.0/);
+    rejects(() => buildConfig(net({ origins: [''] }), 'p.yaml'), 'CONFIG_INVALID', /verify_anchor\.origins\.0/);
+    rejects(
+      () => buildConfig(net({ origins: 'a' }), 'p.yaml'),
+      'CONFIG_INVALID',
+      /networks\.n\.verify_anchor\.origins/,
+    );
+  });
+
   it('a missing environment variable is an error naming the variable and the key', () => {
     const path = file('env.yaml', `database_url: \${SWITCHYARD_TEST_DB_URL_UNSET}\n`);
     rejects(

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseCidr } from '../model/ip-address.js';
 import { rateLimitInput } from '../model/limit-bounds.js';
+import { plainText } from '../model/plain-text.js';
 import { type PoolInput, poolInput } from '../model/pool-input.js';
 import { isEmailAddress, poolName } from '../model/pool-schema.js';
 import { DEFAULTS } from './defaults.js';
@@ -126,6 +127,13 @@ export const networkSchema = z.strictObject({
   max_logs_block_range: z.number().int().positive().nullable().default(DEFAULTS.network.max_logs_block_range),
   /** Blocks below the head taken as final where an origin has no `finalized` tag (incident divergence). */
   finality_depth: z.number().int().nonnegative().default(DEFAULTS.network.finality_depth),
+  /** The operator's own origins, trusted on their word (SPEC §18's trust anchor; §20's head adoption). */
+  verify_anchor: z
+    .strictObject({
+      /** `pool/origin`, or a bare origin name unique in the network (chain/anchor.ts). */
+      origins: z.array(plainText().min(1).max(201)).default([]),
+    })
+    .prefault({}),
   /** Chain-incident alert thresholds (SPEC §14, docs/incidents.md); durations left out are derived from the chain. */
   incidents: z
     .strictObject({

@@ -48,7 +48,9 @@ import { MonitoredHealthView } from './view.js';
  * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
  * `onEvents` hears about the events this process recorded right after they commit (the notification
  * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
- * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head).
+ * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head);
+ * `adoptedHead` reads back the network head the tracker adopted, the highest best `max_block_lag` is
+ * judged against (SPEC §20).
  *
  * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
@@ -78,6 +80,8 @@ export interface HealthMonitorOptions {
   onEvents?: (events: readonly HealthEventInput[]) => void;
   /** Called with the head a jsonrpc probe saw on an origin (eth_blockNumber), after its round committed. */
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
+  /** The network head the chain tracker adopted (round.ts `RoundContext.adoptedHead`). */
+  adoptedHead?: (network: string) => number | undefined;
   /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
   outbound?: OutboundPolicy;
 }
@@ -143,6 +147,7 @@ export class HealthMonitor {
         : {
             onBlockNumber: options.onBlockNumber,
           }),
+      ...(options.adoptedHead === undefined ? {} : { adoptedHead: options.adoptedHead }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }
@@ -287,15 +292,15 @@ export class HealthMonitor {
         this.#logger.warn('pool refers to a missing monitor; checking it as unmonitored', { pool_id: pool.id });
       }
     }
-    const expectedChainIds =
+    const networks =
       pool.account_id === this.#options.routingAccountId
-        ? Object.values(this.#options.networks)
-            .filter((network) => network.pools.includes(pool.name))
-            .map((network) => network.chain_id)
+        ? Object.entries(this.#options.networks).filter(([, network]) => network.pools.includes(pool.name))
         : [];
+    const expectedChainIds = networks.map(([, network]) => network.chain_id);
     const intervalMs = this.#intervalMs(monitor);
     const longestCheck = monitor === undefined ? 0 : (monitor.retries + 1) * 3 * monitor.timeout * 1000;
-    return { pool, monitor, expectedChainIds, leaseMs: 2 * intervalMs + longestCheck + 5_000 };
+    const leaseMs = 2 * intervalMs + longestCheck + 5_000;
+    return { pool, monitor, expectedChainIds, networks: networks.map(([name]) => name), leaseMs };
   }
 
   #intervalMs(monitor: MonitorSettings | undefined): number {

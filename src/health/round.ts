@@ -50,6 +50,11 @@ export interface RoundContext {
   onEvents?: (events: readonly HealthEventInput[]) => void;
   /** Called with each block number a probe of the committed round saw (the chain tracker's feed). */
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
+  /**
+   * The network head the chain tracker adopted (SPEC §20): a pool's `max_block_lag` is judged against at
+   * most the highest of its networks' (none known: the pool's best alone).
+   */
+  adoptedHead?: (network: string) => number | undefined;
 }
 
 export interface PoolPlan {
@@ -57,6 +62,8 @@ export interface PoolPlan {
   monitor: MonitorSettings | undefined;
   /** Chain ids a jsonrpc origin must report (empty: the pool is in no network, chain id not checked). */
   expectedChainIds: readonly number[];
+  /** The networks that list the pool (their adopted heads bound the lag rule); none when absent. */
+  networks?: readonly string[];
   /** How long the lease lasts without renewal; another process takes over after that. */
   leaseMs: number;
 }
@@ -94,7 +101,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     await eachLimited(enabled, PROBE_CONCURRENCY, async (origin) => {
       results.set(origin.name, await checkOrigin(transport, origin, monitor, plan.expectedChainIds));
     });
-    if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag);
+    if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag, [], adoptedHead(ctx, plan));
   }
 
   const checkedAt = new Date(started).toISOString();
@@ -219,6 +226,16 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     await refreshPool(ctx, pool.id);
     return { kind: 'conflict' };
   }
+}
+
+/** The highest head the tracker adopted for the pool's networks, if any. */
+function adoptedHead(ctx: RoundContext, plan: PoolPlan): bigint | undefined {
+  let best: number | undefined;
+  for (const network of plan.networks ?? []) {
+    const head = ctx.adoptedHead?.(network);
+    if (head !== undefined && (best === undefined || head > best)) best = head;
+  }
+  return best === undefined ? undefined : BigInt(best);
 }
 
 /** Re-reads one pool's stored state into the live copy. */

@@ -27,9 +27,10 @@ function view(states: Record<string, Partial<OriginChainState>>, networkHead: nu
       const state = states[name];
       return state === undefined
         ? undefined
-        : { head: undefined, hash: undefined, earliest: 0, syncing: false, ...state };
+        : { head: undefined, hash: undefined, earliest: 0, syncing: false, refused: false, ...state };
     },
     reportedHead: () => undefined,
+    headCeiling: () => undefined,
   };
 }
 
@@ -64,6 +65,15 @@ describe('orderByChain', () => {
       plan: 'abc',
       expect: 'bca',
       eligible: 2,
+    },
+    {
+      name: 'head: an origin whose head claim was refused counts as lagging, even at the head',
+      states: { a: { head: 10, refused: true }, b: { head: 10 }, c: { head: 8 } },
+      head: 10,
+      needs: HEAD,
+      plan: 'abc',
+      expect: 'bac',
+      eligible: 1,
     },
     {
       name: 'head: max_head_lag lets a close origin stay',

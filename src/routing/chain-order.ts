@@ -2,7 +2,8 @@
  * Chain-aware order of a plan (SPEC §9), applied to the router's plan (router.ts) for one call, with what
  * the call needs (chain/types.ts `CallNeeds`) and what the chain tracker knows (`ChainView`):
  *   head  — origins within `max_head_lag` of the network head first; then origins whose head is not
- *           known yet; then lagging origins, most advanced first (tried only when the others fail);
+ *           known yet; then lagging origins, most advanced first (tried only when the others fail) —
+ *           an origin whose head claim the tracker refused (SPEC §20) counts as lagging;
  *   block — origins whose head ≥ `to` and earliest ≤ `from` first; then origins with an unknown head that
  *           are not known to lack `from`; then those behind `to`, most advanced first (a block no origin
  *           has yet goes to the most advanced one, whose answer passes through); origins known to lack
@@ -74,6 +75,7 @@ function rank(
   state: OriginChainState | undefined,
 ): Rank {
   if (needs.kind === 'head') {
+    if (state?.refused === true) return 2;
     if (state?.head === undefined) return 1;
     return state.head >= (networkHead as number) - maxHeadLag ? 0 : 2;
   }

@@ -119,11 +119,14 @@ test('with a real anvil: finalized blocks by number are cached, blocks above fin
   let chain: TestApp | undefined;
   try {
     anvil = await startTestAnvil();
-    await rpc(anvil.url, 'anvil_mine', ['0x64']); // latest 100 → anvil's finalized is 36
     chain = await startApp({
       networks: { sepolia: { chain_id: 11155111, pools: ['a'] } },
       pools: [poolOf('a', [anvil.url])],
     });
+    // A block by number is kept only when the tracker's canonical window (the blocks it followed since
+    // its start) holds it with that hash: block 0, final from the start (the first finality fetch).
+    await waitFor(() => chain?.chain.canonicalHead('sepolia') !== undefined, 'the first head');
+    await rpc(anvil.url, 'anvil_mine', ['0x64']); // latest 100
     const metricsUrl = `${new URL(chain.apiUrl).origin}/metrics`;
     const hits = async () => {
       const text = await (await fetch(metricsUrl)).text();
@@ -131,16 +134,16 @@ test('with a real anvil: finalized blocks by number are cached, blocks above fin
     };
     const direct = await post(
       anvil.url,
-      '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x10",true]}',
+      '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x0",true]}',
     );
-    // The first read makes the chain tracker fetch finality; once it is known, the block is kept and hit.
+    // Once finality is known, the block is kept and hit.
     await waitFor(async () => {
-      await post(chain!.rpcUrl(), '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x10",true]}');
+      await post(chain!.rpcUrl(), '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x0",true]}');
       return (await hits()) > 0;
-    }, 'a cache hit for block 0x10');
+    }, 'a cache hit for block 0x0');
     const cached = await post(
       chain.rpcUrl(),
-      '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x10",true]}',
+      '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockByNumber","params":["0x0",true]}',
     );
     assert.equal(cached.text, direct.text, 'the cached block is the node’s answer byte for byte');
 
@@ -149,7 +152,7 @@ test('with a real anvil: finalized blocks by number are cached, blocks above fin
       await rpc(chain.rpcUrl(), 'eth_getBlockByNumber', [tag, false]);
       await rpc(chain.rpcUrl(), 'eth_getBlockByNumber', [tag, false]);
     }
-    assert.equal(await hits(), before, 'block 0x30 (above finalized 0x24), latest and finalized are never hits');
+    assert.equal(await hits(), before, 'block 0x30 (above the finalized block), latest and finalized are never hits');
   } finally {
     await chain?.close();
     await anvil?.stop();

@@ -1,13 +1,15 @@
 /**
  * The chain tracker inside a real Switchyard (startApp → main.ts → gateway.ts) against real anvil nodes:
- * origins at different heights, heads back-filled in order, a real reorg (evm_snapshot, mine, evm_revert,
- * mine another block) seen from its fork point, the metrics, and a killed leading node dropping out of the
- * network head once health ejects it. Polls every 25 ms; every wait is on a condition, bounded.
+ * origins at different heights of one chain (`mineShared`), heads back-filled in order, a real reorg
+ * (evm_snapshot, mine, evm_revert, mine another block) seen from its fork point, the metrics, and a killed
+ * leading node dropping out of the network head once health ejects it. The reorg happens on the leading
+ * node only, which no other origin can back: the operator trusts it (`verify_anchor.origins`, SPEC §20).
+ * Polls every 25 ms; every wait is on a condition, bounded.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BlockHead, ChainReorg } from '../../src/chain/types.js';
-import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { type AnvilNode, mineShared, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
 
@@ -55,9 +57,16 @@ describe('the chain tracker on real anvil nodes', () => {
 
   before(async () => {
     [a, b] = await Promise.all([startTestAnvil(), startTestAnvil()]);
-    await call(a.url, 'anvil_mine', ['0x5']);
+    await mineShared(a, 5);
     app = await startApp({
-      networks: { sepolia: { chain_id: 11155111, pools: ['p'], head_poll_interval: '25ms' } },
+      networks: {
+        sepolia: {
+          chain_id: 11155111,
+          pools: ['p'],
+          head_poll_interval: '25ms',
+          verify_anchor: { origins: ['p/o0'] },
+        },
+      },
       pools: [poolOf('p', [a.url, b.url])],
     });
     app.chain.addListener({
@@ -80,8 +89,9 @@ describe('the chain tracker on real anvil nodes', () => {
     assert.equal(state('o0')?.earliest, 0);
     assert.equal(state('o0')?.syncing, false);
 
-    await call(b.url, 'anvil_mine', ['0x3']);
+    await mineShared(b, 3); // blocks 1..3 of a's chain
     await waitFor(() => state('o1')?.head === 3, 'the lagging node to be seen at 3');
+    assert.equal(state('o1')?.hash, (await blockOf(a.url, 3)).hash);
     assert.equal(app.chain.networkHead('sepolia'), 5);
   });
 

@@ -1,14 +1,14 @@
 /**
- * Head-aware routing and the monotonic head (SPEC §9), with two real anvil nodes that share a genesis block
- * but not their later blocks: blocks are mined on one node or the other, so their heights keep crossing.
- * Through the gateway (random steering):
+ * Head-aware routing and the monotonic head (SPEC §9), with two real anvil nodes on one chain that take
+ * turns leading: blocks are mined on one node or the other (`mineShared`: the same blocks on both, as
+ * nodes of one network have), so their heights keep crossing. Through the gateway (random steering):
  *   - 200 eth_blockNumber calls, mixed with mining, never go down;
  *   - a block only the leading node has is never answered null.
  * Without the chain tracker, each call would land on either node and both rules would break at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AnvilNode } from '../helpers/anvil.js';
+import { type AnvilNode, mineShared } from '../helpers/anvil.js';
 import { type AnvilPair, startAnvilPair, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
 
@@ -17,8 +17,7 @@ let nodes: AnvilNode[];
 let app: TestApp;
 
 async function mine(node: AnvilNode, blocks: number): Promise<void> {
-  const answer = await rpc(node.url, 'anvil_mine', [`0x${blocks.toString(16)}`]);
-  assert.equal(answer.answer.error, undefined);
+  await mineShared(node, (await height(node.url)) + blocks);
 }
 
 async function height(url: string): Promise<number> {

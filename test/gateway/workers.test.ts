@@ -11,6 +11,9 @@
  * - A newHeads subscription on a worker gets the block mined on the origin (chain events reach workers).
  * - kill -9 of one worker: it is logged and replaced; calls keep succeeding; the restart is counted; the
  *   new worker serves the filter made earlier from its origin (it got the affinity entry in its init).
+ *   The two nodes hold different state (so an answer tells which pool served it), hence different
+ *   blocks: the primary's node is the operator's trusted origin (`verify_anchor.origins`, SPEC §20), so
+ *   the chain follows it once it mines its own block at the failover node's height.
  * - The gateway port taken: start-up fails naming `gateway.listen`, and no worker is left running.
  * - SIGTERM with a call in flight: the call is answered, a WebSocket connection gets 1001, then serve and
  *   its workers exit 0.
@@ -124,7 +127,7 @@ describe('gateway.workers: 2 against real anvil origins', () => {
         `data_dir: ${join(dir, 'data')}`,
         'gateway: { listen: "127.0.0.1:0", workers: 2 }',
         'api: { listen: "127.0.0.1:0" }',
-        'networks: { sepolia: { chain_id: 11155111, pools: [primary, failover] } }',
+        'networks: { sepolia: { chain_id: 11155111, pools: [primary, failover], verify_anchor: { origins: [primary/a] } } }',
         'pools:',
         `  - { name: primary, origins: [{ name: a, address: "${primary.url}" }] }`,
         `  - { name: failover, origins: [{ name: b, address: "${failover.url}" }] }`,

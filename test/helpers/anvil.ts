@@ -1,14 +1,31 @@
 /**
  * Real anvil nodes for tests, through the product's own launcher (src/devnet/anvil.ts): free port,
- * chain id 11155111 unless told otherwise, stopped by PID. Register `after(() => node.stop())`.
+ * chain id 11155111 unless told otherwise, genesis at TEST_GENESIS (so test nodes share block 0), stopped
+ * by PID. Register `after(() => node.stop())`. `mineShared` keeps several such nodes on one chain.
  */
 import { readFileSync } from 'node:fs';
 import { type AnvilNode, type AnvilOptions, startAnvil } from '../../src/devnet/anvil.js';
+import { rpc } from './http.js';
 
 export type { AnvilNode };
 
+export const TEST_GENESIS = 1_700_000_000;
+
 export function startTestAnvil(options: Partial<AnvilOptions> = {}): Promise<AnvilNode> {
-  return startAnvil({ chainId: 11_155_111, port: 0, timestamp: 1_700_000_000, ...options });
+  return startAnvil({ chainId: 11_155_111, port: 0, timestamp: TEST_GENESIS, ...options });
+}
+
+/**
+ * Mines empty blocks on `node` up to height `to`, block n stamped TEST_GENESIS + n. Test nodes that mine
+ * the same heights this way mine the very same blocks (same parent, timestamp and contents), so they stay
+ * on one chain whichever of them is ahead — as nodes of one real network do.
+ */
+export async function mineShared(node: AnvilNode, to: number): Promise<void> {
+  const answer = await rpc(node.url, 'eth_blockNumber');
+  for (let n = Number(answer.answer.result) + 1; n <= to; n += 1) {
+    const mined = await rpc(node.url, 'evm_mine', [TEST_GENESIS + n]);
+    if (mined.answer.error !== undefined) throw new Error(`evm_mine ${n}: ${mined.answer.error.message}`);
+  }
 }
 
 /**

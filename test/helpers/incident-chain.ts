@@ -68,7 +68,7 @@ export class ScriptedChain implements IncidentChain {
     const entry: TrackedOrigin = {
       pool,
       origin,
-      state: { head: header.number, hash: header.hash, earliest: 0, syncing: false },
+      state: { head: header.number, hash: header.hash, earliest: 0, syncing: false, refused: false },
       usable,
       pushing: false,
       header,

@@ -6,7 +6,9 @@
  * 2. Head stall: a mines (a pacer, every 400 ms, from before `serve` starts), then stops at height H →
  *    START at H; the receiver answers 500, `serve` is restarted, and the same webhook-id arrives again
  *    and is taken; a mines two blocks → END at H + 2 with the same correlation id.
- * 3. Reorg: `anvil_reorg` of depth 3 on a (min depth 2) → one reorg alert with depth 3 from block H.
+ * 3. Reorg: `anvil_reorg` of depth 3 on a (min depth 2) → one reorg alert with depth 3 from block H. b
+ *    never mines along, so no other origin can back a's new branch: a is the operator's trusted origin
+ *    (`verify_anchor.origins`, SPEC §20), whose word moves the chain.
  * 4. Divergence: b is mined onto another chain at the same heights → START naming a and b and a height
  *    at or below head − finality_depth, with each origin's real hash there. a keeps mining to the end.
  * 5. b is disabled through the SDK: one healthy origin is left, nothing diverges → END with the
@@ -81,6 +83,7 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
         '    head_poll_interval: 0.1',
         '    finality_depth: 2',
         '    incidents: { head_stall_after: 2, reorg_min_depth: 2 }',
+        '    verify_anchor: { origins: [pair/a] }',
         '  goerli: { chain_id: 5, pools: [], retired_on: "2024-04-01" }',
         'pools:',
         '  - name: pair',

@@ -420,7 +420,7 @@ test('newPendingTransactions: from a usable origin with a ws_address while its p
   const pool = { id: 'p1', name: 'sepolia-pool' } as unknown as Pool;
   const plain = { name: 'http-only', address: 'http://127.0.0.1:1' } as unknown as Origin;
   const pushing = { name: 'ws', address: 'http://127.0.0.1:2', ws_address: 'ws://127.0.0.1:2' } as unknown as Origin;
-  const state = { head: 1, hash: undefined, earliest: 0, syncing: false };
+  const state = { head: 1, hash: undefined, earliest: 0, syncing: false, refused: false };
   tracker.tracked = [
     { pool, origin: plain, state, usable: true, pushing: false },
     { pool, origin: { ...pushing, name: 'down' } as Origin, state, usable: false, pushing: false },

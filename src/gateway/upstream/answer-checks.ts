@@ -5,10 +5,15 @@
  *     have) → `missing`: the forwarder tries the next origin; for a call pinned to blocks, and unless the
  *     origin is simply behind them, the tracker learns that the origin lacks the first block;
  *   - `null` for a lookup by hash, or for a pinned block, from an origin behind the network head (or
- *     behind the block) → `behind`: retried once on the most advanced origin;
- *   - eth_blockNumber, and eth_getBlockByNumber("latest"), below the head already reported to clients of
- *     the network → `behind` (monotonic head); otherwise the number is reported (and the origin's head
- *     is at least that);
+ *     behind the block), or one whose head claim the tracker refused → `behind`: retried once on the
+ *     most advanced origin;
+ *   - a block or transaction by hash (eth_getBlockByHash, eth_getTransactionByHash) whose `hash`, or a
+ *     receipt whose `transactionHash`, is not the hash asked for → `bad` (SPEC §20): the next origin is
+ *     tried, as for missing data, and the answer reaches the client only if no origin answers better;
+ *   - eth_blockNumber, and eth_getBlockByNumber("latest"), above the network's head ceiling (a head no
+ *     adopted chain can have yet: chain/head-bound.ts) → `bad`; below the head already reported to
+ *     clients of the network → `behind` (monotonic head); otherwise the number is reported (and the
+ *     origin's head is at least that);
  *   - a receipt's blockNumber tells the tracker the origin has that block.
  * Answers still streaming (large ones) are never errors or nulls worth checking: they pass.
  */
@@ -17,14 +22,27 @@ import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { Candidate } from '../../routing/router.js';
 import type { UpstreamReply } from '../rpc/forwarder.js';
 import type { JsonKind } from '../rpc/json-lex.js';
-import type { ValueSpan } from '../rpc/json-scan.js';
+import { scanJson, type ValueSpan } from '../rpc/json-scan.js';
 
-export type Verdict = 'ok' | 'missing' | 'behind';
+export type Verdict = 'ok' | 'missing' | 'behind' | 'bad';
+
+/** What a verdict other than `ok` means for the call, as the forwarder logs it. */
+export const VERDICT_NOTES: Readonly<Record<Exclude<Verdict, 'ok'>, string>> = {
+  missing: 'origin lacks the data; trying the next',
+  behind: 'origin is behind',
+  bad: 'origin answered other than asked; trying the next',
+};
 
 /** Error answers longer than this are not missing-data errors (those are one short message). */
 const MAX_ERROR_BYTES = 4096;
 const NUMBER_KEY = Buffer.from('"number":"');
 const BLOCK_NUMBER_KEY = Buffer.from('"blockNumber":"');
+/** Lookups by hash, and the member of their answer that must be the hash asked for. */
+const HASH_MEMBER: Readonly<Record<string, string>> = {
+  eth_getBlockByHash: 'hash',
+  eth_getTransactionByHash: 'hash',
+  eth_getTransactionReceipt: 'transactionHash',
+};
 
 export interface AnswerContext {
   readonly network: string;
@@ -48,7 +66,7 @@ export function worthJudging(method: string, outcomeKey: string, valueKind: Json
     valueKind === 'null' ||
     method === 'eth_blockNumber' ||
     method === 'eth_getBlockByNumber' ||
-    method === 'eth_getTransactionReceipt'
+    HASH_MEMBER[method] !== undefined
   );
 }
 
@@ -76,11 +94,13 @@ export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerCon
   }
   if (value.kind === 'null') {
     if (needs.kind !== 'hash' && needs.kind !== 'block') return 'ok';
-    const head = chain.origin(poolId, origin)?.head;
-    if (head === undefined) return 'behind';
+    const state = chain.origin(poolId, origin);
+    const head = state?.head;
+    if (head === undefined || state?.refused === true) return 'behind';
     const wanted = needs.kind === 'block' ? needs.to : chain.networkHead(network);
     return wanted !== undefined && head < wanted ? 'behind' : 'ok';
   }
+  if (HASH_MEMBER[method] !== undefined && !showsHashAsked(context, reply.body, value)) return 'bad';
   const head = headShown(context, reply.body, value);
   if (head !== undefined) return reportHead(chain, network, poolId, origin, head);
   if (method === 'eth_getTransactionReceipt' && value.kind === 'object') {
@@ -90,7 +110,10 @@ export function judgeAnswer(chain: ChainView & ChainFeedback, context: AnswerCon
   return 'ok';
 }
 
-/** The head a client is about to see: `behind` when lower than one already reported, else reported. */
+/**
+ * The head a client is about to see: `bad` above the head ceiling, `behind` when lower than one already
+ * reported, else reported. The tracker hears it either way (it counts a number above the ceiling).
+ */
 function reportHead(
   chain: ChainView & ChainFeedback,
   network: string,
@@ -99,6 +122,7 @@ function reportHead(
   number: number,
 ): Verdict {
   chain.sawHead(poolId, origin, number);
+  if (number > (chain.headCeiling(network) ?? Number.POSITIVE_INFINITY)) return 'bad';
   const reported = chain.reportedHead(network);
   if (reported !== undefined && number < reported) return 'behind';
   chain.reported(network, number);
@@ -122,6 +146,16 @@ function headShown(context: AnswerContext, body: Buffer, value: ValueSpan): numb
     return keyedQuantity(body, NUMBER_KEY, value.start, value.end);
   }
   return undefined;
+}
+
+/** Whether a lookup by hash answered the object asked for: its hash member is the hash in the params. */
+function showsHashAsked(context: AnswerContext, body: Buffer, value: ValueSpan): boolean {
+  const asked = Array.isArray(context.params) ? context.params[0] : undefined;
+  if (value.kind !== 'object' || typeof asked !== 'string') return true;
+  const key = HASH_MEMBER[context.method] as string;
+  const member = scanJson(body, value.start, value.end)?.members.find((m) => m.key === key)?.value;
+  if (member?.kind !== 'string') return false;
+  return body.toString('latin1', member.start + 1, member.end - 1).toLowerCase() === asked.toLowerCase();
 }
 
 function isLatest(params: unknown): boolean {

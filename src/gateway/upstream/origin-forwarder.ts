@@ -16,8 +16,9 @@
  * The order of origins per call is call-plan.ts's: router, chain-aware order (head-relative calls to
  * origins at the network head, pinned calls to origins that have the block), read-your-writes, filter
  * affinity, max_attempts, free connections first.
- * With a chain tracker, each whole answer to a read is checked (answer-checks.ts): a missing-data error
- * sends the call on to the next origin (when every origin lacks the data, the last one's error passes
+ * With a chain tracker, each whole answer to a read is checked (answer-checks.ts): a missing-data error,
+ * or an answer other than asked (a lookup by hash answered with another hash, a head above the head
+ * ceiling), sends the call on to the next origin (when no origin answers better, the last answer passes
  * through), and a null from an origin behind the chain, or a head below one already reported, is retried
  * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
  * against the origin's health. An origin that takes a transaction becomes the client's origin for its
@@ -57,7 +58,7 @@ import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
+import { type AnswerContext, judgeAnswer, reportPassedHead, VERDICT_NOTES, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure, exhausted } from './attempt-failure.js';
 import { recordFailure, recordSuccess } from './attempt-record.js';
@@ -162,7 +163,7 @@ export class OriginForwarder implements Forwarder {
         return reply;
       }
       fallback = reply;
-      this.#deps.logger.debug(verdict === 'missing' ? 'origin lacks the data; trying the next' : 'origin is behind', {
+      this.#deps.logger.debug(VERDICT_NOTES[verdict], {
         network,
         method: call.method,
         pool: candidate.pool.name,

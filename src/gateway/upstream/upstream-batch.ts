@@ -3,7 +3,8 @@
  * batch (batch-wire.ts builds and matches the bytes), origin after origin of the batch's plan
  * (call-plan.ts, for what the calls need together) until one answers as a whole. With a chain tracker
  * each answer element is checked like a single call's (answer-checks.ts); one the checks turn down
- * (missing data, a null or a head from behind the chain) is left out, so the handler forwards that call
+ * (missing data, a null or a head from behind the chain, an answer other than asked) is left out, so the
+ * handler forwards that call
  * on its own with the per-call rules.
  */
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';

@@ -12,7 +12,8 @@ import { isProbeResponse, type ProbeTransport } from './transport.js';
  * 2. `eth_syncing` must be `false`; a sync-status object fails ("syncing: block 0x10 of 0x200").
  *    An origin that does not implement it (-32601) counts as not syncing.
  * 3. `eth_blockNumber` is recorded; the pool round then fails origins more than `max_block_lag` blocks
- *    behind the pool's best origin (see `applyBlockLag`).
+ *    behind the pool's best origin, never a best above the network head the chain tracker adopted (see
+ *    `applyBlockLag`).
  * Any non-2xx status, non-JSON body or JSON-RPC error fails the check naming the method.
  * `rtt` is the round trip of the eth_chainId call.
  */
@@ -66,17 +67,21 @@ export async function jsonRpcCheck(
  * The pool-wide part of the jsonrpc check: an origin that passed but is more than `maxLag` blocks behind
  * the best head known in the pool (this round's results plus `otherHeads`, recent heads of origins not
  * probed in this round) fails with "block 0x10 is 20 behind the pool's best 0x24 (max_block_lag 8)".
+ * The best is never above `adopted`, the network head the chain tracker adopted for the pool's networks
+ * (SPEC §20): one origin claiming a head nobody else has makes no honest origin lag.
  */
 export function applyBlockLag(
   results: Map<string, ProbeResult>,
   maxLag: number,
   otherHeads: readonly bigint[] = [],
+  adopted?: bigint,
 ): void {
   let best: bigint | undefined;
   for (const head of [...otherHeads, ...[...results.values()].map((r) => r.block_number)]) {
     if (head !== undefined && (best === undefined || head > best)) best = head;
   }
   if (best === undefined) return;
+  if (adopted !== undefined && best > adopted) best = adopted;
   for (const [name, result] of results) {
     if (!result.ok || result.block_number === undefined) continue;
     const lag = best - result.block_number;

@@ -72,25 +72,68 @@ test('only successful, non-null answers are admitted', () => {
   });
 });
 
-test('blocks by number are admitted only for the height asked and at or below finality', () => {
+/** The canonical chain as the tracker's window holds it: block 100 is BLOCK_HASH, nothing else is known. */
+const canonical = (network: string, height: number) => (network === 'net' && height === 100 ? BLOCK_HASH : undefined);
+
+test('blocks by number are admitted only for the height asked, at or below finality, and canonical', () => {
   const plan = planRead('net', 'eth_getBlockByNumber', ['0x64', false], FINALIZED)!;
   const block = { number: '0x64', hash: BLOCK_HASH };
-  assert.deepEqual(admit(plan, 200, answer({ result: block }), FINALIZED), { height: 100n, blockHash: BLOCK_HASH });
-  assert.equal(admit(plan, 200, answer({ result: { ...block, number: '0x63' } }), FINALIZED), undefined);
-  assert.equal(admit(plan, 200, answer({ result: block }), 99n), undefined); // finality went back meanwhile
+  assert.deepEqual(admit(plan, 200, answer({ result: block }), FINALIZED, canonical), {
+    height: 100n,
+    blockHash: BLOCK_HASH,
+  });
+  assert.equal(admit(plan, 200, answer({ result: { ...block, number: '0x63' } }), FINALIZED, canonical), undefined);
+  assert.equal(admit(plan, 200, answer({ result: block }), 99n, canonical), undefined); // finality went back meanwhile
+  const altered = { ...block, hash: HASH, miner: '0x0000000000000000000000000000000000000001' };
+  assert.equal(admit(plan, 200, answer({ result: altered }), FINALIZED, canonical), undefined, 'not the chain’s block');
+  assert.equal(admit(plan, 200, answer({ result: block }), FINALIZED), undefined, 'nothing to check it against');
+  const old = planRead('net', 'eth_getBlockByNumber', ['0x10', false], FINALIZED)!;
+  const below = admit(old, 200, answer({ result: { number: '0x10', hash: BLOCK_HASH } }), FINALIZED, canonical);
+  assert.equal(below, undefined, 'below the window: answered, not kept');
 });
 
-test('transactions and receipts are admitted only once their block is final', () => {
-  for (const method of ['eth_getTransactionByHash', 'eth_getTransactionReceipt']) {
+test('by hash, only the object asked for is admitted', () => {
+  const plan = planRead('net', 'eth_getBlockByHash', [HASH.toUpperCase().replace('0X', '0x'), false], FINALIZED)!;
+  assert.deepEqual(admit(plan, 200, answer({ result: { number: '0x5', hash: HASH } }), FINALIZED), {
+    height: 5n,
+    blockHash: HASH,
+  });
+  assert.equal(admit(plan, 200, answer({ result: { number: '0x5', hash: BLOCK_HASH } }), FINALIZED), undefined);
+  const tx = planRead('net', 'eth_getTransactionByHash', [HASH], FINALIZED)!;
+  const mined = { blockNumber: '0x64', blockHash: BLOCK_HASH };
+  assert.notEqual(admit(tx, 200, answer({ result: { ...mined, hash: HASH } }), FINALIZED), undefined);
+  assert.equal(admit(tx, 200, answer({ result: { ...mined, hash: BLOCK_HASH } }), FINALIZED), undefined);
+});
+
+test('transactions and receipts are admitted only once their block is final; receipts only on the canonical chain', () => {
+  for (const [method, key] of [
+    ['eth_getTransactionByHash', 'hash'],
+    ['eth_getTransactionReceipt', 'transactionHash'],
+  ] as const) {
     const plan = planRead('net', method, [HASH], FINALIZED)!;
-    const mined = { hash: HASH, blockNumber: '0x64', blockHash: BLOCK_HASH };
-    assert.deepEqual(admit(plan, 200, answer({ result: mined }), FINALIZED), { height: 100n, blockHash: BLOCK_HASH });
-    assert.equal(admit(plan, 200, answer({ result: { ...mined, blockNumber: '0x65' } }), FINALIZED), undefined);
+    const mined = { [key]: HASH, blockNumber: '0x64', blockHash: BLOCK_HASH };
+    assert.deepEqual(admit(plan, 200, answer({ result: mined }), FINALIZED, canonical), {
+      height: 100n,
+      blockHash: BLOCK_HASH,
+    });
     assert.equal(
-      admit(plan, 200, answer({ result: { ...mined, blockNumber: null, blockHash: null } }), FINALIZED),
+      admit(plan, 200, answer({ result: { ...mined, blockNumber: '0x65' } }), FINALIZED, canonical),
       undefined,
     );
-    assert.equal(admit(plan, 200, answer({ result: mined }), undefined), undefined);
-    assert.equal(admit(plan, 200, answer({ result: null }), FINALIZED), undefined);
+    assert.equal(
+      admit(plan, 200, answer({ result: { ...mined, blockNumber: null, blockHash: null } }), FINALIZED, canonical),
+      undefined,
+    );
+    assert.equal(admit(plan, 200, answer({ result: mined }), undefined, canonical), undefined);
+    assert.equal(admit(plan, 200, answer({ result: null }), FINALIZED, canonical), undefined);
   }
+  const receipt = planRead('net', 'eth_getTransactionReceipt', [HASH], FINALIZED)!;
+  const sideBlock = { transactionHash: HASH, blockNumber: '0x64', blockHash: HASH };
+  assert.equal(admit(receipt, 200, answer({ result: sideBlock }), FINALIZED, canonical), undefined, 'not canonical');
+  const tx = planRead('net', 'eth_getTransactionByHash', [HASH], FINALIZED)!;
+  assert.notEqual(
+    admit(tx, 200, answer({ result: { hash: HASH, blockNumber: '0x64', blockHash: HASH } }), FINALIZED),
+    undefined,
+    'a transaction needs only its own hash (its block fields are integrity: SPEC §18)',
+  );
 });

@@ -16,8 +16,16 @@
  *     `safe`, `finalized`, `earliest`) are never cached: they move, or mean different blocks over time.
  *   - everything else: not cacheable.
  * `admit` (after the origin answered): only HTTP 200 answers whose JSON-RPC object has a non-null `result`
- * and no `error` are kept — never errors, never "not found (yet)" nulls. It also extracts the block height
- * and hash an entry depends on, so a reorg can invalidate it.
+ * and no `error` are kept — never errors, never "not found (yet)" nulls — and only answers that are the
+ * object asked for on the chain the tracker adopted (SPEC §20, so one bad origin cannot poison what
+ * every client reads):
+ *   - a block or transaction by hash: its `hash` is the hash asked for;
+ *   - a receipt: its `transactionHash` is the hash asked for and its `blockHash` is the canonical
+ *     chain's block at its `blockNumber`;
+ *   - a block by number: its `hash` is the canonical chain's block at that height.
+ * The canonical chain is the tracker's window of recent blocks (128, chain/canonical.ts): blocks by number
+ * and receipts older than that are answered, not kept. `admit` also extracts the block height and hash an
+ * entry depends on, so a reorg can invalidate it.
  *
  * The cache key is network + method + canonical params: the params re-serialised from their parsed form
  * (whitespace-free), with hashes and block numbers lower-cased, so `0xABC…` and `0xabc…` share an entry.
@@ -27,10 +35,16 @@ import { type CacheKind, STANDARD_METHODS } from '../../rpc/methods.js';
 export interface ReadPlan {
   readonly key: string;
   readonly network: string;
+  readonly method: string;
   readonly kind: CacheKind;
   /** For `block-number`: the requested height. */
   readonly height?: bigint;
+  /** For `block-hash` and `tx-hash`: the requested hash, lowercase. */
+  readonly hash?: string;
 }
+
+/** The hash of the canonical block at a height, while the chain tracker's window holds it. */
+export type CanonicalHashes = (network: string, height: number) => string | undefined;
 
 /** What an admitted answer depends on, for reorg invalidation. */
 export interface Admission {
@@ -59,17 +73,19 @@ export function planRead(
   switch (kind) {
     case 'static':
       if (list.length !== 0) return undefined;
-      return { key: `${network}\u0000${method}\u0000[]`, network, kind };
+      return { key: `${network}\u0000${method}\u0000[]`, network, method, kind };
     case 'block-hash': {
       const [hash, full] = list;
       if (list.length !== 2 || typeof hash !== 'string' || !HASH.test(hash) || typeof full !== 'boolean')
         return undefined;
-      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}",${full}]`, network, kind };
+      const asked = hash.toLowerCase();
+      return { key: `${network}\u0000${method}\u0000["${asked}",${full}]`, network, method, kind, hash: asked };
     }
     case 'tx-hash': {
       const [hash] = list;
       if (list.length !== 1 || typeof hash !== 'string' || !HASH.test(hash)) return undefined;
-      return { key: `${network}\u0000${method}\u0000["${hash.toLowerCase()}"]`, network, kind };
+      const asked = hash.toLowerCase();
+      return { key: `${network}\u0000${method}\u0000["${asked}"]`, network, method, kind, hash: asked };
     }
     case 'block-number': {
       const [tag, full] = list;
@@ -79,7 +95,7 @@ export function planRead(
       const height = BigInt(tag);
       if (finalized === undefined || height > finalized) return undefined;
       const canonical = `0x${height.toString(16)}`;
-      return { key: `${network}\u0000${method}\u0000["${canonical}",${full}]`, network, kind, height };
+      return { key: `${network}\u0000${method}\u0000["${canonical}",${full}]`, network, method, kind, height };
     }
     default:
       return undefined;
@@ -97,13 +113,15 @@ export function needsFinality(method: string, params: unknown): boolean {
 
 /**
  * Decides whether an origin's answer to a planned read may be kept. `finalized` is read at admission
- * time: a transaction's block must be final by then.
+ * time: a transaction's block must be final by then. Without `canonical`, blocks by number and receipts
+ * are never kept (nothing to check them against).
  */
 export function admit(
   plan: ReadPlan,
   status: number,
   body: Buffer,
   finalized: bigint | undefined,
+  canonical?: CanonicalHashes,
 ): Admission | undefined {
   if (status !== 200) return undefined;
   let answer: unknown;
@@ -122,13 +140,15 @@ export function admit(
       return typeof result === 'string' ? {} : undefined;
     case 'block-number': {
       const block = blockFields(result);
-      // The origin must answer for the block asked, and it must be at or below finality now.
+      // The origin must answer for the block asked, at or below finality now, and the chain's block.
       if (block === undefined || block.height !== plan.height) return undefined;
       if (finalized === undefined || block.height > finalized) return undefined;
-      return block;
+      return isCanonical(plan.network, block, canonical) ? block : undefined;
     }
-    case 'block-hash':
-      return blockFields(result);
+    case 'block-hash': {
+      const block = blockFields(result);
+      return block?.blockHash === plan.hash ? block : undefined;
+    }
     case 'tx-hash': {
       if (typeof result !== 'object') return undefined;
       const tx = result as Record<string, unknown>;
@@ -136,9 +156,24 @@ export function admit(
       const blockHash = tx.blockHash;
       if (height === undefined || typeof blockHash !== 'string' || !HASH.test(blockHash)) return undefined;
       if (finalized === undefined || height > finalized) return undefined;
-      return { height, blockHash: blockHash.toLowerCase() };
+      const entry = { height, blockHash: blockHash.toLowerCase() };
+      const receipt = plan.method === 'eth_getTransactionReceipt';
+      if (lower(receipt ? tx.transactionHash : tx.hash) !== plan.hash) return undefined;
+      return !receipt || isCanonical(plan.network, entry, canonical) ? entry : undefined;
     }
   }
+}
+
+function isCanonical(
+  network: string,
+  block: { height: bigint; blockHash: string },
+  canonical: CanonicalHashes | undefined,
+): boolean {
+  return canonical !== undefined && canonical(network, Number(block.height)) === block.blockHash;
+}
+
+function lower(value: unknown): string | undefined {
+  return typeof value === 'string' ? value.toLowerCase() : undefined;
 }
 
 function blockFields(result: unknown): { height: bigint; blockHash: string } | undefined {

@@ -12,7 +12,8 @@
  * started it (no client abort signal): other clients may be waiting on it.
  *
  * Finality for blocks by number comes from the chain tracker (chain-finality.ts): it fetches the
- * network's finalized block from a usable origin while the network is in use; nothing here polls.
+ * network's finalized block from a usable origin while the network is in use; nothing here polls. So do
+ * the canonical hashes an answer must match to be kept (cacheability.ts).
  */
 import type { Logger } from '../../../log.js';
 import type { MetricsRegistry } from '../../../metrics/registry.js';
@@ -51,6 +52,7 @@ export class CachingForwarder implements Forwarder {
     this.cache = new ResponseCache<UpstreamReply>({
       maxBytes: options.maxBytes,
       finality: this.finality,
+      canonical: (network, height) => options.chain.canonicalHash(network, height),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
   }

@@ -11,11 +11,13 @@ import type { BlockHead, ChainListener } from '../../../chain/types.js';
 import type { Logger } from '../../../log.js';
 import { type BlockSource, FinalityTracker, type FinalizedBlock } from './finality.js';
 
-/** What finality needs of the chain tracker (chain/tracker.ts ChainTracker has it). */
+/** What the response cache needs of the chain tracker (chain/tracker.ts ChainTracker has it). */
 export interface ChainBlocks {
   block(network: string, which: 'finalized' | number): Promise<BlockHead | undefined>;
   touch(network: string): void;
   addListener(listener: ChainListener): () => void;
+  /** The canonical block's hash at a height, while the tracker's window holds it (what may be cached). */
+  canonicalHash(network: string, number: number): string | undefined;
 }
 
 /** A FinalityTracker fed by the chain tracker; `close` stops the feed. */

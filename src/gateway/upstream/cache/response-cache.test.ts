@@ -198,7 +198,9 @@ test('blocks by number are cached at or below finality, and a reorg there drops 
     state.finalized = { number: n, hash: hashOf(n) };
     await finality.observe('sepolia', state.finalized);
   }
-  const cache = new ResponseCache({ maxBytes: 1_048_576, finality });
+  // The chain tracker's window holds the chain as it is now.
+  const canonical = (_network: string, height: number) => state.blocks.get(BigInt(height));
+  const cache = new ResponseCache({ maxBytes: 1_048_576, finality, canonical });
   upstream.answer = (method, params) => {
     if (method !== 'eth_getBlockByNumber') return { body: { result: null } };
     const n = BigInt(params[0] as string);
@@ -231,7 +233,8 @@ test('blocks by number are cached at or below finality, and a reorg there drops 
 test('a cached block that disagrees with a finalized block at its height triggers invalidation', async () => {
   const { finality, state } = tracker({ number: 100n, hash: `0x${'11'.repeat(32)}` });
   await finality.observe('sepolia', { number: 100n, hash: `0x${'11'.repeat(32)}` });
-  const cache = new ResponseCache({ maxBytes: 1_048_576, finality });
+  // The tracker's window says 0xcd… (it moved to another branch since finality was last fetched).
+  const cache = new ResponseCache({ maxBytes: 1_048_576, finality, canonical: () => BLOCK_HASH });
   const plan = cache.plan('sepolia', 'eth_getBlockByNumber', ['0x64', false])!;
   const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"number":"0x64","hash":"${BLOCK_HASH}"}}`);
   await cache.read(plan, async () => ({ status: 200, body }));

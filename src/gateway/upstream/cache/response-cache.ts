@@ -8,6 +8,9 @@
  * - Coalescing: while a cacheable read is in flight, identical reads (same network, method and
  *   canonical params) wait for it instead of calling an origin again — N concurrent → 1 upstream call.
  *   Every waiter gets the same answer bytes, errors included (errors are shared, never stored).
+ * - Only answers that are what was asked, on the adopted chain, are kept (cacheability.ts `admit`, SPEC
+ *   §20): by hash the hash asked for; by number, and receipts, the `canonical` chain's block (the chain
+ *   tracker's window). Anything else is answered but not kept.
  * - Reorgs: entries that depend on a block carry its height (and hash). When the finality tracker
  *   reports a changed finalized block, or a finalized-block observation disagrees with the hash of a
  *   cached block at that height, every entry of that network at or above that height is dropped, and a
@@ -16,7 +19,7 @@
  *   metrics (`switchyard_gateway_cache_*`) when a registry is given, and by `stats()`.
  */
 import type { MetricsRegistry } from '../../../metrics/registry.js';
-import { type Admission, admit, needsFinality, planRead, type ReadPlan } from './cacheability.js';
+import { type Admission, admit, type CanonicalHashes, needsFinality, planRead, type ReadPlan } from './cacheability.js';
 import type { FinalityTracker, FinalizedBlock } from './finality.js';
 import { ByteLru } from './lru.js';
 
@@ -57,6 +60,7 @@ const MAX_ENTRY_FRACTION = 8;
 export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
   readonly #lru: ByteLru<CacheEntry<A>>;
   readonly #finality: FinalityTracker | undefined;
+  readonly #canonical: CanonicalHashes | undefined;
   readonly #inFlight = new Map<string, Promise<A>>();
   /** network → height (decimal string) → keys of entries depending on that block */
   readonly #byHeight = new Map<string, Map<string, Set<string>>>();
@@ -67,7 +71,13 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
     | undefined;
   readonly enabled: boolean;
 
-  constructor(options: { maxBytes: number; finality?: FinalityTracker; metrics?: MetricsRegistry }) {
+  constructor(options: {
+    maxBytes: number;
+    finality?: FinalityTracker;
+    /** The chain tracker's canonical hashes: blocks by number and receipts are kept only when they match. */
+    canonical?: CanonicalHashes;
+    metrics?: MetricsRegistry;
+  }) {
     this.enabled = options.maxBytes > 0;
     this.#lru = new ByteLru<CacheEntry<A>>({
       maxBytes: options.maxBytes,
@@ -75,6 +85,7 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
       onEvict: (key, entry) => this.#unindex(key, entry),
     });
     this.#finality = options.finality;
+    this.#canonical = options.canonical;
     this.#finality?.addListener({
       reorg: (network, height) => this.invalidateFrom(network, height),
       observed: (network, block) => this.#checkObserved(network, block),
@@ -186,6 +197,7 @@ export class ResponseCache<A extends OriginAnswer = OriginAnswer> {
       answer.status ?? 200,
       answer.body,
       this.#finality?.finalized(plan.network),
+      this.#canonical,
     );
     if (admission === undefined) return;
     const entry: CacheEntry<A> = {
