@@ -116,7 +116,7 @@ export async function runAttempt<A, T>(
   try {
     target = deps.clients.target(candidate.origin);
   } catch (err) {
-    throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
+    throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`, { cause: err });
   }
   const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, options);
   const attempt = new LiveAttempt(candidate, pending, requestTimeoutMs, options.signal);
