@@ -61,6 +61,7 @@ const POSTGRES_SUITES = [
   'test/notifications/email.test.ts',
   'test/notifications/smtp-tls.test.ts',
   'test/notifications/health-e2e.test.ts',
+  'test/notifications/late-events.test.ts',
   'test/migration/real-server.test.ts',
 ];
 

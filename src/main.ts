@@ -244,7 +244,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         config,
         directory,
         health,
-        storeReadiness: new StoreProbe(store),
+        storeReadiness: new StoreProbe(store, { clock }),
         clock,
         logger: logger.child({ part: 'gateway' }),
         metrics,

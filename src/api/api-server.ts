@@ -76,7 +76,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   ]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
+    const started = clock.monotonic();
     let routeLabel = 'unmatched';
     let status = 500;
     try {
@@ -112,7 +112,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendJson(res, status, failure.body, failure.headers);
     } finally {
       requests.inc({ method: req.method ?? '', route: routeLabel, status: String(status) });
-      duration.observe({ method: req.method ?? '', route: routeLabel }, (performance.now() - started) / 1000);
+      duration.observe({ method: req.method ?? '', route: routeLabel }, (clock.monotonic() - started) / 1000);
       logger.debug('api request', { method: req.method, route: routeLabel, status });
     }
   }

@@ -106,6 +106,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
   try {
     supervisor = await WorkerSupervisor.start({
       workers: config.gateway.workers,
+      clock: options.clock,
       logger: logger.child({ part: 'workers' }),
       metrics,
       init: (slot) => publisher.init(slot),

@@ -203,6 +203,7 @@ export async function serveGateway(
     streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
+    clock,
     chain,
     writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
     networks: config.networks,

@@ -103,10 +103,11 @@ export class HealthMonitor {
 
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
-    this.#transport = new ProbeTransport(
-      options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
-    );
     this.#clock = options.clock ?? systemClock;
+    this.#transport = new ProbeTransport({
+      outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
+      clock: this.#clock,
+    });
     this.#logger = options.logger ?? silentLogger;
     this.#monitors = options.monitors ?? storeMonitorSource(options.store);
     this.#scheduler = new JitteredScheduler({

@@ -20,7 +20,6 @@
  * for LATE_WINDOW_MS (10 min) so a late commit is still dispatched. SQLite has no such gaps.
  */
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import { type HealthEventRow, readEventsAfter, readEventsBySeq } from '../health/events.js';
 import type { Logger } from '../log.js';
@@ -60,9 +59,9 @@ export class Dispatcher {
   readonly #logger: Logger;
   readonly #apiBase: string;
   readonly #gapWaitMs: number;
-  /** First time (performance.now) a gap ending just before this seq was seen. */
+  /** First time (the clock's monotonic ms) a gap ending just before this seq was seen. */
   readonly #gapSeen = new Map<number, number>();
-  /** Seqs passed over as gaps, re-checked until the value (performance.now) expires. */
+  /** Seqs passed over as gaps, re-checked until the value (monotonic ms) passes. */
   readonly #late = new Map<number, number>();
 
   constructor(options: DispatcherOptions) {
@@ -111,7 +110,7 @@ export class Dispatcher {
 
   /** A gap before `seq` (seqs `expected`..`seq-1` missing) may be passed once it has lasted GAP_WAIT_MS. */
   #gapPassable(seq: number, expected: number): boolean {
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     const seen = this.#gapSeen.get(seq) ?? now;
     this.#gapSeen.set(seq, seen);
     if (now - seen < this.#gapWaitMs) return false;
@@ -125,7 +124,7 @@ export class Dispatcher {
   /** Dispatches events that committed after their seq was passed as a gap (dedupe keys keep it once). */
   async #lateEvents(): Promise<number> {
     if (this.#late.size === 0) return 0;
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     for (const [seq, until] of this.#late) if (until < now) this.#late.delete(seq);
     const found = await readEventsBySeq(this.#store.db, [...this.#late.keys()]);
     if (found.length === 0) return 0;

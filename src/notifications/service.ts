@@ -18,7 +18,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { type Clock, systemClock } from '../clock.js';
 import { apiBaseUrl } from '../config/api-url.js';
 import { DEFAULTS } from '../config/defaults.js';
@@ -198,12 +197,12 @@ export class NotificationService {
   async #run(): Promise<void> {
     while (this.#running) {
       this.#wakeRequested = false;
-      const deprecationDue = performance.now() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
+      const deprecationDue = this.#clock.monotonic() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
       try {
         await this.#serialise(() => this.#pass(deprecationDue));
-        if (deprecationDue) this.#lastDeprecationPass = performance.now();
-        if (performance.now() - this.#lastPrune >= PRUNE_PASS_MS) {
-          this.#lastPrune = performance.now();
+        if (deprecationDue) this.#lastDeprecationPass = this.#clock.monotonic();
+        if (this.#clock.monotonic() - this.#lastPrune >= PRUNE_PASS_MS) {
+          this.#lastPrune = this.#clock.monotonic();
           await this.#serialise(() => this.prune());
         }
       } catch (err) {

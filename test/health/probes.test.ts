@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { systemClock } from '../../src/clock.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { matchesExpectedCodes } from '../../src/health/probes/expected-codes.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
@@ -26,7 +27,7 @@ const origin = (address: string, header: Record<string, string[]> = {}) => ({
 });
 
 describe('probes', () => {
-  const transport = new ProbeTransport();
+  const transport = new ProbeTransport({ clock: systemClock });
   after(() => transport.close());
 
   it('matches expected_codes patterns', () => {

@@ -134,7 +134,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     },
     refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
     // Taken when the answer was handed to the socket in full.
-    answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+    answered: (ex) => metrics.request(ex.tag, ex.status, ex.elapsedMs() / 1000),
     ...(options.upgrade !== undefined && { upgrade: options.upgrade, upgradeProtocols: WS_PROTOCOLS }),
     streamCut: () => {
       metrics.streamCut();
