@@ -17,19 +17,17 @@ import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback } from './chain/types.js';
 import { type Clock, systemClock } from './clock.js';
 import { type GatewayWorkers, startGatewayWorkers } from './cluster/control.js';
+import { outboundPolicy } from './config/outbound.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
-import type { GatewayChain } from './gateway/chain-port.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/gateway.js';
 import { OriginStats } from './gateway/origin-stats.js';
-import type { Forwarder } from './gateway/rpc/forwarder.js';
 import type { LeaseBackend } from './gateway/rpc/lease-backend.js';
 import { LocalQuotaCounter, type QuotaCounter } from './gateway/rpc/quota.js';
 import type { QuotaBackend } from './gateway/rpc/quota-backend.js';
 import type { Limiter } from './gateway/rpc/rate-limit.js';
 import type { AffinityShare } from './gateway/upstream/affinity-share.js';
-import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
 import type { BufferPool } from './http1/index.js';
 import { IncidentDetector } from './incidents/detector.js';
@@ -42,7 +40,7 @@ import type { ChangeBus } from './model/change-bus.js';
 import type { HealthView } from './model/health-view.js';
 import type { PoolDirectory } from './model/pool.js';
 import { NotificationService } from './notifications/service.js';
-import { OutboundPolicy, type Resolver } from './outbound/policy.js';
+import type { Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
 import { StatsRecorder } from './stats/recorder.js';
@@ -131,10 +129,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     // ── One outbound target policy for every address contacted on an account's behalf: origins (gateway
     //    and probes), monitor redirects, webhooks.
-    const outbound = new OutboundPolicy({
-      trustedAccounts: config.outbound.trusted_accounts,
-      ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
-    });
+    const outbound = outboundPolicy(config, options.resolve);
     const metrics = new MetricsRegistry();
     const storeDirectory = await StorePoolDirectory.start({
       store,
@@ -231,9 +226,6 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // Workers' quota reserves (cluster/control.ts): Redis's counts, else this process's (workers only).
     const quotaReserves = shared?.quotas ?? workerQuotas;
 
-    // Response cache for immutable reads (gateway/upstream/cache/caching-forwarder.ts), wrapped around the origin
-    // forwarder; its finality comes from the gateway's chain tracker.
-    let caching: CachingForwarder | undefined;
     // With `gateway.workers` > 1, worker processes serve the gateway listener, fed from here
     // (cluster/control.ts: this process keeps the chain tracker; each worker builds its own cache).
     const start = config.gateway.workers > 1 ? startGatewayWorkers : startGateway;
@@ -259,21 +251,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         // Read-your-writes and filter affinity between instances (with workers: relayed by the control).
         ...(shared !== undefined && { affinityShare: shared.affinity }),
         ...(options.subscriptions !== undefined && { subscriptions: options.subscriptions }),
-        ...(config.gateway.cache_max_bytes > 0 && {
-          wrapForwarder: (inner: Forwarder, chain: GatewayChain) => {
-            caching = new CachingForwarder(inner, {
-              maxBytes: config.gateway.cache_max_bytes,
-              chain,
-              logger: logger.child({ part: 'cache' }),
-              metrics,
-            });
-            return caching;
-          },
-        }),
       }),
     );
     listeners.push(() => gateway.close(config.shutdown_grace));
-    stops.push(async () => caching?.close());
     chain = gateway.chain;
 
     // ── Management API listener.

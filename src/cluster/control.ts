@@ -22,7 +22,6 @@ import { BufferPool } from '../http1/index.js';
 import { LocalLeaseBackend } from '../limits/local-backend.js';
 import { renderMerged } from '../metrics/merge.js';
 import { MetricsRegistry } from '../metrics/registry.js';
-import { OutboundPolicy } from '../outbound/policy.js';
 import { StatePublisher } from './publisher.js';
 import { shareWithWorkers } from './shared-state.js';
 import { WorkerSupervisor } from './supervisor.js';
@@ -63,7 +62,6 @@ export interface GatewayWorkers extends Gateway {
 export async function startGatewayWorkers(options: GatewayWorkersOptions): Promise<GatewayWorkers> {
   const { config, logger } = options;
   const metrics = options.metrics ?? new MetricsRegistry();
-  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const own = buildChainTracker({
     config,
     directory: options.directory,
@@ -71,7 +69,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     clock: options.clock,
     logger: logger.child({ part: 'gateway' }),
     metrics,
-    outbound,
+    outbound: options.outbound,
     buffers: new BufferPool(),
   });
   const chain = own.chain;

@@ -19,17 +19,15 @@
  * connections get 1001; then it exits 0.
  */
 import { systemClock } from '../clock.js';
+import { outboundPolicy } from '../config/outbound.js';
 import type { Config } from '../config/schema.js';
-import type { GatewayChain } from '../gateway/chain-port.js';
 import { serveGateway } from '../gateway/gateway.js';
 import { OriginStats } from '../gateway/origin-stats.js';
-import type { Forwarder } from '../gateway/rpc/forwarder.js';
 import { LeasedLimiter } from '../gateway/rpc/leased-limiter.js';
 import { LocalQuotaCounter } from '../gateway/rpc/quota.js';
 import { LeasedQuotaCounter } from '../gateway/rpc/quota-leased.js';
 import { SharedLimitsStatus } from '../gateway/rpc/shared-status.js';
 import type { AffinityEntry, AffinityShare } from '../gateway/upstream/affinity-share.js';
-import { CachingForwarder } from '../gateway/upstream/cache/caching-forwarder.js';
 import { createLogger, type Logger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { StaticKeyTable } from '../model/gateway-keys.js';
@@ -205,7 +203,6 @@ export async function runGatewayWorker(): Promise<void> {
     else drain(config.shutdown_grace);
   });
 
-  let caching: CachingForwarder | undefined;
   let gateway: Awaited<ReturnType<typeof serveGateway>>;
   try {
     gateway = await serveGateway({
@@ -221,17 +218,8 @@ export async function runGatewayWorker(): Promise<void> {
       clock,
       logger: logger.child({ part: 'gateway' }),
       metrics,
-      ...(config.gateway.cache_max_bytes > 0 && {
-        wrapForwarder: (inner: Forwarder, tracked: GatewayChain) => {
-          caching = new CachingForwarder(inner, {
-            maxBytes: config.gateway.cache_max_bytes,
-            chain: tracked,
-            logger: logger.child({ part: 'cache' }),
-            metrics,
-          });
-          return caching;
-        },
-      }),
+      // This process's own, from the same config as the control's (workers get no injected resolver).
+      outbound: outboundPolicy(config),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -250,7 +238,6 @@ export async function runGatewayWorker(): Promise<void> {
     if (draining) return;
     draining = true;
     void stop(gateway, graceMs, logger, () => {
-      caching?.close();
       health.flush();
       usage.stop();
       stopStats();

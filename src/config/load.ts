@@ -5,9 +5,10 @@ import { SwitchyardError } from '../errors/base.js';
 import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
 import { originUrl } from '../model/origin-address.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
+import { type OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
 import { OFFLINE_DEFAULT_CONFIG } from './defaults.js';
 import { expandEnv } from './env.js';
+import { outboundPolicy } from './outbound.js';
 import { type Config, configSchema } from './schema.js';
 
 /**
@@ -128,7 +129,7 @@ function crossCheck(config: Config, source: string): void {
       }
     }
   }
-  const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
+  const policy = outboundPolicy(config);
   const outbound = { policy, rules: policy.rulesFor(config.account_id) };
   const wsOutbound = { policy, rules: policy.rulesFor(config.account_id, { schemes: WS_SCHEMES }) };
   checkConfigPoolLimits(config, fail);

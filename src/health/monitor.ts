@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
-import { OutboundPolicy } from '../outbound/policy.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
@@ -78,8 +78,8 @@ export interface HealthMonitorOptions {
   onEvents?: (events: readonly HealthEventInput[]) => void;
   /** Called with the head a jsonrpc probe saw on an origin (eth_blockNumber), after its round committed. */
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
-  /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
-  outbound?: OutboundPolicy;
+  /** The outbound target policy probes follow: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
 }
 
 export class HealthMonitor {
@@ -105,7 +105,7 @@ export class HealthMonitor {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#transport = new ProbeTransport({
-      outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
+      outbound: options.outbound,
       clock: this.#clock,
     });
     this.#logger = options.logger ?? silentLogger;

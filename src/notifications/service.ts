@@ -25,7 +25,7 @@ import type { Config } from '../config/schema.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import { maskAddress } from '../model/origin-address.js';
-import { OutboundPolicy } from '../outbound/policy.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
@@ -42,7 +42,7 @@ const PRUNE_PASS_MS = 3_600_000;
 
 export type NotificationConfig = Pick<
   Config,
-  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api' | 'outbound'
+  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api'
 > &
   Partial<Pick<Config, 'notification_retention' | 'smtp_allow_insecure_auth'>>;
 
@@ -61,8 +61,8 @@ export interface NotificationServiceOptions {
   metrics?: MetricsRegistry;
   /** Poll interval of the background loop (default POLL_MS, 500 ms). */
   pollMs?: number;
-  /** The outbound target policy (default: built from `outbound.trusted_accounts`, system DNS). */
-  outbound?: OutboundPolicy;
+  /** The outbound target policy webhooks follow: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
 }
 
 export interface PassResult {
@@ -110,7 +110,7 @@ export class NotificationService {
         allowInsecureAuth: config.smtp_allow_insecure_auth,
       });
     this.#webhooks = new WebhookClient({
-      outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts }),
+      outbound: options.outbound,
       denyPrivate: config.webhooks.deny_private,
       timeoutMs: config.webhooks.timeout,
     });

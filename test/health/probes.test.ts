@@ -15,6 +15,7 @@ import { checkOrigin } from '../../src/health/probes/check.js';
 import { matchesExpectedCodes } from '../../src/health/probes/expected-codes.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
 import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
+import { OutboundPolicy } from '../../src/outbound/policy.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 import { TestOrigin } from './test-origin.js';
 
@@ -27,7 +28,7 @@ const origin = (address: string, header: Record<string, string[]> = {}) => ({
 });
 
 describe('probes', () => {
-  const transport = new ProbeTransport({ clock: systemClock });
+  const transport = new ProbeTransport({ outbound: new OutboundPolicy({ trustedAccounts: [] }), clock: systemClock });
   after(() => transport.close());
 
   it('matches expected_codes patterns', () => {

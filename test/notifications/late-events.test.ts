@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { GAP_WAIT_MS } from '../../src/notifications/dispatcher.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { openTestStore } from '../helpers/store.js';
@@ -19,7 +20,7 @@ test('an event committed late with a lower seq is still dispatched once', async 
   const receiver = await startReceiver();
   const clock = new ManualClock('2026-03-01T00:00:00Z');
   const config = buildConfig({ data_dir: opened.location.data_dir }, '(test)');
-  const service = new NotificationService({ store: opened.store, config, clock });
+  const service = new NotificationService({ store: opened.store, config, outbound: outboundPolicy(config), clock });
   try {
     const { store } = opened;
     const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { bodilessRequest, ClientError, type EndpointGuard, requestBytes, requestHead } from '../../http1/index.js';
-import { OutboundPolicy, type TargetRules } from '../../outbound/policy.js';
+import type { OutboundPolicy, TargetRules } from '../../outbound/policy.js';
 import { ProbeExchange } from './probe-exchange.js';
 import { ProbePools } from './probe-pools.js';
 import { failed, type ProbeResult } from './result.js';
@@ -21,8 +21,8 @@ import { failed, type ProbeResult } from './result.js';
  * before sending (literal IPs never reach a lookup), and every resolved address at connect time (the
  * pools of each kind of rules connect through that rules' guard, whose lookup refuses). A refused
  * request is a failed, not retried, check whose reason starts "target not allowed:". The unbound
- * transport (`new ProbeTransport()`, used only by tests that probe local servers directly) applies the
- * rules of a trusted account: local targets allowed, the always-refused set still refused. A view
+ * transport (used only by tests that probe local servers directly) applies the rules of a trusted
+ * account: local targets allowed, the always-refused set still refused. A view
  * remembers the URL checks it made (by `href`; its rules never change), so the three calls of a jsonrpc
  * check pay for one; `forAccount` makes a fresh view per round, so nothing is remembered longer than a
  * round.
@@ -53,8 +53,8 @@ const MAX_CHECKED_URLS = 1024;
 const OPERATOR_RULES: TargetRules = { allowLocal: true, localRefusal: '', schemes: ['http:', 'https:'] };
 
 export interface ProbeTransportOptions {
-  /** The policy `forAccount` applies (default: one that trusts no account). */
-  outbound?: OutboundPolicy;
+  /** The policy `forAccount` applies: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
   /** Measures each answer's rtt (monotonic). */
   clock: Clock;
 }
@@ -79,7 +79,7 @@ export class ProbeTransport {
 
   /** `bound` is for `forAccount` only: the view's rules and the pools it shares. */
   constructor(options: ProbeTransportOptions, bound?: { rules: TargetRules; pools: ProbePools }) {
-    this.#outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: [] });
+    this.#outbound = options.outbound;
     this.#clock = options.clock;
     this.#rules = bound?.rules ?? OPERATOR_RULES;
     this.#rulesKey = `${this.#rules.allowLocal}|${this.#rules.localRefusal}`;
