@@ -1,3 +1,27 @@
+/**
+ * The health monitor of one `serve` process: schedules a round per enabled pool (see round.ts) at its
+ * monitor's `interval` (pools without a monitor every `health.unmonitored_interval`, 10 s, and right after
+ * they change), keeps this process's live copy of the shared state fresh (every `health.refresh_interval`,
+ * 1 s), and exposes it as the gateway's HealthView (`view`) and the API's live health (`report`, `healthy`).
+ *
+ * Several processes on one PostgreSQL: each pool's rounds run in the process holding the pool's lease
+ * (`pool_health.lease_owner/lease_until`, taken or renewed at the start of each round, lasting
+ * 2 × interval + the longest possible check + 5 s). The others only read; when the holder stops cleanly it
+ * releases its leases, when it dies its leases run out and another process takes over.
+ *
+ * Chain ids for jsonrpc monitors: a pool of the routing account (`account_id`) listed in `networks.*.pools`
+ * must report the chain id of each such network; a pool in no network is checked without a chain id.
+ *
+ * Live-traffic ejections (view.ts) of origins in monitored pools get early confirmation probes
+ * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
+ * `onEvents` hears about the events this process recorded right after they commit (the notification
+ * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
+ * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head).
+ *
+ * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
+ * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
+ * waiting on intervals.
+ */
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { DEFAULTS } from '../config/defaults.js';
@@ -30,30 +54,6 @@ import {
 } from './state-queries.js';
 import { MonitoredHealthView } from './view.js';
 
-/**
- * The health monitor of one `serve` process: schedules a round per enabled pool (see round.ts) at its
- * monitor's `interval` (pools without a monitor every `health.unmonitored_interval`, 10 s, and right after
- * they change), keeps this process's live copy of the shared state fresh (every `health.refresh_interval`,
- * 1 s), and exposes it as the gateway's HealthView (`view`) and the API's live health (`report`, `healthy`).
- *
- * Several processes on one PostgreSQL: each pool's rounds run in the process holding the pool's lease
- * (`pool_health.lease_owner/lease_until`, taken or renewed at the start of each round, lasting
- * 2 × interval + the longest possible check + 5 s). The others only read; when the holder stops cleanly it
- * releases its leases, when it dies its leases run out and another process takes over.
- *
- * Chain ids for jsonrpc monitors: a pool of the routing account (`account_id`) listed in `networks.*.pools`
- * must report the chain id of each such network; a pool in no network is checked without a chain id.
- *
- * Live-traffic ejections (view.ts) of origins in monitored pools get early confirmation probes
- * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
- * `onEvents` hears about the events this process recorded right after they commit (the notification
- * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
- * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head).
- *
- * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
- * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
- * waiting on intervals.
- */
 export interface NetworkChains {
   readonly [network: string]: { readonly chain_id: number; readonly pools: readonly string[] };
 }
