@@ -33,6 +33,7 @@ import {
   unmaskAddress,
 } from '../../model/origin-address.js';
 import { plainText } from '../../model/plain-text.js';
+import { messageIdOf } from '../../notifications/delivery-rows.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
 import { policiesUsingDestination } from '../../notifications/queries/alert-policies.js';
 import {
@@ -182,7 +183,7 @@ export async function sendTestMessage(
       accountId,
       url,
       body: TEST_MESSAGE_BODY,
-      messageId: `msg_${randomUUID().replaceAll('-', '')}`,
+      messageId: messageIdOf(randomUUID()),
       secret,
       timestamp: Math.floor(nowMs / 1000),
     });
