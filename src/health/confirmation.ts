@@ -59,7 +59,7 @@ export class EjectionConfirmer {
   /** An origin was just ejected: schedule its first confirmation probe (monitored pools only). */
   schedule(poolId: string, originName: string): void {
     if (this.#stopped) return;
-    const pool = this.#o.directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#o.directory.poolById(poolId);
     if (pool === undefined || pool.monitor === null) return;
     const key = `${poolId}\u0000${originName}`;
     if (this.#pending.has(key)) return;
@@ -120,7 +120,7 @@ export class EjectionConfirmer {
       if (this.#pending.get(key) === entry) this.#pending.delete(key);
     };
     const ticket = view.ejectionTicket(poolId, originName);
-    const pool = directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = directory.poolById(poolId);
     const origin = pool?.origins.find((candidate) => candidate.name === originName);
     if (ticket === undefined || pool === undefined || origin === undefined) return done();
     if (!pool.enabled || !origin.enabled || pool.monitor === null) return done();

@@ -204,7 +204,7 @@ export class HealthMonitor {
     const next = previous
       .catch(() => undefined)
       .then(async () => {
-        const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const pool = this.#options.directory.poolById(poolId);
         if (pool === undefined || !pool.enabled) return undefined;
         return runPoolRound(this.#ctx, plan?.pool === pool ? plan : await this.#plan(pool));
       });
@@ -269,7 +269,7 @@ export class HealthMonitor {
   }
 
   #ejected(poolId: string, originName: string): void {
-    const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#options.directory.poolById(poolId);
     this.#logger.info('origin taken out of rotation by live traffic', {
       pool: pool?.name,
       origin: originName,
@@ -324,7 +324,7 @@ export class HealthMonitor {
       const poolId = pool.id;
       // Each run re-reads the pool and its monitor, so interval changes apply from the next run.
       const task = async (): Promise<void> => {
-        const fresh = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const fresh = this.#options.directory.poolById(poolId);
         if (fresh === undefined || !fresh.enabled) return;
         const plan = await this.#plan(fresh);
         this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task);
