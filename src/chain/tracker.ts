@@ -16,7 +16,7 @@
  *   an origin that appears is polled at once. A failure keeps the last state and is logged at debug
  *   (failures in a row also count against leading the canonical chain: network-chain.ts).
  *   `eth_syncing` is asked with the first poll and then every SYNCING_CHECK_MS (30 s).
- * - Pushes (issue 16: an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
+ * - Pushes (an origin's `ws_address` newHeads): `headSeen` takes a header exactly as a poll
  *   does — the seam a push feeds.
  * - Answers (ChainFeedback, from the forwarder): `sawHead` raises an origin's head, `lacksBlock` teaches
  *   its earliest block (origin-chain.ts has the rules), `reported` raises the network's monotonic head.

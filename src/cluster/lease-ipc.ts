@@ -3,7 +3,7 @@
  *
  * Worker side: `IpcLeaseBackend` is a LeaseBackend (gateway/rpc/lease-backend.ts) that asks the control
  * process, bounded by LEASE_TIMEOUT_MS (250 ms). It rejects when the control does not answer in time or
- * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (part L's LeasedLimiter)
+ * its own backend failed (e.g. Redis unreachable), so a leased limiter over it (gateway/rpc/leased-limiter.ts)
  * fails open to local buckets — never "nothing granted", which would refuse calls for an outage.
  *
  * `IpcQuotaBackend` is the same for QuotaBackend (gateway/rpc/quota-backend.ts): reserves of a key's
