@@ -171,6 +171,7 @@ export async function sendTestMessage(
     throw new SwitchyardError(
       'API_WEBHOOK_TEST_FAILED',
       `url: the host cannot be resolved (${typeof code === 'string' ? code : 'DNS error'}); check the URL`,
+      { cause: err },
     );
   }
   const client = new WebhookClient({

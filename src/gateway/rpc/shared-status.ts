@@ -86,7 +86,7 @@ export class SharedLimitsStatus {
     this.#up.set(0);
     this.#logger.warn('shared limits unreachable: rate limits and quotas are local to this process until it answers', {
       backend: this.#backend,
-      err: err instanceof Error ? err.message : String(err),
+      err,
     });
   }
 
