@@ -49,6 +49,7 @@ interface Pending {
 export class EjectionConfirmer {
   #o: ConfirmerOptions;
   #pending = new Map<string, Pending>();
+  /** When each origin was last confirmed (monotonic ms), and the delay that confirmation came after. */
   #confirmed = new Map<string, { at: number; delayMs: number }>();
   #stopped = false;
 
@@ -64,7 +65,7 @@ export class EjectionConfirmer {
     const key = `${poolId}\u0000${originName}`;
     if (this.#pending.has(key)) return;
     const last = this.#confirmed.get(key);
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.monotonic();
     const delayMs =
       last !== undefined && now - last.at < FLAP_WINDOW_MS
         ? Math.min(2 * last.delayMs, MAX_DELAY_MS)
@@ -131,7 +132,7 @@ export class EjectionConfirmer {
     if (this.#stopped) return;
     this.#o.onProbe?.(result.ok);
     if (result.ok && view.confirm(poolId, originName, ticket)) {
-      this.#confirmed.set(key, { at: clock.now(), delayMs: entry.delayMs });
+      this.#confirmed.set(key, { at: clock.monotonic(), delayMs: entry.delayMs });
       this.#o.logger.info('origin confirmed after a live-traffic ejection', {
         pool: pool.name,
         origin: originName,
