@@ -1,8 +1,8 @@
 /**
  * The gateway as the control process runs it when `gateway.workers` > 1 (SPEC §11): the chain tracker
  * (gateway/chain-tracker.ts, polling origins here only), the state publisher (publisher.ts) and the
- * worker supervisor (supervisor.ts). main.ts calls it in place of `startGateway`, with the same options,
- * and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
+ * worker supervisor (supervisor.ts). main.ts calls it in place of `startGateway`, with the same options
+ * plus the workers' lease and quota backends, and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
  * process.
  *
  * Gateway keys go to the workers and their usage comes back, and the store's readiness goes out for
@@ -29,8 +29,8 @@ import { WorkerSupervisor } from './supervisor.js';
 /**
  * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
  * config, directory, health, clock, logger, metrics, outbound and affinityShare (between instances: the
- * control relays it to and from its workers); `wrapForwarder`, `buffers`,
- * `subscriptions` and `limiter` concern a gateway in this process, and each worker makes its own.
+ * control relays it to and from its workers); `buffers`, `subscriptions` and `limiter` concern a gateway
+ * in this process, and each worker makes its own (the response cache too: gateway.ts `serveGateway`).
  */
 export interface GatewayWorkersOptions extends GatewayOptions {
   /** Where workers' rate-limit leases come from (default: LocalLeaseBackend, this process's buckets). */
