@@ -63,6 +63,7 @@ const POSTGRES_SUITES = [
   'test/notifications/email.test.ts',
   'test/notifications/smtp-tls.test.ts',
   'test/notifications/health-e2e.test.ts',
+  'test/notifications/late-events.test.ts',
   'test/migration/real-server.test.ts',
   'test/limits/quota-concurrency.test.ts',
 ];

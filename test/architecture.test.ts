@@ -222,6 +222,17 @@ describe('architecture', () => {
     assert.deepEqual(clashes, []);
   });
 
+  test('time is read through the injected Clock, except in clock.ts, http1/, devnet/ and the browser console', () => {
+    // http1/ measures its own exchanges and timeouts; devnet/ runs local nodes; console/ runs in a browser.
+    const free = (rel: string) => rel === 'clock.ts' || /^(http1|devnet|console)\//.test(rel);
+    const reads = FILES.filter((file) => !free(file.rel)).flatMap((file) =>
+      [...file.text.matchAll(/\b(?:Date\.now|performance\.now|process\.hrtime)\b|new Date\(\)/g)].map(
+        (match) => `src/${file.rel}: ${match[0]}`,
+      ),
+    );
+    assert.deepEqual(reads, [], 'read time with clock.now() (dates) or clock.monotonic() (durations)');
+  });
+
   test(`no source file over ${MAX_LINES} lines without a written reason`, () => {
     const long = FILES.filter((file) => file.text.split('\n').length > MAX_LINES && !(file.rel in LONG_FILES)).map(
       (file) => `src/${file.rel} (${file.text.split('\n').length} lines)`,

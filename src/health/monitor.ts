@@ -1,35 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { type Clock, systemClock } from '../clock.js';
-import { DEFAULTS } from '../config/defaults.js';
-import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics/registry.js';
-import type { MonitorSettings } from '../model/monitor-schema.js';
-import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
-import { OutboundPolicy } from '../outbound/policy.js';
-import type { Store } from '../store/database.js';
-import { EjectionConfirmer } from './confirmation.js';
-import type { HealthEventInput } from './events.js';
-import { LiveState } from './live-state.js';
-import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
-import { ProbeTransport } from './probes/transport.js';
-import {
-  type OriginStateLookup,
-  type PoolHealthReport,
-  poolHealthReport,
-  originHealthy as reportOriginHealthy,
-  poolHealthy as reportPoolHealthy,
-} from './report.js';
-import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
-import { JitteredScheduler } from './scheduler.js';
-import {
-  deletePoolHealth,
-  loadOriginHealth,
-  loadOriginHealthNotLeasedBy,
-  loadPoolHealth,
-  releasePoolLeases,
-} from './state-queries.js';
-import { MonitoredHealthView } from './view.js';
-
 /**
  * The health monitor of one `serve` process: schedules a round per enabled pool (see round.ts) at its
  * monitor's `interval` (pools without a monitor every `health.unmonitored_interval`, 10 s, and right after
@@ -56,6 +24,38 @@ import { MonitoredHealthView } from './view.js';
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
  * waiting on intervals.
  */
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from '../clock.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { type Logger, silentLogger } from '../log.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
+import type { Store } from '../store/database.js';
+import { EjectionConfirmer } from './confirmation.js';
+import type { HealthEventInput } from './events.js';
+import { LiveState } from './live-state.js';
+import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import { ProbeTransport } from './probes/transport.js';
+import {
+  type OriginStateLookup,
+  type PoolHealthReport,
+  poolHealthReport,
+  originHealthy as reportOriginHealthy,
+  poolHealthy as reportPoolHealthy,
+} from './report.js';
+import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
+import { JitteredScheduler } from './scheduler.js';
+import {
+  deletePoolHealth,
+  loadOriginHealth,
+  loadOriginHealthNotLeasedBy,
+  loadPoolHealth,
+  releasePoolLeases,
+} from './state-queries.js';
+import { MonitoredHealthView } from './view.js';
+
 export interface NetworkChains {
   readonly [network: string]: { readonly chain_id: number; readonly pools: readonly string[] };
 }
@@ -82,8 +82,8 @@ export interface HealthMonitorOptions {
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
   /** The network head the chain tracker adopted (round.ts `RoundContext.adoptedHead`). */
   adoptedHead?: (network: string) => number | undefined;
-  /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
-  outbound?: OutboundPolicy;
+  /** The outbound target policy probes follow: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
 }
 
 export class HealthMonitor {
@@ -107,10 +107,11 @@ export class HealthMonitor {
 
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
-    this.#transport = new ProbeTransport(
-      options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
-    );
     this.#clock = options.clock ?? systemClock;
+    this.#transport = new ProbeTransport({
+      outbound: options.outbound,
+      clock: this.#clock,
+    });
     this.#logger = options.logger ?? silentLogger;
     this.#monitors = options.monitors ?? storeMonitorSource(options.store);
     this.#scheduler = new JitteredScheduler({
@@ -208,7 +209,7 @@ export class HealthMonitor {
     const next = previous
       .catch(() => undefined)
       .then(async () => {
-        const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const pool = this.#options.directory.poolById(poolId);
         if (pool === undefined || !pool.enabled) return undefined;
         return runPoolRound(this.#ctx, plan?.pool === pool ? plan : await this.#plan(pool));
       });
@@ -273,7 +274,7 @@ export class HealthMonitor {
   }
 
   #ejected(poolId: string, originName: string): void {
-    const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#options.directory.poolById(poolId);
     this.#logger.info('origin taken out of rotation by live traffic', {
       pool: pool?.name,
       origin: originName,
@@ -328,7 +329,7 @@ export class HealthMonitor {
       const poolId = pool.id;
       // Each run re-reads the pool and its monitor, so interval changes apply from the next run.
       const task = async (): Promise<void> => {
-        const fresh = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const fresh = this.#options.directory.poolById(poolId);
         if (fresh === undefined || !fresh.enabled) return;
         const plan = await this.#plan(fresh);
         this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task);

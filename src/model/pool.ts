@@ -64,6 +64,8 @@ export interface PoolDirectory {
   poolByName(name: string): Pool | undefined;
   /** Every pool currently known (all accounts), for monitors. */
   allPools(): readonly Pool[];
+  /** The pool (of any account) with this id, if it exists now. */
+  poolById(id: string): Pool | undefined;
   /** Subscribe to snapshot changes; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
 }

@@ -13,13 +13,13 @@
  * What an account sees: `pool_ids` are its own pools of the network, and a divergence names only the
  * origins of its own pools (no tenant learns another's origins). The START is dispatched before the END.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { claimDispatch, undispatchedIncidents } from '../incidents/queries.js';
 import { INCIDENT_ALERT_TYPES, type IncidentData, type IncidentRecord } from '../incidents/types.js';
 import type { Logger } from '../log.js';
 import type { Db, Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
+import { policyAlertRows } from './delivery-rows.js';
 import { type IncidentAlert, incidentEmail, incidentSummary, incidentWebhookBody } from './incident-messages.js';
 import { enabledPolicies, type Policy } from './queries/alert-policies.js';
 import { insertDeliveries, type NewDelivery } from './queries/outbox.js';
@@ -98,30 +98,21 @@ export class IncidentDispatch {
         at,
       };
       for (const policy of policies) {
-        const key = `incident:${incident.id}:${which}:${policy.id}`;
-        for (const { id: address } of policy.mechanisms.email ?? []) {
-          const mail = incidentEmail(alert, policy, this.#options.apiBase);
-          out.push(
-            delivery(accountId, incident.id, policy, now, `${key}:email:${address.toLowerCase()}`, 'email', address, {
-              name: policy.name,
-              description: policy.description,
-              alert_type: alertType,
-              subject: mail.subject,
-              text: mail.text,
-            }),
-          );
-        }
-        for (const { id: destination } of policy.mechanisms.webhooks ?? []) {
-          out.push(
-            delivery(accountId, incident.id, policy, now, `${key}:webhook:${destination}`, 'webhook', destination, {
-              name: policy.name,
-              description: policy.description,
-              alert_type: alertType,
-              text: incidentSummary(alert),
-              body: incidentWebhookBody(alert, policy),
-            }),
-          );
-        }
+        out.push(
+          ...policyAlertRows({
+            accountId,
+            eventId: incident.id,
+            policy,
+            alertType,
+            key: `incident:${incident.id}:${which}:${policy.id}`,
+            createdAt: now,
+            mail: () => {
+              const mail = incidentEmail(alert, policy, this.#options.apiBase);
+              return { subject: mail.subject, text: mail.text };
+            },
+            webhook: () => ({ text: incidentSummary(alert), body: incidentWebhookBody(alert, policy) }),
+          }),
+        );
       }
     }
     return out;
@@ -137,30 +128,4 @@ function forAccount(data: IncidentData, mine: IncidentRecord['scope'], poolIds: 
     out.origins = (data.origins ?? []).filter((origin) => own.has(origin));
   }
   return out;
-}
-
-function delivery(
-  accountId: string,
-  incidentId: string,
-  policy: Policy,
-  now: string,
-  dedupeKey: string,
-  mechanismType: 'email' | 'webhook',
-  mechanism: string,
-  payload: NewDelivery['payload'],
-): NewDelivery {
-  const id = randomUUID();
-  return {
-    id,
-    account_id: accountId,
-    kind: 'policy_alert',
-    dedupe_key: dedupeKey,
-    event_id: incidentId,
-    policy_id: policy.id,
-    mechanism_type: mechanismType,
-    mechanism,
-    message_id: `msg_${id.replaceAll('-', '')}`,
-    payload,
-    created_at: now,
-  };
 }

@@ -10,7 +10,7 @@
  *     name), so it keeps its origin while that origin is healthy, moves to its next one when it is not,
  *     and comes back when it recovers; adding or removing an origin moves only the clients it concerns.
  * The plan lists every candidate: the first pool's origins, then the next pool's (failover), with
- * passively ejected origins moved to the end. An empty plan is NO_HEALTHY_ORIGIN (503), whose details
+ * demoted origins (a failed connect a moment ago: demotion.ts) moved to the end. An empty plan is NO_HEALTHY_ORIGIN (503), whose details
  * say why each pool was skipped (names only; addresses may hold keys).
  */
 import { SwitchyardError } from '../errors/base.js';
@@ -18,7 +18,7 @@ import type { HealthView } from '../model/health-view.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { ConnectDemotion } from './demotion.js';
 import type { OutstandingRequests } from './outstanding.js';
-import { whyNotRoutable } from './routable.js';
+import { originTakesTraffic, poolTakesTraffic, whyNotRoutable } from './routable.js';
 
 export interface Candidate {
   readonly pool: Pool;
@@ -51,20 +51,18 @@ export class OriginRouter {
   plan(network: string, poolNames: readonly string[], client = ''): Candidate[] {
     const { directory, health, demotion } = this.#deps;
     const preferred: Candidate[] = [];
-    let ejected: Candidate[] | undefined;
+    let demoted: Candidate[] | undefined;
     for (const name of poolNames) {
       const pool = directory.poolByName(name);
-      if (pool === undefined || !pool.enabled || !health.poolHealthy(pool.id)) continue;
-      const origins = pool.origins.filter(
-        (origin) => origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name),
-      );
+      if (!poolTakesTraffic(pool, health)) continue;
+      const origins = pool.origins.filter((origin) => originTakesTraffic(pool, origin, health));
       for (const origin of origins.length > 1 ? this.#order(pool, origins, client) : origins) {
-        if (!demotion.isEjected(pool.id, origin.name)) preferred.push({ pool, origin });
-        else if (ejected === undefined) ejected = [{ pool, origin }];
-        else ejected.push({ pool, origin });
+        if (!demotion.isDemoted(pool.id, origin.name)) preferred.push({ pool, origin });
+        else if (demoted === undefined) demoted = [{ pool, origin }];
+        else demoted.push({ pool, origin });
       }
     }
-    if (ejected !== undefined) preferred.push(...ejected);
+    if (demoted !== undefined) preferred.push(...demoted);
     if (preferred.length === 0) throw this.#noHealthyOrigin(network, poolNames);
     return preferred;
   }
@@ -95,10 +93,8 @@ export class OriginRouter {
     const { directory, health } = this.#deps;
     for (const name of poolNames) {
       const pool = directory.poolByName(name);
-      if (pool === undefined || !pool.enabled || !health.poolHealthy(pool.id)) continue;
-      for (const origin of pool.origins) {
-        if (origin.enabled && origin.weight > 0 && health.originHealthy(pool.id, origin.name)) return;
-      }
+      if (!poolTakesTraffic(pool, health)) continue;
+      for (const origin of pool.origins) if (originTakesTraffic(pool, origin, health)) return;
     }
     this.plan(network, poolNames);
   }

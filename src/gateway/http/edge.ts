@@ -111,33 +111,20 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     return undefined;
   };
 
-  const send = (ex: ServerExchange, answer: HttpAnswer): void => {
-    // CORS then the answer's own headers, as two lists: no merged object per request.
-    if (answer.rest !== undefined && answer.body !== undefined) {
-      sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
-    } else {
-      sendBody(ex, answer.status, answer.body, CORS, answer.headers);
-    }
-  };
-
-  const fail = (ex: ServerExchange, err: unknown): void => {
-    sendError(ex, edgeError(err, logger), undefined, CORS);
-  };
-
   return {
     request: (ex) => {
       // The path is matched once per request; its network labels the request's metric.
       const match = GATEWAY_PATH.exec(ex.target);
       ex.tag = match?.[1] ?? '';
       try {
-        handle(ex, match)?.catch((err: unknown) => fail(ex, err));
+        handle(ex, match)?.catch((err: unknown) => fail(ex, err, logger));
       } catch (err) {
-        fail(ex, err);
+        fail(ex, err, logger);
       }
     },
-    refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err),
+    refused: (ex: ServerExchange, err: RequestRefusal) => fail(ex, err, logger),
     // Taken when the answer was handed to the socket in full.
-    answered: (ex) => metrics.request(ex.tag, ex.status, (performance.now() - ex.startedAt) / 1000),
+    answered: (ex) => metrics.request(ex.tag, ex.status, ex.elapsedMs() / 1000),
     ...(options.upgrade !== undefined && { upgrade: options.upgrade, upgradeProtocols: WS_PROTOCOLS }),
     streamCut: () => {
       metrics.streamCut();
@@ -146,6 +133,19 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       });
     },
   };
+}
+
+/** The answer with CORS, then its own headers, as two lists: no merged object per request. */
+function send(ex: ServerExchange, answer: HttpAnswer): void {
+  if (answer.rest !== undefined && answer.body !== undefined) {
+    sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
+  } else {
+    sendBody(ex, answer.status, answer.body, CORS, answer.headers);
+  }
+}
+
+function fail(ex: ServerExchange, err: unknown, logger: Logger): void {
+  sendError(ex, edgeError(err, logger), undefined, CORS);
 }
 
 /** The media type of a Content-Type value, lower-cased, without parameters ('' when absent). */

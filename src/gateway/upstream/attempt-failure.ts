@@ -5,6 +5,8 @@
  * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
  * gateway's own capacity, not the origin: no origin connection came free within request_timeout, or a
  * large answer found no stream slot of its client; never reported against the origin's health).
+ * An AttemptFailure made from another error (classify()) keeps it as its `cause`, so the log shows the
+ * socket or parser error behind a `connect` or `network` kind.
  */
 import { SwitchyardError } from '../../errors/base.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
@@ -12,11 +14,14 @@ import type { ClientSignal } from '../rpc/forwarder.js';
 export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'busy';
 
 export class AttemptFailure extends Error {
+  override readonly name = 'AttemptFailure';
+
   constructor(
     readonly kind: FailureKind,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -97,19 +102,15 @@ export function timedOut(err: unknown): boolean {
  * passed (upstream/origin-clients.ts `busy`).
  */
 export function classify(err: unknown, timeoutMs: number, busy = false): AttemptFailure {
+  const failure = (kind: FailureKind, message: string) => new AttemptFailure(kind, message, { cause: err });
   const timeout = timedOut(err);
-  if (timeout && busy) {
-    return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
-  }
+  if (timeout && busy) return failure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
   const code = (err as { code?: unknown }).code;
   // The outbound policy refused the origin's address: never connected, and the reason says why.
-  if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
-  if (typeof code === 'string' && NEVER_CONNECTED.has(code))
-    return new AttemptFailure('connect', `cannot connect (${code})`);
-  if (timeout) {
-    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
-  }
-  if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');
-  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
-  return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
+  if (code === 'ETARGETREFUSED') return failure('connect', `cannot connect (${(err as Error).message})`);
+  if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return failure('connect', `cannot connect (${code})`);
+  if (timeout) return failure('timeout', `no answer within ${timeoutMs} ms`);
+  if (code === 'ORIGIN_MALFORMED_RESPONSE') return failure('network', 'malformed HTTP answer');
+  if ((err as Error).name === 'AbortError') return failure('network', 'client went away');
+  return failure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
 }

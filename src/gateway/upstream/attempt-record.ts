@@ -31,7 +31,9 @@ export function recordFailure(
   attempts: Attempt[],
 ): AttemptFailure {
   const failure =
-    err instanceof AttemptFailure ? err : new AttemptFailure('network', (err as Error).message ?? String(err));
+    err instanceof AttemptFailure
+      ? err
+      : new AttemptFailure('network', (err as Error).message ?? String(err), { cause: err });
   const { pool, origin } = candidate;
   attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
   deps.metrics?.attempt(network, failure.kind);

@@ -17,6 +17,7 @@
  * go to the per-origin statistics; an attempt the client abandoned is not counted.
  */
 import { finished, type Readable } from 'node:stream';
+import type { Clock } from '../../clock.js';
 import type { OriginStatsSink } from '../../model/origin-stats.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate } from '../../routing/router.js';
@@ -28,6 +29,8 @@ export interface AttemptDeps {
   readonly clients: OriginClients;
   readonly outstanding: OutstandingRequests;
   readonly requestTimeoutMs: number;
+  /** Times each attempt for the statistics (monotonic). */
+  readonly clock: Clock;
   /** Per-origin statistics (stats/origin-stats.ts): one `record` per attempt that reached the exchange. */
   readonly stats?: OriginStatsSink | undefined;
 }
@@ -116,7 +119,7 @@ export async function runAttempt<A, T>(
   try {
     target = deps.clients.target(candidate.origin);
   } catch (err) {
-    throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
+    throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`, { cause: err });
   }
   const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, options);
   const attempt = new LiveAttempt(candidate, pending, requestTimeoutMs, options.signal);
@@ -125,7 +128,7 @@ export async function runAttempt<A, T>(
   else signal?.addEventListener('abort', attempt.onClientAbort, { once: true });
   attempt.begin(deps.outstanding.start(candidate.pool.id, candidate.origin.name));
   const stats = deps.stats;
-  const started = stats === undefined ? 0 : performance.now();
+  const started = stats === undefined ? 0 : deps.clock.monotonic();
   let ok = false;
   try {
     let res: ClientResponse;
@@ -145,7 +148,7 @@ export async function runAttempt<A, T>(
     signal?.removeEventListener('abort', attempt.onClientAbort);
     attempt.end();
     if (stats !== undefined && signal?.aborted !== true) {
-      stats.record(candidate.pool.id, candidate.origin.name, performance.now() - started, ok);
+      stats.record(candidate.pool.id, candidate.origin.name, deps.clock.monotonic() - started, ok);
     }
   }
 }

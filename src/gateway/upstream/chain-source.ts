@@ -61,8 +61,8 @@ export class GatewayChainSource implements ChainSource {
     let target: ReturnType<OriginClients['target']>;
     try {
       target = this.#clients.target(origin);
-    } catch {
-      throw new AttemptFailure('connect', 'unusable origin address');
+    } catch (err) {
+      throw new AttemptFailure('connect', 'unusable origin address', { cause: err });
     }
     const body = Buffer.from(`{"jsonrpc":"2.0","id":"${CHAIN_REQUEST_ID}","method":"${method}","params":${params}}`);
     const pending = exchange(target, body, this.#timeoutMs, undefined, { replayable: true });

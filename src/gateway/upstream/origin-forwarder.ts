@@ -46,6 +46,7 @@
 
 import type { Readable } from 'node:stream';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { OriginStatsSink } from '../../model/origin-stats.js';
@@ -86,6 +87,8 @@ export interface OriginForwarderDeps {
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
+  /** Times attempts for the per-origin statistics. */
+  clock: Clock;
   /** Per-origin statistics for the console (stats/origin-stats.ts); none when absent. */
   stats?: OriginStatsSink | undefined;
   /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
