@@ -51,6 +51,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'pools',
     'health',
     'notifications',
+    'incidents',
     'stats',
     'chain',
     'outbound',
