@@ -53,6 +53,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'pools',
     'health',
     'notifications',
+    'incidents',
     'stats',
     'chain',
     'outbound',
