@@ -20,7 +20,6 @@
  * call of a key is counted to its usage there.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
@@ -33,6 +32,7 @@ import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
 import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import type { CallAnswer, HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -41,26 +41,6 @@ import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
-
-export interface HttpAnswer {
-  status: number;
-  /** The answer; with `rest`, its first bytes (the client's id already in place). */
-  body: Buffer | undefined;
-  headers: Readonly<Record<string, string>>;
-  /** A large single answer still arriving from the origin (origin-forwarder.ts, streaming): send after `body`. */
-  rest?: Readable;
-  /** Total length of `body` + `rest`, when the origin announced its length. */
-  length?: number;
-}
-
-/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
-interface CallAnswer {
-  body: Buffer;
-  rest?: Readable;
-  length?: number;
-  /** The origin answered with a JSON-RPC `error`. */
-  failed?: boolean;
-}
 
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
