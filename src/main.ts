@@ -31,6 +31,7 @@ import type { Limiter } from './gateway/rpc/rate-limit.js';
 import type { AffinityShare } from './gateway/upstream/affinity-share.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
 import { HealthMonitor } from './health/monitor.js';
+import { probeScore } from './health/probes/result.js';
 import type { BufferPool } from './http1/index.js';
 import { IncidentDetector } from './incidents/detector.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
@@ -45,6 +46,8 @@ import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
+import { ScoreBook } from './routing/scores/score-book.js';
+import { registerScoreMetric } from './routing/scores/score-metric.js';
 import { StatsRecorder } from './stats/recorder.js';
 import { ClockOffsetCheck } from './store/clock-offset.js';
 import { openStore, type Store } from './store/database.js';
@@ -178,6 +181,10 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stats: originStats,
     });
     stops.push(() => statsRecorder.stop());
+    // ── Origin scores (SPEC §17): live attempts (the gateway's, or every worker's reports) and the
+    //    probes below; steering and hedging read them, so do /metrics and the origin stats API.
+    const scores = new ScoreBook(clock, { relaying: config.gateway.workers > 1 });
+    registerScoreMetric(metrics, scores, config.networks, directory);
     // ── Instances compare times each took from its own clock: on PostgreSQL, this one's is checked
     //    against the store's at start and every minute (a warning beyond 1 s).
     const clockOffset = new ClockOffsetCheck({ store, clock, logger: logger.child({ part: 'store' }), metrics });
@@ -201,6 +208,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       outbound,
       onEvents: () => notifications?.wake(),
       onBlockNumber: (poolId, originName, blockNumber) => chain?.sawHead(poolId, originName, blockNumber),
+      onProbe: (poolId, originName, result) => scores.probe(poolId, originName, probeScore(result), result.rtt_ms ?? 0),
     });
     await monitor.start();
     stops.push(() => monitor.stop());
@@ -251,6 +259,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         outbound,
         keys: { table: keyDirectory, quota: keyQuota, usage },
         stats: originStats,
+        scores,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(limiter !== undefined && { limiter }),
         // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
@@ -292,6 +301,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         logger: logger.child({ part: 'api' }),
         health: monitor,
         chain: gateway.chain,
+        scores,
         outbound,
         poolsChanged: () => storeDirectory.refresh(),
         keysChanged: async () => {

@@ -10,7 +10,9 @@
  *     leased from the control process over lease-ipc.ts (its buckets, or Redis's), this worker's own
  *     while the control does not answer (fail open, logged once).
  * What stays per worker: the response cache, the connect demotion of refused origins (5 s), write and
- * filter affinity, stream slots, WebSocket connections and their subscriptions.
+ * filter affinity, stream slots, WebSocket connections and their subscriptions, the origin scores its
+ * steering and hedging read (its own traffic, plus the probes the control relays; its counts go to the
+ * control's book), benched origins and its share (1/workers) of each origin's max_requests_per_second.
  *
  * Life: waits for `init`, starts the gateway, answers `ready` with its URL (or `failed` with the errno
  * code when the listener cannot bind). On `shutdown` from the control, on SIGTERM/SIGINT (a signal sent
@@ -34,16 +36,21 @@ import { createLogger, type Logger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { StaticKeyTable } from '../model/gateway-keys.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
 import { ControlLink } from './control-link.js';
 import { IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 import { type ControlMessage, isMessage } from './messages.js';
 import { ReplicaChain } from './replica-chain.js';
 import { ReplicaHealthView } from './replica-health.js';
 import {
+  adoptProbes,
   KEYS_TOPIC,
   keySnapshot,
+  PROBES_TOPIC,
   PushedStoreReadiness,
+  reportScores,
   reportStats,
+  SCORES_TOPIC,
   STATS_TOPIC,
   STORE_TOPIC,
   USAGE_TOPIC,
@@ -107,6 +114,9 @@ export async function runGatewayWorker(): Promise<void> {
   // Per-origin statistics go to the control, which flushes them to the store with its own.
   const stats = new OriginStats(clock);
   const stopStats = reportStats(stats, (payload) => link.send({ t: 'report', topic: STATS_TOPIC, payload }));
+  // Origin scores: this worker's traffic steers its calls and goes to the control; probes come back.
+  const scores = new ScoreBook(clock, { reporting: true });
+  const stopScores = reportScores(scores, (payload) => link.send({ t: 'report', topic: SCORES_TOPIC, payload }));
   const status = new SharedLimitsStatus({
     backend: 'control',
     clock,
@@ -147,6 +157,7 @@ export async function runGatewayWorker(): Promise<void> {
       },
     ],
     [STORE_TOPIC, (payload) => storeReadiness.set(payload)],
+    [PROBES_TOPIC, (payload) => adoptProbes(scores, payload)],
   ]);
   const applyState = (topic: string, payload: unknown): void => {
     const handler = topics.get(topic);
@@ -216,6 +227,7 @@ export async function runGatewayWorker(): Promise<void> {
       storeReadiness,
       keys: { table: keyTable, quota, usage },
       stats,
+      scores,
       affinityShare,
       limiter,
       clock,
@@ -254,6 +266,7 @@ export async function runGatewayWorker(): Promise<void> {
       health.flush();
       usage.stop();
       stopStats();
+      stopScores();
     });
   };
   link.send({ t: 'ready', url: gateway.url });

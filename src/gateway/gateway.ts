@@ -55,6 +55,8 @@ import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
+import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
@@ -122,6 +124,11 @@ export interface GatewayOptions {
    */
   stats?: OriginStatsCollector;
   /**
+   * Origin scores (SPEC §17: steering, hedging, the score metric and API): the process's book (main.ts
+   * makes it, and adds the probes' outcomes); a worker's reporting one. Default: a book of its own.
+   */
+  scores?: ScoreBook;
+  /**
    * Where read-your-writes and filter affinity are shared with the other processes serving this gateway
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
@@ -186,11 +193,19 @@ export async function serveGateway(
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
   const outstanding = new OutstandingRequests();
+  const scores = options.scores ?? new ScoreBook(clock);
+  // Each of `workers` processes holds its share of an origin's max_requests_per_second (throttling.ts).
+  const throttle = new OriginThrottle(clock, 1 / settings.workers);
   const router = new OriginRouter({
     directory: options.directory,
     health: options.health,
     demotion: feedback.demotion,
     outstanding,
+    scores,
+    throttle,
+    networkSteering: (network) => config.networks[network]?.steering ?? 'off',
+    exploration: settings.steering_exploration,
+    clock,
   });
   const origins = new OriginForwarder({
     router,
@@ -207,6 +222,9 @@ export async function serveGateway(
     writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
     networks: config.networks,
     stats: options.stats,
+    clock,
+    scores,
+    throttle,
   });
   const forwarder = options.wrapForwarder ? options.wrapForwarder(origins, chain) : origins;
   const handler = new RpcHandler({
@@ -267,7 +285,9 @@ export async function serveGateway(
     logger: logger.child({ part: 'websocket' }),
   });
   const unsubscribe = options.directory.onChange(() => {
-    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins));
+    const pools = options.directory.allPools();
+    clients.prune(pools.flatMap((pool) => pool.origins));
+    scores.prune(pools);
   });
 
   const fdLimit = openFilesLimit();

@@ -11,6 +11,7 @@ import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import type { ProbeResult } from './probes/result.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
   type OriginStateLookup,
@@ -48,7 +49,8 @@ import { MonitoredHealthView } from './view.js';
  * (confirmation.ts, first after `health.confirm_delay`, 1 s), so a blip does not cost a whole interval.
  * `onEvents` hears about the events this process recorded right after they commit (the notification
  * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
- * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head).
+ * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head);
+ * `onProbe` each check's result (the origin scores take its latency and outcome, SPEC §17).
  *
  * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
@@ -78,6 +80,8 @@ export interface HealthMonitorOptions {
   onEvents?: (events: readonly HealthEventInput[]) => void;
   /** Called with the head a jsonrpc probe saw on an origin (eth_blockNumber), after its round committed. */
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
+  /** Called with each committed check's result, after its round committed. */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
   /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
   outbound?: OutboundPolicy;
 }
@@ -143,6 +147,7 @@ export class HealthMonitor {
         : {
             onBlockNumber: options.onBlockNumber,
           }),
+      ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }

@@ -50,6 +50,8 @@ export interface RoundContext {
   onEvents?: (events: readonly HealthEventInput[]) => void;
   /** Called with each block number a probe of the committed round saw (the chain tracker's feed). */
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
+  /** Called with each committed check's result (the origin scores' feed, SPEC §17). */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
 }
 
 export interface PoolPlan {
@@ -122,11 +124,12 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
       for (const origin of monitor === undefined ? [] : enabled) {
         const result = results.get(origin.name) as ProbeResult;
         const previous = stored.get(origin.name);
-        const step = nextOriginCounters(
-          previous ?? { status: 'Unknown', failures: 0, successes: 0 },
-          result.ok,
-          monitor as MonitorSettings,
-        );
+        const counters = previous ?? { status: 'Unknown' as const, failures: 0, successes: 0 };
+        // A throttled check (HTTP 429, a rate-limit answer) counts neither up nor down (SPEC §17).
+        const step =
+          result.throttled === true
+            ? { state: { status: counters.status, failures: counters.failures, successes: counters.successes } }
+            : nextOriginCounters(counters, result.ok, monitor as MonitorSettings);
         const row: OriginHealthRow = {
           pool_id: pool.id,
           origin_name: origin.name,
@@ -198,7 +201,10 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
     ctx.live.writePool(pool.id, written.poolRow, written.originRows);
     for (const origin of enabled) {
       const result = results.get(origin.name);
-      if (result !== undefined && monitor !== undefined) ctx.onCheck?.(pool, origin, result, monitor.type);
+      if (result !== undefined && monitor !== undefined) {
+        ctx.onCheck?.(pool, origin, result, monitor.type);
+        ctx.onProbe?.(pool.id, origin.name, result);
+      }
       if (result?.block_number !== undefined) ctx.onBlockNumber?.(pool.id, origin.name, Number(result.block_number));
     }
     for (const event of written.events) {
