@@ -87,9 +87,10 @@ class ListPlan implements PlanCursor {
 /** Runs one scripted call; what happened, as the test reads it. */
 async function play(calls: CallClass, scenario: Scenario) {
   const names = Object.keys(scenario.steps);
-  const capped = names.filter(
-    (name) => scenario.steps[name]?.[0] !== undefined && 'capped' in (scenario.steps[name]?.[0] as object),
-  );
+  const capped = names.filter((name) => {
+    const first = scenario.steps[name]?.[0];
+    return first !== undefined && 'capped' in first;
+  });
   const p = pool(names, capped);
   const candidates = p.origins.map((origin: Origin) => ({ pool: p, origin }));
   const byName = new Map(candidates.map((c) => [c.origin.name, c]));
