@@ -5,7 +5,7 @@
  * so never for the gateway's own capacity, `busy`, nor for throttling) and the log line.
  */
 import type { Logger } from '../../log.js';
-import type { OriginFeedback } from '../../routing/feedback.js';
+import type { OriginFailureKind, OriginFeedback } from '../../routing/feedback.js';
 import type { Candidate } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { type Attempt, AttemptFailure } from './attempt-failure.js';
@@ -44,12 +44,11 @@ export function recordFailure(
   attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
   deps.metrics?.attempt(network, failure.kind);
   const fields = { network, method, pool: pool.name, origin: origin.name, kind: failure.kind, reason: failure.message };
-  if (failure.kind === 'busy' || failure.kind === 'throttled') {
-    // The gateway's own capacity, or the origin asking us to slow down: no warning per call
-    // (switchyard_gateway_upstream_attempts_total{result="busy"|"throttled"} counts them).
-    deps.logger.debug(failure.kind === 'busy' ? 'gateway busy' : 'origin throttled the call', fields);
-    return;
-  }
-  if (health) deps.feedback.failed(candidate, failure.kind, failure.message);
-  deps.logger.warn('origin attempt failed', fields);
+  // (The rules give `health` to connect, timeout and network failures only: failsafe/rules.test.ts.)
+  if (health) deps.feedback.failed(candidate, failure.kind as OriginFailureKind, failure.message);
+  // The gateway's own capacity, or the origin asking us to slow down: no warning per call
+  // (switchyard_gateway_upstream_attempts_total{result="busy"|"throttled"} counts them).
+  if (failure.kind === 'busy') deps.logger.debug('gateway busy', fields);
+  else if (failure.kind === 'throttled') deps.logger.debug('origin throttled the call', fields);
+  else deps.logger.warn('origin attempt failed', fields);
 }
