@@ -88,12 +88,16 @@ describe('throttling: 429s, rate-limit answers, max_requests_per_second', () => 
     for (let i = 0; i < 5; i += 1) assert.equal((await call()).status, 200);
     assert.equal(limited.calls('eth_blockNumber'), 1, 'a benched origin gets no call');
     assert.equal(await providerHealthy(), true, 'throttling never counts against health');
-    // After its Retry-After the origin takes traffic again.
+    // After its Retry-After (1 s) the origin takes traffic again — not after a health ejection (10 s).
     limited.behaviour = {};
-    await waitFor('the benched origin taking a call again', async () => {
-      await call();
-      return limited.calls('eth_blockNumber') > 1;
-    });
+    await waitFor(
+      'the benched origin taking a call again',
+      async () => {
+        await call();
+        return limited.calls('eth_blockNumber') > 1;
+      },
+      5_000,
+    );
   });
 
   it("a provider's rate-limit answer is throttling; -32005 'query returned more than 10000 results' is an answer", async () => {
