@@ -1,23 +1,13 @@
 /**
  * A small "provider" for the degraded leg (routing-legs.ts): a node:http server on a free 127.0.0.1 port,
  * in the bench process, that forwards every POST to `target` (the upstream nginx) on keep-alive
- * connections and makes a seeded share of the calls wait `stallMs` first (mulberry32, so a run can be
- * replayed). It counts the calls it got, which is how the leg measures what hedging costs in extra
+ * connections and makes a seeded share of the calls wait `stallMs` first (the tests' mulberry32 stream,
+ * test/helpers/seeded-rng.ts, so a run can be replayed). It counts the calls it got, which is how the leg measures what hedging costs in extra
  * origin calls. Stopped with `close` (every connection and pending timer ends).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-/** mulberry32: a 32-bit state, a uniform float in [0, 1) per call. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { mulberry32 } from '../test/helpers/seeded-rng.js';
 
 export class StallProxy {
   readonly url: string;

@@ -110,16 +110,7 @@ export function adoptProbes(
 
 /** Worker side: sends the worker's score counts to the control every STATS_REPORT_MS. Returns stop (sends the rest). */
 export function reportScores(scores: { drain(): ScoreReportRow[] }, send: (payload: unknown) => void): () => void {
-  const flush = (): void => {
-    const rows = scores.drain();
-    if (rows.length > 0) send(rows);
-  };
-  const timer = setInterval(flush, STATS_REPORT_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    flush();
-  };
+  return reportDrained(() => scores.drain(), send);
 }
 
 /** Adds one worker's usage report to the control's sink; rows that are not well formed are skipped. */
@@ -199,8 +190,13 @@ export function keySnapshot(payload: unknown): GatewayKeySnapshot | undefined {
 
 /** Worker side: sends the worker's per-origin counters to the control every STATS_REPORT_MS. Returns stop (sends the rest). */
 export function reportStats(stats: OriginStatsCollector, send: (payload: unknown) => void): () => void {
+  return reportDrained(() => stats.drain(), send);
+}
+
+/** Sends what `drain` gives (when there is anything) every STATS_REPORT_MS. Returns stop (sends the rest). */
+function reportDrained(drain: () => readonly unknown[], send: (payload: unknown) => void): () => void {
   const flush = (): void => {
-    const rows = stats.drain();
+    const rows = drain();
     if (rows.length > 0) send(rows);
   };
   const timer = setInterval(flush, STATS_REPORT_MS);

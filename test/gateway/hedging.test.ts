@@ -15,19 +15,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/devnet-chain.js';
 import { fromChainTracker, post, type RpcAnswer, send } from '../helpers/http.js';
 import { headsKnown, type ProviderProxy, startProviderProxy } from '../helpers/provider-proxy.js';
 
 const STALL_MS = 2_500;
 const ADDRESS = `0x${'4'.repeat(40)}`;
-
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('hedged reads', () => {
   let anvil: AnvilNode;
@@ -57,7 +50,7 @@ describe('hedged reads', () => {
   after(async () => {
     await app?.close();
     // Nothing is left open once the gateway is gone: no connection leaked.
-    await waitFor('every connection to the stalling origin closed', () => slow.sockets.open === 0);
+    await waitFor(() => slow.sockets.open === 0, 'every connection to the stalling origin closed');
     await Promise.all([slow?.close(), fast?.close()]);
     await anvil?.stop();
   });
@@ -145,7 +138,7 @@ describe('hedged reads', () => {
   it("a cancelled loser's connection is not leaked: its answer is read whole, the connection serves again", async () => {
     const stalled = () => slow.requests.filter((r) => !fromChainTracker(r.body) && r.outcome === 'stalled').length;
     // Every stalled answer the gateway stopped waiting for arrives whole: none is cut.
-    await waitFor('the stalled answers', () => slow.counts.answered + slow.counts.cut >= stalled(), 3 * STALL_MS);
+    await waitFor(() => slow.counts.answered + slow.counts.cut >= stalled(), 'the stalled answers', 3 * STALL_MS);
     assert.equal(slow.counts.cut, 0, 'no loser connection was cut mid-answer');
     // Those connections went back to the pool: the calls that reach this origin now go out on them.
     const client = (r: { body: string }) => !fromChainTracker(r.body);

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiFixture, startApiFixture } from '../api/setup.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { waitFor } from '../helpers/devnet-chain.js';
 import { fromChainTracker, post, send } from '../helpers/http.js';
 import { headsKnown, type ProviderProxy, startProviderProxy } from '../helpers/provider-proxy.js';
 
@@ -23,14 +24,6 @@ interface Score {
   error_ratio: number;
   throttle_ratio: number;
   samples: number;
-}
-
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('origin scores', () => {
@@ -115,21 +108,21 @@ describe('origin scores', () => {
 
   it('a probe answered 429 counts neither up nor down; its outcome goes into the score', async () => {
     // (The monitored pool's proxy sees only probes and the chain tracker's polls: no client calls.)
-    await waitFor('the monitored origin checked Healthy', async () => {
+    await waitFor(async () => {
       const probed = await of('probed');
       return probed?.healthy === true && probed.failure_reason === 'No failures';
-    });
+    }, 'the monitored origin checked Healthy');
     watched.behaviour = { throttle: { fraction: 1 } };
-    await waitFor('a throttled check', async () => /rate limited/.test((await of('probed'))?.failure_reason ?? ''));
+    await waitFor(async () => /rate limited/.test((await of('probed'))?.failure_reason ?? ''), 'a throttled check');
     // Three more rounds (interval 1 s, consecutive_down 1): a failed check would have taken it down.
     const checks = watched.calls();
-    await waitFor('three more rounds', async () => watched.calls() >= checks + 3);
+    await waitFor(async () => watched.calls() >= checks + 3, 'three more rounds');
     const probed = await of('probed');
     assert.equal(probed?.healthy, true, 'throttled checks keep the origin healthy');
     assert.ok((probed?.score?.throttle_ratio ?? 0) > 0, JSON.stringify(probed?.score));
     // An error answer is a failed check: the monitor really runs.
     watched.behaviour = { refuse: { match: () => true, code: -32000, message: 'broken' } };
-    await waitFor('the origin checked Unhealthy', async () => (await of('probed'))?.healthy === false);
+    await waitFor(async () => (await of('probed'))?.healthy === false, 'the origin checked Unhealthy');
     watched.behaviour = {};
   });
 });

@@ -17,19 +17,12 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type ApiFixture, startApiFixture } from '../api/setup.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
+import { waitFor } from '../helpers/devnet-chain.js';
 import { fromChainTracker, post, type RpcAnswer } from '../helpers/http.js';
 import { headsKnown, type ProviderProxy, startProviderProxy } from '../helpers/provider-proxy.js';
 
 const clientCalls = (body: string) => !fromChainTracker(body);
 const INFURA_DAILY = { fraction: 1, code: -32005, message: 'daily request count exceeded, request rate limited' };
-
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('throttling: 429s, rate-limit answers, max_requests_per_second', () => {
   let anvil: AnvilNode;
@@ -91,11 +84,11 @@ describe('throttling: 429s, rate-limit answers, max_requests_per_second', () => 
     // After its Retry-After (1 s) the origin takes traffic again — not after a health ejection (10 s).
     limited.behaviour = {};
     await waitFor(
-      'the benched origin taking a call again',
       async () => {
         await call();
         return limited.calls('eth_blockNumber') > 1;
       },
+      'the benched origin taking a call again',
       5_000,
     );
   });
