@@ -194,7 +194,9 @@ class FailsafeRun<R> {
     this.#disarm();
     const hedge = this.#call.rules.hedge;
     if (hedge === undefined || this.#hedges >= hedge.max) return;
-    if (this.#launched >= this.#call.rules.maxAttempts || !this.#call.plan.hasMore()) return;
+    // (Whether the plan has another candidate is asked only when the timer fires: asking now would
+    // build the rest of a lazy plan for every hedged call.)
+    if (this.#launched >= this.#call.rules.maxAttempts) return;
     const delay = hedgeDelay(hedge, this.#deps.scores?.score(candidate.pool.id, candidate.origin.name));
     this.#slow = new Promise((resolve) => {
       this.#timer = setTimeout(resolve, delay, SLOW);
