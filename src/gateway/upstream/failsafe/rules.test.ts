@@ -297,6 +297,11 @@ describe('what the spec asks of the table', () => {
     assert.notEqual(ruleFor('slow', 'write').then, 'hedge');
   });
 
+  it('an answer other than asked (SPEC §20) sends a read on to the next origin and counts against its score', () => {
+    const rule = ruleFor('bad', 'read');
+    assert.deepEqual([rule.then, rule.score], ['fallback-next', 'error']);
+  });
+
   it("throttling and the gateway's own capacity never count against an origin's health", () => {
     // (A batch partly answered with rate-limit errors did answer: that is a success for its health.)
     for (const calls of ['read', 'write'] as const) {
