@@ -1,6 +1,6 @@
 /**
- * The composition root: config → store → devnet → pool directory + gateway keys + health → gateway → API
- * → notifications → incidents. Nothing else wires the parts of a process together (the CLI only calls
+ * The composition root: config → store → devnet → pool directory + gateway keys + origin scores + health
+ * → gateway → API → notifications → incidents. Nothing else wires the parts of a process together (the CLI only calls
  * this; a gateway worker process wires its own gateway through the same gateway/gateway.ts
  * `serveGateway`). Start-up is the list of named steps below, each a function in src/main/ that starts
  * one part and registers how to stop it (main/start-up.ts). A failing step undoes what was started;

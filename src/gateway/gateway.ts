@@ -133,8 +133,9 @@ export interface GatewayOptions {
    */
   stats?: OriginStatsCollector;
   /**
-   * Origin scores (SPEC §17: steering, hedging, the score metric and API): the process's book (main.ts
-   * makes it, and adds the probes' outcomes); a worker's reporting one. Default: a book of its own.
+   * Origin scores (SPEC §17: steering, hedging, the score metric and API): the process's book
+   * (main/serving-parts.ts `startOriginScores`; the health step adds the probes' outcomes), or a
+   * worker's reporting one (cluster/worker-parts.ts). Default: a book of its own.
    */
   scores?: ScoreBook;
   /**
