@@ -30,9 +30,10 @@ import type { GatewayMetrics } from '../metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
+import { type CallAnswer, callAnswer } from './call-answer.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
-import type { CallAnswer, HttpAnswer } from './http-answer.js';
+import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
+import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -361,16 +362,7 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
-      if (call.id === undefined || reply.id === undefined) {
-        reply.rest?.destroy();
-        return undefined;
-      }
-      const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
-      if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error' };
-      if (reply.length === undefined) return { body, rest: reply.rest };
-      const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
-      return { body, rest: reply.rest, length };
+      return callAnswer(call, await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream)));
     } catch (err) {
       if (call.id === undefined) return this.#undelivered(call, context, err);
       throw err;

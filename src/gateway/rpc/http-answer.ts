@@ -1,6 +1,6 @@
 /**
- * What the handler (handler.ts) gives the HTTP edge and the WebSocket connection for one request body,
- * and what one call's answer is on its way there: whole, or its first bytes and a stream of the rest.
+ * What the handler (handler.ts) gives the HTTP edge and the WebSocket connection for one request body
+ * (one call's answer on its way there: call-answer.ts).
  */
 import type { Readable } from 'node:stream';
 
@@ -14,13 +14,4 @@ export interface HttpAnswer {
   rest?: Readable;
   /** Total length of `body` + `rest`, when the origin announced its length. */
   length?: number;
-}
-
-/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
-export interface CallAnswer {
-  body: Buffer;
-  rest?: Readable;
-  length?: number;
-  /** The origin answered with a JSON-RPC `error`. */
-  failed?: boolean;
 }
