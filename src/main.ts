@@ -1,5 +1,6 @@
 /**
- * The composition root: config → store → devnet → pool directory + gateway keys + health → gateway → API.
+ * The composition root: config → store → devnet → pool directory + gateway keys + health → gateway → API
+ * → notifications → incidents → transaction ledger.
  * Nothing else wires parts together (the CLI only calls this). Start-up failures undo what was started;
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
  * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
@@ -30,11 +31,13 @@ import type { QuotaBackend } from './gateway/rpc/quota-backend.js';
 import type { Limiter } from './gateway/rpc/rate-limit.js';
 import type { AffinityShare } from './gateway/upstream/affinity-share.js';
 import { CachingForwarder } from './gateway/upstream/cache/caching-forwarder.js';
+import { buildOriginCalls } from './gateway/upstream/origin-calls.js';
 import { HealthMonitor } from './health/monitor.js';
-import type { BufferPool } from './http1/index.js';
+import { BufferPool } from './http1/index.js';
 import { IncidentDetector } from './incidents/detector.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
 import { UsageRecorder } from './keys/usage-recorder.js';
+import { Ledger } from './ledger/ledger.js';
 import { LocalQuotaBackend } from './limits/local-backend.js';
 import { createLogger, type Logger } from './log.js';
 import { MetricsRegistry } from './metrics/registry.js';
@@ -73,6 +76,8 @@ export interface Switchyard {
   readonly devnet: Devnet | undefined;
   /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
   readonly chain: ChainTracker;
+  /** The transaction ledger (SPEC §19). */
+  readonly ledger: Ledger;
   close(): Promise<void>;
 }
 
@@ -228,6 +233,18 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       stops.push(async () => unsubscribe());
     }
 
+    // ── The transaction ledger (SPEC §19): the gateway tells it of every accepted transaction (queued
+    //    until it starts, below, once the chain tracker it follows exists); its state changes wake the
+    //    notification service.
+    const ledger = new Ledger({
+      config,
+      store,
+      clock,
+      logger: logger.child({ part: 'ledger' }),
+      metrics,
+      onEvents: () => notifications?.wake(),
+    });
+
     // Workers' quota reserves (cluster/control.ts): Redis's counts, else this process's (workers only).
     const quotaReserves = shared?.quotas ?? workerQuotas;
 
@@ -251,6 +268,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         outbound,
         keys: { table: keyDirectory, quota: keyQuota, usage },
         stats: originStats,
+        sends: ledger.sends,
         ...(options.buffers !== undefined && { buffers: options.buffers }),
         ...(limiter !== undefined && { limiter }),
         // Workers (cluster/control.ts) lease from Redis when there is one, else from this process.
@@ -332,6 +350,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     await incidents.start();
     stops.push(() => incidents.stop());
 
+    // ── The ledger follows each recorded transaction on the tracker's chain, asking origins over
+    //    clients of its own (outside client traffic); stopped first, so its last writes reach the store.
+    const originCalls = buildOriginCalls({ config, directory, outbound, buffers: new BufferPool() });
+    stops.push(() => originCalls.close());
+    await ledger.start({ chain: gateway.chain, calls: originCalls.calls });
+    stops.push(() => ledger.stop());
+
     logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
     let closing: Promise<void> | undefined;
     return {
@@ -340,6 +365,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       store,
       devnet,
       chain: gateway.chain,
+      ledger,
       close: () => {
         closing ??= unwind().then(() => logger.info('switchyard stopped'));
         return closing;

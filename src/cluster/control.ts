@@ -24,13 +24,14 @@ import { renderMerged } from '../metrics/merge.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import { StatePublisher } from './publisher.js';
+import { relaySends, SENDS_TOPIC } from './relayed-sends.js';
 import { shareWithWorkers } from './shared-state.js';
 import { WorkerSupervisor } from './supervisor.js';
 
 /**
  * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
- * config, directory, health, clock, logger, metrics, outbound and affinityShare (between instances: the
- * control relays it to and from its workers); `wrapForwarder`, `buffers`,
+ * config, directory, health, clock, logger, metrics, outbound, affinityShare (between instances: the
+ * control relays it to and from its workers) and sends (the workers' accepted transactions, relayed to it); `wrapForwarder`, `buffers`,
  * `subscriptions` and `limiter` concern a gateway in this process, and each worker makes its own.
  */
 export interface GatewayWorkersOptions extends GatewayOptions {
@@ -96,6 +97,9 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     store: options.storeReadiness,
     stats: options.stats,
   });
+  // The workers' accepted transactions go to this process's ledger (relayed-sends.ts).
+  const sends = options.sends;
+  if (sends !== undefined) publisher.onReport(SENDS_TOPIC, (payload) => relaySends(sends, payload));
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();

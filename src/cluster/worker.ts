@@ -37,6 +37,7 @@ import { PoolSnapshot } from '../model/pool-snapshot.js';
 import { ControlLink } from './control-link.js';
 import { IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 import { type ControlMessage, isMessage } from './messages.js';
+import { SENDS_TOPIC, SendBatch } from './relayed-sends.js';
 import { ReplicaChain } from './replica-chain.js';
 import { ReplicaHealthView } from './replica-health.js';
 import {
@@ -107,6 +108,8 @@ export async function runGatewayWorker(): Promise<void> {
   // Per-origin statistics go to the control, which flushes them to the store with its own.
   const stats = new OriginStats(clock);
   const stopStats = reportStats(stats, (payload) => link.send({ t: 'report', topic: STATS_TOPIC, payload }));
+  // Accepted transactions go to the control's ledger (relayed-sends.ts).
+  const sends = new SendBatch((payload) => link.send({ t: 'report', topic: SENDS_TOPIC, payload }));
   const status = new SharedLimitsStatus({
     backend: 'control',
     clock,
@@ -217,6 +220,7 @@ export async function runGatewayWorker(): Promise<void> {
       keys: { table: keyTable, quota, usage },
       stats,
       affinityShare,
+      sends,
       limiter,
       clock,
       logger: logger.child({ part: 'gateway' }),
@@ -254,6 +258,7 @@ export async function runGatewayWorker(): Promise<void> {
       health.flush();
       usage.stop();
       stopStats();
+      sends.flush();
     });
   };
   link.send({ t: 'ready', url: gateway.url });

@@ -45,6 +45,7 @@ import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { AcceptedSends } from '../model/accepted-sends.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
@@ -72,6 +73,7 @@ import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
+import { AcceptedSendForwarder } from './upstream/accepted-sends.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
@@ -129,6 +131,11 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
+  /**
+   * The transaction ledger (SPEC §19): told of every eth_sendRawTransaction an origin accepted
+   * (upstream/accepted-sends.ts). None: sends are not recorded.
+   */
+  sends?: AcceptedSends;
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -211,7 +218,9 @@ export async function serveGateway(
     networks: config.networks,
     stats: options.stats,
   });
-  const forwarder = options.wrapForwarder ? options.wrapForwarder(origins, chain) : origins;
+  const recorded =
+    options.sends === undefined ? origins : new AcceptedSendForwarder(origins, options.sends, () => clock.now());
+  const forwarder = options.wrapForwarder ? options.wrapForwarder(recorded, chain) : recorded;
   const handler = new RpcHandler({
     networks: config.networks,
     forwarder,

@@ -107,6 +107,7 @@ export class WsGateway {
     }
     let network: string;
     let client: string;
+    let address: string;
     let extra: Readonly<Record<string, string>>;
     try {
       const match = GATEWAY_PATH.exec(ex.target);
@@ -123,7 +124,8 @@ export class WsGateway {
       }
       network = decodeNetwork(match[1] as string);
       const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
-      client = key ?? exchangeClient(ex, this.#options.trustedProxies);
+      address = exchangeClient(ex, this.#options.trustedProxies);
+      client = key ?? address;
       extra = this.#options.handler.admit(network, client);
       const limit = this.#options.limits.max_connections_per_client;
       if ((this.#perClient.get(client) ?? 0) >= limit) {
@@ -156,6 +158,7 @@ export class WsGateway {
         handler: this.#options.handler,
         network,
         client,
+        address,
         hub: this.#options.hub,
         limits: this.#options.limits,
         metrics: this.#options.metrics,
