@@ -63,6 +63,8 @@ const POSTGRES_SUITES = [
   'test/notifications/smtp-tls.test.ts',
   'test/notifications/health-e2e.test.ts',
   'test/migration/real-server.test.ts',
+  'test/ledger/alerts.test.ts',
+  'test/ledger/instances.test.ts',
 ];
 
 function runFiles(list, env = {}) {

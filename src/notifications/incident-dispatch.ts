@@ -139,7 +139,8 @@ function forAccount(data: IncidentData, mine: IncidentRecord['scope'], poolIds: 
   return out;
 }
 
-function delivery(
+/** One delivery row of a policy alert (`eventId`: the incident's or state change's id). */
+export function delivery(
   accountId: string,
   incidentId: string,
   policy: Policy,

@@ -17,6 +17,7 @@ import { monitorRoutes } from './monitors.js';
 import { notificationMigrationRoutes } from './notification-migration.js';
 import { originStatsRoutes } from './origin-stats.js';
 import { poolRoutes } from './pools.js';
+import { transactionRoutes } from './transactions.js';
 import { userTokenRoutes } from './user-tokens.js';
 
 export function coreRoutes(deps: ApiDeps): Route[] {
@@ -35,5 +36,6 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...healthEventRoutes(deps),
     ...deliveryRoutes(deps),
     ...originStatsRoutes(deps),
+    ...transactionRoutes(deps),
   ];
 }
