@@ -65,6 +65,8 @@ const POSTGRES_SUITES = [
   'test/migration/real-server.test.ts',
   'test/ledger/alerts.test.ts',
   'test/ledger/instances.test.ts',
+  'src/ledger/queries.test.ts',
+  'test/ledger/policies.test.ts',
 ];
 
 function runFiles(list, env = {}) {
