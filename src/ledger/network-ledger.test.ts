@@ -49,7 +49,9 @@ describe('NetworkLedger', () => {
     const ledger = new NetworkLedger();
     const records = [5, 6, 7].map((n) => followed(n));
     for (const record of records) ledger.follow(record, 10);
-    records.forEach((record, i) => ledger.include(record, { number: 10 + i, hash: hash(100 + i), index: 0 }));
+    for (const [i, record] of records.entries()) {
+      ledger.include(record, { number: 10 + i, hash: hash(100 + i), index: 0 });
+    }
     assert.equal(ledger.pendingCount, 0);
     assert.equal(ledger.includedCount, 3);
     assert.deepEqual(
