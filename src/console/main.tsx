@@ -16,6 +16,7 @@ import { DeliveriesView } from './views/deliveries.js';
 import { EventsView } from './views/events.js';
 import { MigrationView, PoliciesView } from './views/notifications.js';
 import { OriginsView } from './views/origins.js';
+import { TransactionsView } from './views/transactions.js';
 
 /** The fixed id of the "Switchyard Write" permission group (docs/api.md, account tokens). */
 const WRITE_GROUP = 'b688b1f8d4ebf2e4198be92100a4496a';
@@ -23,6 +24,7 @@ const WRITE_GROUP = 'b688b1f8d4ebf2e4198be92100a4496a';
 const VIEWS = [
   ['origins', 'Origins'],
   ['events', 'Events'],
+  ['transactions', 'Transactions'],
   ['deliveries', 'Deliveries'],
   ['policies', 'Policies'],
   ['migration', 'Migration'],
@@ -181,6 +183,7 @@ function App() {
       <main>
         {view === 'origins' ? <OriginsView {...props} /> : null}
         {view === 'events' ? <EventsView {...props} /> : null}
+        {view === 'transactions' ? <TransactionsView {...props} /> : null}
         {view === 'deliveries' ? <DeliveriesView {...props} /> : null}
         {view === 'policies' ? <PoliciesView {...props} /> : null}
         {view === 'migration' ? <MigrationView {...props} /> : null}
