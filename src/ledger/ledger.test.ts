@@ -6,96 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
+import { blockHash, ScriptedChain, ScriptedOrigins } from '../../test/helpers/ledger-chain.js';
 import { openTestStore } from '../../test/helpers/store.js';
-import type { TrackedOrigin } from '../chain/tracker.js';
-import type { ChainListener } from '../chain/types.js';
 import { ManualClock } from '../clock.js';
 import { buildConfig } from '../config/load.js';
 import { silentLogger } from '../log.js';
-import type { OriginCall, OriginCallAnswer, OriginCalls } from '../model/origin-calls.js';
-import type { Origin, Pool } from '../model/pool.js';
-import type { LedgerChain } from './follower.js';
 import { Ledger } from './ledger.js';
 import { getRecord } from './record-queries.js';
 
 const ALICE = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const CHAIN_ID = 11_155_111;
-const blockHash = (n: number, branch = 'a') => `0x${branch.repeat(8)}${n.toString(16).padStart(56, '0')}`;
-
-/** Two origins' answers, scripted per test; every call is counted by method. */
-class ScriptedOrigins implements OriginCalls {
-  readonly calls = new Map<string, number>();
-  /** block hash → the hashes of its transactions (sender ALICE, nonces as given). */
-  blocks = new Map<string, Array<{ hash: string; nonce: number }>>();
-  /** origin name → tx hash → where it is (`null`: nowhere); an origin in `failing` throws. */
-  seen = new Map<string, Map<string, { blockNumber: string; blockHash: string } | 'mempool' | null>>();
-  failing = new Set<string>();
-
-  async call(origin: Origin, calls: readonly OriginCall[]): Promise<OriginCallAnswer[]> {
-    if (this.failing.has(origin.name)) throw new Error('connection refused');
-    return calls.map(([method, params]) => {
-      this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
-      if (method === 'eth_getBlockByHash') {
-        const txs = this.blocks.get(params[0] as string);
-        if (txs === undefined) return { result: null };
-        const transactions = txs.map((tx, i) => ({
-          hash: tx.hash,
-          from: ALICE.address,
-          nonce: `0x${tx.nonce.toString(16)}`,
-          transactionIndex: `0x${i.toString(16)}`,
-        }));
-        return { result: { hash: params[0], transactions } };
-      }
-      if (method === 'eth_getTransactionByHash') {
-        const where = this.seen.get(origin.name)?.get(params[0] as string) ?? null;
-        if (where === null) return { result: null };
-        if (where === 'mempool') return { result: { hash: params[0], blockNumber: null, blockHash: null } };
-        return { result: { hash: params[0], ...where, transactionIndex: '0x0' } };
-      }
-      if (method === 'eth_getTransactionCount') return { result: '0x0' };
-      return { result: params[0] };
-    });
-  }
-}
-
-class ScriptedChain implements LedgerChain {
-  readonly listeners = new Set<ChainListener>();
-  head: { number: number; hash: string } | undefined;
-  finalizedBlock: { number: number } | undefined;
-  readonly origins: TrackedOrigin[] = ['o0', 'o1'].map((name) => ({
-    pool: { id: 'pool', name: 'p' } as Pool,
-    origin: { name } as Origin,
-    state: { head: 0, hash: undefined, earliest: 0, syncing: false },
-    usable: true,
-    pushing: false,
-  }));
-  addListener(listener: ChainListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  trackedOrigins(): TrackedOrigin[] {
-    return this.origins;
-  }
-  leader(): TrackedOrigin | undefined {
-    return this.origins[0];
-  }
-  canonicalHead() {
-    return this.head;
-  }
-  canonical() {
-    return this.head === undefined ? [] : [this.head];
-  }
-  finalized() {
-    return this.finalizedBlock;
-  }
-  touch(): void {}
-  emitHead(number: number, branch = 'a'): void {
-    this.head = { number, hash: blockHash(number, branch) };
-    const block = { ...this.head, parentHash: blockHash(number - 1, branch), timestamp: number, header: {} };
-    for (const listener of this.listeners) listener.head?.('sepolia', block);
-  }
-}
-
 describe('ledger over a scripted chain', () => {
   let store: Awaited<ReturnType<typeof openTestStore>>;
   let chain: ScriptedChain;
@@ -167,11 +87,11 @@ describe('ledger over a scripted chain', () => {
     const hashes = [];
     for (let nonce = 0; nonce < 5; nonce += 1) hashes.push(await send(nonce));
     origins.calls.clear();
-    for (let n = 1; n <= 4; n += 1) origins.blocks.set(blockHash(n), []);
+    for (let n = 1; n <= 4; n += 1) origins.setBlock(blockHash(n), []);
     for (let n = 1; n <= 4; n += 1) chain.emitHead(n);
     await ledger.settled();
     assert.deepEqual(Object.fromEntries(origins.calls), { eth_getBlockByHash: 4 });
-    origins.blocks.set(blockHash(5), [{ hash: hashes[2] as string, nonce: 2 }]);
+    origins.setBlock(blockHash(5), [{ hash: hashes[2] as string, from: ALICE.address, nonce: 2 }]);
     chain.emitHead(5);
     await ledger.settled();
     assert.equal(await status(hashes[2] as string), 'included');
@@ -180,7 +100,7 @@ describe('ledger over a scripted chain', () => {
 
   it('the tracker’s reorg takes included records back to pending; finality by depth without a finalized block', async () => {
     const hash = await send(0);
-    origins.blocks.set(blockHash(5), [{ hash, nonce: 0 }]);
+    origins.setBlock(blockHash(5), [{ hash, from: ALICE.address, nonce: 0 }]);
     chain.emitHead(5);
     await ledger.settled();
     assert.equal(await status(hash), 'included');
@@ -189,7 +109,7 @@ describe('ledger over a scripted chain', () => {
     await ledger.settled();
     assert.equal(await status(hash), 'pending');
     assert.deepEqual(await history(hash), ['pending', 'included', 'reorged']);
-    origins.blocks.set(blockHash(5, 'b'), [{ hash, nonce: 0 }]);
+    origins.setBlock(blockHash(5, 'b'), [{ hash, from: ALICE.address, nonce: 0 }]);
     chain.emitHead(5, 'b');
     for (let n = 6; n <= 7; n += 1) chain.emitHead(n, 'b');
     await ledger.settled();
@@ -206,7 +126,7 @@ describe('ledger over a scripted chain', () => {
     await ledger.settled();
     origins.seen.set('o0', new Map([[hash, { blockNumber: '0x14', blockHash: blockHash(20) }]]));
     origins.calls.clear();
-    for (const listener of chain.listeners) listener.gap?.('sepolia', 10, 19);
+    chain.emitGap(10, 19);
     ledger.sweep();
     await ledger.settled();
     assert.equal(origins.calls.get('eth_getTransactionByHash'), 1);
