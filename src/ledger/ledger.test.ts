@@ -11,11 +11,22 @@ import { openTestStore } from '../../test/helpers/store.js';
 import { ManualClock } from '../clock.js';
 import { buildConfig } from '../config/load.js';
 import { silentLogger } from '../log.js';
+import { MetricsRegistry } from '../metrics/registry.js';
 import { Ledger } from './ledger.js';
+import { LedgerMetrics } from './metrics.js';
 import { getRecord } from './record-queries.js';
+import { LedgerRecorder, QUEUE_MAX } from './recorder.js';
 
 const ALICE = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const CHAIN_ID = 11_155_111;
+const blockHead = (n: number) => ({
+  number: n,
+  hash: blockHash(n),
+  parentHash: blockHash(n - 1),
+  timestamp: n,
+  header: {},
+});
+
 describe('ledger over a scripted chain', () => {
   let store: Awaited<ReturnType<typeof openTestStore>>;
   let chain: ScriptedChain;
@@ -29,13 +40,27 @@ describe('ledger over a scripted chain', () => {
     'test',
   );
 
+  let metrics: MetricsRegistry;
+
   beforeEach(async () => {
     store = await openTestStore();
     chain = new ScriptedChain();
     origins = new ScriptedOrigins();
-    ledger = new Ledger({ config, store: store.store, clock, logger: silentLogger });
+    metrics = new MetricsRegistry();
+    ledger = new Ledger({ config, store: store.store, clock, logger: silentLogger, metrics });
     await ledger.start({ chain, calls: origins });
   });
+  /** The ledger again, on the same store, with these `networks.sepolia.ledger` settings. */
+  const restart = async (settings: Record<string, unknown>): Promise<void> => {
+    await ledger.stop();
+    const changed = buildConfig(
+      { networks: { sepolia: { chain_id: CHAIN_ID, pools: ['p'], finality_depth: 3, ledger: settings } } },
+      'test',
+    );
+    metrics = new MetricsRegistry();
+    ledger = new Ledger({ config: changed, store: store.store, clock, logger: silentLogger, metrics });
+    await ledger.start({ chain, calls: origins });
+  };
   afterEach(async () => {
     await ledger.stop();
     await store.close();
@@ -155,5 +180,92 @@ describe('ledger over a scripted chain', () => {
     assert.equal(await status(hash), 'pending', 'absent since just now');
     await check(61_000);
     assert.equal(await status(hash), 'dropped');
+  });
+
+  it('final at the finalized block when one is known, before finality_depth would say so', async () => {
+    const hash = await send(0);
+    origins.setBlock(blockHash(5), [{ hash, from: ALICE.address, nonce: 0 }]);
+    chain.emitHead(5);
+    await ledger.settled();
+    chain.finalizedBlock = { number: 4 };
+    chain.emitHead(6);
+    await ledger.settled();
+    assert.equal(await status(hash), 'included', 'finalized 4 < 5 (depth alone would not say final either)');
+    chain.finalizedBlock = { number: 5 };
+    for (const listener of chain.listeners) listener.finalized?.('sepolia', { ...blockHead(5) });
+    await ledger.settled();
+    assert.equal(await status(hash), 'final', 'at the finalized block, though head 6 − depth 3 < 5');
+  });
+
+  it('no rebroadcast once the sender’s nonce moved past the transaction: dropped at once', async () => {
+    await restart({ dropped_after: 60, rebroadcast: true, max_rebroadcasts: 3 });
+    const hash = await send(0);
+    origins.nonce = 1;
+    for (const ms of [16_000, 61_000]) {
+      clock.advance(ms);
+      ledger.sweep();
+      await ledger.settled();
+    }
+    assert.equal(await status(hash), 'dropped');
+    assert.equal(origins.calls.get('eth_sendRawTransaction'), undefined, 'never sent again');
+  });
+
+  it('max_pending: the oldest pending records leave tracking, counted, nobody owns them', async () => {
+    await restart({ dropped_after: 60, max_pending: 1 });
+    const older = await send(0);
+    const newer = await send(1);
+    const owners = await store.store.db.selectFrom('ledger_transactions').select(['hash', 'owner']).execute();
+    assert.equal(owners.find((row) => row.hash === older)?.owner, '');
+    assert.notEqual(owners.find((row) => row.hash === newer)?.owner, '');
+    assert.match(metrics.render(), /switchyard_ledger_untracked_total\{network="sepolia"\} 1\b/);
+    // Not followed: a block including it changes nothing.
+    origins.setBlock(blockHash(3), [{ hash: older, from: ALICE.address, nonce: 0 }]);
+    chain.emitHead(3);
+    await ledger.settled();
+    assert.equal(await status(older), 'pending');
+  });
+
+  it('switchyard_ledger_transactions counts the store’s records by network and status', async () => {
+    await send(0);
+    const included = await send(1);
+    origins.setBlock(blockHash(2), [{ hash: included, from: ALICE.address, nonce: 1 }]);
+    chain.emitHead(2);
+    await ledger.settled();
+    await ledger.countNow();
+    const text = metrics.render();
+    assert.match(text, /switchyard_ledger_transactions\{network="sepolia",status="pending"\} 1\b/);
+    assert.match(text, /switchyard_ledger_transactions\{network="sepolia",status="included"\} 1\b/);
+  });
+
+  it('retention: raw bytes go after keep_raw, records unchanged for retention go with their history', async () => {
+    await restart({ dropped_after: 60, keep_raw: '1d', retention: '2d' });
+    const hash = await send(0);
+    clock.advance(86_400_000 + 1_000);
+    await ledger.prune();
+    const row = await store.store.db.selectFrom('ledger_transactions').select('raw').executeTakeFirst();
+    assert.equal(row?.raw, null);
+    assert.equal(await status(hash), 'pending');
+    clock.advance(86_400_000);
+    await ledger.prune();
+    assert.equal(await status(hash), undefined);
+    assert.deepEqual(await store.store.db.selectFrom('ledger_events').select('hash').execute(), []);
+  });
+
+  it('a full queue does not record the send: counted, never waited on', async () => {
+    const recorder = new LedgerRecorder({
+      store: store.store,
+      clock,
+      logger: silentLogger,
+      metrics: new LedgerMetrics(metrics),
+      networks: config.networks,
+      accountId: config.account_id,
+      owner: 'x',
+      onRecorded: () => undefined,
+    });
+    const send = { network: 'sepolia', raw: '0x00', keyId: undefined, client: 'c', origins: [], at: 0 };
+    // Not started: nothing leaves the queue.
+    for (let i = 0; i < QUEUE_MAX + 3; i += 1) recorder.accepted(send);
+    assert.match(metrics.render(), /switchyard_ledger_unrecorded_total\{network="sepolia",reason="queue_full"\} 3\b/);
+    await recorder.stop();
   });
 });

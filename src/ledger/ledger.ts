@@ -112,7 +112,7 @@ export class Ledger {
       await heartbeat(store.db, this.#id, timestamp(clock));
       await this.#takeOver(clock.now() - TAKEOVER_AFTER_MS);
     });
-    this.#every(COUNTS_MS, () => this.#count(), true);
+    this.#every(COUNTS_MS, () => this.countNow(), true);
     this.#every(PRUNE_MS, () => this.prune(), true);
   }
 
@@ -174,7 +174,8 @@ export class Ledger {
     logger.info('took over ledger records of a stopped instance', { count: rows.length });
   }
 
-  async #count(): Promise<void> {
+  /** Reads the store's counts for `switchyard_ledger_transactions` now (also every COUNTS_MS). */
+  async countNow(): Promise<void> {
     this.#metrics.counts(await countByStatus(this.#options.store.db));
   }
 

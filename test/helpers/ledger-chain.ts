@@ -30,6 +30,8 @@ export class ScriptedOrigins implements OriginCalls {
   readonly seen = new Map<string, Map<string, Whereabouts>>();
   /** Origins that do not answer (the call rejects). */
   readonly failing = new Set<string>();
+  /** What eth_getTransactionCount answers (the sender's nonce at latest). */
+  nonce = 0;
 
   setBlock(hash: string, txs: readonly ScriptedTx[]): void {
     const transactions = txs.map((tx, i) => ({
@@ -55,7 +57,7 @@ export class ScriptedOrigins implements OriginCalls {
         if (where === 'mempool') return { result: { hash: params[0], blockNumber: null, blockHash: null } };
         return { result: { hash: params[0], ...where, transactionIndex: '0x0' } };
       }
-      if (method === 'eth_getTransactionCount') return { result: '0x0' };
+      if (method === 'eth_getTransactionCount') return { result: `0x${this.nonce.toString(16)}` };
       return { result: params[0] };
     });
   }

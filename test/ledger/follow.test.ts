@@ -79,6 +79,20 @@ test('a transaction of the same sender and nonce mined in its place makes it rep
     replaced.history.map((entry) => entry.status),
     ['pending', 'replaced'],
   );
+  // A send the origin refuses (its nonce is used now) is answered with the origin's error: not recorded.
+  const refused = await fetch(app.rpcUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendRawTransaction',
+      params: [await signTransfer(ALICE, 0, { value: 3n })],
+    }),
+  });
+  assert.ok(((await refused.json()) as { error?: unknown }).error !== undefined);
+  await app.ledger.settled();
+  assert.equal((await app.store.db.selectFrom('ledger_transactions').select('hash').execute()).length, 1);
 });
 
 test('a transaction no origin holds for dropped_after is dropped, not before', async (t) => {
