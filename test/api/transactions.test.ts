@@ -7,26 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { TransactionRecord } from '../../src/ledger/types.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf } from '../helpers/app.js';
 import { ALICE, BOB, rpc, sendThroughGateway, signTransfer, waitForStatus } from '../ledger/helpers.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
-interface Tx {
-  hash: string;
-  network: string;
-  from: string;
-  nonce: number;
-  key_id: string | null;
-  status: string;
-  block_number: number | null;
-  block_hash: string | null;
-  transaction_index: number | null;
-  replaced_by: string | null;
-  first_seen: string;
-  updated_at: string;
-  history: Array<{ status: string; at: string; block_number?: number; block_hash?: string }>;
-}
+type Tx = TransactionRecord;
 
 const FIELDS = [
   'block_hash',

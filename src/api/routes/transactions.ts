@@ -14,21 +14,19 @@
  * - One record: the hash (0x + 64 hex, any case) is 404 / 7003 when no record of this account has it.
  */
 import { z } from 'zod';
-import { SwitchyardError } from '../../errors/base.js';
 import { countRecords, getRecord, listRecords, type RecordFilter } from '../../ledger/record-queries.js';
 import { LEDGER_STATUSES, type LedgerStatus, type TransactionRecord } from '../../ledger/types.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
-import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
+import { objectIdParam, objectNotFound, routingAccountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
-import { fieldError } from '../validate.js';
+import { fieldError, rfc3339Param } from '../validate.js';
 
 const BASE = '/accounts/:account_id/gateway/transactions';
 const TAG = 'transactions';
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const FILTERS = ['network', 'status', 'key_id', 'from', 'since'] as const;
 const PAGINATION = Object.keys(paginationQuery.shape);
 
@@ -105,13 +103,7 @@ function filterOf(query: URLSearchParams, networks: readonly string[]): RecordFi
     filter.from = from.toLowerCase();
   }
   const since = one('since');
-  if (since !== undefined) {
-    const ms = Date.parse(since);
-    if (!RFC3339.test(since) || Number.isNaN(ms)) {
-      throw fieldError('since', `"${since.slice(0, 40)}" is not an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
-    }
-    filter.since = new Date(ms).toISOString();
-  }
+  if (since !== undefined) filter.since = rfc3339Param('since', since);
   return filter;
 }
 
@@ -119,16 +111,12 @@ export function transactionRoutes(deps: Pick<ApiDeps, 'store' | 'config'>): Rout
   const { store, config } = deps;
   const db = store.db;
   /** The path's account, when it is the routing account; 403 otherwise. */
-  const account = (params: Readonly<Record<string, string>>): string => {
-    const id = accountParam(params);
-    if (id !== config.account_id) {
-      throw new SwitchyardError(
-        'API_FORBIDDEN',
-        'Transactions are sent through the gateway by the routing account (account_id in the config); this account has none',
-      );
-    }
-    return id;
-  };
+  const account = (params: Readonly<Record<string, string>>): string =>
+    routingAccountParam(
+      params,
+      config.account_id,
+      'Transactions are sent through the gateway by the routing account (account_id in the config); this account has none',
+    );
   const view = (record: TransactionRecord) => record;
   return [
     defineRoute({

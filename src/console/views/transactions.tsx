@@ -41,35 +41,18 @@ export function TransactionsView({ client, onSessionEnded }: { client: Client; o
   return (
     <section aria-labelledby="transactions-title">
       <h2 id="transactions-title">Transactions</h2>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label for="tx-status">Status</label>{' '}
-        <select
-          id="tx-status"
-          value={status}
-          onChange={(e) => {
-            setStatus((e.target as HTMLSelectElement).value);
-            setPage(1);
-          }}
-        >
-          <option value="">any</option>
-          {STATUSES.map((value) => (
-            <option key={value} value={value}>
-              {value}
-            </option>
-          ))}
-        </select>{' '}
-        <label for="tx-from">Sender</label>{' '}
-        <input
-          id="tx-from"
-          value={from}
-          placeholder="0x…"
-          spellcheck={false}
-          onInput={(e) => {
-            setFrom((e.target as HTMLInputElement).value);
-            setPage(1);
-          }}
-        />
-      </form>
+      <Filters
+        status={status}
+        from={from}
+        onStatus={(value) => {
+          setStatus(value);
+          setPage(1);
+        }}
+        onFrom={(value) => {
+          setFrom(value);
+          setPage(1);
+        }}
+      />
       {poll.error !== undefined ? <p class="error">{poll.error}</p> : null}
       {poll.data?.length === 0 ? <p>No transactions sent through the gateway match.</p> : null}
       {rows.length > 0 ? (
@@ -88,45 +71,7 @@ export function TransactionsView({ client, onSessionEnded }: { client: Client; o
           </thead>
           <tbody>
             {rows.map((tx) => (
-              <tr key={`${tx.network}/${tx.hash}`} data-tx={tx.hash}>
-                <td>{time(tx.first_seen)}</td>
-                <td>
-                  <span class={BADGE[tx.status]} data-status={tx.status}>
-                    {tx.status}
-                  </span>
-                  {tx.replaced_by !== null ? (
-                    <span class="reason" title={tx.replaced_by}>
-                      {' '}
-                      by {short(tx.replaced_by)}
-                    </span>
-                  ) : null}
-                </td>
-                <td>{tx.network}</td>
-                <td title={tx.hash}>
-                  <code>{short(tx.hash)}</code>
-                </td>
-                <td title={tx.from}>
-                  <code>{short(tx.from)}</code>
-                </td>
-                <td class="n">{num(tx.nonce)}</td>
-                <td class="n">{num(tx.block_number)}</td>
-                <td>
-                  <details>
-                    <summary aria-label={`History of ${tx.hash}`}>{tx.history.length} states</summary>
-                    <ol class="history">
-                      {tx.history.map((entry) => (
-                        <li key={`${entry.status}@${entry.at}`}>
-                          <time dateTime={entry.at}>{time(entry.at)}</time> {entry.status}
-                          {entry.block_number !== undefined ? ` in block ${num(entry.block_number)}` : ''}
-                        </li>
-                      ))}
-                    </ol>
-                    <p class="meta">
-                      <code>{tx.hash}</code>
-                    </p>
-                  </details>
-                </td>
-              </tr>
+              <Row key={`${tx.network}/${tx.hash}`} tx={tx} />
             ))}
           </tbody>
         </table>
@@ -141,5 +86,81 @@ export function TransactionsView({ client, onSessionEnded }: { client: Client; o
         <span class="meta">page {page}</span>
       </p>
     </section>
+  );
+}
+
+interface FiltersProps {
+  status: string;
+  from: string;
+  onStatus(value: string): void;
+  onFrom(value: string): void;
+}
+
+function Filters({ status, from, onStatus, onFrom }: FiltersProps) {
+  return (
+    <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <label for="tx-status">Status</label>{' '}
+      <select id="tx-status" value={status} onChange={(e) => onStatus((e.target as HTMLSelectElement).value)}>
+        <option value="">any</option>
+        {STATUSES.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>{' '}
+      <label for="tx-from">Sender</label>{' '}
+      <input
+        id="tx-from"
+        value={from}
+        placeholder="0x…"
+        spellcheck={false}
+        onInput={(e) => onFrom((e.target as HTMLInputElement).value)}
+      />
+    </form>
+  );
+}
+
+/** One record: its columns, and its history behind a disclosure (keyboard: Enter or Space on it). */
+function Row({ tx }: { tx: TransactionItem }) {
+  return (
+    <tr data-tx={tx.hash}>
+      <td>{time(tx.first_seen)}</td>
+      <td>
+        <span class={BADGE[tx.status]} data-status={tx.status}>
+          {tx.status}
+        </span>
+        {tx.replaced_by !== null ? (
+          <span class="reason" title={tx.replaced_by}>
+            {' '}
+            by {short(tx.replaced_by)}
+          </span>
+        ) : null}
+      </td>
+      <td>{tx.network}</td>
+      <td title={tx.hash}>
+        <code>{short(tx.hash)}</code>
+      </td>
+      <td title={tx.from}>
+        <code>{short(tx.from)}</code>
+      </td>
+      <td class="n">{num(tx.nonce)}</td>
+      <td class="n">{num(tx.block_number)}</td>
+      <td>
+        <details>
+          <summary aria-label={`History of ${tx.hash}`}>{tx.history.length} states</summary>
+          <ol class="history">
+            {tx.history.map((entry) => (
+              <li key={`${entry.status}@${entry.at}`}>
+                <time dateTime={entry.at}>{time(entry.at)}</time> {entry.status}
+                {entry.block_number !== undefined ? ` in block ${num(entry.block_number)}` : ''}
+              </li>
+            ))}
+          </ol>
+          <p class="meta">
+            <code>{tx.hash}</code>
+          </p>
+        </details>
+      </td>
+    </tr>
   );
 }

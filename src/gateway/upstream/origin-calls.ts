@@ -5,9 +5,9 @@
  * own (`LEDGER_CONNECTIONS_PER_ORIGIN`, 2 keep-alive sockets per origin), so they never queue behind
  * client calls. Several calls go as one batch with ids "switchyard-ledger-<i>", matched back by id.
  *
- * - Each exchange is bounded by `timeoutMs` (min(gateway.request_timeout, 5 s)); one that only reads may
- *   be replayed once on a fresh connection after a stale keep-alive socket; one holding a write
- *   (eth_sendRawTransaction) never is.
+ * - Each exchange (origin-json.ts) is bounded by `timeoutMs` (min(gateway.request_timeout, 5 s)); one that
+ *   only reads may be replayed once on a fresh connection after a stale keep-alive socket; one holding a
+ *   write (eth_sendRawTransaction) never is.
  * - A failed exchange, an HTTP status that means failure (5xx, 401/403/407/408/429), or an answer that is
  *   not JSON-RPC for these calls rejects with an AttemptFailure, whose message names no address.
  * - Nothing here reports to health or routing: these calls are not client traffic.
@@ -17,9 +17,10 @@ import type { BufferPool } from '../../http1/index.js';
 import type { OriginCall, OriginCallAnswer, OriginCalls } from '../../model/origin-calls.js';
 import type { Origin, PoolDirectory } from '../../model/pool.js';
 import type { OutboundPolicy } from '../../outbound/policy.js';
-import { AttemptFailure, classify, FAILING_STATUS } from './attempt-failure.js';
+import { AttemptFailure } from './attempt-failure.js';
 import { CHAIN_REQUEST_TIMEOUT_MS } from './chain-source.js';
-import { exchange, OriginClients } from './origin-clients.js';
+import { OriginClients } from './origin-clients.js';
+import { originJson } from './origin-json.js';
 
 /** Sockets per origin for the ledger's calls (a block fetch and a mempool check at once). */
 export const LEDGER_CONNECTIONS_PER_ORIGIN = 2;
@@ -45,7 +46,7 @@ export class GatewayOriginCalls implements OriginCalls {
     }));
     const body = Buffer.from(JSON.stringify(requests.length === 1 ? requests[0] : requests));
     const replayable = !calls.some(([method]) => WRITES.has(method));
-    const parsed = await this.#exchange(origin, body, replayable);
+    const parsed = await originJson(this.#clients, origin, body, this.#timeoutMs, replayable);
     const answers = Array.isArray(parsed) ? parsed : [parsed];
     const byId = new Map<string, OriginCallAnswer>();
     for (const answer of answers) {
@@ -60,29 +61,6 @@ export class GatewayOriginCalls implements OriginCalls {
       if (answer === undefined) throw new AttemptFailure('garbled', 'the answer misses a call of the batch');
       return answer;
     });
-  }
-
-  async #exchange(origin: Origin, body: Buffer, replayable: boolean): Promise<unknown> {
-    let target: ReturnType<OriginClients['target']>;
-    try {
-      target = this.#clients.target(origin);
-    } catch {
-      throw new AttemptFailure('connect', 'unusable origin address');
-    }
-    const pending = exchange(target, body, this.#timeoutMs, undefined, { replayable });
-    let status: number;
-    let bytes: Buffer;
-    try {
-      ({ status, body: bytes } = await pending.response);
-    } catch (err) {
-      throw classify(err, this.#timeoutMs, pending.busy);
-    }
-    if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
-    try {
-      return JSON.parse(bytes.toString('utf8'));
-    } catch {
-      throw new AttemptFailure('garbled', 'the answer is not JSON');
-    }
   }
 }
 

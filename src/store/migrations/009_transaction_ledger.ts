@@ -12,66 +12,8 @@ import type { Dialect } from '../database.js';
 export function transactionLedgerMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('ledger_transactions')
-        .addColumn('network', 'text', (col) => col.notNull())
-        .addColumn('hash', 'text', (col) => col.notNull())
-        .addColumn('account_id', 'text', (col) => col.notNull())
-        .addColumn('from_address', 'text', (col) => col.notNull())
-        .addColumn('nonce', 'bigint', (col) => col.notNull())
-        .addColumn('key_id', 'text')
-        .addColumn('client', 'text', (col) => col.notNull())
-        .addColumn('origins', 'text', (col) => col.notNull())
-        .addColumn('status', 'text', (col) => col.notNull())
-        .addColumn('version', 'integer', (col) => col.notNull().defaultTo(0))
-        .addColumn('block_number', 'bigint')
-        .addColumn('block_hash', 'text')
-        .addColumn('transaction_index', 'integer')
-        .addColumn('replaced_by', 'text')
-        .addColumn('raw', 'text')
-        .addColumn('rebroadcasts', 'integer', (col) => col.notNull().defaultTo(0))
-        .addColumn('owner', 'text', (col) => col.notNull())
-        .addColumn('first_seen', 'text', (col) => col.notNull())
-        .addColumn('updated_at', 'text', (col) => col.notNull())
-        .addPrimaryKeyConstraint('ledger_transactions_pk', ['network', 'hash'])
-        .execute();
-      await db.schema
-        .createIndex('ledger_transactions_listing')
-        .on('ledger_transactions')
-        .columns(['account_id', 'first_seen'])
-        .execute();
-      await db.schema
-        .createIndex('ledger_transactions_followed')
-        .on('ledger_transactions')
-        .columns(['status', 'owner'])
-        .execute();
-      await db.schema
-        .createIndex('ledger_transactions_age')
-        .on('ledger_transactions')
-        .columns(['network', 'updated_at'])
-        .execute();
-
-      await db.schema
-        .createTable('ledger_events')
-        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
-          dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
-        )
-        .addColumn('id', 'text', (col) => col.notNull().unique())
-        .addColumn('network', 'text', (col) => col.notNull())
-        .addColumn('hash', 'text', (col) => col.notNull())
-        .addColumn('account_id', 'text', (col) => col.notNull())
-        .addColumn('status', 'text', (col) => col.notNull())
-        .addColumn('data', 'text', (col) => col.notNull())
-        .addColumn('at', 'text', (col) => col.notNull())
-        .addColumn('dispatched', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('ledger_events_record').on('ledger_events').columns(['network', 'hash']).execute();
-      await db.schema
-        .createIndex('ledger_events_undispatched')
-        .on('ledger_events')
-        .columns(['dispatched', 'seq'])
-        .execute();
-
+      await createTransactions(db);
+      await createEvents(db, dialect);
       await db.schema
         .createTable('ledger_instances')
         .addColumn('id', 'text', (col) => col.primaryKey())
@@ -79,4 +21,61 @@ export function transactionLedgerMigration(dialect: Dialect) {
         .execute();
     },
   };
+}
+
+async function createTransactions(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('ledger_transactions')
+    .addColumn('network', 'text', (col) => col.notNull())
+    .addColumn('hash', 'text', (col) => col.notNull())
+    .addColumn('account_id', 'text', (col) => col.notNull())
+    .addColumn('from_address', 'text', (col) => col.notNull())
+    .addColumn('nonce', 'bigint', (col) => col.notNull())
+    .addColumn('key_id', 'text')
+    .addColumn('client', 'text', (col) => col.notNull())
+    .addColumn('origins', 'text', (col) => col.notNull())
+    .addColumn('status', 'text', (col) => col.notNull())
+    .addColumn('version', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('block_number', 'bigint')
+    .addColumn('block_hash', 'text')
+    .addColumn('transaction_index', 'integer')
+    .addColumn('replaced_by', 'text')
+    .addColumn('raw', 'text')
+    .addColumn('rebroadcasts', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('owner', 'text', (col) => col.notNull())
+    .addColumn('first_seen', 'text', (col) => col.notNull())
+    .addColumn('updated_at', 'text', (col) => col.notNull())
+    .addPrimaryKeyConstraint('ledger_transactions_pk', ['network', 'hash'])
+    .execute();
+  const indexes: Array<[string, string[]]> = [
+    ['ledger_transactions_listing', ['account_id', 'first_seen']],
+    ['ledger_transactions_followed', ['status', 'owner']],
+    ['ledger_transactions_age', ['network', 'updated_at']],
+  ];
+  for (const [name, columns] of indexes) {
+    await db.schema.createIndex(name).on('ledger_transactions').columns(columns).execute();
+  }
+}
+
+async function createEvents(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await db.schema
+    .createTable('ledger_events')
+    .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
+      dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
+    )
+    .addColumn('id', 'text', (col) => col.notNull().unique())
+    .addColumn('network', 'text', (col) => col.notNull())
+    .addColumn('hash', 'text', (col) => col.notNull())
+    .addColumn('account_id', 'text', (col) => col.notNull())
+    .addColumn('status', 'text', (col) => col.notNull())
+    .addColumn('data', 'text', (col) => col.notNull())
+    .addColumn('at', 'text', (col) => col.notNull())
+    .addColumn('dispatched', 'integer', (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('ledger_events_record').on('ledger_events').columns(['network', 'hash']).execute();
+  await db.schema
+    .createIndex('ledger_events_undispatched')
+    .on('ledger_events')
+    .columns(['dispatched', 'seq'])
+    .execute();
 }
