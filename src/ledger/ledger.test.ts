@@ -268,4 +268,37 @@ describe('ledger over a scripted chain', () => {
     assert.match(metrics.render(), /switchyard_ledger_unrecorded_total\{network="sepolia",reason="queue_full"\} 3\b/);
     await recorder.stop();
   });
+
+  it('an inclusion an origin claimed in a block the chain did not keep goes back to pending at that height', async () => {
+    const other = `0x${'e'.repeat(64)}`;
+    // The origin asked right after the send says block 5 holds it, in a block the tracker has not seen yet.
+    const raw = await ALICE.signTransaction({
+      type: 'eip1559',
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: ALICE.address,
+      value: 1n,
+      gas: 21_000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const { keccak256 } = await import('viem');
+    const hash = keccak256(raw);
+    origins.seen.set('o0', new Map([[hash, { blockNumber: '0x5', blockHash: other }]]));
+    ledger.sends.accepted({
+      network: 'sepolia',
+      raw,
+      keyId: undefined,
+      client: 'c',
+      origins: ['p/o0'],
+      at: clock.now(),
+    });
+    await ledger.settled();
+    assert.equal(await status(hash), 'included');
+    origins.seen.clear();
+    chain.emitHead(5);
+    await ledger.settled();
+    assert.equal(await status(hash), 'pending');
+    assert.deepEqual(await history(hash), ['pending', 'included', 'reorged']);
+  });
 });

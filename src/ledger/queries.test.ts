@@ -71,13 +71,24 @@ describe('ledger queries', () => {
     assert.deepEqual(await applyChanges(db, [change]), [false], 'a second process deciding the same');
     const stale = { ...change, to: 'dropped' as const, event: 'dropped' as const, inclusion: undefined };
     assert.deepEqual(await applyChanges(db, [stale]), [false], 'from a status the row left');
+    // Back to pending (a reorg): the status is the first change's `from` again, the version is not.
+    const reorged = {
+      ...change,
+      from: { status: 'included' as const, version: 1 },
+      to: 'pending' as const,
+      event: 'reorged' as const,
+      inclusion: null,
+    };
+    assert.deepEqual(await applyChanges(db, [reorged]), [true]);
+    assert.deepEqual(await applyChanges(db, [change]), [false], 'pending again, but not the version it named');
+    assert.deepEqual(await applyChanges(db, [{ ...change, from: { status: 'pending' as const, version: 2 } }]), [true]);
     const included = await db
       .selectFrom('ledger_events')
       .select('status')
       .where('hash', '=', record.hash)
       .where('status', '=', 'included')
       .execute();
-    assert.equal(included.length, 1);
+    assert.equal(included.length, 2, 'the first inclusion and the one after the reorg');
     const after = await db
       .selectFrom('ledger_transactions')
       .selectAll()
@@ -85,7 +96,7 @@ describe('ledger queries', () => {
       .executeTakeFirstOrThrow();
     assert.deepEqual(
       [after.status, Number(after.version), Number(after.block_number), after.transaction_index],
-      ['included', 1, 7, 2],
+      ['included', 3, 7, 2],
     );
   });
 
