@@ -3,10 +3,15 @@
  * pending → included (block number, hash, index) → final; replaced by a transaction of the same sender
  * and nonce sent straight to the node; dropped after `dropped_after` once the node forgot it
  * (anvil_dropTransaction; the clock is moved, not waited for), and first sent again with
- * `rebroadcast: true`; reorged out (anvil_reorg) back to pending, then included again.
+ * `rebroadcast: true`; reorged out (anvil_reorg) back to pending, then included again; and sends over
+ * WebSocket and in a batch are recorded like any other, with the key and the client's address.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { systemClock } from '../../src/clock.js';
+import { createGatewayKey } from '../../src/keys/key-queries.js';
+import { WsRpcClient } from '../helpers/ws-client.js';
+import { waitFor } from '../notifications/helpers.js';
 import {
   ALICE,
   record,
@@ -184,4 +189,46 @@ test('a reorg takes an included transaction back to pending at once, and a new b
     again.history.map((entry) => entry.status),
     ['pending', 'included', 'reorged', 'included'],
   );
+});
+
+test('sends over WebSocket and inside a batch are recorded too, with the gateway key and the client address', async (t) => {
+  const scene = await startScene();
+  t.after(() => scene.close());
+  const { app } = scene;
+  const key = await createGatewayKey(app.store.db, systemClock, app.config.account_id, {
+    name: 'dapp',
+    enabled: true,
+    networks: null,
+    rate_limit: null,
+    daily_quota: null,
+  });
+  await app.ledger.settled();
+  // The gateway's key table polls the store every 250 ms: wait until it knows the key.
+  const ws = await waitFor(async () => {
+    const client = await WsRpcClient.open(`${app.rpcUrl().replace(/^http/, 'ws')}?key=${key.value}`).catch(
+      () => undefined,
+    );
+    return client;
+  }, 'the key accepted on a WebSocket handshake');
+  t.after(() => ws.close());
+  const overWs = await ws.result<string>('eth_sendRawTransaction', [await signTransfer(ALICE, 0)]);
+  const batch = await fetch(app.rpcUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_sendRawTransaction', params: [await signTransfer(ALICE, 1)] },
+    ]),
+  });
+  const inBatch = ((await batch.json()) as Array<{ id: number; result: string }>).find((a) => a.id === 2)?.result;
+  await app.ledger.settled();
+  const ledgerRows = await app.store.db
+    .selectFrom('ledger_transactions')
+    .select(['hash', 'key_id', 'client'])
+    .orderBy('nonce')
+    .execute();
+  assert.deepEqual(ledgerRows, [
+    { hash: overWs, key_id: key.id, client: '127.0.0.1' },
+    { hash: inBatch, key_id: null, client: '127.0.0.1' },
+  ]);
 });
