@@ -94,6 +94,7 @@ async function serveWorkerGateway(
       keys: { table: shared.keyTable, quota: shared.quota, usage: shared.usage },
       stats: shared.stats,
       scores: shared.scores,
+      sends: shared.sends,
       affinityShare: affinity,
       limiter: shared.limiter,
       clock: base.clock,

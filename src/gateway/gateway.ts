@@ -52,6 +52,7 @@ import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { AcceptedSends } from '../model/accepted-sends.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
@@ -143,6 +144,11 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
+  /**
+   * The transaction ledger (SPEC §19): told of every eth_sendRawTransaction the origins accepted, once
+   * per client send (upstream/origin-forwarder.ts). None: sends are not recorded.
+   */
+  sends?: AcceptedSends;
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -263,6 +269,7 @@ function buildUpstream(
     stats: options.stats,
     scores,
     throttle,
+    sends: options.sends,
   });
   const caching = buildCache(options, origins);
   const unsubscribe = directory.onChange(() => {

@@ -9,6 +9,7 @@ import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 import { originStatsMigration } from './migrations/007_origin_stats.js';
 import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
 import { keyQuotaBigintMigration } from './migrations/009_key_quota_bigint.js';
+import { transactionLedgerMigration } from './migrations/011_transaction_ledger.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '007_origin_stats': originStatsMigration,
   '008_chain_incidents': chainIncidentsMigration,
   '009_key_quota_bigint': keyQuotaBigintMigration,
+  '011_transaction_ledger': transactionLedgerMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

@@ -2,6 +2,7 @@ import type { CoreTables } from './tables/core.js';
 import type { HealthTables } from './tables/health.js';
 import type { IncidentTables } from './tables/incidents.js';
 import type { KeyTables } from './tables/keys.js';
+import type { LedgerTables } from './tables/ledger.js';
 import type { NotificationTables } from './tables/notifications.js';
 import type { StatsTables } from './tables/stats.js';
 
@@ -12,4 +13,5 @@ export interface Database
     NotificationTables,
     KeyTables,
     StatsTables,
-    IncidentTables {}
+    IncidentTables,
+    LedgerTables {}

@@ -69,6 +69,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
     store: app.store,
     devnet: app.devnet,
     chain: app.chain,
+    ledger: app.ledger,
     config,
     dataDir,
     rpcUrl: (network = 'sepolia') => `${app.gatewayUrl}/v1/${network}`,

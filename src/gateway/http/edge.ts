@@ -105,8 +105,8 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     key: string | undefined,
   ): Promise<void> | undefined => {
     // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
-    const client = key ?? exchangeClient(ex, options.trustedProxies);
-    const answer = handler.handle(network, body, client, () => ex.signal());
+    const address = exchangeClient(ex, options.trustedProxies);
+    const answer = handler.handle(network, body, key ?? address, () => ex.signal(), undefined, address);
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
     send(ex, answer);
     return undefined;

@@ -30,6 +30,14 @@ export interface UpstreamRequest {
   readonly stream?: boolean;
   /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
   readonly client?: string | undefined;
+  /** Set for writes only: who sent it, for the transaction ledger (upstream/origin-forwarder.ts). */
+  readonly sender?: Sender | undefined;
+}
+
+/** The sender of a write: the gateway key it presented (its id), and its address. */
+export interface Sender {
+  readonly keyId: string | undefined;
+  readonly address: string;
 }
 
 export interface UpstreamReply {

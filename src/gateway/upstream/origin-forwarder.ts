@@ -25,7 +25,8 @@
  * through), and a null from an origin behind the chain, or a head below one already reported, is retried
  * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
  * against the origin's health. An origin that takes a transaction becomes the client's origin for its
- * pending-state reads (write-affinity.ts).
+ * pending-state reads (write-affinity.ts), and an eth_sendRawTransaction taken goes to the transaction
+ * ledger (`sends`, SPEC §19) once, with the origins that took it.
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -51,6 +52,7 @@
 import type { Readable } from 'node:stream';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { NetworkConfig } from '../../config/schema.js';
+import type { AcceptedSends } from '../../model/accepted-sends.js';
 import { mostAdvanced } from '../../routing/chain-order.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
@@ -87,11 +89,15 @@ export interface OriginForwarderDeps extends FailsafeDeps {
   chain?: (ChainView & ChainFeedback) | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */
   writes?: WriteAffinity | undefined;
+  /** The transaction ledger (SPEC §19): told of each eth_sendRawTransaction the origins accepted. */
+  sends?: AcceptedSends | undefined;
   /** Per network: `max_head_lag`, and the failsafe rules: `hedge`, `methods`. */
   networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'> & Partial<NetworkConfig>>> | undefined;
 }
 
 const NO_NEEDS: CallNeeds = { kind: 'none' };
+/** The one write the transaction ledger records (eth_sendTransaction is signed by the origin: no raw bytes). */
+const SEND_RAW_TRANSACTION = 'eth_sendRawTransaction';
 /** The chain checks' verdicts as the engine's events (made once: no object per answer). */
 const JUDGED: Readonly<Record<Verdict, Judged>> = {
   ok: ANSWERED,
@@ -174,7 +180,7 @@ export class OriginForwarder implements Forwarder {
     return reply;
   }
 
-  /** A call answered: read-your-writes for a taken transaction, and a log line after failover. */
+  /** A call answered: read-your-writes and the ledger for a taken transaction, and a log line after failover. */
   #succeeded(
     request: UpstreamRequest,
     candidate: Candidate,
@@ -182,11 +188,14 @@ export class OriginForwarder implements Forwarder {
     attempts: readonly Attempt[],
     write: boolean,
   ): void {
-    if (write && request.client !== undefined && reply.outcome?.key === 'result') {
-      this.#deps.writes?.record(request.client, request.network, {
-        poolId: candidate.pool.id,
-        origin: candidate.origin.name,
-      });
+    if (write && reply.outcome?.key === 'result') {
+      if (request.client !== undefined) {
+        this.#deps.writes?.record(request.client, request.network, {
+          poolId: candidate.pool.id,
+          origin: candidate.origin.name,
+        });
+      }
+      if (this.#deps.sends !== undefined) tellLedger(this.#deps.sends, request, [candidate], this.#deps.clock.now());
     }
     if (attempts.length > 0) {
       this.#deps.logger.info('request succeeded after failover', {
@@ -205,6 +214,26 @@ export class OriginForwarder implements Forwarder {
   forwardBatch(request: BatchRequest): Promise<BatchResult> {
     return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
   }
+}
+
+/**
+ * The ledger's seam (SPEC §19): an eth_sendRawTransaction the origins accepted (answered a `result`),
+ * once per client send — single, in a batch (whose writes go one by one) or over WebSocket — with every
+ * origin that accepted it. Only queues: the ledger decodes and writes in the background.
+ */
+function tellLedger(sends: AcceptedSends, request: UpstreamRequest, accepted: readonly Candidate[], at: number): void {
+  const { call } = request;
+  if (call.method !== SEND_RAW_TRANSACTION) return;
+  const raw = Array.isArray(call.params) ? call.params[0] : undefined;
+  if (typeof raw !== 'string') return;
+  sends.accepted({
+    network: request.network,
+    raw,
+    keyId: request.sender?.keyId,
+    client: request.sender?.address ?? request.client ?? 'unknown',
+    origins: accepted.map((candidate) => `${candidate.pool.name}/${candidate.origin.name}`),
+    at,
+  });
 }
 
 /** What each attempt of one call needs: the runner's options and what its answer is checked against. */

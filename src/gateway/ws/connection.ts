@@ -50,6 +50,8 @@ export interface WsConnectionOptions {
   network: string;
   /** API key, else remote address: the rate limit's client. */
   client: string;
+  /** The remote address (behind trusted proxies: the one they name), recorded with each transaction sent. */
+  address: string;
   hub: Subscriptions;
   limits: WsLimits;
   metrics: WsMetrics;
@@ -138,6 +140,7 @@ export class WsConnection {
         this.#options.client,
         this.#abort.signal,
         this.#session,
+        this.#options.address,
       );
     } catch (err) {
       // handle() never throws; a bug here must not take the process down.

@@ -108,6 +108,7 @@ export class WsGateway {
     }
     let network: string;
     let client: string;
+    let address: string;
     let extra: Readonly<Record<string, string>>;
     try {
       const match = GATEWAY_PATH.exec(ex.target);
@@ -126,7 +127,8 @@ export class WsGateway {
       // 404 unknown / 410 retired before any key check, as over HTTP (SPEC §15).
       extra = this.#options.handler.networkHeaders(network);
       const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
-      client = key ?? exchangeClient(ex, this.#options.trustedProxies);
+      address = exchangeClient(ex, this.#options.trustedProxies);
+      client = key ?? address;
       this.#options.handler.admit(client);
       const limit = this.#options.limits.max_connections_per_client;
       if ((this.#perClient.get(client) ?? 0) >= limit) {
@@ -159,6 +161,7 @@ export class WsGateway {
         handler: this.#options.handler,
         network,
         client,
+        address,
         hub: this.#options.hub,
         limits: this.#options.limits,
         metrics: this.#options.metrics,
