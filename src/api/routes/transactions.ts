@@ -108,52 +108,56 @@ function filterOf(query: URLSearchParams, networks: readonly string[]): RecordFi
 }
 
 export function transactionRoutes(deps: Pick<ApiDeps, 'store' | 'config'>): Route[] {
-  const { store, config } = deps;
-  const db = store.db;
-  /** The path's account, when it is the routing account; 403 otherwise. */
-  const account = (params: Readonly<Record<string, string>>): string =>
-    routingAccountParam(
-      params,
-      config.account_id,
-      'Transactions are sent through the gateway by the routing account (account_id in the config); this account has none',
-    );
-  const view = (record: TransactionRecord) => record;
-  return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary: 'List the transactions sent through the gateway (newest first), with their history',
-      tag: TAG,
-      query: listQuery,
-      result: z.array(transactionResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const id = account(params);
-        const page = parsePagination(query);
-        const filter = filterOf(query, Object.keys(config.networks));
-        return listPage(
-          page,
-          () => countRecords(db, id, filter),
-          (limit, offset) => listRecords(db, id, filter, limit, offset),
-          view,
-        );
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:hash`,
-      auth: 'read',
-      summary: 'Get one transaction sent through the gateway, with the history of its states',
-      tag: TAG,
-      result: transactionResult,
-      async handler({ params }) {
-        const id = account(params);
-        const hash = objectIdParam(params, 'hash', 'Transaction', HASH).toLowerCase();
-        const record = await getRecord(db, id, hash);
-        if (record === undefined) throw objectNotFound('Transaction', hash);
-        return { result: record };
-      },
-    }),
-  ];
+  return [listTransactionsRoute(deps), getTransactionRoute(deps)];
+}
+
+/** The path's account, when it is the routing account; 403 otherwise. */
+function routingAccount(config: ApiDeps['config'], params: Readonly<Record<string, string>>): string {
+  return routingAccountParam(
+    params,
+    config.account_id,
+    'Transactions are sent through the gateway by the routing account (account_id in the config); this account has none',
+  );
+}
+
+function listTransactionsRoute({ store, config }: Pick<ApiDeps, 'store' | 'config'>): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary: 'List the transactions sent through the gateway (newest first), with their history',
+    tag: TAG,
+    query: listQuery,
+    result: z.array(transactionResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const id = routingAccount(config, params);
+      const page = parsePagination(query);
+      const filter = filterOf(query, Object.keys(config.networks));
+      return listPage(
+        page,
+        () => countRecords(store.db, id, filter),
+        (limit, offset) => listRecords(store.db, id, filter, limit, offset),
+        (record: TransactionRecord) => record,
+      );
+    },
+  });
+}
+
+function getTransactionRoute({ store, config }: Pick<ApiDeps, 'store' | 'config'>): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:hash`,
+    auth: 'read',
+    summary: 'Get one transaction sent through the gateway, with the history of its states',
+    tag: TAG,
+    result: transactionResult,
+    async handler({ params }) {
+      const id = routingAccount(config, params);
+      const hash = objectIdParam(params, 'hash', 'Transaction', HASH).toLowerCase();
+      const record = await getRecord(store.db, id, hash);
+      if (record === undefined) throw objectNotFound('Transaction', hash);
+      return { result: record };
+    },
+  });
 }
