@@ -202,6 +202,26 @@ describe('logs_split', () => {
     assert.ok(small.through.headers['content-length'] !== undefined, 'a small merged answer goes whole');
   });
 
+  it('a chunk answered with another error ends the call with it; once streaming, the connection is cut', async () => {
+    const broken = (block: number) => ({
+      match: (method: string, params: unknown) => {
+        if (method !== 'eth_getLogs') return false;
+        const filter = (params as [{ fromBlock: string; toBlock: string }])[0];
+        return Number(filter.fromBlock) <= block && block <= Number(filter.toBlock);
+      },
+      code: -32000,
+      message: 'the backend went sideways',
+    });
+    east.behaviour = { refuse: broken(history.first + 30) };
+    west.behaviour = { refuse: broken(history.first + 30) };
+    const { through } = await both({ fromBlock: hex(history.first), toBlock: hex(history.first + 80) });
+    assert.equal(through.status, 200);
+    assert.deepEqual(through.json<RpcAnswer>().error, { code: -32000, message: 'the backend went sideways' });
+    east.behaviour = { refuse: broken(bigLogs.last) };
+    west.behaviour = { refuse: broken(bigLogs.last) };
+    await assert.rejects(both({ fromBlock: hex(bigLogs.first), toBlock: hex(bigLogs.last) }), 'the stream is cut');
+  });
+
   it('a wide eth_getLogs in a batch leaves the upstream batch and is split like a single call', async () => {
     const filter = { fromBlock: '0x0', toBlock: hex(history.last), address: contract };
     const batch = JSON.stringify([
