@@ -129,7 +129,7 @@ export class OriginForwarder implements Forwarder {
   forward(request: UpstreamRequest): Promise<UpstreamReply> {
     const hook = this.#hooks.get(request.call.method);
     if (hook?.claims(request)) return hook.forward(request);
-    return this.#forwardCall(request, undefined).then((answer) => answer.reply);
+    return this.#forwardCall(request, undefined, undefined);
   }
 
   /** The upstream calls a method hook makes (hooks/method-hook.ts): each through the engine. */
@@ -142,15 +142,31 @@ export class OriginForwarder implements Forwarder {
       // Read at call time: a reload that replaces `networks` applies to the next call.
       settings: (network) => this.#deps.networks?.[network],
       networkHead: (network) => this.#deps.chain?.networkHead(network),
-      call: (request) => this.#forwardCall(request, undefined),
-      callOn: (request, candidate) => this.#forwardCall(request, candidate),
+      call: (request) => this.#called(request, undefined),
+      callOn: (request, candidate) => this.#called(request, candidate),
       origins: (request) => this.#deps.router.plan(request.network, request.pools, request.client),
       stick: (request, candidate) => this.#stick(request, candidate),
     };
   }
 
-  /** One call through the failsafe engine: with its own plan, or to `only` that origin (a hook's call). */
-  async #forwardCall(request: UpstreamRequest, only: Candidate | undefined): Promise<CalledAnswer> {
+  /** A hook's call: its answer and the origin it came from. */
+  async #called(request: UpstreamRequest, only: Candidate | undefined): Promise<CalledAnswer> {
+    let from: Candidate | undefined;
+    const reply = await this.#forwardCall(request, only, (candidate) => {
+      from = candidate;
+    });
+    return { reply, candidate: from as Candidate };
+  }
+
+  /**
+   * One call through the failsafe engine: with its own plan, or to `only` that origin (a hook's call);
+   * `answeredBy` hears which origin the answer came from (the usual call asks nothing: no extra object).
+   */
+  async #forwardCall(
+    request: UpstreamRequest,
+    only: Candidate | undefined,
+    answeredBy: ((candidate: Candidate) => void) | undefined,
+  ): Promise<UpstreamReply> {
     const { chain } = this.#deps;
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
@@ -206,7 +222,8 @@ export class OriginForwarder implements Forwarder {
       // A write sent to one chosen origin (a hook's) leaves read-your-writes to the hook.
       this.#succeeded(request, candidate, reply, answer.failures, write && only === undefined);
     }
-    return { reply, candidate };
+    answeredBy?.(candidate);
+    return reply;
   }
 
   /** A call answered: read-your-writes for a taken transaction, and a log line after failover. */
