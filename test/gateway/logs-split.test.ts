@@ -145,8 +145,17 @@ describe('logs_split', () => {
     const tagged = await both({ fromBlock: hex(history.first), toBlock: 'latest', topics: [TOPIC] });
     assert.equal(tagged.through.text, tagged.direct.text);
     assert.ok((tagged.direct.json<RpcAnswer>().result as unknown[]).length > 160);
+    const taggedCalls = [...logCalls(east), ...logCalls(west)];
+    assert.equal(taggedCalls.length, Math.ceil((head - history.first + 1) / CHUNK), 'split up to the head');
+    assert.ok(
+      taggedCalls.every((body) => spanOf(body) <= CHUNK),
+      'chunks ask block numbers',
+    );
+    east.requests.length = 0;
+    west.requests.length = 0;
     const open = await both({ fromBlock: hex(head - 60) });
     assert.equal(open.through.text, open.direct.text);
+    assert.equal(logCalls(east).length + logCalls(west).length, Math.ceil(61 / CHUNK), 'split up to the head');
   });
 
   it('chunks an origin refuses for size are halved until they are answered; the answer is the same bytes', async () => {
