@@ -10,12 +10,9 @@
  * Where each row comes from: docs/routing.md "Sends".
  */
 
-export interface KnownTransactionAnswer {
-  /** Who answers this way. */
-  readonly origin: string;
-  /** Lower-case text the message contains. */
-  readonly message: string;
-}
+import { type MessageRow, rowForMessage } from './message-rows.js';
+
+export type KnownTransactionAnswer = MessageRow;
 
 export const KNOWN_TRANSACTION_ANSWERS: readonly KnownTransactionAnswer[] = [
   // geth core/txpool/errors.go ErrAlreadyKnown; reth RpcPoolError::AlreadyKnown; erigon's txpool; Nethermind
@@ -41,11 +38,8 @@ const HASH_IN_TEXT = /(?:0x)?([0-9a-f]{64})(?![0-9a-f])/;
 export function knownTransactionAnswer(error: {
   message?: unknown;
 }): { readonly row: KnownTransactionAnswer; readonly hash: string | undefined } | undefined {
-  const { message } = error;
-  if (typeof message !== 'string') return undefined;
-  const text = message.toLowerCase();
-  const row = KNOWN_TRANSACTION_ANSWERS.find((entry) => text.includes(entry.message));
+  const row = rowForMessage(KNOWN_TRANSACTION_ANSWERS, error.message);
   if (row === undefined) return undefined;
-  const named = HASH_IN_TEXT.exec(text)?.[1];
+  const named = HASH_IN_TEXT.exec((error.message as string).toLowerCase())?.[1];
   return { row, hash: named === undefined ? undefined : `0x${named}` };
 }

@@ -11,12 +11,9 @@
  * Where each row comes from: docs/routing.md "The refusal table" (clients' sources, providers' docs).
  */
 
-export interface LogsRefusal {
-  /** Who answers this way. */
-  readonly origin: string;
-  /** Lower-case text the message contains. */
-  readonly message: string;
-}
+import { type MessageRow, rowForMessage } from './message-rows.js';
+
+export type LogsRefusal = MessageRow;
 
 export const LOGS_REFUSALS: readonly LogsRefusal[] = [
   // geth eth/filters/filter.go (`--rpc.rangelimit`): "exceed maximum block range %d" (-32602)
@@ -53,9 +50,5 @@ export const LOGS_REFUSALS: readonly LogsRefusal[] = [
 
 /** The table's row an origin's JSON-RPC error to eth_getLogs matches, if any. */
 export function logsRefusal(error: { message?: unknown }): LogsRefusal | undefined {
-  const { message } = error;
-  if (typeof message !== 'string') return undefined;
-  const text = message.toLowerCase();
-  for (const row of LOGS_REFUSALS) if (text.includes(row.message)) return row;
-  return undefined;
+  return rowForMessage(LOGS_REFUSALS, error.message);
 }
