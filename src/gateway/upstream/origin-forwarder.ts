@@ -2,6 +2,11 @@
  * Forwarding of one JSON-RPC call to the origins of a network (SPEC §2). This is the seam for anything
  * that sits between the gateway and the origins (a response cache wraps `Forwarder`).
  *
+ * A method with a hook (hooks/registry.ts: eth_getLogs splitting, eth_sendRawTransaction's sends) that
+ * claims the call is forwarded by its hook, whose every upstream call comes back here (`#forwardCall`,
+ * with a plan of its own or to one chosen origin); a batch's calls a hook claims leave the upstream
+ * batch and are forwarded one by one. Everything below is the path of every other call.
+ *
  * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
  * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
  * raw id in. The attempts are the failsafe engine's (failsafe/engine.ts, whose rules are data in
@@ -25,8 +30,8 @@
  * through), and a null from an origin behind the chain, or a head below one already reported, is retried
  * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
  * against the origin's health. An origin that takes a transaction becomes the client's origin for its
- * pending-state reads (write-affinity.ts), and an eth_sendRawTransaction taken goes to the transaction
- * ledger (`sends`, SPEC §19) once, with the origins that took it.
+ * pending-state reads (write-affinity.ts), and an eth_sendRawTransaction the send hook had taken goes to
+ * the transaction ledger (`sends`, SPEC §19) once, with every origin that took it (`acceptedBy`).
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -63,10 +68,12 @@ import { STANDARD_METHODS } from '../rpc/methods.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure } from './attempt-failure.js';
-import { CallPlanner } from './call-plan.js';
+import { CallPlanner, fixedPlan } from './call-plan.js';
 import { ANSWERED, type FailsafeDeps, type Judged, runFailsafe } from './failsafe/engine.js';
 import { MethodRules } from './failsafe/method-rules.js';
 import type { FilterAffinity } from './filter-affinity.js';
+import type { CalledAnswer, HookUpstream, MethodHook } from './hooks/method-hook.js';
+import { methodHooks } from './hooks/registry.js';
 import { answerParts, collect, headId, rateLimited } from './origin-answer.js';
 import type { ClientResponse, OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
@@ -96,8 +103,6 @@ export interface OriginForwarderDeps extends FailsafeDeps {
 }
 
 const NO_NEEDS: CallNeeds = { kind: 'none' };
-/** The one write the transaction ledger records (eth_sendTransaction is signed by the origin: no raw bytes). */
-const SEND_RAW_TRANSACTION = 'eth_sendRawTransaction';
 /** The chain checks' verdicts as the engine's events (made once: no object per answer). */
 const JUDGED: Readonly<Record<Verdict, Judged>> = {
   ok: ANSWERED,
@@ -110,24 +115,70 @@ export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
   readonly #planner: CallPlanner;
   readonly #rules: MethodRules;
+  /** Special methods' hooks (hooks/registry.ts): eth_getLogs splitting, sends. */
+  readonly #hooks: ReadonlyMap<string, MethodHook>;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
     this.#deps = deps;
     this.#planner = new CallPlanner(deps);
     this.#rules = new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
+    this.#hooks = methodHooks(this.#hookUpstream(deps));
   }
 
   assertRoutable(network: string, pools: readonly string[]): void {
     this.#deps.router.assertRoutable(network, pools);
   }
 
-  async forward(request: UpstreamRequest): Promise<UpstreamReply> {
+  forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const hook = this.#hooks.get(request.call.method);
+    if (hook === undefined || !hook.claims(request)) return this.#forwardCall(request, undefined, undefined);
+    const forwarded = hook.forward(request);
+    const sends = this.#deps.sends;
+    if (sends === undefined) return forwarded;
+    return forwarded.then((reply) => tellLedger(sends, request, reply, this.#deps.clock.now()));
+  }
+
+  /** The upstream calls a method hook makes (hooks/method-hook.ts): each through the engine. */
+  #hookUpstream(deps: OriginForwarderDeps): HookUpstream {
+    return {
+      clock: deps.clock,
+      logger: deps.logger,
+      streamSlots: deps.streamSlots,
+      streamAfter: STREAM_AFTER_BYTES,
+      // Read at call time: a reload that replaces `networks` applies to the next call.
+      settings: (network) => this.#deps.networks?.[network],
+      networkHead: (network) => this.#deps.chain?.networkHead(network),
+      call: (request) => this.#called(request, undefined),
+      callOn: (request, candidate) => this.#called(request, candidate),
+      origins: (request) => this.#deps.router.plan(request.network, request.pools, request.client),
+      stick: (request, candidate) => this.#stick(request, candidate),
+    };
+  }
+
+  /** A hook's call: its answer and the origin it came from. */
+  async #called(request: UpstreamRequest, only: Candidate | undefined): Promise<CalledAnswer> {
+    let from: Candidate | undefined;
+    const reply = await this.#forwardCall(request, only, (candidate) => {
+      from = candidate;
+    });
+    return { reply, candidate: from as Candidate };
+  }
+
+  /**
+   * One call through the failsafe engine: with its own plan, or to `only` that origin (a hook's call);
+   * `answeredBy` hears which origin the answer came from (the usual call asks nothing: no extra object).
+   */
+  async #forwardCall(
+    request: UpstreamRequest,
+    only: Candidate | undefined,
+    answeredBy: ((candidate: Candidate) => void) | undefined,
+  ): Promise<UpstreamReply> {
     const { chain } = this.#deps;
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
     const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain, network);
-    const plan = this.#planner.forCall(request, needs);
+    const plan = only === undefined ? this.#planner.forCall(request, needs) : fixedPlan([only]);
     const rules = this.#rules.forCall(network, call.method);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
@@ -175,12 +226,14 @@ export class OriginForwarder implements Forwarder {
     if (answer.event === 'behind-again' && chain !== undefined) reportPassedHead(chain, context(candidate), reply);
     if (answer.event !== 'fallback') {
       this.#deps.filters.record(network, call, reply.body, { pool: reply.pool, origin: reply.origin });
-      this.#succeeded(request, candidate, reply, answer.failures, write);
+      // A write sent to one chosen origin (a hook's) leaves read-your-writes to the hook.
+      this.#succeeded(request, candidate, reply, answer.failures, write && only === undefined);
     }
+    answeredBy?.(candidate);
     return reply;
   }
 
-  /** A call answered: read-your-writes and the ledger for a taken transaction, and a log line after failover. */
+  /** A call answered: read-your-writes for a taken transaction, and a log line after failover. */
   #succeeded(
     request: UpstreamRequest,
     candidate: Candidate,
@@ -188,15 +241,7 @@ export class OriginForwarder implements Forwarder {
     attempts: readonly Attempt[],
     write: boolean,
   ): void {
-    if (write && reply.outcome?.key === 'result') {
-      if (request.client !== undefined) {
-        this.#deps.writes?.record(request.client, request.network, {
-          poolId: candidate.pool.id,
-          origin: candidate.origin.name,
-        });
-      }
-      if (this.#deps.sends !== undefined) tellLedger(this.#deps.sends, request, [candidate], this.#deps.clock.now());
-    }
+    if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
       this.#deps.logger.info('request succeeded after failover', {
         network: request.network,
@@ -207,33 +252,68 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
+  /** Read-your-writes: the client's pending-state reads go first to the origin that took its transaction. */
+  #stick(request: UpstreamRequest, candidate: Candidate): void {
+    if (request.client === undefined) return;
+    this.#deps.writes?.record(request.client, request.network, {
+      poolId: candidate.pool.id,
+      origin: candidate.origin.name,
+    });
+  }
+
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
    * one upstream batch (upstream-batch.ts), through the same engine.
    */
   forwardBatch(request: BatchRequest): Promise<BatchResult> {
-    return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    const { network, calls } = request;
+    const claimed = calls.map((call) => this.#hooks.get(call.method)?.claims({ network, call }) === true);
+    if (!claimed.includes(true)) return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    return this.#batchWithout(request, claimed);
+  }
+
+  /**
+   * A batch some of whose calls a hook forwards (a wide eth_getLogs to split): the others go as one
+   * upstream batch (not `asIs`: it no longer holds every call), and the claimed ones get no outcome, so
+   * the handler forwards each on its own, through its hook.
+   */
+  async #batchWithout(request: BatchRequest, claimed: readonly boolean[]): Promise<BatchResult> {
+    const calls = request.calls.filter((_, i) => !claimed[i]);
+    const sent =
+      calls.length === 0
+        ? undefined
+        : await forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, {
+            network: request.network,
+            pools: request.pools,
+            calls,
+            signal: request.signal,
+          });
+    let k = 0;
+    return { outcomes: request.calls.map((_, i) => (claimed[i] ? undefined : sent?.outcomes[k++])) };
   }
 }
 
 /**
- * The ledger's seam (SPEC §19): an eth_sendRawTransaction the origins accepted (answered a `result`),
- * once per client send — single, in a batch (whose writes go one by one) or over WebSocket — with every
- * origin that accepted it. Only queues: the ledger decodes and writes in the background.
+ * The ledger's seam (SPEC §19): a send the origins accepted — the send hook's answer carries
+ * `acceptedBy` (hooks/eth-send-raw-transaction.ts), whether it went to one origin or to all, alone, in a
+ * batch (whose writes go one by one) or over WebSocket — is told to the ledger once per client send,
+ * with every origin that accepted it, once they have all answered; `at` is when the client's answer
+ * came. Only queues (the ledger decodes and writes in the background); the reply goes on as it came.
  */
-function tellLedger(sends: AcceptedSends, request: UpstreamRequest, accepted: readonly Candidate[], at: number): void {
-  const { call } = request;
-  if (call.method !== SEND_RAW_TRANSACTION) return;
-  const raw = Array.isArray(call.params) ? call.params[0] : undefined;
-  if (typeof raw !== 'string') return;
-  sends.accepted({
-    network: request.network,
-    raw,
-    keyId: request.sender?.keyId,
-    client: request.sender?.address ?? request.client ?? 'unknown',
-    origins: accepted.map((candidate) => `${candidate.pool.name}/${candidate.origin.name}`),
-    at,
-  });
+function tellLedger(sends: AcceptedSends, request: UpstreamRequest, reply: UpstreamReply, at: number): UpstreamReply {
+  const raw = Array.isArray(request.call.params) ? request.call.params[0] : undefined;
+  if (reply.acceptedBy === undefined || typeof raw !== 'string') return reply;
+  void reply.acceptedBy.then((origins) =>
+    sends.accepted({
+      network: request.network,
+      raw,
+      keyId: request.sender?.keyId,
+      client: request.sender?.address ?? request.client ?? 'unknown',
+      origins,
+      at,
+    }),
+  );
+  return reply;
 }
 
 /** What each attempt of one call needs: the runner's options and what its answer is checked against. */
