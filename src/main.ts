@@ -45,10 +45,12 @@ import { NotificationService } from './notifications/service.js';
 import { OutboundPolicy, type Resolver } from './outbound/policy.js';
 import { seedFromConfig } from './pools/seed.js';
 import { StorePoolDirectory } from './pools/store-directory.js';
+import { openSecrets } from './secrets/open.js';
 import { StatsRecorder } from './stats/recorder.js';
 import { ClockOffsetCheck } from './store/clock-offset.js';
 import { openStore, type Store } from './store/database.js';
 import { StoreProbe } from './store/probe.js';
+import type { StoreSecrets } from './store/store-secrets.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;
@@ -69,6 +71,8 @@ export interface Switchyard {
   /** e.g. http://127.0.0.1:8787/client/v4 */
   readonly apiUrl: string;
   readonly store: Store;
+  /** Opens and seals the secrets the store holds (store/store-secrets.ts). */
+  readonly secrets: StoreSecrets;
   /** The anvil devnet when `devnet.enabled` (the offline default), else undefined. */
   readonly devnet: Devnet | undefined;
   /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
@@ -99,6 +103,15 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   try {
     const store = await openStore({ data_dir: config.data_dir, database_url: config.database_url });
     stops.push(() => store.close());
+    // ── Secrets at rest (SPEC §16): the key is checked against the store, older rows sealed, before
+    //    anything reads a pool, monitor or webhook destination.
+    const secrets = await openSecrets({
+      store,
+      config,
+      env: options.env,
+      clock,
+      logger: logger.child({ part: 'secrets' }),
+    });
 
     let devnet: Devnet | undefined;
     if (config.devnet?.enabled) {
@@ -112,6 +125,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const poolConfigs = [...config.pools, ...(devnet ? [devnet.pool] : [])];
     await seedFromConfig({
       store,
+      secrets,
       clock,
       logger: logger.child({ part: 'store' }),
       accountId: config.account_id,
@@ -138,6 +152,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const metrics = new MetricsRegistry();
     const storeDirectory = await StorePoolDirectory.start({
       store,
+      secrets,
       accountId: config.account_id,
       logger: logger.child({ part: 'pools' }),
       metrics,
@@ -192,6 +207,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     let chain: ChainFeedback | undefined;
     const monitor = new HealthMonitor({
       store,
+      secrets,
       directory,
       routingAccountId: config.account_id,
       networks: config.networks,
@@ -288,6 +304,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       routes: coreRoutes({
         config,
         store,
+        secrets,
         clock,
         logger: logger.child({ part: 'api' }),
         health: monitor,
@@ -308,6 +325,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     //    (undelivered alerts stay queued in the store).
     notifications = new NotificationService({
       store,
+      secrets,
       config,
       clock,
       logger: logger.child({ part: 'notifications' }),
@@ -338,6 +356,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       gatewayUrl: gateway.url,
       apiUrl,
       store,
+      secrets,
       devnet,
       chain: gateway.chain,
       close: () => {

@@ -32,6 +32,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     ].join('\n'),
     load: async () => (await import('./key.js')).key,
   },
+  secrets: {
+    summary:
+      'secrets rotate [--config FILE]   re-encrypt the secrets in the store under a new key (works while serve runs)',
+    load: async () => (await import('./secrets.js')).secrets,
+  },
   'migrate-notifications': {
     summary:
       'migrate-notifications --account ID [--api-url URL] [--token T] [--webhook-id ID] [--per-page N] [--dry-run] [--yes] [--config FILE]   move pool emails to policies',

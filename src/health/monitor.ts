@@ -7,6 +7,7 @@ import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
+import type { Opener } from '../store/store-secrets.js';
 import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
@@ -60,6 +61,8 @@ export interface NetworkChains {
 
 export interface HealthMonitorOptions {
   store: Store;
+  /** Opens monitors' sealed secret headers: needed by the default monitor source (from the store). */
+  secrets?: Opener;
   directory: PoolDirectory;
   /** The account the gateway routes for; the networks' pool names refer to its pools. */
   routingAccountId: string;
@@ -80,6 +83,11 @@ export interface HealthMonitorOptions {
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
   /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
   outbound?: OutboundPolicy;
+}
+
+function required(secrets: Opener | undefined): Opener {
+  if (secrets === undefined) throw new TypeError('HealthMonitor: `secrets` is needed to read monitors from the store');
+  return secrets;
 }
 
 export class HealthMonitor {
@@ -108,7 +116,7 @@ export class HealthMonitor {
     );
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#monitors = options.monitors ?? storeMonitorSource(options.store);
+    this.#monitors = options.monitors ?? storeMonitorSource(options.store, required(options.secrets));
     this.#scheduler = new JitteredScheduler({
       ...(options.random === undefined ? {} : { random: options.random }),
       onError: (poolId, err) => this.#logger.error('health round failed', { pool_id: poolId, err }),

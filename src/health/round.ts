@@ -22,6 +22,7 @@ import {
   loadPoolHealth,
   type OriginHealthRow,
   type PoolHealthRow,
+  stateAddress,
 } from './state-queries.js';
 
 /**
@@ -109,7 +110,8 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
       const keep = new Set(monitor === undefined ? [] : enabled.map((origin) => origin.name));
       const stale = [...stored.values()].filter(
         (row) =>
-          !keep.has(row.origin_name) || enabled.find((o) => o.name === row.origin_name)?.address !== row.origin_address,
+          !keep.has(row.origin_name) ||
+          stateAddress(enabled.find((o) => o.name === row.origin_name) as Origin) !== row.origin_address,
       );
       await deleteOriginHealth(
         trx,
@@ -130,7 +132,7 @@ export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<R
         const row: OriginHealthRow = {
           pool_id: pool.id,
           origin_name: origin.name,
-          origin_address: origin.address,
+          origin_address: stateAddress(origin),
           status: step.state.status,
           failures: step.state.failures,
           successes: step.state.successes,

@@ -13,7 +13,9 @@
  * `disabled_at` (pool and origin) is kept here: set when `enabled` turns false, kept while it stays
  * false, dropped when it turns true again.
  *
- * Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
+ * Origins' secrets are sealed in the row (pool-secrets.ts): reads take an `Opener` (the store's secrets,
+ * store/store-secrets.ts), writes the `StoreSecrets`, whose sealer each write takes first in its
+ * transaction. Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
  * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  *
@@ -29,6 +31,7 @@ import type { Dialect } from '../store/database.js';
 import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
+import type { Opener, StoreSecrets } from '../store/store-secrets.js';
 import { inTransaction } from '../store/transaction.js';
 import {
   type DecodedPoolMemo,
@@ -57,14 +60,24 @@ function selectPool(db: Kysely<Database>, accountId: string) {
   return db.selectFrom('pools').selectAll().where('account_id', '=', accountId);
 }
 
-export async function getPool(db: Kysely<Database>, accountId: string, id: string): Promise<Pool | undefined> {
+export async function getPool(
+  db: Kysely<Database>,
+  secrets: Opener,
+  accountId: string,
+  id: string,
+): Promise<Pool | undefined> {
   const row = await selectPool(db, accountId).where('id', '=', id).executeTakeFirst();
-  return row === undefined ? undefined : rowToPool(row);
+  return row === undefined ? undefined : rowToPool(row, secrets);
 }
 
-export async function findPoolByName(db: Kysely<Database>, accountId: string, name: string): Promise<Pool | undefined> {
+export async function findPoolByName(
+  db: Kysely<Database>,
+  secrets: Opener,
+  accountId: string,
+  name: string,
+): Promise<Pool | undefined> {
   const row = await selectPool(db, accountId).where('name', '=', name).executeTakeFirst();
-  return row === undefined ? undefined : rowToPool(row);
+  return row === undefined ? undefined : rowToPool(row, secrets);
 }
 
 /**
@@ -73,11 +86,12 @@ export async function findPoolByName(db: Kysely<Database>, accountId: string, na
  */
 export async function listAllPools(
   db: Kysely<Database>,
+  secrets: Opener,
   onCorrupt?: OnCorruptPool,
 ): Promise<{ pools: Pool[]; versions: Map<string, number> }> {
   const rows = await db.selectFrom('pools').selectAll().orderBy('account_id').orderBy('id').execute();
   return {
-    pools: rowsToPools(rows, onCorrupt),
+    pools: rowsToPools(rows, secrets, onCorrupt),
     versions: new Map(rows.map((row) => [row.id, Number(row.version)])),
   };
 }
@@ -99,14 +113,15 @@ export interface PoolListFilter {
 
 export async function listPools(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   accountId: string,
   window: PageWindow,
   filter: PoolListFilter = {},
 ): Promise<{ pools: Pool[]; total: number }> {
-  if (filter.memo !== undefined) return listPoolsMemo(db, dialect, accountId, window, filter, filter.memo);
+  if (filter.memo !== undefined) return listPoolsMemo(db, secrets, dialect, accountId, window, filter, filter.memo);
   const { rows, total } = await pageRows(db, dialect, accountId, window, filter.monitor);
-  return { pools: rowsToPools(rows, filter.onCorrupt), total };
+  return { pools: rowsToPools(rows, secrets, filter.onCorrupt), total };
 }
 
 /**
@@ -117,6 +132,7 @@ export async function listPools(
  */
 async function listPoolsMemo(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   accountId: string,
   window: PageWindow,
@@ -137,7 +153,7 @@ async function listPoolsMemo(
   const fresh = new Map<string, Pool>();
   if (missing.length > 0) {
     const rows = await selectPool(db, accountId).where('id', 'in', missing).execute();
-    for (const pool of memo.rowsToPools(rows, filter.onCorrupt)) fresh.set(pool.id, pool);
+    for (const pool of memo.rowsToPools(rows, secrets, filter.onCorrupt)) fresh.set(pool.id, pool);
   }
   const pools = columns.map((row, i) => known[i] ?? fresh.get(row.id));
   return { pools: pools.filter((pool) => pool !== undefined), total };
@@ -180,12 +196,14 @@ export type PoolWriteGuard = (trx: Kysely<Database>, next: PoolFields, current: 
 
 export async function createPool(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   clock: Clock,
   accountId: string,
   fields: PoolFields,
   guard?: PoolWriteGuard,
 ): Promise<Pool> {
   return inTransaction(db, async (trx) => {
+    const sealer = await secrets.sealer(trx);
     await checkReferences(trx, accountId, fields, undefined);
     await guard?.(trx, fields, undefined);
     const now = timestamp(clock);
@@ -194,7 +212,7 @@ export async function createPool(
     try {
       await trx
         .insertInto('pools')
-        .values({ ...row, ...fieldsToColumns(stamped) })
+        .values({ ...row, ...fieldsToColumns(stamped, sealer, row.id) })
         .execute();
     } catch (err) {
       throw isUniqueViolation(err) ? duplicateName(fields.name) : err;
@@ -209,6 +227,7 @@ export async function createPool(
  */
 export async function updatePool(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   dialect: Dialect,
   clock: Clock,
   accountId: string,
@@ -217,6 +236,8 @@ export async function updatePool(
   guard?: PoolWriteGuard,
 ): Promise<Pool | undefined> {
   return inTransaction(db, async (trx) => {
+    // First, so that every writer takes the key record before any pool row (store-secrets.ts).
+    const sealer = await secrets.sealer(trx);
     const row = await trx
       .selectFrom('pools')
       .selectAll()
@@ -225,7 +246,7 @@ export async function updatePool(
       .$if(dialect === 'postgres', (query) => query.forUpdate())
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const current = rowToPool(row);
+    const current = rowToPool(row, secrets);
     const next = change(current);
     await checkReferences(trx, accountId, next, id);
     await guard?.(trx, next, current);
@@ -234,7 +255,7 @@ export async function updatePool(
     try {
       await trx
         .updateTable('pools')
-        .set({ ...fieldsToColumns(stamped), modified_on: now, version: sql`version + 1` })
+        .set({ ...fieldsToColumns(stamped, sealer, id), modified_on: now, version: sql`version + 1` })
         .where('id', '=', id)
         .execute();
     } catch (err) {
@@ -275,6 +296,7 @@ export async function deletePool(
  */
 export async function clearNotificationEmailPage(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   clock: Clock,
   accountId: string,
@@ -285,7 +307,7 @@ export async function clearNotificationEmailPage(
     // Decided on the columns alone, so an undecodable row on the page is cleared like the others.
     const { rows, total } = await pageRows(trx, dialect, accountId, window);
     const ids = rows.filter((row) => row.notification_email !== '').map((row) => row.id);
-    if (ids.length === 0) return { pools: rowsToPools(rows, onCorrupt), total };
+    if (ids.length === 0) return { pools: rowsToPools(rows, secrets, onCorrupt), total };
     await trx
       .updateTable('pools')
       .set({ notification_email: '', modified_on: timestamp(clock), version: sql`version + 1` })
@@ -298,6 +320,7 @@ export async function clearNotificationEmailPage(
     return {
       pools: rowsToPools(
         rows.map((row) => changed.get(row.id) ?? row),
+        secrets,
         onCorrupt,
       ),
       total,

@@ -8,6 +8,7 @@ import { originAddressesMigration } from './migrations/005_origin_addresses.js';
 import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 import { originStatsMigration } from './migrations/007_origin_stats.js';
 import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
+import { secretsAtRestMigration } from './migrations/009_secrets_at_rest.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -16,7 +17,7 @@ import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
  */
 type DialectMigration = (dialect: Dialect) => Migration;
 
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '006_gateway_keys': gatewayKeysMigration,
   '007_origin_stats': originStatsMigration,
   '008_chain_incidents': chainIncidentsMigration,
+  '009_secrets_at_rest': secretsAtRestMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

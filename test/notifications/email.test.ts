@@ -52,6 +52,7 @@ async function setup(smtpUrl: string | undefined, apiBase?: string): Promise<Fix
   );
   const service = new NotificationService({
     store: opened.store,
+    secrets: opened.secrets,
     config,
     clock,
     logger,

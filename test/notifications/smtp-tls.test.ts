@@ -42,7 +42,14 @@ async function withService(
     { data_dir: opened.location.data_dir, smtp_url: smtp.url, mail_from: 'Switchyard <sy@example.net>', ...extra },
     '(test)',
   );
-  const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    secrets: opened.secrets,
+    config,
+    clock,
+    logger,
+    random: () => 0.5,
+  });
   try {
     const account = await insertAccount(opened.store);
     const pool = await insertPool(opened.store, account, { name: 'tls-pool' });

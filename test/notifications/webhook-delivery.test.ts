@@ -17,6 +17,7 @@ import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { verifyWebhook } from '../../src/notifications/signature.js';
 import type { Store } from '../../src/store/database.js';
+import type { StoreSecrets } from '../../src/store/store-secrets.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,
@@ -33,6 +34,7 @@ const SECRET = `hook-secret-${randomUUID()}`;
 
 interface Fixture {
   store: Store;
+  secrets: StoreSecrets;
   close(): Promise<void>;
   clock: ManualClock;
   receiver: Receiver;
@@ -47,11 +49,19 @@ async function setup(): Promise<Fixture> {
   const receiver = await startReceiver();
   const { logger, lines } = capturingLogger();
   const config = buildConfig({ data_dir: opened.location.data_dir, webhooks: { timeout: 5 } }, '(test)');
-  const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    secrets: opened.secrets,
+    config,
+    clock,
+    logger,
+    random: () => 0.5,
+  });
   // The routing account (trusted by the outbound policy), so webhooks may reach the local receiver.
   const account = await insertAccount(opened.store, config.account_id);
   return {
     store: opened.store,
+    secrets: opened.secrets,
     clock,
     receiver,
     service,
@@ -85,7 +95,8 @@ function policy(
 async function destination(f: Fixture, account: string, path: string, secret: string | null = SECRET): Promise<string> {
   const id = randomUUID();
   const now = new Date(f.clock.now()).toISOString();
-  await insertDestination(f.store.db, account, id, { name: path, url: `${f.receiver.url}/${path}`, secret }, now);
+  const target = { name: path, url: `${f.receiver.url}/${path}`, secret };
+  await insertDestination(f.store.db, f.secrets, account, id, target, now);
   return id;
 }
 
@@ -265,7 +276,13 @@ describe('background loop', () => {
     // No email in this test, so the mail outbox directory is never used.
     const config = buildConfig({ data_dir: '/nonexistent', webhooks: { timeout: 5 } }, '(test)');
     // A poll of an hour: anything delivered within the test's bound came from the start pass or wake().
-    const loop = new NotificationService({ store: f.store, config, clock: f.clock, pollMs: 3_600_000 });
+    const loop = new NotificationService({
+      store: f.store,
+      secrets: f.secrets,
+      config,
+      clock: f.clock,
+      pollMs: 3_600_000,
+    });
     try {
       const pool = await insertPool(f.store, f.account, { name: 'nudge' });
       const dest = await destination(f, f.account, 'nudge');

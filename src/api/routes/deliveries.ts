@@ -21,6 +21,7 @@ import {
   queueState,
   retryDead,
 } from '../../notifications/queries/delivery-queue.js';
+import { getDestinationTarget } from '../../notifications/queries/destinations.js';
 import { timestamp } from '../../store/ids.js';
 import type { NotificationDeliveriesTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
@@ -142,13 +143,8 @@ export function deliveryRoutes(deps: ApiDeps): Route[] {
       async handler({ params }) {
         const accountId = accountParam(params);
         const id = params.webhook_id as string;
-        const destination = await db
-          .selectFrom('webhook_destinations')
-          .select(['id', 'url', 'secret'])
-          .where('account_id', '=', accountId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (destination === undefined) throw objectNotFound('webhook destination', id);
+        const destination = await getDestinationTarget(db, deps.secrets, id);
+        if (destination?.account_id !== accountId) throw objectNotFound('webhook destination', id);
         await sendTestMessage(config, outbound, accountId, destination.url, destination.secret, clock.now());
         return { result: { id, ok: true as const } };
       },

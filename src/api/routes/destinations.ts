@@ -202,7 +202,7 @@ export async function sendTestMessage(
 }
 
 export function destinationRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config, outbound } = deps;
+  const { store, secrets, clock, config, outbound } = deps;
   const db = store.db;
   const account = accountParam;
   const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
@@ -243,7 +243,7 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
         const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
         await sendTestMessage(config, outbound, account(params), body.url, secret, clock.now());
         const id = randomUUID();
-        await insertDestination(db, account(params), id, { name: body.name, url: body.url, secret }, now());
+        await insertDestination(db, secrets, account(params), id, { name: body.name, url: body.url, secret }, now());
         return { status: 201, result: { id } };
       },
     }),
@@ -271,16 +271,17 @@ export function destinationRoutes(deps: ApiDeps): Route[] {
       async handler({ params, body }) {
         const id = destinationId(params);
         const current = await getDestination(db, account(params), id);
-        const target = current === undefined ? undefined : await getDestinationTarget(db, id);
+        const target = current === undefined ? undefined : await getDestinationTarget(db, secrets, id);
         if (current === undefined || target === undefined) throw notFound(id);
-        const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
+        const { url, secret } = resolveUpdate(body.url, body.secret, target);
         try {
           await sendTestMessage(config, outbound, account(params), url, secret, clock.now());
         } catch (err) {
           await recordDestinationOutcome(db, id, false, now());
           throw err;
         }
-        await updateDestination(db, account(params), id, { name: body.name ?? current.name, url, secret }, now());
+        const name = body.name ?? current.name;
+        await updateDestination(db, secrets, account(params), id, { name, url, secret }, now());
         return { result: { id } };
       },
     }),

@@ -27,7 +27,7 @@ const BASE = '/accounts/:account_id/load_balancers/monitors';
 const TAG = 'monitors';
 
 export function monitorRoutes(deps: ApiDeps): Route[] {
-  const { store, clock } = deps;
+  const { store, secrets, clock } = deps;
   const db = store.db;
   const account = accountParam;
   const monitorId = (params: Readonly<Record<string, string>>) =>
@@ -39,7 +39,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
     next: (current: MonitorSettings) => MonitorSettings,
   ) => {
     const monitor = await inTransaction(db, async (trx) => {
-      const current = await getMonitor(trx, account(params), monitorId(params));
+      const current = await getMonitor(trx, secrets, account(params), monitorId(params));
       if (current === undefined) return undefined;
       const settings = next(settingsOf(current));
       // The probe budget depends on interval and retries only: other changes need no lock.
@@ -48,7 +48,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
           monitor: { id: current.id, settings },
         });
       }
-      return saveMonitor(trx, clock, account(params), monitorId(params), settings);
+      return saveMonitor(trx, secrets, clock, account(params), monitorId(params), settings);
     });
     if (monitor === undefined) throw notFound(monitorId(params));
     await deps.poolsChanged();
@@ -67,7 +67,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       paginated: true,
       async handler({ params, query }) {
         const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
-        const { monitors, total } = await listMonitors(db, account(params), page, (corrupt) =>
+        const { monitors, total } = await listMonitors(db, secrets, account(params), page, (corrupt) =>
           deps.logger.error('monitors: leaving out a monitor whose stored settings cannot be read', corrupt),
         );
         return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
@@ -83,7 +83,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       result: monitorResult,
       async handler({ params, body }) {
         const settings = applyMonitorBody(withMonitorDefaults({}), body);
-        const monitor = await createMonitor(db, clock, account(params), settings);
+        const monitor = await createMonitor(db, secrets, clock, account(params), settings);
         await deps.poolsChanged();
         return { result: monitorView(monitor) };
       },
@@ -96,7 +96,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
       tag: TAG,
       result: monitorResult,
       async handler({ params }) {
-        const monitor = await getMonitor(db, account(params), monitorId(params));
+        const monitor = await getMonitor(db, secrets, account(params), monitorId(params));
         if (monitor === undefined) throw notFound(monitorId(params));
         return { result: monitorView(monitor) };
       },
@@ -153,7 +153,7 @@ export function monitorRoutes(deps: ApiDeps): Route[] {
         }),
       ),
       async handler({ params }) {
-        const monitor = await getMonitor(db, account(params), monitorId(params));
+        const monitor = await getMonitor(db, secrets, account(params), monitorId(params));
         if (monitor === undefined) throw notFound(monitorId(params));
         const pools = await poolsUsingMonitor(db, account(params), monitor.id);
         return {

@@ -110,7 +110,7 @@ export function originStatsRoutes(deps: ApiDeps & { chain?: ChainView | undefine
         const withSeries = seriesParam(query);
         const minutes = minutesParam(query);
         const accountId = accountParam(params);
-        const { pools, total } = await listPools(store.db, store.dialect, accountId, page);
+        const { pools, total } = await listPools(store.db, deps.secrets, store.dialect, accountId, page);
         const now = clock.now();
         const nowMinute = Math.floor(now / MINUTE_MS);
         const windowStart = nowMinute - (WINDOW_MINUTES - 1);

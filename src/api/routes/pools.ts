@@ -119,7 +119,7 @@ function quoted(names: readonly string[]): string {
 }
 
 export function poolRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config } = deps;
+  const { store, secrets, clock, config } = deps;
   const db = store.db;
   const view = (pool: Pool) => poolView(pool, deps.health, networksOf(config, pool));
   // The list decodes, masks and serialises a pool once while its row is unchanged (schemas/pool-view.ts).
@@ -147,6 +147,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
   ) => {
     const pool = await updatePool(
       db,
+      secrets,
       store.dialect,
       clock,
       account(params),
@@ -179,7 +180,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         // A value that is not a monitor id matches no pool (and never reaches the database as is).
         if (monitor !== undefined && !ID_PATTERN.test(monitor))
           return { result: [], result_info: resultInfo(page, 0, 0) };
-        const { pools, total } = await listPools(db, store.dialect, account(params), page, {
+        const { pools, total } = await listPools(db, secrets, store.dialect, account(params), page, {
           monitor,
           onCorrupt,
           memo: decoded,
@@ -202,6 +203,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
         const page = parsePagination(query);
         const { pools, total } = await clearNotificationEmailPage(
           db,
+          secrets,
           store.dialect,
           clock,
           account(params),
@@ -223,6 +225,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       async handler({ params, body }) {
         const pool = await createPool(
           db,
+          secrets,
           clock,
           account(params),
           allowedTargets(deps.outbound, account(params), poolFieldsFromBody(body, undefined)),
@@ -240,7 +243,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       tag: TAG,
       result: poolResult,
       async handler({ params }) {
-        const pool = await getPool(db, account(params), poolId(params));
+        const pool = await getPool(db, secrets, account(params), poolId(params));
         if (pool === undefined) throw notFound(poolId(params));
         return { result: view(pool) };
       },
@@ -304,7 +307,7 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       tag: TAG,
       result: z.object({ pool_id: z.string(), pop_health: z.record(z.string(), z.unknown()) }),
       async handler({ params }) {
-        const pool = await getPool(db, account(params), poolId(params));
+        const pool = await getPool(db, secrets, account(params), poolId(params));
         if (pool === undefined) throw notFound(poolId(params));
         return { result: deps.health.report(pool) };
       },
@@ -317,11 +320,11 @@ export function poolRoutes(deps: ApiDeps): Route[] {
       tag: TAG,
       result: referenceResult,
       async handler({ params }) {
-        const pool = await getPool(db, account(params), poolId(params));
+        const pool = await getPool(db, secrets, account(params), poolId(params));
         if (pool === undefined) throw notFound(poolId(params));
         const references: z.infer<typeof referenceResult> = [];
         if (pool.monitor !== null) {
-          const monitor = await getMonitor(db, account(params), pool.monitor);
+          const monitor = await getMonitor(db, secrets, account(params), pool.monitor);
           references.push({
             reference_type: 'referral',
             resource_id: pool.monitor,
