@@ -25,7 +25,7 @@ export async function secrets(argv: string[]): Promise<number> {
     const { pools, monitors, webhook_destinations: webhooks } = rotation.resealed;
     process.stdout.write(
       [
-        `secrets re-encrypted under key ${rotation.to} (was ${rotation.from}): ${pools} pools, ${monitors} monitors, ${webhooks} webhook destinations`,
+        `secrets re-encrypted under key ${rotation.to} (was ${rotation.from}); rows holding secrets: ${pools} pools, ${monitors} monitors, ${webhooks} webhook destinations`,
         `the new key is in ${rotation.keyAt}: back it up, apart from the database; backups taken before now need the old key`,
         '',
       ].join('\n'),
