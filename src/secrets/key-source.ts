@@ -14,7 +14,19 @@
  * store is re-sealed; a start that finds the store sealed with the key in `<file>.new` finishes that
  * rename (a rotation interrupted between the two).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SwitchyardError } from '../errors/base.js';
 import { formatKey, parseKey } from '../store/secret-box.js';
@@ -87,15 +99,27 @@ export function readableByOthers(path: string): boolean {
   return (statSync(path).mode & 0o077) !== 0;
 }
 
-/** Writes `key` to `path` (0600, synced, then its directory synced); `exclusive`: fails if it exists. */
+/**
+ * Writes `key` to `path` (0600, synced, then its directory synced). `exclusive`: fails with EEXIST if the
+ * file exists; the key is written to a temporary file first and linked into place, so a process starting
+ * at the same moment never reads a half-written key file.
+ */
 export function writeKeyFile(path: string, key: Buffer, exclusive: boolean): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const fd = openSync(path, exclusive ? 'wx' : 'w', 0o600);
+  const target = exclusive ? `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp` : path;
+  const fd = openSync(target, 'w', 0o600);
   try {
     writeSync(fd, formatKey(key));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+  if (exclusive) {
+    try {
+      linkSync(target, path);
+    } finally {
+      unlinkSync(target);
+    }
   }
   syncDirectory(dirname(path));
 }
