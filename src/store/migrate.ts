@@ -9,6 +9,7 @@ import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 import { originStatsMigration } from './migrations/007_origin_stats.js';
 import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
 import { keyQuotaBigintMigration } from './migrations/009_key_quota_bigint.js';
+import { secretsAtRestMigration } from './migrations/010_secrets_at_rest.js';
 import { transactionLedgerMigration } from './migrations/011_transaction_ledger.js';
 
 /**
@@ -18,7 +19,7 @@ import { transactionLedgerMigration } from './migrations/011_transaction_ledger.
  */
 type DialectMigration = (dialect: Dialect) => Migration;
 
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '007_origin_stats': originStatsMigration,
   '008_chain_incidents': chainIncidentsMigration,
   '009_key_quota_bigint': keyQuotaBigintMigration,
+  '010_secrets_at_rest': secretsAtRestMigration,
   '011_transaction_ledger': transactionLedgerMigration,
 };
 

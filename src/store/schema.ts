@@ -4,6 +4,7 @@ import type { IncidentTables } from './tables/incidents.js';
 import type { KeyTables } from './tables/keys.js';
 import type { LedgerTables } from './tables/ledger.js';
 import type { NotificationTables } from './tables/notifications.js';
+import type { SecretsTables } from './tables/secrets.js';
 import type { StatsTables } from './tables/stats.js';
 
 /** The whole database as Kysely sees it: one interface per area, merged. */
@@ -14,4 +15,5 @@ export interface Database
     KeyTables,
     StatsTables,
     IncidentTables,
-    LedgerTables {}
+    LedgerTables,
+    SecretsTables {}
