@@ -6,6 +6,7 @@
  * database (docs/ledger.md), so a second one takes every record at start by design.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
@@ -25,6 +26,8 @@ test('two instances on one PostgreSQL record and follow each transaction once, a
   });
   const raw = {
     database_url: location.database_url,
+    // Instances sharing a database share its secrets key.
+    secrets_key_file: join(location.data_dir, 'secrets.key'),
     networks: { sepolia: { chain_id: CHAIN_ID, pools: ['p'], head_poll_interval: 0.05 } },
     pools: [poolOf('p', [node.url])],
   };
