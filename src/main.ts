@@ -37,7 +37,9 @@ import { IncidentDetector } from './incidents/detector.js';
 import { StoreKeyDirectory } from './keys/store-key-directory.js';
 import { UsageRecorder } from './keys/usage-recorder.js';
 import { LocalQuotaBackend } from './limits/local-backend.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger, logFormatFor } from './log.js';
+import { registerBuildInfo } from './metrics/build-info.js';
+import { registerProcessMetrics } from './metrics/process.js';
 import { MetricsRegistry } from './metrics/registry.js';
 import type { ChangeBus } from './model/change-bus.js';
 import type { HealthView } from './model/health-view.js';
@@ -82,7 +84,7 @@ export interface Switchyard {
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger({ level: config.log_level });
+  const logger = options.logger ?? createLogger({ level: config.log_level, format: logFormatFor(config.log_format) });
   // Undo stack: each started part pushes its stop; close() and start-up failures pop in reverse, after
   // closing the listeners together (one grace period for both, not one after the other).
   const listeners: Array<() => Promise<void>> = [];
@@ -131,6 +133,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
     });
     const metrics = new MetricsRegistry();
+    // This process's CPU, memory and event loop (each gateway worker adds its own); the build once.
+    registerProcessMetrics(metrics);
+    registerBuildInfo(metrics);
     const storeDirectory = await StorePoolDirectory.start({
       store,
       accountId: config.account_id,

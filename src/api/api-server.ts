@@ -10,6 +10,8 @@
  * → read and validate the JSON body (413, 415, 400) → handler → v4 envelope. Headers the official SDK
  * adds (`api-version`, `x-stainless-*`, `user-agent`) are accepted and ignored. A client that goes away
  * mid-body is logged at debug (not error) and counted with status 499 ("client closed request").
+ * Every request has an id (model/request-id.ts: the client's `X-Request-Id` when usable, else a new one),
+ * returned in `X-Request-Id` and carried by the request's log lines (`request_id`).
  *
  * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
  * `shutdown_grace`, then drops the remaining connections (src/api/connection-tracker.ts).
@@ -24,6 +26,7 @@ import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../model/request-id.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
@@ -75,7 +78,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     'route',
   ]);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
     const started = performance.now();
     let routeLabel = 'unmatched';
     let status = 500;
@@ -103,17 +106,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     } catch (err) {
       if (err instanceof RequestAbortedError) {
         status = CLIENT_CLOSED_REQUEST;
-        logger.debug('api request aborted by the client', { method: req.method, route: routeLabel });
+        log.debug('api request aborted by the client', { method: req.method, route: routeLabel });
         res.destroy();
         return;
       }
-      const failure = errorResponse(err, logger);
+      const failure = errorResponse(err, log);
       status = failure.status;
       sendJson(res, status, failure.body, failure.headers);
     } finally {
       requests.inc({ method: req.method ?? '', route: routeLabel, status: String(status) });
       duration.observe({ method: req.method ?? '', route: routeLabel }, (performance.now() - started) / 1000);
-      logger.debug('api request', { method: req.method, route: routeLabel, status });
+      log.debug('api request', { method: req.method, route: routeLabel, status });
     }
   }
 
@@ -156,12 +159,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).catch((err: unknown) => {
+    const header = req.headers[REQUEST_ID_HEADER];
+    const id = requestIdOf(typeof header === 'string' ? header : undefined);
+    res.setHeader(REQUEST_ID_HEADER, id);
+    const log = logger.child({ request_id: id });
+    handle(req, res, log).catch((err: unknown) => {
       // Only reachable if writing the answer itself failed; still an envelope when nothing was sent.
-      logger.error('api response failed', { err });
+      log.error('api response failed', { err });
       try {
         if (res.headersSent) res.end();
-        else sendJson(res, 500, errorResponse(new SwitchyardError('API_INTERNAL', 'Internal error'), logger).body);
+        else sendJson(res, 500, errorResponse(new SwitchyardError('API_INTERNAL', 'Internal error'), log).body);
       } catch {
         res.destroy();
       }

@@ -32,7 +32,8 @@ import { LeasedQuotaCounter } from '../gateway/rpc/quota-leased.js';
 import { SharedLimitsStatus } from '../gateway/rpc/shared-status.js';
 import type { AffinityEntry, AffinityShare } from '../gateway/upstream/affinity-share.js';
 import { CachingForwarder } from '../gateway/upstream/cache/caching-forwarder.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger, logFormatFor } from '../log.js';
+import { registerProcessMetrics } from '../metrics/process.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { StaticKeyTable } from '../model/gateway-keys.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
@@ -81,10 +82,14 @@ export async function runGatewayWorker(): Promise<void> {
     gotInit = resolve;
   }, link);
   const config = init.config;
-  const logger = createLogger({ level: config.log_level }).child({ worker: init.slot });
+  const logger = createLogger({ level: config.log_level, format: logFormatFor(config.log_format) }).child({
+    worker: init.slot,
+  });
   // The control's time: its clock is the instance's (an injected one in tests of per-day counts).
   const clock = init.clockOffsetMs === 0 ? systemClock : offsetClock(init.clockOffsetMs);
   const metrics = new MetricsRegistry();
+  // Its CPU, memory and event loop, added to the control's at scrape time (metrics/process.ts).
+  registerProcessMetrics(metrics);
   const directory = new PoolSnapshot({
     accountId: config.account_id,
     onListenerError: (err) => logger.error('pool directory listener failed', { err }),

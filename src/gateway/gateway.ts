@@ -58,6 +58,7 @@ import { OriginRouter } from '../routing/router.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
+import { AccessLog } from './http/access-log.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
@@ -248,6 +249,7 @@ export async function serveGateway(
       }),
     });
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
+  const accessLog = new AccessLog(settings.access_log, logger);
   const readiness = new GatewayReadiness({
     networks: config.networks,
     directory: options.directory,
@@ -269,6 +271,7 @@ export async function serveGateway(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    accessLog,
     clock,
     logger: logger.child({ part: 'websocket' }),
   });
@@ -318,6 +321,7 @@ export async function serveGateway(
       probes: probeEndpoints(readiness, logger),
       metrics,
       logger,
+      accessLog,
       streamStallMs: settings.stream_stall_timeout,
       upgrade: (exchange, socket, rest) => websocket.upgrade(exchange, socket, rest),
     }),

@@ -18,21 +18,29 @@
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
  * call of a key is counted to its usage there.
+ *
+ * Observability (SPEC §16): with a RequestTrace (request-trace.ts, made by the edge) every call's method
+ * is named to it in request order, every error the gateway answers carries its request id in
+ * `error.data.request_id` (an origin's own error answer passes through untouched), and the request's log
+ * lines carry the id. Each call counts once in `switchyard_rpc_requests_total` (rpc-metrics.ts): an
+ * error where it becomes an answer (or, for a notification, where it is dropped), an answer where it
+ * arrives.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import type { SwitchyardError } from '../../errors/base.js';
+import { isSwitchyardError, type SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
 import type { GatewayMetrics } from '../metrics.js';
+import type { CallOutcome } from '../rpc-metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -40,6 +48,7 @@ import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
 export interface HttpAnswer {
@@ -90,6 +99,8 @@ interface CallContext {
   stream: boolean;
   /** The gateway key the client is, whose usage each call counts to. */
   key: GatewayKeyRecord | undefined;
+  /** The request's id, log lines, and what the access log writes (request-trace.ts). */
+  trace: RequestTrace | undefined;
 }
 
 export class RpcHandler {
@@ -113,6 +124,7 @@ export class RpcHandler {
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
     session?: RpcSession,
+    trace?: RequestTrace,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     // An unreadable body is reported only after the network checks, so every request to a retired
@@ -123,6 +135,7 @@ export class RpcHandler {
       try {
         parsed = parseBody(body, this.#options.maxBatch);
         this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
+        if (trace !== undefined) nameCalls(trace, parsed);
       } catch (err) {
         unreadable = err;
       }
@@ -140,18 +153,19 @@ export class RpcHandler {
           local: session?.local,
           stream: session?.stream ?? true,
           key,
+          trace,
         };
         if (!request.batch) return this.#single(request.element, context, answerHeaders);
         return this.#batch(request, body, context, answerHeaders).catch((err: unknown) =>
-          this.#failed(err, answerHeaders, undefined),
+          this.#failed(err, answerHeaders, network, request, trace),
         );
       };
       const admitted = this.#admission.admit(client, parsed.batch ? parsed.elements.length : 1);
       if (!(admitted instanceof Promise)) return run(admitted);
       // The key's quota waits for its reserve in flight (quota-leased.ts); refused, or failed, as below.
-      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, idOf(request)));
+      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, network, request, trace));
     } catch (err) {
-      return this.#failed(err, headers, idOf(parsed));
+      return this.#failed(err, headers, network, parsed, trace);
     }
   }
 
@@ -183,10 +197,47 @@ export class RpcHandler {
     this.#admission.count(context.key, context.network, ok);
   }
 
-  /** The whole request's error answer. */
-  #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
+  /** The whole request's error answer; each of its calls counts with it (an unreadable body as one `other`). */
+  #failed(
+    err: unknown,
+    headers: Readonly<Record<string, string>>,
+    network: string,
+    parsed: ParsedBody | undefined,
+    trace: RequestTrace | undefined,
+  ): HttpAnswer {
+    const error = asSwitchyardError(err, trace?.logger ?? this.#options.logger);
+    const outcome = errorOutcome(error);
+    const metrics = this.#options.metrics;
+    if (metrics !== undefined) {
+      const elements = parsed === undefined ? [undefined] : parsed.batch ? parsed.elements : [parsed.element];
+      for (const element of elements) metrics.rpcCall(network, element?.ok ? element.call.method : 'other', outcome);
+    }
+    trace?.error(error.spec.rpc ?? -32603);
+    return {
+      status: error.httpStatus,
+      body: errorResponse(error, idOf(parsed), trace?.id),
+      headers: { ...headers, ...error.headers },
+    };
+  }
+
+  /**
+   * One call's outcome: its count in switchyard_rpc_requests_total, and, for a gateway error in the
+   * answer (`answered`), its code for the access log.
+   */
+  #settled(context: CallContext, method: string, outcome: CallOutcome, answered?: SwitchyardError): void {
+    this.#options.metrics?.rpcCall(context.network, method, outcome);
+    if (answered !== undefined) context.trace?.error(answered.spec.rpc ?? -32603);
+  }
+
+  /** The error answer of one call (its request id in `data`), counted as refused or failed. */
+  #errorAnswer(context: CallContext, method: string, error: SwitchyardError, id: Buffer): Buffer {
+    this.#settled(context, method, errorOutcome(error), error);
+    return errorResponse(error, id, context.trace?.id);
+  }
+
+  /** The logger of the request's lines (with its id), else the handler's. */
+  #logger(context: CallContext): Logger {
+    return context.trace?.logger ?? this.#options.logger;
   }
 
   /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
@@ -197,7 +248,8 @@ export class RpcHandler {
   ): HttpAnswer | Promise<HttpAnswer> {
     if (!element.ok) {
       this.#count(context, false);
-      return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
+      const body = this.#errorAnswer(context, 'other', element.error, element.idBytes);
+      return { status: element.error.httpStatus, body, headers };
     }
     const call = element.call;
     if (context.local?.has(call.method)) {
@@ -219,6 +271,7 @@ export class RpcHandler {
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
+        this.#settled(context, call.method, reply.outcome?.key === 'error' ? 'error_answer' : 'ok');
         return { status: 200, headers, body: splice(reply, call) };
       }
       return this.#forwardSingle(call, context, headers, request);
@@ -254,11 +307,14 @@ export class RpcHandler {
     context: CallContext,
   ): HttpAnswer {
     this.#count(context, call.id === undefined);
-    if (call.id === undefined) return { status: 204, body: undefined, headers };
-    const error = asSwitchyardError(err, this.#options.logger);
+    const error = asSwitchyardError(err, this.#logger(context));
+    if (call.id === undefined) {
+      this.#settled(context, call.method, errorOutcome(error));
+      return { status: 204, body: undefined, headers };
+    }
     return {
       status: error.httpStatus,
-      body: errorResponse(error, call.idBytes),
+      body: this.#errorAnswer(context, call.method, error, call.idBytes),
       headers: { ...headers, ...error.headers },
     };
   }
@@ -276,30 +332,30 @@ export class RpcHandler {
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const { network, route } = context;
     const eligible = (call: RpcCall) => this.#batchable(call, context);
-    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible };
+    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible, trace: context.trace };
     const grouped = upstreamBatch(this.#options.forwarder, input);
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
-      if (context.key !== undefined) {
-        for (const outcome of result.outcomes) {
-          this.#count(context, outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error');
-        }
-      }
+      this.#settledWhole(context, elements, result.outcomes);
       return { status: 200, body: result.whole, headers };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
-        if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
+        if (!element.ok) {
+          return { body: this.#errorAnswer(context, 'other', element.error, element.idBytes), error: element.error };
+        }
         const call = element.call;
         if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
+        const failed = 'reply' in outcome && outcome.reply.outcome?.key === 'error';
+        this.#settled(context, call.method, failed ? 'error_answer' : 'ok');
         if ('sent' in outcome || call.id === undefined) return undefined;
         const { reply } = outcome;
-        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed: reply.outcome?.key === 'error' };
+        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed };
       }),
     );
     if (context.key !== undefined) {
@@ -310,8 +366,28 @@ export class RpcHandler {
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
   #local(call: RpcCall, context: CallContext): BatchAnswer | Promise<BatchAnswer> {
-    const failed = (err: unknown) => this.#batchFailure(call, context, err);
-    return localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, failed);
+    // A failure is counted by #batchFailure; a success here.
+    let failed = false;
+    const fail = (err: unknown) => {
+      failed = true;
+      return this.#batchFailure(call, context, err);
+    };
+    const settle = (answer: BatchAnswer): BatchAnswer => {
+      if (!failed) this.#settled(context, call.method, 'ok');
+      return answer;
+    };
+    const answer = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, fail);
+    return answer instanceof Promise ? answer.then(settle) : settle(answer);
+  }
+
+  /** The calls of a batch an origin answered as a whole, each counted by its answer. */
+  #settledWhole(context: CallContext, elements: readonly Element[], outcomes: readonly BatchOutcome[]): void {
+    for (const [index, outcome] of outcomes.entries()) {
+      const ok = outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error';
+      if (context.key !== undefined) this.#count(context, ok);
+      const element = elements[index];
+      this.#settled(context, element?.ok ? element.call.method : 'other', ok ? 'ok' : 'error_answer');
+    }
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
@@ -327,8 +403,8 @@ export class RpcHandler {
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
     if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { body: errorResponse(error, call.idBytes), error };
+    const error = asSwitchyardError(err, this.#logger(context));
+    return { body: this.#errorAnswer(context, call.method, error, call.idBytes), error };
   }
 
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
@@ -354,6 +430,7 @@ export class RpcHandler {
       stream: stream && context.stream,
       client: context.client,
       signal: context.signal(),
+      trace: context.trace,
     };
   }
 
@@ -371,7 +448,8 @@ export class RpcHandler {
     const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
     if (refusal !== undefined) {
       if (call.id === undefined) {
-        this.#options.logger.debug('notification dropped', {
+        this.#settled(context, call.method, 'refused');
+        this.#logger(context).debug('notification dropped', {
           network: context.network,
           method: call.method,
           reason: refusal.message,
@@ -382,6 +460,7 @@ export class RpcHandler {
     }
     try {
       const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
+      this.#settled(context, call.method, reply.outcome?.key === 'error' ? 'error_answer' : 'ok');
       if (call.id === undefined || reply.id === undefined) {
         reply.rest?.destroy();
         return undefined;
@@ -399,13 +478,25 @@ export class RpcHandler {
 
   /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
   #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
-    this.#options.logger.info('notification not delivered', {
+    this.#settled(context, call.method, errorOutcome(err));
+    this.#logger(context).info('notification not delivered', {
       network: context.network,
       method: call.method,
-      reason: (err as Error).message,
+      err,
     });
     return undefined;
   }
+}
+
+/** A gateway error as a call's outcome: a 5xx is the gateway failing the call, anything else refusing it. */
+function errorOutcome(err: unknown): CallOutcome {
+  return isSwitchyardError(err) && err.httpStatus < 500 ? 'refused' : 'failed';
+}
+
+/** Names the request's calls to its trace, in request order (an invalid element as `other`). */
+function nameCalls(trace: RequestTrace, parsed: ParsedBody): void {
+  const elements = parsed.batch ? parsed.elements : [parsed.element];
+  for (const element of elements) trace.method(element.ok ? element.call.method : 'other');
 }
 
 /** A single request's id, for its error answer (read only then: most requests never need it). */

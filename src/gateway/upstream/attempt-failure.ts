@@ -4,7 +4,9 @@
  * `timeout`, `network` (the connection broke, or the answer's HTTP framing was malformed), `status`
  * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
  * gateway's own capacity, not the origin: no origin connection came free within request_timeout, or a
- * large answer found no stream slot of its client; never reported against the origin's health).
+ * large answer found no stream slot of its client; never reported against the origin's health). A
+ * classified failure keeps the error it was classified from as its `cause` (origin-outcome.ts tells
+ * malformed HTTP framing by it).
  */
 import { SwitchyardError } from '../../errors/base.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
@@ -15,8 +17,9 @@ export class AttemptFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -99,17 +102,20 @@ export function timedOut(err: unknown): boolean {
 export function classify(err: unknown, timeoutMs: number, busy = false): AttemptFailure {
   const timeout = timedOut(err);
   if (timeout && busy) {
-    return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`);
+    return new AttemptFailure('busy', `no connection to the origin came free within ${timeoutMs} ms`, { cause: err });
   }
   const code = (err as { code?: unknown }).code;
   // The outbound policy refused the origin's address: never connected, and the reason says why.
-  if (code === 'ETARGETREFUSED') return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`);
+  if (code === 'ETARGETREFUSED')
+    return new AttemptFailure('connect', `cannot connect (${(err as Error).message})`, { cause: err });
   if (typeof code === 'string' && NEVER_CONNECTED.has(code))
-    return new AttemptFailure('connect', `cannot connect (${code})`);
+    return new AttemptFailure('connect', `cannot connect (${code})`, { cause: err });
   if (timeout) {
-    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
+    return new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`, { cause: err });
   }
-  if (code === 'ORIGIN_MALFORMED_RESPONSE') return new AttemptFailure('network', 'malformed HTTP answer');
-  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away');
-  return new AttemptFailure('network', typeof code === 'string' ? `connection failed (${code})` : 'connection failed');
+  if (code === 'ORIGIN_MALFORMED_RESPONSE')
+    return new AttemptFailure('network', 'malformed HTTP answer', { cause: err });
+  if ((err as Error).name === 'AbortError') return new AttemptFailure('network', 'client went away', { cause: err });
+  const reason = typeof code === 'string' ? `connection failed (${code})` : 'connection failed';
+  return new AttemptFailure('network', reason, { cause: err });
 }

@@ -14,15 +14,21 @@
  * the stream ends. While it reads a stream itself (a late id, a wait for a stream slot), `onStop`
  * redirects what the client leaving stops (the deadline errors the stream itself).
  * With `deps.stats`, each attempt's duration (until its answer was checked, or it failed) and outcome
- * go to the per-origin statistics; an attempt the client abandoned is not counted.
+ * go to the per-origin statistics, and with `deps.metrics` to the per-origin series (origin-outcome.ts
+ * says how outcomes are told apart); an attempt the client abandoned is counted in neither.
+ * With a client request (`options.trace`), the origin gets its id as `X-Request-Id` and the request
+ * learns the origins it tried.
  */
 import { finished, type Readable } from 'node:stream';
 import type { OriginStatsSink } from '../../model/origin-stats.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate } from '../../routing/router.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
+import type { RequestTrace } from '../rpc/request-trace.js';
 import { AttemptFailure, abortReason, classify, FAILING_STATUS } from './attempt-failure.js';
 import { type ClientResponse, exchange, type OriginClients, type PendingResponse } from './origin-clients.js';
+import { answerOutcome, failureOutcome } from './origin-outcome.js';
 
 export interface AttemptDeps {
   readonly clients: OriginClients;
@@ -30,6 +36,8 @@ export interface AttemptDeps {
   readonly requestTimeoutMs: number;
   /** Per-origin statistics (stats/origin-stats.ts): one `record` per attempt that reached the exchange. */
   readonly stats?: OriginStatsSink | undefined;
+  /** The per-origin series (origin-metrics.ts), one count per attempt like `stats`. */
+  readonly metrics?: GatewayMetrics | undefined;
 }
 
 /** What the attempts of one request share (made once per request, not per attempt). */
@@ -40,6 +48,10 @@ export interface AttemptOptions {
   readonly replayable: boolean;
   /** A 2xx body past this many bytes resolves early and streams (origin-clients.ts `exchange`). */
   readonly streamAfter: number | undefined;
+  /** The call's network (the per-origin series' label). */
+  readonly network: string;
+  /** The client request the attempt serves, if any (rpc/request-trace.ts). */
+  readonly trace?: RequestTrace | undefined;
 }
 
 /** An attempt under way, as its `check` sees it. */
@@ -118,14 +130,22 @@ export async function runAttempt<A, T>(
   } catch (err) {
     throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`);
   }
-  const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, options);
+  const trace = options.trace;
+  trace?.tried(candidate.pool.name, candidate.origin.name);
+  const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, {
+    replayable: options.replayable,
+    headerLines: trace?.originHeader,
+  });
   const attempt = new LiveAttempt(candidate, pending, requestTimeoutMs, options.signal);
   const signal = options.signal;
   if (signal?.aborted) attempt.onClientAbort();
   else signal?.addEventListener('abort', attempt.onClientAbort, { once: true });
   attempt.begin(deps.outstanding.start(candidate.pool.id, candidate.origin.name));
-  const stats = deps.stats;
-  const started = stats === undefined ? 0 : performance.now();
+  const { stats, metrics } = deps;
+  const started = stats === undefined && metrics === undefined ? 0 : performance.now();
+  let status: number | undefined;
+  let value: T | undefined;
+  let failure: unknown;
   let ok = false;
   try {
     let res: ClientResponse;
@@ -134,18 +154,27 @@ export async function runAttempt<A, T>(
     } catch (err) {
       throw attempt.failure(err);
     }
+    status = res.status;
     // (Only a 2xx answer streams, so none of these has a `rest` to stop.)
     if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
     const result = check(res, attempt, arg);
     // A whole answer is checked synchronously: no promise to wait for.
-    const value = result instanceof Promise ? await result : result;
+    value = result instanceof Promise ? await result : result;
     ok = true;
     return value;
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
     signal?.removeEventListener('abort', attempt.onClientAbort);
     attempt.end();
-    if (stats !== undefined && signal?.aborted !== true) {
-      stats.record(candidate.pool.id, candidate.origin.name, performance.now() - started, ok);
+    if (signal?.aborted !== true && (stats !== undefined || metrics !== undefined)) {
+      const ms = performance.now() - started;
+      stats?.record(candidate.pool.id, candidate.origin.name, ms, ok);
+      const outcome = ok ? answerOutcome(value) : failureOutcome(failure, status);
+      if (outcome !== undefined) {
+        metrics?.originAttempt(options.network, candidate.pool.name, candidate.origin.name, outcome, ms / 1000);
+      }
     }
   }
 }

@@ -126,6 +126,8 @@ export class OriginForwarder implements Forwarder {
     // One object for every attempt of this call: the runner's options and what `singleAnswer` checks.
     const options: CallAttempt = {
       signal: request.signal,
+      network,
+      trace: request.trace,
       // A read may be sent once more on a fresh connection if the reused socket it went out on closed
       // before any byte of the answer (origin-clients.ts); a write never is: it may have arrived.
       replayable: !write,
@@ -136,6 +138,8 @@ export class OriginForwarder implements Forwarder {
     };
 
     const attempts: Attempt[] = [];
+    // Failures of a client's call are logged with its request id.
+    const logger = request.trace?.logger ?? this.#deps.logger;
     // An answer that did not satisfy the chain checks: it passes through if nothing better comes.
     let fallback: UpstreamReply | undefined;
     let queue = plan;
@@ -149,7 +153,8 @@ export class OriginForwarder implements Forwarder {
       } catch (err) {
         // The client went away: not the origin's fault, and nobody is waiting for a retry.
         if (request.signal?.aborted) break;
-        const failure = recordFailure(this.#deps, candidate, err, network, call.method, attempts);
+        const deps = logger === this.#deps.logger ? this.#deps : { ...this.#deps, logger };
+        const failure = recordFailure(deps, candidate, err, network, call.method, attempts);
         if (failure.kind === 'busy' || (write && failure.kind !== 'connect')) break;
         continue;
       }
@@ -163,7 +168,7 @@ export class OriginForwarder implements Forwarder {
         return reply;
       }
       fallback = reply;
-      this.#deps.logger.debug(VERDICT_NOTES[verdict], {
+      logger.debug(VERDICT_NOTES[verdict], {
         network,
         method: call.method,
         pool: candidate.pool.name,
@@ -204,7 +209,7 @@ export class OriginForwarder implements Forwarder {
       });
     }
     if (attempts.length > 0) {
-      this.#deps.logger.info('request succeeded after failover', {
+      (request.trace?.logger ?? this.#deps.logger).info('request succeeded after failover', {
         network: request.network,
         method: request.call.method,
         origin: candidate.origin.name,

@@ -110,15 +110,23 @@ async function sendBatch(
     wire = batchWire(request.calls, ids);
   }
   // Upstream batches hold only reads (the handler sends writes call by call): replayable.
-  const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
+  const options: AttemptOptions = {
+    signal: request.signal,
+    replayable: true,
+    streamAfter: undefined,
+    network: request.network,
+    trace: request.trace,
+  };
   const attempts: Attempt[] = [];
+  // Failures of a client's batch are logged with its request id.
+  const logged = request.trace === undefined ? deps : { ...deps, logger: request.trace.logger };
   for (const candidate of plan) {
     if (request.signal?.aborted) break;
     try {
       const matched = await runAttempt(deps, candidate, wire, options, batchAnswers, ids);
       recordSuccess(deps, request.network, candidate);
       if (attempts.length > 0) {
-        deps.logger.info('batch succeeded after failover', {
+        logged.logger.info('batch succeeded after failover', {
           network: request.network,
           origin: candidate.origin.name,
           failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
@@ -148,7 +156,7 @@ async function sendBatch(
       return { answers, pool: pool.name, origin: origin.name, whole: whole ? matched.body : undefined };
     } catch (err) {
       if (request.signal?.aborted) break;
-      if (recordFailure(deps, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
+      if (recordFailure(logged, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
     }
   }
   // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
@@ -158,7 +166,7 @@ async function sendBatch(
     attempts.length > 0 &&
     attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
   ) {
-    deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+    logged.logger.info('no origin answered the batch; forwarding its calls one by one', {
       network: request.network,
       failed: describeAttempts(attempts),
     });
