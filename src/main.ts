@@ -21,6 +21,7 @@ import type { SettingSource, SettingSources } from './config/overrides.js';
 import type { Config } from './config/schema.js';
 import { seedDevnetAlertPolicy } from './devnet/alert-policy.js';
 import { type Devnet, startDevnet } from './devnet/devnet.js';
+import { devnetOnDemandHeads } from './devnet/idle-heads.js';
 import type { GatewayChain } from './gateway/chain-port.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/gateway.js';
 import { OriginStats } from './gateway/origin-stats.js';
@@ -329,6 +330,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       clock,
       logger: logger.child({ part: 'incidents' }),
       onRecorded: () => started.wake(),
+      // The devnet mining a block per transaction sits still while idle: that is no stall.
+      onDemandHeads: devnetOnDemandHeads(config),
     });
     await incidents.start();
     stops.push(() => incidents.stop());
