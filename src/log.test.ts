@@ -20,7 +20,7 @@ test('pretty: one readable line per event, fields as key=value, bindings include
   assert.equal(out.length, 1);
   assert.match(
     out[0] as string,
-    /^\d\d:\d\d:\d\d\.\d{3} WARN  origin attempt failed part=gateway pool=main origin=o1 reason="no answer within 10000 ms" attempts=2\n$/,
+    /^\d\d:\d\d:\d\d\.\d{3} WARN {2}origin attempt failed part=gateway pool=main origin=o1 reason="no answer within 10000 ms" attempts=2\n$/,
   );
 });
 

@@ -53,7 +53,7 @@ export function samplesOf(prom: PromText, name: string, where: Record<string, st
 }
 
 /** The sum of `name`'s samples matching `where` (0 when none). */
-export function valueOf(prom: PromText, name: string, where: Record<string, string> = {}): number {
+export function sumOf(prom: PromText, name: string, where: Record<string, string> = {}): number {
   return samplesOf(prom, name, where).reduce((sum, s) => sum + s.value, 0);
 }
 

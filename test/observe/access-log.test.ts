@@ -118,8 +118,9 @@ describe('access_log: all', () => {
     const calls = Array.from({ length: 12 }, (_, i) => call(i === 11 ? 'eth_blockNumber' : 'eth_chainId', [], i));
     await post(app.rpcUrl(), `[${calls.join(',')}]`, { ...AUTH, 'x-request-id': 'all-batch' });
     const line = await lineOf(access, 'all-batch');
-    assert.equal((line?.methods as string[]).length, 10);
-    assert.equal(line?.more_methods, 2);
+    assert.ok(line, 'a line for the batch');
+    assert.equal((line.methods as string[]).length, 10);
+    assert.equal(line.more_methods, 2);
   });
 
   it('writes one line per WebSocket message, with its connection', async () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
-import { parseProm, samplesOf, valueOf } from '../helpers/prometheus.js';
+import { parseProm, samplesOf, sumOf } from '../helpers/prometheus.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-observe-workers-'));
 let anvil: AnvilNode | undefined;
@@ -79,10 +79,10 @@ describe('metrics with gateway workers', () => {
       `both workers served calls: ${perWorker.map((s) => s.value).join(', ')}`,
     );
     const where = { network: 'sepolia', method: 'eth_accounts', outcome: 'ok' };
-    assert.equal(valueOf(prom, 'switchyard_rpc_requests_total', where), calls);
+    assert.equal(sumOf(prom, 'switchyard_rpc_requests_total', where), calls);
     const origin = { network: 'sepolia', pool: 'main', origin: 'a' };
-    assert.equal(valueOf(prom, 'switchyard_origin_requests_total', { ...origin, outcome: 'ok' }), calls);
-    assert.equal(valueOf(prom, 'switchyard_origin_request_duration_seconds_count', origin), calls);
+    assert.equal(sumOf(prom, 'switchyard_origin_requests_total', { ...origin, outcome: 'ok' }), calls);
+    assert.equal(sumOf(prom, 'switchyard_origin_request_duration_seconds_count', origin), calls);
     assert.equal(samplesOf(prom, 'switchyard_origin_request_duration_seconds_count', origin).length, 1);
 
     const builds = samplesOf(prom, 'switchyard_build_info');
@@ -92,8 +92,8 @@ describe('metrics with gateway workers', () => {
       samplesOf(prom, 'switchyard_origin_healthy').map((s) => `${s.labels.pool}/${s.labels.origin}=${s.value}`),
       ['main/a=1', 'spare/b=1'],
     );
-    assert.ok(valueOf(prom, 'process_resident_memory_bytes') > 3 * 10_000_000, 'three processes of memory');
-    assert.ok(valueOf(prom, 'process_cpu_seconds_total') > 0);
+    assert.ok(sumOf(prom, 'process_resident_memory_bytes') > 3 * 10_000_000, 'three processes of memory');
+    assert.ok(sumOf(prom, 'process_cpu_seconds_total') > 0);
     const lag = samplesOf(prom, 'nodejs_eventloop_lag_seconds');
     assert.equal(lag.length, 1);
     assert.ok((lag[0]?.value ?? -1) >= 0 && (lag[0]?.value ?? 1) < 5, 'the worst process, not a sum');

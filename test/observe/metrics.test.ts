@@ -16,7 +16,7 @@ import { ORIGIN_OUTCOMES } from '../../src/gateway/upstream/origin-outcome.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { post, startHttpServer, type TestServer } from '../helpers/http.js';
-import { type PromText, samplesOf, scrape, valueOf } from '../helpers/prometheus.js';
+import { type PromText, samplesOf, scrape, sumOf } from '../helpers/prometheus.js';
 
 let anvil: AnvilNode;
 let flaky: TestServer;
@@ -124,7 +124,7 @@ describe('metrics after traffic', () => {
 
   it('switchyard_origin_requests_total counts each attempt on an origin by outcome', () => {
     const flakyCount = (outcome: string) =>
-      valueOf(prom, 'switchyard_origin_requests_total', {
+      sumOf(prom, 'switchyard_origin_requests_total', {
         network: 'sepolia',
         pool: 'primary',
         origin: 'flaky',
@@ -137,11 +137,11 @@ describe('metrics after traffic', () => {
     assert.equal(flakyCount('error_answer'), 1, "the origin's own error → error_answer");
     assert.equal(flakyCount('connect'), 1, 'a reset connection → connect');
     const backup = { network: 'sepolia', pool: 'backup', origin: 'anvil', outcome: 'ok' };
-    assert.equal(valueOf(prom, 'switchyard_origin_requests_total', backup), 5, 'the five retried calls');
+    assert.equal(sumOf(prom, 'switchyard_origin_requests_total', backup), 5, 'the five retried calls');
     const hang = { network: 'slow', pool: 'stuck', origin: 'hang' };
-    assert.equal(valueOf(prom, 'switchyard_origin_requests_total', { ...hang, outcome: 'timeout' }), 1);
+    assert.equal(sumOf(prom, 'switchyard_origin_requests_total', { ...hang, outcome: 'timeout' }), 1);
     const gone = { network: 'deadnet', pool: 'gone', origin: 'closed' };
-    assert.ok(valueOf(prom, 'switchyard_origin_requests_total', { ...gone, outcome: 'connect' }) >= 1);
+    assert.ok(sumOf(prom, 'switchyard_origin_requests_total', { ...gone, outcome: 'connect' }) >= 1);
     for (const sample of samplesOf(prom, 'switchyard_origin_requests_total')) {
       assert.deepEqual(Object.keys(sample.labels).sort(), ['network', 'origin', 'outcome', 'pool']);
       assert.ok(ORIGIN_OUTCOMES.includes(sample.labels.outcome as never), sample.labels.outcome);
@@ -152,8 +152,8 @@ describe('metrics after traffic', () => {
   it('switchyard_origin_request_duration_seconds has one observation per counted attempt', () => {
     assert.equal(prom.types.get('switchyard_origin_request_duration_seconds'), 'histogram');
     for (const origin of ['flaky', 'anvil', 'hang', 'closed']) {
-      const counted = valueOf(prom, 'switchyard_origin_requests_total', { origin });
-      const observed = valueOf(prom, 'switchyard_origin_request_duration_seconds_count', { origin });
+      const counted = sumOf(prom, 'switchyard_origin_requests_total', { origin });
+      const observed = sumOf(prom, 'switchyard_origin_request_duration_seconds_count', { origin });
       assert.ok(counted > 0, origin);
       assert.equal(observed, counted, origin);
     }
@@ -165,7 +165,7 @@ describe('metrics after traffic', () => {
   });
 
   it('switchyard_rpc_requests_total counts every call by standard method (else other) and outcome', () => {
-    const rpc = (where: Record<string, string>) => valueOf(prom, 'switchyard_rpc_requests_total', where);
+    const rpc = (where: Record<string, string>) => sumOf(prom, 'switchyard_rpc_requests_total', where);
     assert.equal(rpc({ network: 'sepolia', method: 'eth_accounts', outcome: 'ok' }), 6);
     assert.equal(rpc({ network: 'sepolia', method: 'eth_accounts', outcome: 'error_answer' }), 1);
     assert.equal(rpc({ network: 'slow', method: 'eth_accounts', outcome: 'ok' }), 1);
@@ -207,7 +207,7 @@ describe('metrics after traffic', () => {
       const [sample] = samplesOf(prom, name);
       assert.ok(sample !== undefined && Number.isFinite(sample.value) && sample.value >= 0, name);
     }
-    assert.ok(valueOf(prom, 'process_resident_memory_bytes') > 10_000_000);
+    assert.ok(sumOf(prom, 'process_resident_memory_bytes') > 10_000_000);
     assert.equal(prom.types.get('process_cpu_seconds_total'), 'counter');
   });
 
