@@ -13,7 +13,7 @@
 import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry.js';
 import type { OriginOutcome } from './upstream/origin-outcome.js';
 
-interface Bound {
+interface OriginSeries {
   readonly duration: { observe(value: number): void };
   readonly outcomes: Map<OriginOutcome, { inc(value?: number): void }>;
   readonly labels: { network: string; pool: string; origin: string };
@@ -23,7 +23,7 @@ export class OriginMetrics {
   readonly #requests: Counter;
   readonly #duration: Histogram;
   /** network → pool → origin → its bound series. */
-  readonly #bound = new Map<string, Map<string, Map<string, Bound>>>();
+  readonly #bound = new Map<string, Map<string, Map<string, OriginSeries>>>();
 
   constructor(registry: MetricsRegistry) {
     this.#requests = registry.counter(
@@ -49,7 +49,7 @@ export class OriginMetrics {
     bound.duration.observe(seconds);
   }
 
-  #of(network: string, pool: string, origin: string): Bound {
+  #of(network: string, pool: string, origin: string): OriginSeries {
     let pools = this.#bound.get(network);
     if (pools === undefined) {
       pools = new Map();

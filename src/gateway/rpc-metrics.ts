@@ -17,12 +17,12 @@ import { methodLabel } from './rpc/methods.js';
 
 export type CallOutcome = 'ok' | 'error_answer' | 'refused' | 'failed';
 
-type Bound = Partial<Record<CallOutcome, { inc(value?: number): void }>>;
+type MethodSeries = Partial<Record<CallOutcome, { inc(value?: number): void }>>;
 
 export class RpcMetrics {
   readonly #requests: Counter;
   /** network → method label → outcome → series; only standard names and `other` are ever keys. */
-  readonly #bound = new Map<string, Map<string, Bound>>();
+  readonly #bound = new Map<string, Map<string, MethodSeries>>();
   readonly #networks: ReadonlySet<string>;
 
   constructor(registry: MetricsRegistry, networks: Iterable<string>) {
@@ -58,7 +58,7 @@ export class RpcMetrics {
     return this.#networks.has(network) ? network : 'unknown';
   }
 
-  #methods(network: string): Map<string, Bound> {
+  #methods(network: string): Map<string, MethodSeries> {
     const label = this.#label(network);
     let methods = this.#bound.get(label);
     if (methods === undefined) {

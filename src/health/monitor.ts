@@ -11,7 +11,7 @@ import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
-import { originHealthySamples } from './origin-healthy.js';
+import { registerOriginHealthy } from './origin-healthy.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
   type OriginStateLookup,
@@ -379,12 +379,7 @@ export class HealthMonitor {
       }
       return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
     });
-    metrics.gauge(
-      'switchyard_origin_healthy',
-      'Whether each origin of a configured network takes traffic now (1) or not (0)',
-      ['network', 'pool', 'origin'],
-      () => originHealthySamples(this.#options.networks, this.#options.directory, this.view),
-    );
+    registerOriginHealthy(metrics, this.#options.networks, this.#options.directory, this.view);
     this.#ctx.onCheck = (_pool, _origin, result, type) => {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);

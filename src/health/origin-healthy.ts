@@ -6,11 +6,25 @@
  * process that runs the health monitors (the control process with gateway workers), so it is never
  * summed over processes.
  */
-import type { Sample } from '../metrics/registry.js';
+import type { MetricsRegistry, Sample } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { PoolDirectory } from '../model/pool.js';
 
-export function originHealthySamples(
+export function registerOriginHealthy(
+  metrics: MetricsRegistry,
+  networks: Readonly<Record<string, { readonly pools: readonly string[] }>>,
+  directory: PoolDirectory,
+  view: Pick<HealthView, 'originHealthy'>,
+): void {
+  metrics.gauge(
+    'switchyard_origin_healthy',
+    'Whether each origin of a configured network takes traffic now (1) or not (0)',
+    ['network', 'pool', 'origin'],
+    () => originHealthySamples(networks, directory, view),
+  );
+}
+
+function originHealthySamples(
   networks: Readonly<Record<string, { readonly pools: readonly string[] }>>,
   directory: PoolDirectory,
   view: Pick<HealthView, 'originHealthy'>,

@@ -120,10 +120,10 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
  * gateway error (each request has its own).
  */
 function withoutId(text: string): unknown {
-  const parsed = JSON.parse(text) as Record<string, unknown> & { error?: { data?: Record<string, unknown> } };
+  const parsed = JSON.parse(text) as Record<string, unknown> & { error?: { data?: unknown } };
   delete parsed.id;
   const data = parsed.error?.data;
-  if (data !== undefined && 'request_id' in data) {
+  if (typeof data === 'object' && data !== null && 'request_id' in data) {
     delete data.request_id;
     if (Object.keys(data).length === 0) delete parsed.error?.data;
   }

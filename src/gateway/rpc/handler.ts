@@ -18,29 +18,24 @@
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
  * call of a key is counted to its usage there.
- *
- * Observability (SPEC §16): with a RequestTrace (request-trace.ts, made by the edge) every call's method
- * is named to it in request order, every error the gateway answers carries its request id in
- * `error.data.request_id` (an origin's own error answer passes through untouched), and the request's log
- * lines carry the id. Each call counts once in `switchyard_rpc_requests_total` (rpc-metrics.ts): an
- * error where it becomes an answer (or, for a notification, where it is dropped), an answer where it
- * arrives.
+ * Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace and id); the
+ * request's log lines carry its id.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import { isSwitchyardError, type SwitchyardError } from '../../errors/base.js';
+import type { SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
 import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
 import type { GatewayMetrics } from '../metrics.js';
-import type { CallOutcome } from '../rpc-metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
-import { asSwitchyardError, errorResponse } from './errors.js';
-import type { BatchOutcome, ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import { CallOutcomes, errorOutcome } from './call-outcomes.js';
+import { asSwitchyardError } from './errors.js';
+import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -107,9 +102,11 @@ export class RpcHandler {
   readonly #routes: NetworkRoutes;
   readonly #options: RpcHandlerOptions;
   readonly #admission: CallAdmission;
+  readonly #outcomes: CallOutcomes;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
+    this.#outcomes = new CallOutcomes(options.metrics);
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
@@ -135,7 +132,7 @@ export class RpcHandler {
       try {
         parsed = parseBody(body, this.#options.maxBatch);
         this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
-        if (trace !== undefined) nameCalls(trace, parsed);
+        this.#outcomes.named(trace, parsed);
       } catch (err) {
         unreadable = err;
       }
@@ -206,33 +203,8 @@ export class RpcHandler {
     trace: RequestTrace | undefined,
   ): HttpAnswer {
     const error = asSwitchyardError(err, trace?.logger ?? this.#options.logger);
-    const outcome = errorOutcome(error);
-    const metrics = this.#options.metrics;
-    if (metrics !== undefined) {
-      const elements = parsed === undefined ? [undefined] : parsed.batch ? parsed.elements : [parsed.element];
-      for (const element of elements) metrics.rpcCall(network, element?.ok ? element.call.method : 'other', outcome);
-    }
-    trace?.error(error.spec.rpc ?? -32603);
-    return {
-      status: error.httpStatus,
-      body: errorResponse(error, idOf(parsed), trace?.id),
-      headers: { ...headers, ...error.headers },
-    };
-  }
-
-  /**
-   * One call's outcome: its count in switchyard_rpc_requests_total, and, for a gateway error in the
-   * answer (`answered`), its code for the access log.
-   */
-  #settled(context: CallContext, method: string, outcome: CallOutcome, answered?: SwitchyardError): void {
-    this.#options.metrics?.rpcCall(context.network, method, outcome);
-    if (answered !== undefined) context.trace?.error(answered.spec.rpc ?? -32603);
-  }
-
-  /** The error answer of one call (its request id in `data`), counted as refused or failed. */
-  #errorAnswer(context: CallContext, method: string, error: SwitchyardError, id: Buffer): Buffer {
-    this.#settled(context, method, errorOutcome(error), error);
-    return errorResponse(error, id, context.trace?.id);
+    const body = this.#outcomes.requestFailed({ network, trace }, parsed, error, idOf(parsed));
+    return { status: error.httpStatus, body, headers: { ...headers, ...error.headers } };
   }
 
   /** The logger of the request's lines (with its id), else the handler's. */
@@ -248,7 +220,7 @@ export class RpcHandler {
   ): HttpAnswer | Promise<HttpAnswer> {
     if (!element.ok) {
       this.#count(context, false);
-      const body = this.#errorAnswer(context, 'other', element.error, element.idBytes);
+      const body = this.#outcomes.errorAnswer(context, 'other', element.error, element.idBytes);
       return { status: element.error.httpStatus, body, headers };
     }
     const call = element.call;
@@ -271,7 +243,7 @@ export class RpcHandler {
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
-        this.#settled(context, call.method, reply.outcome?.key === 'error' ? 'error_answer' : 'ok');
+        this.#outcomes.replied(context, call.method, reply);
         return { status: 200, headers, body: splice(reply, call) };
       }
       return this.#forwardSingle(call, context, headers, request);
@@ -309,12 +281,12 @@ export class RpcHandler {
     this.#count(context, call.id === undefined);
     const error = asSwitchyardError(err, this.#logger(context));
     if (call.id === undefined) {
-      this.#settled(context, call.method, errorOutcome(error));
+      this.#outcomes.settled(context, call.method, errorOutcome(error));
       return { status: 204, body: undefined, headers };
     }
     return {
       status: error.httpStatus,
-      body: this.#errorAnswer(context, call.method, error, call.idBytes),
+      body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes),
       headers: { ...headers, ...error.headers },
     };
   }
@@ -337,14 +309,19 @@ export class RpcHandler {
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
-      this.#settledWhole(context, elements, result.outcomes);
+      this.#outcomes.whole(context, elements, result.outcomes, (ok) => {
+        if (context.key !== undefined) this.#count(context, ok);
+      });
       return { status: 200, body: result.whole, headers };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
         if (!element.ok) {
-          return { body: this.#errorAnswer(context, 'other', element.error, element.idBytes), error: element.error };
+          return {
+            body: this.#outcomes.errorAnswer(context, 'other', element.error, element.idBytes),
+            error: element.error,
+          };
         }
         const call = element.call;
         if (context.local?.has(call.method)) return this.#local(call, context);
@@ -352,7 +329,7 @@ export class RpcHandler {
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
         const failed = 'reply' in outcome && outcome.reply.outcome?.key === 'error';
-        this.#settled(context, call.method, failed ? 'error_answer' : 'ok');
+        this.#outcomes.settled(context, call.method, failed ? 'error_answer' : 'ok');
         if ('sent' in outcome || call.id === undefined) return undefined;
         const { reply } = outcome;
         return { body: reply.body, id: reply.id, clientId: call.idBytes, failed };
@@ -373,21 +350,11 @@ export class RpcHandler {
       return this.#batchFailure(call, context, err);
     };
     const settle = (answer: BatchAnswer): BatchAnswer => {
-      if (!failed) this.#settled(context, call.method, 'ok');
+      if (!failed) this.#outcomes.settled(context, call.method, 'ok');
       return answer;
     };
     const answer = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, fail);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
-  }
-
-  /** The calls of a batch an origin answered as a whole, each counted by its answer. */
-  #settledWhole(context: CallContext, elements: readonly Element[], outcomes: readonly BatchOutcome[]): void {
-    for (const [index, outcome] of outcomes.entries()) {
-      const ok = outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error';
-      if (context.key !== undefined) this.#count(context, ok);
-      const element = elements[index];
-      this.#settled(context, element?.ok ? element.call.method : 'other', ok ? 'ok' : 'error_answer');
-    }
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
@@ -404,7 +371,7 @@ export class RpcHandler {
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
     if (call.id === undefined) return this.#undelivered(call, context, err);
     const error = asSwitchyardError(err, this.#logger(context));
-    return { body: this.#errorAnswer(context, call.method, error, call.idBytes), error };
+    return { body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes), error };
   }
 
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
@@ -448,7 +415,7 @@ export class RpcHandler {
     const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
     if (refusal !== undefined) {
       if (call.id === undefined) {
-        this.#settled(context, call.method, 'refused');
+        this.#outcomes.settled(context, call.method, 'refused');
         this.#logger(context).debug('notification dropped', {
           network: context.network,
           method: call.method,
@@ -460,7 +427,7 @@ export class RpcHandler {
     }
     try {
       const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
-      this.#settled(context, call.method, reply.outcome?.key === 'error' ? 'error_answer' : 'ok');
+      this.#outcomes.replied(context, call.method, reply);
       if (call.id === undefined || reply.id === undefined) {
         reply.rest?.destroy();
         return undefined;
@@ -478,7 +445,7 @@ export class RpcHandler {
 
   /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
   #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
-    this.#settled(context, call.method, errorOutcome(err));
+    this.#outcomes.settled(context, call.method, errorOutcome(err));
     this.#logger(context).info('notification not delivered', {
       network: context.network,
       method: call.method,
@@ -486,17 +453,6 @@ export class RpcHandler {
     });
     return undefined;
   }
-}
-
-/** A gateway error as a call's outcome: a 5xx is the gateway failing the call, anything else refusing it. */
-function errorOutcome(err: unknown): CallOutcome {
-  return isSwitchyardError(err) && err.httpStatus < 500 ? 'refused' : 'failed';
-}
-
-/** Names the request's calls to its trace, in request order (an invalid element as `other`). */
-function nameCalls(trace: RequestTrace, parsed: ParsedBody): void {
-  const elements = parsed.batch ? parsed.elements : [parsed.element];
-  for (const element of elements) trace.method(element.ok ? element.call.method : 'other');
 }
 
 /** A single request's id, for its error answer (read only then: most requests never need it). */
