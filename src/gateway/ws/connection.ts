@@ -116,7 +116,7 @@ export class WsConnection {
       });
     });
     // ws closes with 1009 itself for a message over maxPayload, and with 1002 for bad framing.
-    ws.on('error', (err) => options.logger.debug('websocket error', { reason: err.message }));
+    ws.on('error', (err) => options.logger.debug('websocket error', { err }));
     ws.on('message', (data, isBinary) => this.#message(data, isBinary));
     // The server answers pings itself (`autoPong: false`, upgrade.ts): only while open, and counted.
     ws.on('ping', (data) => this.#pinged(data));
