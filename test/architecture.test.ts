@@ -53,6 +53,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'pools',
     'health',
     'notifications',
+    'incidents',
     'stats',
     'chain',
     'outbound',
@@ -66,7 +67,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.
-  cluster: ['gateway', 'limits', 'chain', 'http1', 'outbound', 'config', 'model'],
+  cluster: ['gateway', 'limits', 'routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   health: ['http1', 'outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
   keys: ['model', 'store'],
@@ -220,6 +221,17 @@ describe('architecture', () => {
       }
     }
     assert.deepEqual(clashes, []);
+  });
+
+  test('time is read through the injected Clock, except in clock.ts, http1/, devnet/ and the browser console', () => {
+    // http1/ measures its own exchanges and timeouts; devnet/ runs local nodes; console/ runs in a browser.
+    const free = (rel: string) => rel === 'clock.ts' || /^(http1|devnet|console)\//.test(rel);
+    const reads = FILES.filter((file) => !free(file.rel)).flatMap((file) =>
+      [...file.text.matchAll(/\b(?:Date\.now|performance\.now|process\.hrtime)\b|new Date\(\)/g)].map(
+        (match) => `src/${file.rel}: ${match[0]}`,
+      ),
+    );
+    assert.deepEqual(reads, [], 'read time with clock.now() (dates) or clock.monotonic() (durations)');
   });
 
   test(`no source file over ${MAX_LINES} lines without a written reason`, () => {

@@ -25,14 +25,14 @@ import { API_BASE_PATH } from '../config/api-url.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
-import { MetricsRegistry } from '../metrics/registry.js';
+import { type Counter, type Histogram, MetricsRegistry } from '../metrics/registry.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../model/request-id.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { ConsoleAssets } from './console-assets.js';
-import { errorResponse, sendJson, sendJsonText, successBody } from './envelope.js';
+import { type ApiReply, errorResponse, sendJson, sendJsonText, successBody } from './envelope.js';
 import { openApiRoute } from './openapi.js';
 import { type ApiRequest, type HttpMethod, type Route, RouteTable } from './route-table.js';
 import { validateBody } from './validate.js';
@@ -61,132 +61,172 @@ export interface ApiServer {
 }
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
-  const { config, store } = options;
-  const clock = options.clock ?? systemClock;
-  const logger = (options.logger ?? silentLogger).child({ component: 'api' });
-  const metrics = options.metrics ?? new MetricsRegistry();
-  const router = new RouteTable(options.routes);
-  router.add(openApiRoute(router));
-  const requests = metrics.counter('switchyard_api_requests_total', 'Management API requests by route and status', [
-    'method',
-    'route',
-    'status',
-  ]);
-  const consoleAssets = config.api.console ? new ConsoleAssets() : undefined;
-  const duration = metrics.histogram('switchyard_api_request_duration_seconds', 'Management API request latency', [
-    'method',
-    'route',
-  ]);
-
-  async function handle(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
-    const started = performance.now();
-    let routeLabel = 'unmatched';
-    let status = 500;
-    try {
-      const url = new URL(req.url ?? '/', 'http://api.invalid');
-      if (url.pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
-        status = 200;
-        routeLabel = '/metrics';
-        const text = options.renderMetrics === undefined ? metrics.render() : await options.renderMetrics();
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-        res.end(req.method === 'HEAD' ? undefined : text);
-        return;
-      }
-      if (consoleAssets?.handle(req, res, url.pathname) === true) {
-        routeLabel = '/console';
-        status = res.statusCode;
-        return;
-      }
-      const reply = await dispatch(req, url, (pattern) => {
-        routeLabel = pattern;
-      });
-      status = reply.status ?? 200;
-      if (reply.raw === undefined) sendJsonText(res, status, successBody(reply));
-      else sendJson(res, status, reply.raw);
-    } catch (err) {
-      if (err instanceof RequestAbortedError) {
-        status = CLIENT_CLOSED_REQUEST;
-        log.debug('api request aborted by the client', { method: req.method, route: routeLabel });
-        res.destroy();
-        return;
-      }
-      const failure = errorResponse(err, log);
-      status = failure.status;
-      sendJson(res, status, failure.body, failure.headers);
-    } finally {
-      requests.inc({ method: req.method ?? '', route: routeLabel, status: String(status) });
-      duration.observe({ method: req.method ?? '', route: routeLabel }, (performance.now() - started) / 1000);
-      log.debug('api request', { method: req.method, route: routeLabel, status });
-    }
-  }
-
-  async function dispatch(req: IncomingMessage, url: URL, onRoute: (pattern: string) => void) {
-    if (!url.pathname.startsWith(`${API_BASE_PATH}/`)) {
-      throw new SwitchyardError('API_NOT_FOUND', `No such route; the API is served under ${API_BASE_PATH}/`);
-    }
-    const path = url.pathname.slice(API_BASE_PATH.length).replace(/(.)\/$/, '$1');
-    const match = router.match(req.method ?? '', path);
-    if (match.kind === 'not-found') throw new SwitchyardError('API_NOT_FOUND', `No route for ${req.method} ${path}`);
-    if (match.kind === 'method-not-allowed') {
-      throw new SwitchyardError('API_METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}`, {
-        headers: { allow: match.allow.join(', ') },
-      });
-    }
-    const { route, params } = match;
-    onRoute(route.path);
-    const caller = route.auth === 'none' ? null : await authenticate(req.headers, store, clock);
-    if (caller !== null) authorize(caller, route.auth, params);
-    // PostgreSQL text cannot hold NUL: refused here for every route, so both backends answer alike.
-    for (const [name, value] of url.searchParams) {
-      if (name.includes('\0') || value.includes('\0')) {
-        throw new SwitchyardError('API_VALIDATION', 'query: parameters may not contain the NUL character (%00)');
-      }
-    }
-    let body: unknown;
-    if (route.body !== undefined) {
-      body = validateBody(route.body, await readJsonBody(req, config.api.max_body_bytes));
-    }
-    const request: ApiRequest = {
-      method: route.method as HttpMethod,
-      path,
-      params,
-      query: url.searchParams,
-      headers: req.headers,
-      body,
-      caller,
-    };
-    return route.handler(request);
-  }
-
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const header = req.headers[REQUEST_ID_HEADER];
-    const id = requestIdOf(typeof header === 'string' ? header : undefined);
-    res.setHeader(REQUEST_ID_HEADER, id);
-    const log = logger.child({ request_id: id });
-    handle(req, res, log).catch((err: unknown) => {
-      // Only reachable if writing the answer itself failed; still an envelope when nothing was sent.
-      log.error('api response failed', { err });
-      try {
-        if (res.headersSent) res.end();
-        else sendJson(res, 500, errorResponse(new SwitchyardError('API_INTERNAL', 'Internal error'), log).body);
-      } catch {
-        res.destroy();
-      }
-    });
-  };
+  const { config } = options;
+  const handler = new ApiHandler(options);
   const tls = config.api.tls;
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => handler.onRequest(req, res);
   const server: Server =
     tls === undefined
       ? createHttpServer(onRequest)
       : createHttpsServer({ cert: readFileSync(tls.cert_file), key: readFileSync(tls.key_file) }, onRequest);
   server.keepAliveTimeout = 5_000;
   const connections = new ConnectionTracker(server);
-
   return {
-    router,
+    router: handler.router,
     listen: () => listen(server, config.api.listen, tls === undefined ? 'http' : 'https'),
     close: () => connections.close(config.shutdown_grace),
   };
+}
+
+/** One request at a time, as the header lists: metrics, console files, or a route of the table. */
+class ApiHandler {
+  readonly router: RouteTable;
+  readonly #options: ApiServerOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: MetricsRegistry;
+  readonly #requests: Counter;
+  readonly #duration: Histogram;
+  readonly #console: ConsoleAssets | undefined;
+
+  constructor(options: ApiServerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = (options.logger ?? silentLogger).child({ component: 'api' });
+    this.#metrics = options.metrics ?? new MetricsRegistry();
+    this.router = new RouteTable(options.routes);
+    this.router.add(openApiRoute(this.router));
+    this.#requests = this.#metrics.counter(
+      'switchyard_api_requests_total',
+      'Management API requests by route and status',
+      ['method', 'route', 'status'],
+    );
+    this.#console = options.config.api.console ? new ConsoleAssets() : undefined;
+    this.#duration = this.#metrics.histogram(
+      'switchyard_api_request_duration_seconds',
+      'Management API request latency',
+      ['method', 'route'],
+    );
+  }
+
+  onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const header = req.headers[REQUEST_ID_HEADER];
+    const id = requestIdOf(typeof header === 'string' ? header : undefined);
+    res.setHeader(REQUEST_ID_HEADER, id);
+    const log = this.#logger.child({ request_id: id });
+    this.#handle(req, res, log).catch((err: unknown) => {
+      // Only reachable if writing the answer itself failed; still an envelope when nothing was sent.
+      log.error('api response failed', { err });
+      try {
+        if (res.headersSent) res.end();
+        else {
+          const internal = new SwitchyardError('API_INTERNAL', 'Internal error', { cause: err });
+          sendJson(res, 500, errorResponse(internal, log).body);
+        }
+      } catch {
+        res.destroy();
+      }
+    });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+    const started = this.#clock.monotonic();
+    const seen = { route: 'unmatched', status: 500 };
+    try {
+      const url = new URL(req.url ?? '/', 'http://api.invalid');
+      if (await this.#served(req, res, url, seen)) return;
+      const reply = await this.#dispatch(req, url, (pattern) => {
+        seen.route = pattern;
+      });
+      seen.status = reply.status ?? 200;
+      if (reply.raw === undefined) sendJsonText(res, seen.status, successBody(reply));
+      else sendJson(res, seen.status, reply.raw);
+    } catch (err) {
+      seen.status = this.#failed(req, res, err, seen.route, log);
+    } finally {
+      const method = req.method ?? '';
+      this.#requests.inc({ method, route: seen.route, status: String(seen.status) });
+      this.#duration.observe({ method, route: seen.route }, (this.#clock.monotonic() - started) / 1000);
+      log.debug('api request', { method: req.method, route: seen.route, status: seen.status });
+    }
+  }
+
+  /** `/metrics` and the console's files, outside the v4 routes; true when answered. */
+  async #served(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    seen: { route: string; status: number },
+  ): Promise<boolean> {
+    if (url.pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
+      seen.status = 200;
+      seen.route = '/metrics';
+      const render = this.#options.renderMetrics;
+      const text = render === undefined ? this.#metrics.render() : await render();
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(req.method === 'HEAD' ? undefined : text);
+      return true;
+    }
+    if (this.#console?.handle(req, res, url.pathname) === true) {
+      seen.route = '/console';
+      seen.status = res.statusCode;
+      return true;
+    }
+    return false;
+  }
+
+  /** The error envelope (or, for a client that went away, nothing); returns the status to count. */
+  #failed(req: IncomingMessage, res: ServerResponse, err: unknown, route: string, log: Logger): number {
+    if (err instanceof RequestAbortedError) {
+      log.debug('api request aborted by the client', { method: req.method, route });
+      res.destroy();
+      return CLIENT_CLOSED_REQUEST;
+    }
+    const failure = errorResponse(err, log);
+    sendJson(res, failure.status, failure.body, failure.headers);
+    return failure.status;
+  }
+
+  /** Route, authenticate, authorize, read the body: then the route's handler. */
+  async #dispatch(req: IncomingMessage, url: URL, onRoute: (pattern: string) => void): Promise<ApiReply> {
+    const { path, route, params } = this.#route(req.method ?? '', url.pathname);
+    onRoute(route.path);
+    const caller = route.auth === 'none' ? null : await authenticate(req.headers, this.#options.store, this.#clock);
+    if (caller !== null) authorize(caller, route.auth, params);
+    refuseNulInQuery(url.searchParams);
+    let body: unknown;
+    if (route.body !== undefined) {
+      body = validateBody(route.body, await readJsonBody(req, this.#options.config.api.max_body_bytes));
+    }
+    const method = route.method as HttpMethod;
+    const request: ApiRequest = { method, path, params, query: url.searchParams, headers: req.headers, body, caller };
+    return route.handler(request);
+  }
+
+  /** The route a path names (404 / 405 with Allow otherwise), with the path below the base. */
+  #route(method: string, pathname: string): { path: string; route: Route; params: Record<string, string> } {
+    if (!pathname.startsWith(`${API_BASE_PATH}/`)) {
+      throw new SwitchyardError('API_NOT_FOUND', `No such route; the API is served under ${API_BASE_PATH}/`);
+    }
+    const path = pathname.slice(API_BASE_PATH.length).replace(/(.)\/$/, '$1');
+    const match = this.router.match(method, path);
+    if (match.kind === 'not-found') throw new SwitchyardError('API_NOT_FOUND', `No route for ${method} ${path}`);
+    if (match.kind === 'method-not-allowed') {
+      throw new SwitchyardError('API_METHOD_NOT_ALLOWED', `${method} is not supported on ${path}`, {
+        headers: { allow: match.allow.join(', ') },
+      });
+    }
+    return { path, route: match.route, params: match.params };
+  }
+}
+
+/** PostgreSQL text cannot hold NUL: refused here for every route, so both backends answer alike. */
+function refuseNulInQuery(query: URLSearchParams): void {
+  for (const [name, value] of query) {
+    if (name.includes('\0') || value.includes('\0')) {
+      throw new SwitchyardError('API_VALIDATION', 'query: parameters may not contain the NUL character (%00)');
+    }
+  }
 }
 
 function listen(server: Server, address: string, scheme: 'http' | 'https'): Promise<string> {

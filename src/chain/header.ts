@@ -1,5 +1,5 @@
 /**
- * A block header as origins answer `eth_getBlockByNumber(…, false)` (and, with issue 16, newHeads),
+ * A block header as origins answer `eth_getBlockByNumber(…, false)` and push it in newHeads,
  * read into the tracker's BlockHead. A header needs a quantity `number`, 32-byte `hash` and `parentHash`
  * and a quantity `timestamp`; anything else (null, a pending block without hash, a truncated object) is
  * not a header. Hashes are kept lowercase so they compare as strings.

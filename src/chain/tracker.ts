@@ -11,9 +11,8 @@
  * A pool listed by two networks shares its origins' state.
  *
  * Feeding
- * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked
- *   `eth_getBlockByNumber("latest", false)` (origin-chain.ts `poll`: one in flight per origin, eth_syncing
- *   every 30 s); an origin that appears is polled at once.
+ * - Polls: every `networks.{name}.head_poll_interval` (default 1 s) each origin is asked `eth_getBlockByNumber
+ *   ("latest", false)` (origin-chain.ts `poll`: one in flight, eth_syncing every 30 s); new origins at once.
  * - Pushes: origins with a `ws_address` get a newHeads subscription (head-pushes.ts, through the
  *   `pushes` source; while it is live their head is not polled); `headSeen` takes a header exactly as a
  *   poll does. A header is the origin's claim: the network adopts it or refuses it (adoption.ts,

@@ -85,7 +85,7 @@ export interface ChainFeedback {
   reported(network: string, number: number): void;
 }
 
-// ── Added with the tracker (src/chain/tracker.ts): how it asks origins, and what it tells listeners. ──
+// ── How the tracker (src/chain/tracker.ts) asks origins, and what it tells listeners. ──
 
 /**
  * How the tracker asks one origin (the gateway implements it over its origin clients:

@@ -1,11 +1,12 @@
 /**
  * The gateway as the control process runs it when `gateway.workers` > 1 (SPEC §11): the chain tracker
  * (gateway/chain-tracker.ts, polling origins here only), the state publisher (publisher.ts) and the
- * worker supervisor (supervisor.ts). main.ts calls it in place of `startGateway`, with the same options,
- * and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
+ * worker supervisor (supervisor.ts). main.ts calls it in place of `startGateway`, with the same options
+ * plus the workers' lease and quota backends, and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
  * process.
  *
- * Gateway keys go to the workers and their usage comes back, and the store's readiness goes out for
+ * Gateway keys go to the workers and their usage comes back, per-origin statistics and origin scores
+ * come back (probe outcomes go out to the workers' score books), and the store's readiness goes out for
  * their `/readyz` (shared-state.ts). Rate-limit leases of the workers are answered by `leases` (default: limits/local-backend.ts,
  * this process's buckets shared by its workers; with `redis_url`, Redis's).
  *
@@ -22,7 +23,6 @@ import { BufferPool } from '../http1/index.js';
 import { LocalLeaseBackend } from '../limits/local-backend.js';
 import { renderMerged } from '../metrics/merge.js';
 import { MetricsRegistry } from '../metrics/registry.js';
-import { OutboundPolicy } from '../outbound/policy.js';
 import { StatePublisher } from './publisher.js';
 import { shareWithWorkers } from './shared-state.js';
 import { WorkerSupervisor } from './supervisor.js';
@@ -30,8 +30,8 @@ import { WorkerSupervisor } from './supervisor.js';
 /**
  * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
  * config, directory, health, clock, logger, metrics, outbound and affinityShare (between instances: the
- * control relays it to and from its workers); `wrapForwarder`, `buffers`,
- * `subscriptions` and `limiter` concern a gateway in this process, and each worker makes its own.
+ * control relays it to and from its workers); `buffers`, `subscriptions` and `limiter` concern a gateway
+ * in this process, and each worker makes its own (the response cache too: gateway.ts `serveGateway`).
  */
 export interface GatewayWorkersOptions extends GatewayOptions {
   /** Where workers' rate-limit leases come from (default: LocalLeaseBackend, this process's buckets). */
@@ -63,7 +63,6 @@ export interface GatewayWorkers extends Gateway {
 export async function startGatewayWorkers(options: GatewayWorkersOptions): Promise<GatewayWorkers> {
   const { config, logger } = options;
   const metrics = options.metrics ?? new MetricsRegistry();
-  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   const own = buildChainTracker({
     config,
     directory: options.directory,
@@ -71,7 +70,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     clock: options.clock,
     logger: logger.child({ part: 'gateway' }),
     metrics,
-    outbound,
+    outbound: options.outbound,
     buffers: new BufferPool(),
   });
   const chain = own.chain;
@@ -95,10 +94,15 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     keys: options.keys,
     store: options.storeReadiness,
     stats: options.stats,
+    scores: options.scores,
   });
+  // The control's score book holds origins of the pools there are (the workers prune their own).
+  const scores = options.scores;
+  const unsubscribe = options.directory.onChange(() => scores?.prune(options.directory.allPools()));
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();
+    unsubscribe();
     stopSharing();
     publisher.stop();
     await own.close();
@@ -106,6 +110,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
   try {
     supervisor = await WorkerSupervisor.start({
       workers: config.gateway.workers,
+      clock: options.clock,
       logger: logger.child({ part: 'workers' }),
       metrics,
       init: (slot) => publisher.init(slot),

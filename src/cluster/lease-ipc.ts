@@ -5,7 +5,7 @@
  * process, bounded by LEASE_TIMEOUT_MS (1 s, the limiter's own deadline: a control busy for a moment is
  * no outage, and a reply that arrived while this worker was busy still counts — control-link.ts). It
  * rejects when the control does not answer in time or its own backend failed, so a leased limiter over
- * it (part L's LeasedLimiter) fails open to local buckets — never "nothing granted", which would refuse
+ * it (gateway/rpc/leased-limiter.ts) fails open to local buckets — never "nothing granted", which would refuse
  * calls for an outage. (With Redis, the control answers from its own buckets while Redis is down:
  * limits/failover-backend.ts.)
  *

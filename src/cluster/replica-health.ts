@@ -42,7 +42,7 @@ export class ReplicaHealthView implements HealthView {
   originHealthy(poolId: string, originName: string): boolean {
     const verdict = this.#health[poolId]?.origins[originName];
     if (verdict !== undefined) return verdict;
-    const pool = this.#directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#directory.poolById(poolId);
     if (pool === undefined || !pool.enabled) return false;
     return pool.origins.some((origin) => origin.name === originName && origin.enabled);
   }

@@ -26,6 +26,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { MetricFamily, MetricsRegistry } from '../metrics/registry.js';
 import { type ControlMessage, isMessage, type WorkerMessage } from './messages.js';
@@ -40,6 +41,8 @@ export const METRICS_TIMEOUT_MS = 1_000;
 
 export interface WorkerSupervisorOptions {
   workers: number;
+  /** How long a worker lived is measured on its monotonic time (restart back-off). */
+  clock: Clock;
   logger: Logger;
   metrics: MetricsRegistry;
   /** The `init` of the worker of this slot, built when it is forked. */
@@ -56,6 +59,7 @@ interface WorkerSlot {
   ready: boolean;
   /** The worker got a signal itself: maybe the whole process group's, so its restart waits SIGNALLED_RESTART_MS. */
   signalled: boolean;
+  /** When the worker was forked (the clock's monotonic ms). */
   startedAt: number;
   crashes: number;
   restart: NodeJS.Timeout | undefined;
@@ -206,7 +210,7 @@ export class WorkerSupervisor {
     slot.initialised = false;
     slot.ready = false;
     slot.signalled = false;
-    slot.startedAt = Date.now();
+    slot.startedAt = this.#options.clock.monotonic();
     worker.on('message', (message: unknown) => {
       if (!isMessage<WorkerMessage>(message)) return;
       this.#message(slot, worker, message);
@@ -257,7 +261,7 @@ export class WorkerSupervisor {
       this.#starting?.reject(new Error(`gateway worker ${slot.slot} exited during start-up (code ${code})`));
       return;
     }
-    const upMs = Date.now() - slot.startedAt;
+    const upMs = this.#options.clock.monotonic() - slot.startedAt;
     slot.crashes = upMs >= STABLE_MS ? 1 : slot.crashes + 1;
     const backoff = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (slot.crashes - 1));
     // A signal to the whole group reaches this process a moment later: it stops instead of restarting.

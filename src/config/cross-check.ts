@@ -15,7 +15,8 @@ import { accessSync, constants } from 'node:fs';
 import { MONITOR_DEFAULTS } from '../model/monitor-schema.js';
 import { originUrl } from '../model/origin-address.js';
 import { poolProbeRate, RATE_EPSILON, shownRate } from '../model/probe-rate.js';
-import { OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
+import { type OutboundPolicy, type TargetRules, WS_SCHEMES } from '../outbound/policy.js';
+import { outboundPolicy } from './outbound.js';
 import type { ConfigParts } from './parts.js';
 import type { ConfigProblem } from './problems.js';
 import type { Config } from './schema.js';
@@ -109,7 +110,7 @@ function checkPools(parts: ConfigParts, report: Report): void {
   const { config, broken, poolIndexes } = parts;
   // Config pools belong to the routing account: the outbound policy of that account applies.
   const policyKnown = !broken.has('account_id') && !broken.has('outbound');
-  const policy = new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
+  const policy = outboundPolicy(config);
   const outbound = { policy, rules: policy.rulesFor(config.account_id) };
   const wsOutbound = { policy, rules: policy.rulesFor(config.account_id, { schemes: WS_SCHEMES }) };
   // Names are compared over every pool of the file, also those whose other settings failed.

@@ -49,53 +49,20 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
+/** A devnet config whose ports are decided (`base_port` 0: free ports). */
+type PortedDevnet = DevnetConfig & { base_port: number };
+
 /** `defaultBasePort`: the ports tried when `devnet.base_port` is unset (tests pass one they hold). */
 export async function startDevnet(
-  config: DevnetConfig,
+  devnet: DevnetConfig,
   logger: Logger,
   now: () => number,
   defaultBasePort: number = DEFAULTS.devnet.base_port,
 ): Promise<Devnet> {
-  if (config.base_port === undefined) return startOnDefaultPorts(config, logger, now, defaultBasePort);
-  const basePort = config.base_port;
-  const timestamp = Math.floor(now() / 1000);
-  const replicated = config.nodes > 1;
-  const port = (i: number): number => (basePort === 0 ? 0 : basePort + i);
-  const portsTaken = (err: unknown): Error => {
-    const message = (err as Error).message;
-    if (!/address already in use/i.test(message)) return new Error(`devnet: ${message}`, { cause: err });
-    return new DevnetPortsTaken(
-      `devnet: ${message}; devnet.base_port ${basePort}…${basePort + config.nodes - 1} is taken (another anvil or node?): ` +
-        'stop it, or set devnet.base_port in a config file (0 picks free ports)',
-      { cause: err },
-    );
-  };
-
-  const anvils = await settleAll(
-    Array.from({ length: config.nodes }, (_, i) =>
-      startAnvil({
-        chainId: config.chain_id,
-        host: HOST,
-        port: replicated ? 0 : port(i),
-        blockTime: config.block_time,
-        timestamp,
-        ...(replicated ? { noMining: true, order: 'fifo' as const } : {}),
-      }),
-    ),
-    (node) => node.stop(),
-  ).catch((err: unknown) => {
-    throw portsTaken(err);
-  });
-  const proxies = replicated
-    ? await settleAll(
-        anvils.map((anvil, i) => NodeProxy.listen({ host: HOST, port: port(i), target: anvil.url })),
-        (proxy) => proxy.close(),
-      ).catch(async (err: unknown) => {
-        await Promise.all(anvils.map((anvil) => anvil.stop()));
-        throw portsTaken(err);
-      })
-    : [];
-
+  if (devnet.base_port === undefined) return startOnDefaultPorts(devnet, logger, now, defaultBasePort);
+  const config: PortedDevnet = { ...devnet, base_port: devnet.base_port };
+  const anvils = await startNodes(config, Math.floor(now() / 1000));
+  const proxies = await startProxies(config, anvils);
   const killAll = (): void => {
     for (const anvil of anvils) anvil.killNow();
   };
@@ -104,21 +71,7 @@ export async function startDevnet(
   const names = anvils.map((_, i) => `anvil-${i}`);
   const nodes = anvils.map((anvil, i) => asSeenByClients(anvil, proxies[i]));
   for (const [i, proxy] of proxies.entries()) void anvils[i]?.exited.then(() => proxy.close());
-  const replicator = replicated
-    ? new ChainReplicator(
-        anvils.map((anvil, i) => ({
-          url: anvil.url,
-          name: names[i] as string,
-          gate: proxies[i] as NodeProxy,
-          exited: anvil.exited,
-        })),
-        { blockTimeMs: config.block_time * 1000, logger },
-      )
-    : undefined;
-  for (const proxy of proxies) {
-    proxy.onTransaction = () => replicator?.transaction();
-    proxy.intercept = (body) => replicator?.intercept(body);
-  }
+  const replicator = proxies.length > 0 ? replicatorOf(config, anvils, proxies, names, logger) : undefined;
   const shutDown = async (): Promise<void> => {
     await replicator?.stop();
     watchdog.kill('SIGKILL');
@@ -139,36 +92,33 @@ export async function startDevnet(
     ...(replicator ? { leader: names[0] } : {}),
     watchdog_pid: watchdog.pid,
   });
-
   let stopped: Promise<void> | undefined;
   return {
     nodes,
     pids: anvils.map((anvil) => anvil.pid),
-    pool: {
-      name: config.pool,
-      description: 'local anvil devnet started by switchyard serve',
-      origins: nodes.map((node, i) => ({ name: names[i] as string, address: node.url, archive: true })),
-      monitor: { type: 'jsonrpc', interval: 5, timeout: 2, consecutive_down: 2, consecutive_up: 1 },
-    },
-    replication(): DevnetNodeStatus[] {
-      const status = replicator?.status();
-      return nodes.map((node, i) => ({
-        url: node.url,
-        pid: node.pid,
-        ...(status?.[i] ?? {
-          name: names[i] as string,
-          role: 'leader',
-          answering: true,
-          height: undefined,
-          inStep: true,
-        }),
-      }));
-    },
+    pool: devnetPool(config, nodes, names),
+    replication: () => replicationOf(nodes, names, replicator),
     stop(): Promise<void> {
       stopped ??= shutDown().then(() => logger.info('devnet stopped', { pids: anvils.map((anvil) => anvil.pid) }));
       return stopped;
     },
   };
+}
+
+/** The client-facing port of node `i` (0: a free one). */
+function nodePort(config: PortedDevnet, i: number): number {
+  return config.base_port === 0 ? 0 : config.base_port + i;
+}
+
+/** A start-up error, with what to do when the configured ports are taken. */
+function portsTaken(config: PortedDevnet, err: unknown): Error {
+  const message = (err as Error).message;
+  if (!/address already in use/i.test(message)) return new Error(`devnet: ${message}`, { cause: err });
+  return new DevnetPortsTaken(
+    `devnet: ${message}; devnet.base_port ${config.base_port}…${config.base_port + config.nodes - 1} is taken (another anvil or node?): ` +
+      'stop it, or set devnet.base_port in a config file (0 picks free ports)',
+    { cause: err },
+  );
 }
 
 /**
@@ -196,6 +146,85 @@ async function startOnDefaultPorts(
 
 /** A node's port was taken (the message says which ports and how to choose others). */
 class DevnetPortsTaken extends Error {}
+
+/** The anvils, from one genesis `timestamp`; replicated ones on free ports without mining of their own. */
+function startNodes(config: PortedDevnet, timestamp: number): Promise<AnvilNode[]> {
+  const replicated = config.nodes > 1;
+  return settleAll(
+    Array.from({ length: config.nodes }, (_, i) =>
+      startAnvil({
+        chainId: config.chain_id,
+        host: HOST,
+        port: replicated ? 0 : nodePort(config, i),
+        blockTime: config.block_time,
+        timestamp,
+        ...(replicated ? { noMining: true, order: 'fifo' as const } : {}),
+      }),
+    ),
+    (node) => node.stop(),
+  ).catch((err: unknown) => {
+    throw portsTaken(config, err);
+  });
+}
+
+/** With more than one node: a proxy per anvil on the client-facing port (none for a single node). */
+async function startProxies(config: PortedDevnet, anvils: readonly AnvilNode[]): Promise<NodeProxy[]> {
+  if (config.nodes <= 1) return [];
+  return settleAll(
+    anvils.map((anvil, i) => NodeProxy.listen({ host: HOST, port: nodePort(config, i), target: anvil.url })),
+    (proxy) => proxy.close(),
+  ).catch(async (err: unknown) => {
+    await Promise.all(anvils.map((anvil) => anvil.stop()));
+    throw portsTaken(config, err);
+  });
+}
+
+/** The replicator that makes the nodes one chain, fed by the proxies' transactions and intercepts. */
+function replicatorOf(
+  config: DevnetConfig,
+  anvils: readonly AnvilNode[],
+  proxies: readonly NodeProxy[],
+  names: readonly string[],
+  logger: Logger,
+): ChainReplicator {
+  const replicator = new ChainReplicator(
+    anvils.map((anvil, i) => ({
+      url: anvil.url,
+      name: names[i] as string,
+      gate: proxies[i] as NodeProxy,
+      exited: anvil.exited,
+    })),
+    { blockTimeMs: config.block_time * 1000, logger },
+  );
+  for (const proxy of proxies) {
+    proxy.onTransaction = () => replicator.transaction();
+    proxy.intercept = (body) => replicator.intercept(body);
+  }
+  return replicator;
+}
+
+/** The pool whose origins are the nodes, with a jsonrpc monitor. */
+function devnetPool(config: DevnetConfig, nodes: readonly AnvilNode[], names: readonly string[]): PoolConfig {
+  return {
+    name: config.pool,
+    description: 'local anvil devnet started by switchyard serve',
+    origins: nodes.map((node, i) => ({ name: names[i] as string, address: node.url, archive: true })),
+    monitor: { type: 'jsonrpc', interval: 5, timeout: 2, consecutive_down: 2, consecutive_up: 1 },
+  };
+}
+
+function replicationOf(
+  nodes: readonly AnvilNode[],
+  names: readonly string[],
+  replicator: ChainReplicator | undefined,
+): DevnetNodeStatus[] {
+  const status = replicator?.status();
+  return nodes.map((node, i) => ({
+    url: node.url,
+    pid: node.pid,
+    ...(status?.[i] ?? { name: names[i] as string, role: 'leader', answering: true, height: undefined, inStep: true }),
+  }));
+}
 
 /** The node under the address of its proxy (when there is one); the PID stays the anvil's. */
 function asSeenByClients(anvil: AnvilNode, proxy: NodeProxy | undefined): AnvilNode {

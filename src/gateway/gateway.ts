@@ -8,7 +8,7 @@
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
  * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
- * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
+ * to fit the file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
@@ -23,6 +23,13 @@
  * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's
  * tracker) and starts/stops it with the listener; `startGateway` is the one-process form that builds the
  * ChainTracker over its own chain clients, as described above, and then calls it.
+ *
+ * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (pool
+ * directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy) — the
+ * origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts, when
+ * `gateway.cache_max_bytes` > 0, its finality read from the chain), the JSON-RPC handler, the
+ * subscription hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts
+ * (each worker) differ only in where those ports' state comes from.
  *
  * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
  * the same forwarder as clients (cache included); tests may put their own in its place
@@ -51,19 +58,21 @@ import { AddressRanges } from '../model/ip-address.js';
 import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
-import { OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
+import { type OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
+import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
-import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { AccessLog } from './http/access-log.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
 import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
+import { listenerOptions } from './listener-options.js';
 import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
@@ -74,9 +83,10 @@ import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
-import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
+import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
+import { CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
-import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
+import { OriginClients } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
@@ -105,10 +115,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Where gateway metrics go (the API's /metrics); none when absent. */
   metrics?: MetricsRegistry;
-  /** The outbound target policy origin connects follow (default: from `outbound.trusted_accounts`). */
-  outbound?: OutboundPolicy;
-  /** Wraps the origin forwarder, e.g. with a response cache (issue 7), which reads finality from `chain`. */
-  wrapForwarder?: (inner: Forwarder, chain: GatewayChain) => Forwarder;
+  /** The outbound target policy every origin connect follows (built once from the config: main.ts). */
+  outbound: OutboundPolicy;
   /**
    * The read buffers large answers pass through, from the origin clients to the listener (default: a
    * new pool). Tests only: to watch its recycling.
@@ -125,6 +133,12 @@ export interface GatewayOptions {
    * workers, the control process adds the workers' reports (topic `origin-stats`) to it.
    */
   stats?: OriginStatsCollector;
+  /**
+   * Origin scores (SPEC §17: steering, hedging, the score metric and API): the process's book
+   * (main/serving-parts.ts `startOriginScores`; the health step adds the probes' outcomes), or a
+   * worker's reporting one (cluster/worker-parts.ts). Default: a book of its own.
+   */
+  scores?: ScoreBook;
   /**
    * Where read-your-writes and filter affinity are shared with the other processes serving this gateway
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
@@ -145,16 +159,13 @@ export interface Gateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { config } = options;
-  // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
-  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
   // One pool for both halves: origin sockets read large answers into it, the listener releases them.
   const buffers = options.buffers ?? new BufferPool();
-  const own = buildChainTracker({ ...options, outbound, buffers });
+  const own = buildChainTracker({ ...options, buffers });
   const chain = own.chain;
-  let served: { url: string; close(graceMs: number): Promise<void> };
+  let served: ServedGateway;
   try {
-    served = await serveGateway({ ...options, outbound, buffers, chain });
+    served = await serveGateway({ ...options, buffers, chain });
   } catch (err) {
     await own.close();
     throw err;
@@ -169,33 +180,74 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
+/** A gateway serving over a chain it was given. */
+export interface ServedGateway {
+  readonly url: string;
+  close(graceMs: number): Promise<void>;
+}
+
 /**
  * The gateway over a chain it was given: the listener, JSON-RPC rules and forwarding (the body of
  * `startGateway`). Starts `chain` once the listener is up; `close` stops it after the hub.
  */
-export async function serveGateway(
-  options: ServeGatewayOptions,
-): Promise<{ readonly url: string; close(graceMs: number): Promise<void> }> {
-  const { config, logger, clock, chain } = options;
-  const settings = config.gateway;
-  const metrics = new GatewayMetrics(options.metrics, Object.keys(config.networks));
-  const outbound = options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts });
+export async function serveGateway(options: ServeGatewayOptions): Promise<ServedGateway> {
+  const { logger, chain } = options;
+  const metrics = new GatewayMetrics(options.metrics, Object.keys(options.config.networks));
   const buffers = options.buffers ?? new BufferPool();
+  const upstream = buildUpstream(options, metrics, buffers);
+  const handler = buildHandler(options, upstream.forwarder, metrics);
+  const hub = buildSubscriptionHub(options, upstream.forwarder);
+  const accessLog = new AccessLog(options.config.gateway.access_log, logger);
+  const edge = buildEdge(options, handler, hub, accessLog);
+  const listener = await startListener(
+    listenerOptions(options, edge.trustedProxies, metrics, buffers),
+    gatewayEdge({
+      handler,
+      auth: edge.auth,
+      trustedProxies: edge.trustedProxies,
+      probes: probeEndpoints(edge.readiness, logger),
+      metrics,
+      logger,
+      accessLog,
+      streamStallMs: options.config.gateway.stream_stall_timeout,
+      upgrade: (exchange, socket, rest) => edge.websocket.upgrade(exchange, socket, rest),
+    }),
+  );
+  logger.info('gateway listening', { url: listener.url });
+  chain.start();
+  return {
+    url: listener.url,
+    close: async (graceMs) => {
+      await Promise.all([edge.websocket.close(), listener.close(graceMs)]);
+      hub.close();
+      chain.stop();
+      await upstream.close();
+    },
+  };
+}
+
+/** Forwarding to origins: origin clients, feedback, routing, the origin forwarder and the response cache. */
+function buildUpstream(
+  options: ServeGatewayOptions,
+  metrics: GatewayMetrics,
+  buffers: BufferPool,
+): { forwarder: Forwarder; close(): Promise<void> } {
+  const { config, clock, chain, directory, outbound } = options;
+  const settings = config.gateway;
   const clients = new OriginClients({
     connectionsPerOrigin: settings.connections_per_origin,
     connectTimeoutMs: Math.min(settings.request_timeout, 10_000),
+    // Only the routing account's pools are routed, so its outbound rules apply to every origin connect.
     guard: outbound.connectGuard(outbound.rulesFor(config.account_id)),
     buffers,
   });
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
   const outstanding = new OutstandingRequests();
-  const router = new OriginRouter({
-    directory: options.directory,
-    health: options.health,
-    demotion: feedback.demotion,
-    outstanding,
-  });
+  const scores = options.scores ?? new ScoreBook(clock);
+  // Each of `workers` processes holds its share of an origin's max_requests_per_second (throttling.ts).
+  const throttle = new OriginThrottle(clock, 1 / settings.workers);
+  const router = buildRouter(options, feedback, outstanding, { scores, throttle });
   const origins = new OriginForwarder({
     router,
     clients,
@@ -203,59 +255,125 @@ export async function serveGateway(
     outstanding,
     filters: new FilterAffinity(clock, { share: options.affinityShare }),
     metrics,
-    logger,
+    logger: options.logger,
     streamSlots: new StreamSlots(settings.max_streams_per_client),
     requestTimeoutMs: settings.request_timeout,
     maxAttempts: settings.max_attempts,
+    clock,
     chain,
     writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
     networks: config.networks,
     stats: options.stats,
+    scores,
+    throttle,
   });
-  const forwarder = options.wrapForwarder ? options.wrapForwarder(origins, chain) : origins;
-  const handler = new RpcHandler({
+  const caching = buildCache(options, origins);
+  const unsubscribe = directory.onChange(() => {
+    const pools = directory.allPools();
+    clients.prune(pools.flatMap((pool) => pool.origins));
+    scores.prune(pools);
+  });
+  return {
+    forwarder: caching ?? origins,
+    close: async () => {
+      unsubscribe();
+      await clients.close();
+      caching?.close();
+    },
+  };
+}
+
+/** Immutable reads answered from memory (`gateway.cache_max_bytes` > 0); finality from the chain (a worker's: its replica). */
+function buildCache(options: ServeGatewayOptions, origins: Forwarder): CachingForwarder | undefined {
+  const maxBytes = options.config.gateway.cache_max_bytes;
+  if (maxBytes <= 0) return undefined;
+  return new CachingForwarder(origins, {
+    maxBytes,
+    chain: options.chain,
+    logger: options.logger.child({ part: 'cache' }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
+  });
+}
+
+/** The router, steering by the networks' and pools' policies over scores, throttling and demotion. */
+function buildRouter(
+  options: ServeGatewayOptions,
+  feedback: OriginFeedback,
+  outstanding: OutstandingRequests,
+  steering: { scores: ScoreBook; throttle: OriginThrottle },
+): OriginRouter {
+  const { config, clock } = options;
+  return new OriginRouter({
+    directory: options.directory,
+    health: options.health,
+    demotion: feedback.demotion,
+    outstanding,
+    ...steering,
+    networkSteering: (network) => config.networks[network]?.steering ?? 'off',
+    exploration: config.gateway.steering_exploration,
+    clock,
+  });
+}
+
+/** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
+function buildHandler(options: ServeGatewayOptions, forwarder: Forwarder, metrics: GatewayMetrics): RpcHandler {
+  const { config, clock } = options;
+  const settings = config.gateway;
+  return new RpcHandler({
     networks: config.networks,
     forwarder,
     clock,
-    logger,
+    logger: options.logger,
     maxBatch: settings.max_batch,
     metrics,
-    // Always a limiter: a gateway key's own rate_limit applies even without gateway.rate_limit.
     rateLimit: {
       spec: settings.rate_limit ? rateSpec(settings.rate_limit) : undefined,
       limiter: options.limiter ?? new RateLimiter(clock),
     },
     keys: options.keys,
-    chain,
-    filterLimits: settings.websocket,
+    chain: options.chain,
+    filterLimits: options.config.gateway.websocket,
   });
-  const subscriptionDeps: SubscriptionDeps = {
-    chain,
+}
+
+/** eth_subscribe's hub (or the one a test makes); pending transactions from origins' ws_address. */
+function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder): Subscriptions & { close(): void } {
+  const { config, outbound, logger } = options;
+  const deps: SubscriptionDeps = {
+    chain: options.chain,
     forwarder,
     networks: config.networks,
-    filterLimits: settings.websocket,
-    clock,
+    filterLimits: config.gateway.websocket,
+    clock: options.clock,
     logger: logger.child({ part: 'subscriptions' }),
   };
-  const hub =
-    options.subscriptions?.(subscriptionDeps) ??
-    new SubscriptionHub({
-      ...subscriptionDeps,
-      // newPendingTransactions from an origin's ws_address, under the same ws/wss connect rules as head pushes.
-      originFeeds: new WsOriginFeeds({
-        guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
-        logger: logger.child({ part: 'subscriptions' }),
-        timeoutMs: Math.min(settings.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
-      }),
-    });
+  if (options.subscriptions !== undefined) return options.subscriptions(deps);
+  return new SubscriptionHub({
+    ...deps,
+    // newPendingTransactions from an origin's ws_address, under the same ws/wss connect rules as head pushes.
+    originFeeds: new WsOriginFeeds({
+      guard: outbound.connectGuard(outbound.rulesFor(config.account_id, { schemes: WS_SCHEMES })),
+      logger: logger.child({ part: 'subscriptions' }),
+      timeoutMs: Math.min(config.gateway.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
+    }),
+  });
+}
+
+/** What the listener's edge checks with: readiness, keys, trusted proxies, the WebSocket upgrade. */
+function buildEdge(
+  options: ServeGatewayOptions,
+  handler: RpcHandler,
+  hub: Subscriptions,
+  accessLog: AccessLog,
+): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
+  const settings = options.config.gateway;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
-  const accessLog = new AccessLog(settings.access_log, logger);
   const readiness = new GatewayReadiness({
-    networks: config.networks,
+    networks: options.config.networks,
     directory: options.directory,
     health: options.health,
     store: options.storeReadiness,
-    clock,
+    clock: options.clock,
   });
   const auth = new GatewayAuth({
     staticKeys: settings.api_keys ? new ApiKeys(settings.api_keys) : undefined,
@@ -272,70 +390,8 @@ export async function serveGateway(
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
     accessLog,
-    clock,
-    logger: logger.child({ part: 'websocket' }),
+    clock: options.clock,
+    logger: options.logger.child({ part: 'websocket' }),
   });
-  const unsubscribe = options.directory.onChange(() => {
-    clients.prune(options.directory.allPools().flatMap((pool) => pool.origins));
-  });
-
-  const fdLimit = openFilesLimit();
-  const budget = connectionBudget({
-    configured: settings.max_connections,
-    fdLimit,
-    originConnections:
-      (settings.connections_per_origin + CHAIN_CONNECTIONS_PER_ORIGIN) *
-      originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
-  });
-  if (budget.lowered) {
-    logger.warn(
-      `gateway.max_connections lowered to ${budget.maxConnections}: the process may open ${fdLimit} files ` +
-        `(RLIMIT_NOFILE) and keeps ${budget.reserve} for the API listener, the store and origin connections; ` +
-        'raise the limit (ulimit -n, LimitNOFILE=) to allow more',
-      {
-        max_connections: budget.maxConnections,
-        configured: settings.max_connections,
-        fd_limit: fdLimit,
-        reserve: budget.reserve,
-      },
-    );
-  }
-
-  const listener = await startListener(
-    {
-      listen: settings.listen,
-      tls: settings.tls,
-      maxBodyBytes: settings.max_body_bytes,
-      streamStallMs: settings.stream_stall_timeout,
-      maxConnections: budget.maxConnections,
-      maxConnectionsPerClient: settings.max_connections_per_client,
-      // A trusted proxy carries many clients: its connections count only against max_connections.
-      uncountedPeer: trustedProxies === undefined ? undefined : (address) => trustedProxies.contains(address),
-      refused: (limit) => metrics.connectionRefused(limit),
-      buffers,
-    },
-    gatewayEdge({
-      handler,
-      auth,
-      trustedProxies,
-      probes: probeEndpoints(readiness, logger),
-      metrics,
-      logger,
-      accessLog,
-      streamStallMs: settings.stream_stall_timeout,
-      upgrade: (exchange, socket, rest) => websocket.upgrade(exchange, socket, rest),
-    }),
-  );
-  logger.info('gateway listening', { url: listener.url });
-  chain.start();
-  return {
-    url: listener.url,
-    close: async (graceMs) => {
-      await Promise.all([websocket.close(), listener.close(graceMs)]);
-      hub.close();
-      chain.stop();
-      unsubscribe();
-      await clients.close();
-    },
-  };
+  return { readiness, auth, trustedProxies, websocket };
 }

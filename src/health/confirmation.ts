@@ -49,6 +49,7 @@ interface Pending {
 export class EjectionConfirmer {
   #o: ConfirmerOptions;
   #pending = new Map<string, Pending>();
+  /** When each origin was last confirmed (monotonic ms), and the delay that confirmation came after. */
   #confirmed = new Map<string, { at: number; delayMs: number }>();
   #stopped = false;
 
@@ -59,12 +60,12 @@ export class EjectionConfirmer {
   /** An origin was just ejected: schedule its first confirmation probe (monitored pools only). */
   schedule(poolId: string, originName: string): void {
     if (this.#stopped) return;
-    const pool = this.#o.directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#o.directory.poolById(poolId);
     if (pool === undefined || pool.monitor === null) return;
     const key = `${poolId}\u0000${originName}`;
     if (this.#pending.has(key)) return;
     const last = this.#confirmed.get(key);
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.monotonic();
     const delayMs =
       last !== undefined && now - last.at < FLAP_WINDOW_MS
         ? Math.min(2 * last.delayMs, MAX_DELAY_MS)
@@ -120,7 +121,7 @@ export class EjectionConfirmer {
       if (this.#pending.get(key) === entry) this.#pending.delete(key);
     };
     const ticket = view.ejectionTicket(poolId, originName);
-    const pool = directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = directory.poolById(poolId);
     const origin = pool?.origins.find((candidate) => candidate.name === originName);
     if (ticket === undefined || pool === undefined || origin === undefined) return done();
     if (!pool.enabled || !origin.enabled || pool.monitor === null) return done();
@@ -131,7 +132,7 @@ export class EjectionConfirmer {
     if (this.#stopped) return;
     this.#o.onProbe?.(result.ok);
     if (result.ok && view.confirm(poolId, originName, ticket)) {
-      this.#confirmed.set(key, { at: clock.now(), delayMs: entry.delayMs });
+      this.#confirmed.set(key, { at: clock.monotonic(), delayMs: entry.delayMs });
       this.#o.logger.info('origin confirmed after a live-traffic ejection', {
         pool: pool.name,
         origin: originName,

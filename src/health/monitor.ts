@@ -1,36 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { type Clock, systemClock } from '../clock.js';
-import { DEFAULTS } from '../config/defaults.js';
-import { type Logger, silentLogger } from '../log.js';
-import type { MetricsRegistry } from '../metrics/registry.js';
-import type { MonitorSettings } from '../model/monitor-schema.js';
-import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
-import { OutboundPolicy } from '../outbound/policy.js';
-import type { Store } from '../store/database.js';
-import { EjectionConfirmer } from './confirmation.js';
-import type { HealthEventInput } from './events.js';
-import { LiveState } from './live-state.js';
-import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
-import { registerOriginHealthy } from './origin-healthy.js';
-import { ProbeTransport } from './probes/transport.js';
-import {
-  type OriginStateLookup,
-  type PoolHealthReport,
-  poolHealthReport,
-  originHealthy as reportOriginHealthy,
-  poolHealthy as reportPoolHealthy,
-} from './report.js';
-import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
-import { JitteredScheduler } from './scheduler.js';
-import {
-  deletePoolHealth,
-  loadOriginHealth,
-  loadOriginHealthNotLeasedBy,
-  loadPoolHealth,
-  releasePoolLeases,
-} from './state-queries.js';
-import { MonitoredHealthView } from './view.js';
-
 /**
  * The health monitor of one `serve` process: schedules a round per enabled pool (see round.ts) at its
  * monitor's `interval` (pools without a monitor every `health.unmonitored_interval`, 10 s, and right after
@@ -51,12 +18,47 @@ import { MonitoredHealthView } from './view.js';
  * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
  * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head);
  * `adoptedHead` reads back the network head the tracker adopted, the highest best `max_block_lag` is
- * judged against (SPEC §20).
+ * judged against (SPEC §20); `onProbe` hears each check's result (the origin scores take its latency and
+ * outcome, SPEC §17).
  *
  * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
  * waiting on intervals.
  */
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from '../clock.js';
+import { DEFAULTS } from '../config/defaults.js';
+import { type Logger, silentLogger } from '../log.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import type { MonitorSettings } from '../model/monitor-schema.js';
+import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
+import type { Store } from '../store/database.js';
+import { EjectionConfirmer } from './confirmation.js';
+import type { HealthEventInput } from './events.js';
+import { LiveState } from './live-state.js';
+import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import { registerOriginGauges } from './origin-healthy.js';
+import type { ProbeResult } from './probes/result.js';
+import { ProbeTransport } from './probes/transport.js';
+import {
+  type OriginStateLookup,
+  type PoolHealthReport,
+  poolHealthReport,
+  originHealthy as reportOriginHealthy,
+  poolHealthy as reportPoolHealthy,
+} from './report.js';
+import { type PoolPlan, type RoundContext, type RoundOutcome, runPoolRound } from './round.js';
+import { JitteredScheduler } from './scheduler.js';
+import {
+  deletePoolHealth,
+  loadOriginHealth,
+  loadOriginHealthNotLeasedBy,
+  loadPoolHealth,
+  releasePoolLeases,
+} from './state-queries.js';
+import { MonitoredHealthView } from './view.js';
+
 export interface NetworkChains {
   readonly [network: string]: { readonly chain_id: number; readonly pools: readonly string[] };
 }
@@ -83,8 +85,10 @@ export interface HealthMonitorOptions {
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
   /** The network head the chain tracker adopted (round.ts `RoundContext.adoptedHead`). */
   adoptedHead?: (network: string) => number | undefined;
-  /** The outbound target policy probes follow (default: only `routingAccountId` trusted, system DNS). */
-  outbound?: OutboundPolicy;
+  /** Called with each committed check's result, after its round committed. */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
+  /** The outbound target policy probes follow: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
 }
 
 export class HealthMonitor {
@@ -108,10 +112,11 @@ export class HealthMonitor {
 
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
-    this.#transport = new ProbeTransport(
-      options.outbound ?? new OutboundPolicy({ trustedAccounts: [options.routingAccountId] }),
-    );
     this.#clock = options.clock ?? systemClock;
+    this.#transport = new ProbeTransport({
+      outbound: options.outbound,
+      clock: this.#clock,
+    });
     this.#logger = options.logger ?? silentLogger;
     this.#monitors = options.monitors ?? storeMonitorSource(options.store);
     this.#scheduler = new JitteredScheduler({
@@ -149,6 +154,7 @@ export class HealthMonitor {
             onBlockNumber: options.onBlockNumber,
           }),
       ...(options.adoptedHead === undefined ? {} : { adoptedHead: options.adoptedHead }),
+      ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }
@@ -209,7 +215,7 @@ export class HealthMonitor {
     const next = previous
       .catch(() => undefined)
       .then(async () => {
-        const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const pool = this.#options.directory.poolById(poolId);
         if (pool === undefined || !pool.enabled) return undefined;
         return runPoolRound(this.#ctx, plan?.pool === pool ? plan : await this.#plan(pool));
       });
@@ -274,7 +280,7 @@ export class HealthMonitor {
   }
 
   #ejected(poolId: string, originName: string): void {
-    const pool = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#options.directory.poolById(poolId);
     this.#logger.warn('origin taken out of rotation by live traffic', {
       pool: pool?.name,
       origin: originName,
@@ -329,7 +335,7 @@ export class HealthMonitor {
       const poolId = pool.id;
       // Each run re-reads the pool and its monitor, so interval changes apply from the next run.
       const task = async (): Promise<void> => {
-        const fresh = this.#options.directory.allPools().find((candidate) => candidate.id === poolId);
+        const fresh = this.#options.directory.poolById(poolId);
         if (fresh === undefined || !fresh.enabled) return;
         const plan = await this.#plan(fresh);
         this.#scheduler.set(poolId, this.#intervalMs(plan.monitor), task);
@@ -372,14 +378,8 @@ export class HealthMonitor {
     const rtt = metrics.histogram('switchyard_health_check_rtt_seconds', 'Round trip of passed and failed checks', [
       'type',
     ]);
-    metrics.gauge('switchyard_health_origins', 'Monitored origins by current state', ['status'], () => {
-      const counts = { Healthy: 0, Unhealthy: 0, Unknown: 0 };
-      for (const pool of this.#options.directory.allPools()) {
-        for (const row of this.live.origins(pool.id).values()) counts[row.status] += 1;
-      }
-      return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
-    });
-    registerOriginHealthy(metrics, this.#options.networks, this.#options.directory, this.view);
+    const { networks, directory } = this.#options;
+    registerOriginGauges(metrics, { networks, directory, view: this.view, live: this.live });
     this.#ctx.onCheck = (_pool, _origin, result, type) => {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);

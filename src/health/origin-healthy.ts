@@ -1,21 +1,36 @@
 /**
- * `switchyard_origin_healthy{network,pool,origin}` (SPEC §16), read at scrape time: 1 when the origin
- * takes traffic as the gateway routes now — enabled, in an enabled pool, healthy by its monitor (or
- * unmonitored) and not taken out by live traffic (the HealthView) — else 0; one sample per origin of
- * each pool a configured network names (pools are the routing account's, by name). Registered by the
- * process that runs the health monitors (the control process with gateway workers), so it is never
- * summed over processes.
+ * The origins' health gauges, read at scrape time from the health monitor's state:
+ * - `switchyard_health_origins{status}`: monitored origins by their stored state (Healthy, Unhealthy,
+ *   Unknown);
+ * - `switchyard_origin_healthy{network,pool,origin}` (SPEC §16): 1 when the origin is healthy as the
+ *   gateway routes now — enabled, in an enabled pool, healthy by its monitor (or unmonitored) and not
+ *   taken out by live traffic (the HealthView) — else 0 (its weight does not matter: a drained origin is
+ *   not a down one); one sample per origin of each pool a configured network names (pools are the
+ *   routing account's, by name).
+ * Registered by the process that runs the health monitors (the control process with gateway workers),
+ * so they are never summed over processes.
  */
 import type { MetricsRegistry, Sample } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { PoolDirectory } from '../model/pool.js';
+import type { LiveState } from './live-state.js';
 
-export function registerOriginHealthy(
-  metrics: MetricsRegistry,
-  networks: Readonly<Record<string, { readonly pools: readonly string[] }>>,
-  directory: PoolDirectory,
-  view: Pick<HealthView, 'originHealthy'>,
-): void {
+export interface OriginGaugeSources {
+  readonly networks: Readonly<Record<string, { readonly pools: readonly string[] }>>;
+  readonly directory: PoolDirectory;
+  readonly view: Pick<HealthView, 'originHealthy'>;
+  readonly live: Pick<LiveState, 'origins'>;
+}
+
+export function registerOriginGauges(metrics: MetricsRegistry, sources: OriginGaugeSources): void {
+  const { networks, directory, view, live } = sources;
+  metrics.gauge('switchyard_health_origins', 'Monitored origins by current state', ['status'], () => {
+    const counts = { Healthy: 0, Unhealthy: 0, Unknown: 0 };
+    for (const pool of directory.allPools()) {
+      for (const row of live.origins(pool.id).values()) counts[row.status] += 1;
+    }
+    return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
+  });
   metrics.gauge(
     'switchyard_origin_healthy',
     'Whether each origin of a configured network takes traffic now (1) or not (0)',

@@ -1,10 +1,23 @@
+/**
+ * One round of one pool: take (or renew) the pool's checker lease, check every enabled origin at once
+ * (when the pool has a monitor), then in ONE transaction write the new origin states, the pool state and
+ * the events for every change. Writes are compare-and-set on `generation`; if another process wrote in
+ * between, the transaction rolls back, this round's results are dropped and the stored state is re-read —
+ * so each change is recorded exactly once even with several processes on one PostgreSQL.
+ *
+ * Without a monitor a pool's enabled origins count as Healthy, so its state follows `minimum_origins` and
+ * the enabled origins alone. State rows of origins no longer checked (disabled, removed, address changed,
+ * monitor removed) are deleted in the same transaction: such an origin starts from Unknown again.
+ * A check the origin throttled (HTTP 429, a rate-limit answer: probes/result.ts `throttled`) counts
+ * neither up nor down: the origin keeps its state and counters (SPEC §17).
+ */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { MonitorSettings } from '../model/monitor-schema.js';
 import { maskAddress } from '../model/origin-address.js';
 import type { Origin, Pool } from '../model/pool.js';
-import type { Store } from '../store/database.js';
+import type { Db, Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
 import { type HealthEventInput, insertHealthEvent } from './events.js';
 import type { LiveState } from './live-state.js';
@@ -24,17 +37,6 @@ import {
   type PoolHealthRow,
 } from './state-queries.js';
 
-/**
- * One round of one pool: take (or renew) the pool's checker lease, check every enabled origin at once
- * (when the pool has a monitor), then in ONE transaction write the new origin states, the pool state and
- * the events for every change. Writes are compare-and-set on `generation`; if another process wrote in
- * between, the transaction rolls back, this round's results are dropped and the stored state is re-read —
- * so each change is recorded exactly once even with several processes on one PostgreSQL.
- *
- * Without a monitor a pool's enabled origins count as Healthy, so its state follows `minimum_origins` and
- * the enabled origins alone. State rows of origins no longer checked (disabled, removed, address changed,
- * monitor removed) are deleted in the same transaction: such an origin starts from Unknown again.
- */
 export interface RoundContext {
   store: Store;
   transport: ProbeTransport;
@@ -55,6 +57,8 @@ export interface RoundContext {
    * most the highest of its networks' (none known: the pool's best alone).
    */
   adoptedHead?: (network: string) => number | undefined;
+  /** Called with each committed check's result (the origin scores' feed, SPEC §17). */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
 }
 
 export interface PoolPlan {
@@ -62,10 +66,10 @@ export interface PoolPlan {
   monitor: MonitorSettings | undefined;
   /** Chain ids a jsonrpc origin must report (empty: the pool is in no network, chain id not checked). */
   expectedChainIds: readonly number[];
-  /** The networks that list the pool (their adopted heads bound the lag rule); none when absent. */
-  networks?: readonly string[];
   /** How long the lease lasts without renewal; another process takes over after that. */
   leaseMs: number;
+  /** The networks that list the pool (their adopted heads bound the lag rule); none when absent. */
+  networks?: readonly string[];
 }
 
 export type RoundOutcome =
@@ -78,155 +82,227 @@ const PROBE_CONCURRENCY = 32;
 class WriteConflict extends Error {}
 
 export async function runPoolRound(ctx: RoundContext, plan: PoolPlan): Promise<RoundOutcome> {
-  const { pool, monitor } = plan;
+  const { pool } = plan;
   const started = ctx.clock.now();
-  const leased = await acquirePoolLease(ctx.store.db, {
-    pool_id: pool.id,
-    account_id: pool.account_id,
-    owner: ctx.owner,
-    now: new Date(started).toISOString(),
-    until: new Date(started + plan.leaseMs).toISOString(),
-  });
-  if (!leased) {
+  if (!(await takeLease(ctx, plan, started))) {
     await refreshPool(ctx, pool.id);
     return { kind: 'standby' };
   }
   ctx.live.claim(pool.id);
-
   const enabled = pool.enabled ? pool.origins.filter((origin) => origin.enabled) : [];
-  const results = new Map<string, ProbeResult>();
-  if (monitor !== undefined) {
-    // The pool's account decides which targets its probes may reach (outbound policy).
-    const transport = ctx.transport.forAccount(pool.account_id);
-    await eachLimited(enabled, PROBE_CONCURRENCY, async (origin) => {
-      results.set(origin.name, await checkOrigin(transport, origin, monitor, plan.expectedChainIds));
-    });
-    if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag, [], adoptedHead(ctx, plan));
-  }
-
-  const checkedAt = new Date(started).toISOString();
+  const results = await probeOrigins(ctx, plan, enabled);
   try {
-    const written = await ctx.store.db.transaction().execute(async (trx) => {
-      const stored = new Map((await loadOriginHealth(trx, [pool.id])).map((row) => [row.origin_name, row]));
-      const poolRow = (await loadPoolHealth(trx, [pool.id]))[0];
-      const now = timestamp(ctx.clock);
-      const events: HealthEventInput[] = [];
-      const base = { account_id: pool.account_id, pool_id: pool.id, pool_name: pool.name };
-
-      const keep = new Set(monitor === undefined ? [] : enabled.map((origin) => origin.name));
-      const stale = [...stored.values()].filter(
-        (row) =>
-          !keep.has(row.origin_name) || enabled.find((o) => o.name === row.origin_name)?.address !== row.origin_address,
-      );
-      await deleteOriginHealth(
-        trx,
-        pool.id,
-        stale.map((row) => row.origin_name),
-      );
-      for (const row of stale) stored.delete(row.origin_name);
-
-      const originRows: OriginHealthRow[] = [];
-      for (const origin of monitor === undefined ? [] : enabled) {
-        const result = results.get(origin.name) as ProbeResult;
-        const previous = stored.get(origin.name);
-        const step = nextOriginCounters(
-          previous ?? { status: 'Unknown', failures: 0, successes: 0 },
-          result.ok,
-          monitor as MonitorSettings,
-        );
-        const row: OriginHealthRow = {
-          pool_id: pool.id,
-          origin_name: origin.name,
-          origin_address: origin.address,
-          status: step.state.status,
-          failures: step.state.failures,
-          successes: step.state.successes,
-          last_ok: result.ok ? 1 : 0,
-          failure_reason: result.failure_reason,
-          response_code: result.response_code,
-          rtt_ms: result.rtt_ms,
-          checked_at: checkedAt,
-          changed_at: step.change === undefined ? (previous?.changed_at ?? null) : now,
-          generation: (previous?.generation ?? 0) + 1,
-        };
-        if (!(await casOriginHealth(trx, row, previous?.generation ?? null))) throw new WriteConflict();
-        originRows.push(row);
-        if (step.change?.event) {
-          events.push({
-            ...base,
-            id: randomUUID(),
-            event_source: 'origin',
-            origin_name: origin.name,
-            origin_address: maskAddress(origin.address),
-            previous: step.change.previous,
-            new_health: step.change.next,
-            reason:
-              step.change.next === 'Unhealthy' ? result.failure_reason : originRecoveryReason(step.state.successes),
-            occurred_at: now,
-          });
-        }
-      }
-
-      const statuses: StateName[] =
-        monitor === undefined ? enabled.map(() => 'Healthy') : originRows.map((r) => r.status);
-      const next = poolStatus(statuses, pool.minimum_origins);
-      let newPoolRow: PoolHealthRow | undefined = poolRow;
-      const current = poolRow?.status ?? 'Unknown';
-      if (next !== 'Unknown' && next !== current) {
-        newPoolRow = {
-          pool_id: pool.id,
-          account_id: pool.account_id,
-          status: next,
-          changed_at: now,
-          generation: (poolRow?.generation ?? 0) + 1,
-          lease_owner: poolRow?.lease_owner ?? null,
-          lease_until: poolRow?.lease_until ?? null,
-        };
-        if (!(await casPoolHealth(trx, newPoolRow, poolRow?.generation ?? null))) throw new WriteConflict();
-        const poolChange = change(current, next);
-        if (poolChange.event) {
-          const healthy = statuses.filter((status) => status === 'Healthy').length;
-          events.push({
-            ...base,
-            id: randomUUID(),
-            event_source: 'pool',
-            origin_name: null,
-            origin_address: null,
-            previous: poolChange.previous,
-            new_health: next,
-            reason: poolReason(healthy, enabled.length, pool.minimum_origins, next),
-            occurred_at: now,
-          });
-        }
-      }
-      for (const event of events) await insertHealthEvent(trx, event);
-      return { events, originRows, poolRow: newPoolRow };
-    });
+    const round: Round = { ctx, plan, enabled, results, checkedAt: new Date(started).toISOString() };
+    const written = await ctx.store.db.transaction().execute((trx) => writeRound(trx, round));
     ctx.live.writePool(pool.id, written.poolRow, written.originRows);
-    for (const origin of enabled) {
-      const result = results.get(origin.name);
-      if (result !== undefined && monitor !== undefined) ctx.onCheck?.(pool, origin, result, monitor.type);
-      if (result?.block_number !== undefined) ctx.onBlockNumber?.(pool.id, origin.name, Number(result.block_number));
-    }
-    for (const event of written.events) {
-      ctx.onEvent?.(event);
-      // Losing health is what an operator must see; recovering is good news.
-      ctx.logger[event.new_health === 'Unhealthy' ? 'warn' : 'info']('health change', {
-        event_source: event.event_source,
-        pool: pool.name,
-        origin: event.origin_name ?? undefined,
-        previous: event.previous,
-        new_health: event.new_health,
-        reason: event.reason,
-      });
-    }
-    if (written.events.length > 0) ctx.onEvents?.(written.events);
+    announce(round, written.events);
     return { kind: 'checked', events: written.events };
   } catch (err) {
     if (!(err instanceof WriteConflict) && !isWriteBusy(err)) throw err;
     await refreshPool(ctx, pool.id);
     return { kind: 'conflict' };
   }
+}
+
+/** One round's inputs: the pool's plan, its enabled origins and what their checks found. */
+interface Round {
+  ctx: RoundContext;
+  plan: PoolPlan;
+  enabled: readonly Origin[];
+  results: ReadonlyMap<string, ProbeResult>;
+  checkedAt: string;
+}
+
+/** Takes or renews the pool's checker lease; false when another process holds it. */
+function takeLease(ctx: RoundContext, plan: PoolPlan, started: number): Promise<boolean> {
+  return acquirePoolLease(ctx.store.db, {
+    pool_id: plan.pool.id,
+    account_id: plan.pool.account_id,
+    owner: ctx.owner,
+    now: new Date(started).toISOString(),
+    until: new Date(started + plan.leaseMs).toISOString(),
+  });
+}
+
+/** Checks the enabled origins (PROBE_CONCURRENCY at once) when the pool has a monitor. */
+async function probeOrigins(
+  ctx: RoundContext,
+  plan: PoolPlan,
+  enabled: readonly Origin[],
+): Promise<Map<string, ProbeResult>> {
+  const results = new Map<string, ProbeResult>();
+  const { monitor } = plan;
+  if (monitor === undefined) return results;
+  // The pool's account decides which targets its probes may reach (outbound policy).
+  const transport = ctx.transport.forAccount(plan.pool.account_id);
+  await eachLimited(enabled, PROBE_CONCURRENCY, async (origin) => {
+    results.set(origin.name, await checkOrigin(transport, origin, monitor, plan.expectedChainIds));
+  });
+  if (monitor.type === 'jsonrpc') applyBlockLag(results, monitor.max_block_lag, [], adoptedHead(ctx, plan));
+  return results;
+}
+
+interface WrittenRound {
+  events: HealthEventInput[];
+  originRows: OriginHealthRow[];
+  poolRow: PoolHealthRow | undefined;
+}
+
+/** The round's transaction: stale rows out, then origin states, then the pool state, then the events. */
+async function writeRound(trx: Db, round: Round): Promise<WrittenRound> {
+  const { pool } = round.plan;
+  const stored = new Map((await loadOriginHealth(trx, [pool.id])).map((row) => [row.origin_name, row]));
+  const poolRow = (await loadPoolHealth(trx, [pool.id]))[0];
+  const now = timestamp(round.ctx.clock);
+  await dropStaleOrigins(trx, round, stored);
+  const events: HealthEventInput[] = [];
+  const originRows = await writeOriginStates(trx, round, stored, now, events);
+  const newPoolRow = await writePoolState(trx, round, originRows, poolRow, now, events);
+  for (const event of events) await insertHealthEvent(trx, event);
+  return { events, originRows, poolRow: newPoolRow };
+}
+
+/** Deletes the rows of origins no longer checked here (and forgets them in `stored`). */
+async function dropStaleOrigins(trx: Db, round: Round, stored: Map<string, OriginHealthRow>): Promise<void> {
+  const { enabled } = round;
+  const keep = new Set(round.plan.monitor === undefined ? [] : enabled.map((origin) => origin.name));
+  const stale = [...stored.values()].filter(
+    (row) =>
+      !keep.has(row.origin_name) || enabled.find((o) => o.name === row.origin_name)?.address !== row.origin_address,
+  );
+  await deleteOriginHealth(
+    trx,
+    round.plan.pool.id,
+    stale.map((row) => row.origin_name),
+  );
+  for (const row of stale) stored.delete(row.origin_name);
+}
+
+/** Each checked origin's next state (compare-and-set), and an event for each change that raises one. */
+async function writeOriginStates(
+  trx: Db,
+  round: Round,
+  stored: ReadonlyMap<string, OriginHealthRow>,
+  now: string,
+  events: HealthEventInput[],
+): Promise<OriginHealthRow[]> {
+  const { pool, monitor } = round.plan;
+  if (monitor === undefined) return [];
+  const rows: OriginHealthRow[] = [];
+  for (const origin of round.enabled) {
+    const result = round.results.get(origin.name) as ProbeResult;
+    const previous = stored.get(origin.name);
+    const counters = previous ?? { status: 'Unknown' as const, failures: 0, successes: 0 };
+    // A throttled check (HTTP 429, a rate-limit answer) counts neither up nor down (SPEC §17).
+    const step =
+      result.throttled === true
+        ? { state: { status: counters.status, failures: counters.failures, successes: counters.successes } }
+        : nextOriginCounters(counters, result.ok, monitor);
+    const row: OriginHealthRow = {
+      pool_id: pool.id,
+      origin_name: origin.name,
+      origin_address: origin.address,
+      status: step.state.status,
+      failures: step.state.failures,
+      successes: step.state.successes,
+      last_ok: result.ok ? 1 : 0,
+      failure_reason: result.failure_reason,
+      response_code: result.response_code,
+      rtt_ms: result.rtt_ms,
+      checked_at: round.checkedAt,
+      changed_at: step.change === undefined ? (previous?.changed_at ?? null) : now,
+      generation: (previous?.generation ?? 0) + 1,
+    };
+    if (!(await casOriginHealth(trx, row, previous?.generation ?? null))) throw new WriteConflict();
+    rows.push(row);
+    if (!step.change?.event) continue;
+    events.push({
+      ...eventBase(pool),
+      id: randomUUID(),
+      event_source: 'origin',
+      origin_name: origin.name,
+      origin_address: maskAddress(origin.address),
+      previous: step.change.previous,
+      new_health: step.change.next,
+      reason: step.change.next === 'Unhealthy' ? result.failure_reason : originRecoveryReason(step.state.successes),
+      occurred_at: now,
+    });
+  }
+  return rows;
+}
+
+/** The pool's state from its origins' (compare-and-set when it changes), and its event. */
+async function writePoolState(
+  trx: Db,
+  round: Round,
+  originRows: readonly OriginHealthRow[],
+  poolRow: PoolHealthRow | undefined,
+  now: string,
+  events: HealthEventInput[],
+): Promise<PoolHealthRow | undefined> {
+  const { pool, monitor } = round.plan;
+  const statuses: StateName[] =
+    monitor === undefined ? round.enabled.map(() => 'Healthy') : originRows.map((r) => r.status);
+  const next = poolStatus(statuses, pool.minimum_origins);
+  const current = poolRow?.status ?? 'Unknown';
+  if (next === 'Unknown' || next === current) return poolRow;
+  const newPoolRow: PoolHealthRow = {
+    pool_id: pool.id,
+    account_id: pool.account_id,
+    status: next,
+    changed_at: now,
+    generation: (poolRow?.generation ?? 0) + 1,
+    lease_owner: poolRow?.lease_owner ?? null,
+    lease_until: poolRow?.lease_until ?? null,
+  };
+  if (!(await casPoolHealth(trx, newPoolRow, poolRow?.generation ?? null))) throw new WriteConflict();
+  const poolChange = change(current, next);
+  if (poolChange.event) {
+    const healthy = statuses.filter((status) => status === 'Healthy').length;
+    events.push({
+      ...eventBase(pool),
+      id: randomUUID(),
+      event_source: 'pool',
+      origin_name: null,
+      origin_address: null,
+      previous: poolChange.previous,
+      new_health: next,
+      reason: poolReason(healthy, round.enabled.length, pool.minimum_origins, next),
+      occurred_at: now,
+    });
+  }
+  return newPoolRow;
+}
+
+function eventBase(pool: Pool): Pick<HealthEventInput, 'account_id' | 'pool_id' | 'pool_name'> {
+  return { account_id: pool.account_id, pool_id: pool.id, pool_name: pool.name };
+}
+
+/** After the commit: each check result and block number to its listener, each event logged and told. */
+function announce(round: Round, events: readonly HealthEventInput[]): void {
+  const { ctx, plan, results } = round;
+  const { pool, monitor } = plan;
+  for (const origin of round.enabled) {
+    const result = results.get(origin.name);
+    if (result !== undefined && monitor !== undefined) {
+      ctx.onCheck?.(pool, origin, result, monitor.type);
+      ctx.onProbe?.(pool.id, origin.name, result);
+    }
+    if (result?.block_number !== undefined) ctx.onBlockNumber?.(pool.id, origin.name, Number(result.block_number));
+  }
+  for (const event of events) {
+    ctx.onEvent?.(event);
+    // Losing health is what an operator must see; recovering is good news.
+    ctx.logger[event.new_health === 'Unhealthy' ? 'warn' : 'info']('health change', {
+      event_source: event.event_source,
+      pool: pool.name,
+      origin: event.origin_name ?? undefined,
+      previous: event.previous,
+      new_health: event.new_health,
+      reason: event.reason,
+    });
+  }
+  if (events.length > 0) ctx.onEvents?.(events);
 }
 
 /** The highest head the tracker adopted for the pool's networks, if any. */

@@ -4,7 +4,8 @@ import { JitteredScheduler } from './scheduler.js';
 
 // Timers and Date are Node's mock timers: time moves only by tick(), so phases and spacing are exact.
 beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'] }));
-const now = () => Date.now();
+/** The scheduler's clock reads the mocked Date, so it moves with the mocked timers. */
+const clock = { now: () => Date.now(), monotonic: () => Date.now() };
 afterEach(() => mock.timers.reset());
 
 /** Lets the tasks' promise chains (and the re-arming in their finally) run. */
@@ -12,7 +13,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test('each key first fires at a random phase within its interval, then every interval ± jitter', async () => {
   const draws = [0.25, 0.75, 1, 0]; // phase a, phase b, then a's spacing (+10 %), b's spacing (−10 %)
-  const scheduler = new JitteredScheduler({ random: () => draws.shift() ?? 0.5, now });
+  const scheduler = new JitteredScheduler({ random: () => draws.shift() ?? 0.5, clock });
   const fired: string[] = [];
   scheduler.set('a', 1000, async () => void fired.push('a'));
   scheduler.set('b', 1000, async () => void fired.push('b'));
@@ -38,7 +39,7 @@ test('each key first fires at a random phase within its interval, then every int
 });
 
 test('runs are spaced from start to start: the time a run takes does not stretch the interval', async () => {
-  const scheduler = new JitteredScheduler({ random: () => 0.5, now }); // phase half an interval, no jitter
+  const scheduler = new JitteredScheduler({ random: () => 0.5, clock }); // phase half an interval, no jitter
   const starts: number[] = [];
   let release: (() => void) | undefined;
   scheduler.set('a', 100, async () => {
@@ -69,7 +70,10 @@ test('runs are spaced from start to start: the time a run takes does not stretch
 
 test('a run whose timer fired late is followed on the original schedule, not interval after its late start', async () => {
   let skew = 0; // how much later than its timers the scheduler's clock reads (a busy event loop)
-  const scheduler = new JitteredScheduler({ random: () => 0.5, now: () => Date.now() + skew });
+  const scheduler = new JitteredScheduler({
+    random: () => 0.5,
+    clock: { now: () => Date.now(), monotonic: () => Date.now() + skew },
+  });
   const starts: number[] = [];
   scheduler.set('a', 100, async () => void starts.push(Date.now()));
   const t0 = Date.now();
@@ -91,7 +95,7 @@ test('a run whose timer fired late is followed on the original schedule, not int
 });
 
 test('a slow run delays only its own key, and runs of one key never overlap', async () => {
-  const scheduler = new JitteredScheduler({ random: () => 0.5, now }); // phase half an interval, no jitter
+  const scheduler = new JitteredScheduler({ random: () => 0.5, clock }); // phase half an interval, no jitter
   let running = 0;
   let overlaps = 0;
   let release: (() => void) | undefined;

@@ -9,13 +9,17 @@
  *   one was due, the next starts at once (rounds of one pool never overlap; a slow round delays only its
  *   own pool) and the schedule continues from then: no burst of catch-up runs.
  * Timers are unref'd (they never keep the process alive); `stop()` clears them and waits for running tasks.
- * `random` and `now` are injectable so tests can pin the phases and the time a run takes.
+ * `random` and `clock` are injectable so tests can pin the phases and the time a run takes. The timers
+ * are real (setTimeout), so the clock's monotonic time must move with them: the health monitor leaves
+ * the default (the system clock) even when its dates come from an injected clock.
  */
+import { type Clock, systemClock } from '../clock.js';
+
 export interface SchedulerOptions {
   jitter?: number;
   random?: () => number;
-  /** Monotonic milliseconds (default performance.now). */
-  now?: () => number;
+  /** Read for its monotonic milliseconds (default: the system clock). */
+  clock?: Clock;
   onError?: (key: string, err: unknown) => void;
 }
 
@@ -32,14 +36,14 @@ export class JitteredScheduler {
   #entries = new Map<string, ScheduledTask>();
   #jitter: number;
   #random: () => number;
-  #now: () => number;
+  #clock: Clock;
   #onError: (key: string, err: unknown) => void;
   #stopped = false;
 
   constructor(options: SchedulerOptions = {}) {
     this.#jitter = options.jitter ?? 0.1;
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? (() => performance.now());
+    this.#clock = options.clock ?? systemClock;
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -85,7 +89,7 @@ export class JitteredScheduler {
   #arm(key: string, entry: ScheduledTask, delayMs: number): void {
     clearTimeout(entry.timer);
     const delay = Math.max(0, delayMs);
-    entry.due = this.#now() + delay;
+    entry.due = this.#clock.monotonic() + delay;
     entry.timer = setTimeout(() => this.#fire(key, entry), delay);
     entry.timer.unref();
   }
@@ -100,7 +104,7 @@ export class JitteredScheduler {
         entry.running = undefined;
         if (this.#stopped || this.#entries.get(key) !== entry) return;
         const spread = 1 + this.#jitter * (2 * this.#random() - 1);
-        this.#arm(key, entry, due + entry.intervalMs * spread - this.#now());
+        this.#arm(key, entry, due + entry.intervalMs * spread - this.#clock.monotonic());
       });
   }
 }

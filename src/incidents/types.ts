@@ -15,11 +15,6 @@ export const INCIDENT_ALERT_TYPES: Readonly<Record<IncidentKind, string>> = {
   finality_stall: 'switchyard_finality_stall_alert',
 };
 
-export function incidentKindOf(alertType: string): IncidentKind | undefined {
-  for (const [kind, type] of Object.entries(INCIDENT_ALERT_TYPES)) if (type === alertType) return kind as IncidentKind;
-  return undefined;
-}
-
 /** The alert's `data` (fields that do not apply are omitted). `origins`/`hashes`/`pool_ids` are per account. */
 export interface IncidentData {
   network: string;

@@ -1,7 +1,7 @@
 /**
  * The HealthView port: what routing and the gateway know about origin health, implemented by health/
- * (view.ts) and, without a health engine, routing/simple-health.ts. It sits in model/ so neither routing
- * nor the gateway imports health/.
+ * (view.ts), by a gateway worker's replica (cluster/replica-health.ts) and, for routing tests,
+ * test/helpers/simple-health.ts. It sits in model/ so neither routing nor the gateway imports health/.
  */
 
 /** How a live request to an origin failed: never connected, no answer in time, or broke mid-exchange. */

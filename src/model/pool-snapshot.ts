@@ -1,6 +1,7 @@
 /**
  * The part of every PoolDirectory that does not care where pools come from: an immutable list of pools,
- * the by-name index the gateway looks up on its hot path, and change listeners. `replace()` swaps the
+ * the by-name index the gateway looks up on its hot path, the by-id index monitors and health views
+ * look up, and change listeners. `replace()` swaps the
  * whole snapshot at once (readers never see half an update) and then tells each listener; a listener
  * that throws is reported to `onListenerError` and does not stop the others.
  *
@@ -22,6 +23,7 @@ export class PoolSnapshot implements PoolDirectory {
   readonly #listeners = new Set<() => void>();
   #all: readonly Pool[] = [];
   #byName = new Map<string, Pool>();
+  #byId = new Map<string, Pool>();
 
   constructor(options: PoolSnapshotOptions = {}) {
     this.#accountId = options.accountId;
@@ -40,6 +42,10 @@ export class PoolSnapshot implements PoolDirectory {
     return this.#all;
   }
 
+  poolById(id: string): Pool | undefined {
+    return this.#byId.get(id);
+  }
+
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -49,6 +55,7 @@ export class PoolSnapshot implements PoolDirectory {
     this.#all = Object.freeze([...pools]);
     const named = this.#accountId === undefined ? pools : pools.filter((pool) => pool.account_id === this.#accountId);
     this.#byName = new Map(named.map((pool) => [pool.name, pool]));
+    this.#byId = new Map(pools.map((pool) => [pool.id, pool]));
     for (const listener of this.#listeners) {
       try {
         listener();

@@ -12,12 +12,12 @@
  * Queueing is a durable delivery like any alert: the (account, address) slot and the delivery row are
  * written in one transaction, and the slot is taken by compare-and-set, so several processes queue one.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { parseNotificationEmail } from '../model/pool-schema.js';
 import { type LegacyEmailPool, poolsWithLegacyEmail } from '../pools/legacy-email.js';
 import type { Store } from '../store/database.js';
+import { newDelivery } from './delivery-rows.js';
 import { DEPRECATION_ALERT_TYPE, deprecationNoticeEmail } from './messages.js';
 import { insertDeliveries, takeDeprecationSlot } from './queries/outbox.js';
 
@@ -68,10 +68,8 @@ export class DeprecationNotices {
         });
         const took = await store.db.transaction().execute(async (trx) => {
           if (!(await takeDeprecationSlot(trx, accountId, key, nowIso, cutoff))) return false;
-          const id = randomUUID();
           await insertDeliveries(trx, [
-            {
-              id,
+            newDelivery({
               account_id: accountId,
               kind: 'deprecation_notice',
               dedupe_key: `deprecation:${accountId}:${key}:${nowIso}`,
@@ -79,7 +77,6 @@ export class DeprecationNotices {
               policy_id: null,
               mechanism_type: 'email',
               mechanism: entry.display,
-              message_id: `msg_${id.replaceAll('-', '')}`,
               payload: {
                 name: 'Deprecation notice: per-pool notification_email',
                 description: 'Legacy per-pool notification email is deprecated',
@@ -88,7 +85,7 @@ export class DeprecationNotices {
                 text: mail.text,
               },
               created_at: nowIso,
-            },
+            }),
           ]);
           return true;
         });

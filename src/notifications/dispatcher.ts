@@ -20,7 +20,6 @@
  * for LATE_WINDOW_MS (10 min) so a late commit is still dispatched. SQLite has no such gaps.
  */
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import { type HealthEventRow, readEventsAfter, readEventsBySeq } from '../health/events.js';
 import type { Logger } from '../log.js';
@@ -28,6 +27,7 @@ import { parseNotificationEmail } from '../model/pool-schema.js';
 import { poolLegacySettings } from '../pools/legacy-email.js';
 import type { Db, Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
+import { newDelivery, type PolicyAlert, policyAlertRows } from './delivery-rows.js';
 import { HEALTH_ALERT_TYPE, legacyFilterAllows, objectKey, policyMatches } from './matching.js';
 import { type AlertContext, alertSummary, legacyAlertEmail, policyAlertEmail, webhookBody } from './messages.js';
 import { enabledPolicies, type Policy } from './queries/alert-policies.js';
@@ -60,9 +60,9 @@ export class Dispatcher {
   readonly #logger: Logger;
   readonly #apiBase: string;
   readonly #gapWaitMs: number;
-  /** First time (performance.now) a gap ending just before this seq was seen. */
+  /** First time (the clock's monotonic ms) a gap ending just before this seq was seen. */
   readonly #gapSeen = new Map<number, number>();
-  /** Seqs passed over as gaps, re-checked until the value (performance.now) expires. */
+  /** Seqs passed over as gaps, re-checked until the value (monotonic ms) passes. */
   readonly #late = new Map<number, number>();
 
   constructor(options: DispatcherOptions) {
@@ -111,7 +111,7 @@ export class Dispatcher {
 
   /** A gap before `seq` (seqs `expected`..`seq-1` missing) may be passed once it has lasted GAP_WAIT_MS. */
   #gapPassable(seq: number, expected: number): boolean {
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     const seen = this.#gapSeen.get(seq) ?? now;
     this.#gapSeen.set(seq, seen);
     if (now - seen < this.#gapWaitMs) return false;
@@ -125,7 +125,7 @@ export class Dispatcher {
   /** Dispatches events that committed after their seq was passed as a gap (dedupe keys keep it once). */
   async #lateEvents(): Promise<number> {
     if (this.#late.size === 0) return 0;
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     for (const [seq, until] of this.#late) if (until < now) this.#late.delete(seq);
     const found = await readEventsBySeq(this.#store.db, [...this.#late.keys()]);
     if (found.length === 0) return 0;
@@ -150,13 +150,8 @@ export class Dispatcher {
       }
       const policyEmails = new Set<string>();
       for (const policy of policies.filter((p) => policyMatches(p, event))) {
-        for (const { id: address } of policy.mechanisms.email ?? []) {
-          policyEmails.add(address.toLowerCase());
-          out.push(this.#policyEmail(ctx, policy, address, now));
-        }
-        for (const { id: destination } of policy.mechanisms.webhooks ?? []) {
-          out.push(this.#policyWebhook(ctx, policy, destination, now));
-        }
+        for (const { id: address } of policy.mechanisms.email ?? []) policyEmails.add(address.toLowerCase());
+        out.push(...policyAlertRows(this.#policyAlert(ctx, policy, now)));
       }
       out.push(...(await this.#legacyEmails(db, ctx, policyEmails, now)));
     }
@@ -173,48 +168,19 @@ export class Dispatcher {
     return { event, alertEvent: 'ALERT_STATE_EVENT_END', correlationId: open ?? randomUUID() };
   }
 
-  #base(ctx: AlertContext, now: string): Pick<NewDelivery, 'account_id' | 'event_id' | 'created_at'> & { id: string } {
-    return { id: randomUUID(), account_id: ctx.event.account_id, event_id: ctx.event.id, created_at: now };
-  }
-
-  #policyEmail(ctx: AlertContext, policy: Policy, address: string, now: string): NewDelivery {
-    const base = this.#base(ctx, now);
-    const mail = policyAlertEmail(ctx, policy, this.#apiBase);
+  #policyAlert(ctx: AlertContext, policy: Policy, now: string): PolicyAlert {
     return {
-      ...base,
-      kind: 'policy_alert',
-      dedupe_key: `alert:${ctx.event.id}:${policy.id}:email:${address.toLowerCase()}`,
-      policy_id: policy.id,
-      mechanism_type: 'email',
-      mechanism: address,
-      message_id: `msg_${base.id.replaceAll('-', '')}`,
-      payload: {
-        name: policy.name,
-        description: policy.description,
-        alert_type: HEALTH_ALERT_TYPE,
-        subject: mail.subject,
-        text: mail.text,
+      accountId: ctx.event.account_id,
+      eventId: ctx.event.id,
+      policy,
+      alertType: HEALTH_ALERT_TYPE,
+      key: `alert:${ctx.event.id}:${policy.id}`,
+      createdAt: now,
+      mail: () => {
+        const mail = policyAlertEmail(ctx, policy, this.#apiBase);
+        return { subject: mail.subject, text: mail.text };
       },
-    };
-  }
-
-  #policyWebhook(ctx: AlertContext, policy: Policy, destination: string, now: string): NewDelivery {
-    const base = this.#base(ctx, now);
-    return {
-      ...base,
-      kind: 'policy_alert',
-      dedupe_key: `alert:${ctx.event.id}:${policy.id}:webhook:${destination}`,
-      policy_id: policy.id,
-      mechanism_type: 'webhook',
-      mechanism: destination,
-      message_id: `msg_${base.id.replaceAll('-', '')}`,
-      payload: {
-        name: policy.name,
-        description: policy.description,
-        alert_type: HEALTH_ALERT_TYPE,
-        text: alertSummary(ctx.event),
-        body: webhookBody(ctx, policy),
-      },
+      webhook: () => ({ text: alertSummary(ctx.event), body: webhookBody(ctx, policy) }),
     };
   }
 
@@ -226,23 +192,25 @@ export class Dispatcher {
     const out: NewDelivery[] = [];
     for (const address of new Set(parseNotificationEmail(pool.notification_email))) {
       if (skip.has(address.toLowerCase())) continue;
-      const base = this.#base(ctx, now);
-      out.push({
-        ...base,
-        kind: 'legacy_email',
-        dedupe_key: `legacy:${ctx.event.id}:${address.toLowerCase()}`,
-        policy_id: null,
-        mechanism_type: 'email',
-        mechanism: address,
-        message_id: `msg_${base.id.replaceAll('-', '')}`,
-        payload: {
-          name: `Pool ${pool.name} notification_email (legacy)`,
-          description: 'Legacy per-pool notification email (deprecated)',
-          alert_type: HEALTH_ALERT_TYPE,
-          subject: mail.subject,
-          text: mail.text,
-        },
-      });
+      out.push(
+        newDelivery({
+          account_id: ctx.event.account_id,
+          kind: 'legacy_email',
+          dedupe_key: `legacy:${ctx.event.id}:${address.toLowerCase()}`,
+          event_id: ctx.event.id,
+          policy_id: null,
+          mechanism_type: 'email',
+          mechanism: address,
+          payload: {
+            name: `Pool ${pool.name} notification_email (legacy)`,
+            description: 'Legacy per-pool notification email (deprecated)',
+            alert_type: HEALTH_ALERT_TYPE,
+            subject: mail.subject,
+            text: mail.text,
+          },
+          created_at: now,
+        }),
+      );
     }
     return out;
   }

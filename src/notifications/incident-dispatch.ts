@@ -11,15 +11,16 @@
  * START and END share it; a reorg is a one-off (START only).
  *
  * What an account sees: `pool_ids` are its own pools of the network, and a divergence names only the
- * origins of its own pools (no tenant learns another's origins). The START is dispatched before the END.
+ * origins of its own pools (incidents/account-view.ts). The START is dispatched before the END.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { accountShare, dataForAccount } from '../incidents/account-view.js';
 import { claimDispatch, undispatchedIncidents } from '../incidents/queries.js';
 import { INCIDENT_ALERT_TYPES, type IncidentData, type IncidentRecord } from '../incidents/types.js';
 import type { Logger } from '../log.js';
 import type { Db, Store } from '../store/database.js';
 import { timestamp } from '../store/ids.js';
+import { policyAlertRows } from './delivery-rows.js';
 import { type IncidentAlert, incidentEmail, incidentSummary, incidentWebhookBody } from './incident-messages.js';
 import { enabledPolicies, type Policy } from './queries/alert-policies.js';
 import { insertDeliveries, type NewDelivery } from './queries/outbox.js';
@@ -84,83 +85,36 @@ export class IncidentDispatch {
     const alertType = INCIDENT_ALERT_TYPES[incident.kind];
     const out: NewDelivery[] = [];
     for (const accountId of new Set(incident.scope.map((entry) => entry.account_id))) {
-      const mine = incident.scope.filter((entry) => entry.account_id === accountId);
-      const poolIds = [...new Set(mine.map((entry) => entry.pool_id))].sort();
+      const share = accountShare(incident.scope, accountId);
       const policies = (await enabledPolicies(db, accountId, alertType)).filter((policy) =>
-        incidentPolicyMatches(policy, data, poolIds),
+        incidentPolicyMatches(policy, data, share.poolIds),
       );
       if (policies.length === 0) continue;
       const alert: IncidentAlert = {
         accountId,
         correlationId: incident.id,
         alertEvent: which === 'end' ? 'ALERT_STATE_EVENT_END' : 'ALERT_STATE_EVENT_START',
-        data: forAccount(data, mine, poolIds),
+        data: dataForAccount(data, share),
         at,
       };
       for (const policy of policies) {
-        const key = `incident:${incident.id}:${which}:${policy.id}`;
-        for (const { id: address } of policy.mechanisms.email ?? []) {
-          const mail = incidentEmail(alert, policy, this.#options.apiBase);
-          out.push(
-            delivery(accountId, incident.id, policy, now, `${key}:email:${address.toLowerCase()}`, 'email', address, {
-              name: policy.name,
-              description: policy.description,
-              alert_type: alertType,
-              subject: mail.subject,
-              text: mail.text,
-            }),
-          );
-        }
-        for (const { id: destination } of policy.mechanisms.webhooks ?? []) {
-          out.push(
-            delivery(accountId, incident.id, policy, now, `${key}:webhook:${destination}`, 'webhook', destination, {
-              name: policy.name,
-              description: policy.description,
-              alert_type: alertType,
-              text: incidentSummary(alert),
-              body: incidentWebhookBody(alert, policy),
-            }),
-          );
-        }
+        out.push(
+          ...policyAlertRows({
+            accountId,
+            eventId: incident.id,
+            policy,
+            alertType,
+            key: `incident:${incident.id}:${which}:${policy.id}`,
+            createdAt: now,
+            mail: () => {
+              const mail = incidentEmail(alert, policy, this.#options.apiBase);
+              return { subject: mail.subject, text: mail.text };
+            },
+            webhook: () => ({ text: incidentSummary(alert), body: incidentWebhookBody(alert, policy) }),
+          }),
+        );
       }
     }
     return out;
   }
-}
-
-/** The incident's data as one account sees it: its pools, and only its own origins. */
-function forAccount(data: IncidentData, mine: IncidentRecord['scope'], poolIds: readonly string[]): IncidentData {
-  const out: IncidentData = { ...data, pool_ids: [...poolIds] };
-  if (data.hashes !== undefined) {
-    const own = new Set(mine.flatMap((entry) => (entry.origin === undefined ? [] : [entry.origin])));
-    out.hashes = Object.fromEntries(Object.entries(data.hashes).filter(([origin]) => own.has(origin)));
-    out.origins = (data.origins ?? []).filter((origin) => own.has(origin));
-  }
-  return out;
-}
-
-function delivery(
-  accountId: string,
-  incidentId: string,
-  policy: Policy,
-  now: string,
-  dedupeKey: string,
-  mechanismType: 'email' | 'webhook',
-  mechanism: string,
-  payload: NewDelivery['payload'],
-): NewDelivery {
-  const id = randomUUID();
-  return {
-    id,
-    account_id: accountId,
-    kind: 'policy_alert',
-    dedupe_key: dedupeKey,
-    event_id: incidentId,
-    policy_id: policy.id,
-    mechanism_type: mechanismType,
-    mechanism,
-    message_id: `msg_${id.replaceAll('-', '')}`,
-    payload,
-    created_at: now,
-  };
 }

@@ -18,7 +18,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { type Clock, systemClock } from '../clock.js';
 import { apiBaseUrl } from '../config/api-url.js';
 import { DEFAULTS } from '../config/defaults.js';
@@ -26,7 +25,7 @@ import type { Config } from '../config/schema.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import { maskAddress } from '../model/origin-address.js';
-import { OutboundPolicy } from '../outbound/policy.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
@@ -43,7 +42,7 @@ const PRUNE_PASS_MS = 3_600_000;
 
 export type NotificationConfig = Pick<
   Config,
-  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api' | 'outbound'
+  'data_dir' | 'smtp_url' | 'mail_from' | 'deprecation_notice_interval' | 'webhooks' | 'api'
 > &
   Partial<Pick<Config, 'notification_retention' | 'smtp_allow_insecure_auth'>>;
 
@@ -62,8 +61,8 @@ export interface NotificationServiceOptions {
   metrics?: MetricsRegistry;
   /** Poll interval of the background loop (default POLL_MS, 500 ms). */
   pollMs?: number;
-  /** The outbound target policy (default: built from `outbound.trusted_accounts`, system DNS). */
-  outbound?: OutboundPolicy;
+  /** The outbound target policy webhooks follow: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
 }
 
 export interface PassResult {
@@ -111,7 +110,7 @@ export class NotificationService {
         allowInsecureAuth: config.smtp_allow_insecure_auth,
       });
     this.#webhooks = new WebhookClient({
-      outbound: options.outbound ?? new OutboundPolicy({ trustedAccounts: config.outbound.trusted_accounts }),
+      outbound: options.outbound,
       denyPrivate: config.webhooks.deny_private,
       timeoutMs: config.webhooks.timeout,
     });
@@ -198,12 +197,12 @@ export class NotificationService {
   async #run(): Promise<void> {
     while (this.#running) {
       this.#wakeRequested = false;
-      const deprecationDue = performance.now() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
+      const deprecationDue = this.#clock.monotonic() - this.#lastDeprecationPass >= DEPRECATION_PASS_MS;
       try {
         await this.#serialise(() => this.#pass(deprecationDue));
-        if (deprecationDue) this.#lastDeprecationPass = performance.now();
-        if (performance.now() - this.#lastPrune >= PRUNE_PASS_MS) {
-          this.#lastPrune = performance.now();
+        if (deprecationDue) this.#lastDeprecationPass = this.#clock.monotonic();
+        if (this.#clock.monotonic() - this.#lastPrune >= PRUNE_PASS_MS) {
+          this.#lastPrune = this.#clock.monotonic();
           await this.#serialise(() => this.prune());
         }
       } catch (err) {

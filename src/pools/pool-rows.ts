@@ -45,10 +45,11 @@ const storedOrigin = z.object({
   enabled: z.boolean().default(true),
   weight: z.number().default(1),
   header: z.record(z.string(), z.array(z.string())).default({}),
-  // Added with issue 15; rows written before have no `archive`.
+  // Optional in stored rows: a row without it is not an archive node.
   archive: z.boolean().default(false),
-  // Added with issue 15; optional (absent: no newHeads push).
+  // Absent: the origin pushes no newHeads.
   ws_address: z.string().optional(),
+  max_requests_per_second: z.number().positive().optional(),
   disabled_at: z.string().optional(),
 });
 const storedSettings = z.object({

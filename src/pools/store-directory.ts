@@ -88,6 +88,10 @@ export class StorePoolDirectory implements PoolDirectory {
     return this.#snapshot.allPools();
   }
 
+  poolById(id: string): Pool | undefined {
+    return this.#snapshot.poolById(id);
+  }
+
   onChange(listener: () => void): () => void {
     return this.#snapshot.onChange(listener);
   }

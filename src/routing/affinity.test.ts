@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SimpleHealthView } from '../../test/helpers/simple-health.js';
 import { ManualClock } from '../clock.js';
 import type { Origin } from '../model/pool.js';
 import { ConnectDemotion } from './demotion.js';
 import { OutstandingRequests } from './outstanding.js';
 import { affinityOrder, OriginRouter } from './router.js';
-import { SimpleHealthView } from './simple-health.js';
 import { poolFromConfig, StaticPoolDirectory } from './static-directory.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';

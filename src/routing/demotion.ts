@@ -1,8 +1,10 @@
 /**
- * Passive ejection: when live traffic cannot connect to an origin, routing skips that origin for
- * `durationMs` (default 5 s) without waiting for a monitor to notice. An ejected origin is only
- * demoted, never excluded: routing still tries it after every non-ejected candidate of the network, so a
- * blip on every origin at once cannot turn into an outage of its own making. Reads the injected Clock.
+ * Connect demotion: when live traffic cannot connect to an origin, routing tries that origin last for
+ * `durationMs` (default 5 s) without waiting for a monitor to notice. A demoted origin is never
+ * excluded: routing still tries it after every other candidate of the network, so a blip on every origin
+ * at once cannot turn into an outage of its own making. Not to be confused with the HealthView's passive
+ * ejection (health/view.ts, `health.passive_ejection`, 10 s), which takes an origin out of routing.
+ * Durations are read on the injected Clock's monotonic time.
  */
 import type { Clock } from '../clock.js';
 
@@ -18,16 +20,16 @@ export class ConnectDemotion {
     this.#durationMs = durationMs;
   }
 
-  eject(poolId: string, originName: string): void {
-    this.#until.set(key(poolId, originName), this.#clock.now() + this.#durationMs);
+  demote(poolId: string, originName: string): void {
+    this.#until.set(key(poolId, originName), this.#clock.monotonic() + this.#durationMs);
   }
 
-  isEjected(poolId: string, originName: string): boolean {
+  isDemoted(poolId: string, originName: string): boolean {
     if (this.#until.size === 0) return false; // the usual case: no key built on the hot path
     const k = key(poolId, originName);
     const until = this.#until.get(k);
     if (until === undefined) return false;
-    if (this.#clock.now() < until) return true;
+    if (this.#clock.monotonic() < until) return true;
     this.#until.delete(k);
     return false;
   }

@@ -30,9 +30,9 @@ describe('OriginFeedback: one input, two meanings', () => {
     const { clock, reports, feedback } = setup();
     feedback.failed(candidate, 'connect', 'cannot connect (ECONNREFUSED)');
     assert.deepEqual(reports, ['fail a connect: cannot connect (ECONNREFUSED)']);
-    assert.equal(feedback.demotion.isEjected(pool.id, 'a'), true);
+    assert.equal(feedback.demotion.isDemoted(pool.id, 'a'), true);
     clock.advance(5_000);
-    assert.equal(feedback.demotion.isEjected(pool.id, 'a'), false);
+    assert.equal(feedback.demotion.isDemoted(pool.id, 'a'), false);
   });
 
   it('a timeout or broken connection reaches the HealthView without demotion', () => {
@@ -43,7 +43,7 @@ describe('OriginFeedback: one input, two meanings', () => {
       'fail a timeout: no answer within 100 ms',
       'fail a network: connection failed (ECONNRESET)',
     ]);
-    assert.equal(feedback.demotion.isEjected(pool.id, 'a'), false);
+    assert.equal(feedback.demotion.isDemoted(pool.id, 'a'), false);
   });
 
   it('an HTTP failure status or garbled answer is neither demoted nor reported; an answer is a success', () => {
@@ -52,6 +52,6 @@ describe('OriginFeedback: one input, two meanings', () => {
     feedback.failed(candidate, 'garbled', 'empty body');
     feedback.succeeded(candidate);
     assert.deepEqual(reports, ['ok a']);
-    assert.equal(feedback.demotion.isEjected(pool.id, 'a'), false);
+    assert.equal(feedback.demotion.isDemoted(pool.id, 'a'), false);
   });
 });

@@ -3,8 +3,9 @@
  * (upstream/origin-forwarder.ts). One input, two meanings:
  *   - a connection that could not be made demotes the origin for a moment (`demotion`, demotion.ts,
  *     5 s): the router (router.ts) reads it and tries the origin after every other candidate;
- *   - a connect, timeout or network failure goes to the HealthView (`reportFailure`), which ejects by
- *     its own rules (health/view.ts); an answer goes to it as a success (`reportSuccess`).
+ *   - a connect, timeout or network failure goes to the HealthView (`reportFailure`), which ejects
+ *     (passive ejection: out of routing) by its own rules (health/view.ts); an answer goes to it as a
+ *     success (`reportSuccess`).
  * An HTTP status that means failure or a garbled answer says nothing about reachability: neither
  * demoted nor reported. The gateway's own capacity (GATEWAY_BUSY) is never reported at all.
  * Folding the demotion into the HealthView would change routing for pools without a monitor, so the
@@ -32,7 +33,7 @@ export class OriginFeedback {
   failed(candidate: Candidate, kind: OriginFailureKind, reason: string): void {
     if (kind === 'status' || kind === 'garbled') return;
     const { pool, origin } = candidate;
-    if (kind === 'connect') this.demotion.eject(pool.id, origin.name);
+    if (kind === 'connect') this.demotion.demote(pool.id, origin.name);
     this.#health.reportFailure(pool.id, origin.name, reason, kind);
   }
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SimpleHealthView } from '../../test/helpers/simple-health.js';
 import { ManualClock } from '../clock.js';
 import { isSwitchyardError } from '../errors/base.js';
 import type { Pool } from '../model/pool.js';
 import { ConnectDemotion } from './demotion.js';
 import { OutstandingRequests } from './outstanding.js';
 import { OriginRouter, weightedShuffle } from './router.js';
-import { SimpleHealthView } from './simple-health.js';
 import { poolFromConfig, StaticPoolDirectory } from './static-directory.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -38,12 +38,12 @@ function setup(pools: Pool[], random = sequence()) {
   const clock = new ManualClock(NOW);
   const directory = new StaticPoolDirectory(pools);
   const health = new SimpleHealthView(directory);
-  const ejection = new ConnectDemotion(clock, 5000);
+  const demotion = new ConnectDemotion(clock, 5000);
   const outstanding = new OutstandingRequests();
-  const router = new OriginRouter({ directory, health, demotion: ejection, outstanding, random });
+  const router = new OriginRouter({ directory, health, demotion, outstanding, random });
   const names = (network: string, poolNames: string[]) =>
     router.plan(network, poolNames).map((c) => `${c.pool.name}/${c.origin.name}`);
-  return { clock, directory, ejection, outstanding, router, names };
+  return { clock, directory, demotion, outstanding, router, names };
 }
 
 describe('Router', () => {
@@ -78,13 +78,13 @@ describe('Router', () => {
     assert.ok(heavyFirst > 1450 && heavyFirst < 1750, `heavy first ${heavyFirst} of 2000`);
   });
 
-  it('moves an ejected origin to the end and brings it back after the ejection', () => {
-    const { names, ejection, clock, directory } = setup([
+  it('moves a demoted origin to the end and brings it back after the demotion', () => {
+    const { names, demotion, clock, directory } = setup([
       pool('p', [{ name: 'a' }, { name: 'b' }]),
       pool('q', [{ name: 'c' }]),
     ]);
     const p = directory.poolByName('p') as Pool;
-    ejection.eject(p.id, 'a');
+    demotion.demote(p.id, 'a');
     for (let i = 0; i < 20; i += 1) assert.deepEqual(names('n', ['p', 'q']), ['p/b', 'q/c', 'p/a']);
     clock.advance(5000);
     const seen = new Set<string>();

@@ -7,6 +7,7 @@
  * - A closed store is not ready (its query fails at once).
  */
 import { sql } from 'kysely';
+import { type Clock, systemClock } from '../clock.js';
 import type { StoreReadiness } from '../model/readiness.js';
 import type { Store } from './database.js';
 
@@ -16,27 +17,31 @@ export const PROBE_MAX_AGE_MS = 1_000;
 export interface StoreProbeOptions {
   timeoutMs?: number;
   maxAgeMs?: number;
+  /** How an answer's age is measured (monotonic; default the system clock). */
+  clock?: Clock;
 }
 
 export class StoreProbe implements StoreReadiness {
   readonly #store: Store;
   readonly #timeoutMs: number;
   readonly #maxAgeMs: number;
+  readonly #clock: Clock;
   #running: Promise<boolean> | undefined;
-  /** The last answer and when it came (performance.now() ms). */
+  /** The last answer and when it came (the clock's monotonic ms). */
   #last: { ready: boolean; at: number } | undefined;
 
   constructor(store: Store, options: StoreProbeOptions = {}) {
     this.#store = store;
     this.#timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
     this.#maxAgeMs = options.maxAgeMs ?? PROBE_MAX_AGE_MS;
+    this.#clock = options.clock ?? systemClock;
   }
 
   storeReady(): boolean | Promise<boolean> {
     const last = this.#last;
-    if (last !== undefined && performance.now() - last.at < this.#maxAgeMs) return last.ready;
+    if (last !== undefined && this.#clock.monotonic() - last.at < this.#maxAgeMs) return last.ready;
     this.#running ??= this.#query().then((ready) => {
-      this.#last = { ready, at: performance.now() };
+      this.#last = { ready, at: this.#clock.monotonic() };
       this.#running = undefined;
       return ready;
     });

@@ -12,6 +12,7 @@ import { HealthMonitor, type HealthMonitorOptions, type NetworkChains } from '..
 import { staticMonitorSource } from '../../src/health/monitor-source.js';
 import type { MonitorInput } from '../../src/model/monitor-schema.js';
 import type { Origin, Pool } from '../../src/model/pool.js';
+import { OutboundPolicy } from '../../src/outbound/policy.js';
 import { StaticPoolDirectory } from '../../src/routing/static-directory.js';
 import { openStore, type Store } from '../../src/store/database.js';
 
@@ -74,6 +75,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     // Confirmation probes run when a test calls confirmEjections(), not on their real-time timers.
     confirmDelayMs: 3_600_000,
     ...options.extra,
+    // The routing account is trusted, as the default `outbound.trusted_accounts` says.
+    outbound: options.extra?.outbound ?? new OutboundPolicy({ trustedAccounts: [ACCOUNT] }),
   });
   return {
     store,

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { systemClock } from '../../src/clock.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
 import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
@@ -22,7 +23,7 @@ const outbound = new OutboundPolicy({
 const origin = (address: string) => ({ name: 'o', address, enabled: true, weight: 1, header: {} });
 
 describe('probe targets', () => {
-  const transport = new ProbeTransport(outbound);
+  const transport = new ProbeTransport({ outbound, clock: systemClock });
   let server: TestOrigin;
   before(async () => {
     server = await TestOrigin.start();

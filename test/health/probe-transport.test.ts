@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { systemClock } from '../../src/clock.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { isProbeResponse, type ProbeRequest, ProbeTransport } from '../../src/health/probes/transport.js';
 import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
+import { OutboundPolicy } from '../../src/outbound/policy.js';
 import { rawServer } from '../http1/servers.js';
 
 async function httpServer(handler: Parameters<typeof createHttpServer>[1]): Promise<{ server: Server; port: number }> {
@@ -35,7 +37,7 @@ function request(port: number, change: Partial<ProbeRequest> = {}): ProbeRequest
 const origin = (address: string) => ({ name: 'o', address, enabled: true, weight: 1, header: {} });
 
 describe('probe transport', () => {
-  const transport = new ProbeTransport();
+  const transport = new ProbeTransport({ outbound: new OutboundPolicy({ trustedAccounts: [] }), clock: systemClock });
   after(() => transport.close());
 
   it('sends Host, the headers given (each value of a list on its own line), and Content-Length only with a body', async () => {
@@ -233,7 +235,7 @@ describe('probe transport', () => {
         for (const send of open.splice(0)) send();
       }
     });
-    const own = new ProbeTransport();
+    const own = new ProbeTransport({ outbound: new OutboundPolicy({ trustedAccounts: [] }), clock: systemClock });
     try {
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
@@ -253,7 +255,7 @@ describe('probe transport', () => {
   });
 
   it('pools left without connections are dropped by the sweep; a closed transport sends nothing', async () => {
-    const own = new ProbeTransport();
+    const own = new ProbeTransport({ outbound: new OutboundPolicy({ trustedAccounts: [] }), clock: systemClock });
     const server = await rawServer((socket) =>
       socket.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'),
     );

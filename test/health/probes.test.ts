@@ -10,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { systemClock } from '../../src/clock.js';
 import { checkOrigin } from '../../src/health/probes/check.js';
 import { matchesExpectedCodes } from '../../src/health/probes/expected-codes.js';
 import { ProbeTransport } from '../../src/health/probes/transport.js';
 import { withMonitorDefaults } from '../../src/model/monitor-schema.js';
+import { OutboundPolicy } from '../../src/outbound/policy.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 import { TestOrigin } from './test-origin.js';
 
@@ -26,7 +28,7 @@ const origin = (address: string, header: Record<string, string[]> = {}) => ({
 });
 
 describe('probes', () => {
-  const transport = new ProbeTransport();
+  const transport = new ProbeTransport({ outbound: new OutboundPolicy({ trustedAccounts: [] }), clock: systemClock });
   after(() => transport.close());
 
   it('matches expected_codes patterns', () => {

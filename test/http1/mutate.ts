@@ -1,25 +1,17 @@
 /**
- * A small seeded mutator of HTTP/1.1 requests for randomized tests: `mulberry32(seed)` is a
- * deterministic random source (same seed, same sequence, so a failure is replayed from its seed) and
- * `mutate` applies 1–4 edits to a request. Half the edits are blind byte edits (flip, insert, delete,
+ * A small seeded mutator of HTTP/1.1 requests for randomized tests: `mulberry32(seed)` (the one seeded
+ * source of the tests, ../helpers/seeded-rng.ts) is deterministic (same seed, same sequence, so a
+ * failure is replayed from its seed) and `mutate` applies 1–4 edits to a request. Half the edits are blind byte edits (flip, insert, delete,
  * duplicate a range); the other half know the syntax: they break or duplicate a line, move a space
  * around a colon, change a line ending, or splice in a header that decides framing (Content-Length,
  * Transfer-Encoding, Connection, Host). Blind edits find parser crashes; syntax-aware ones reach the
  * framing decisions that blind edits almost never hit.
  */
 
-export type Random = () => number;
+import { mulberry32 } from '../helpers/seeded-rng.js';
 
-/** mulberry32: a tiny 32-bit PRNG, good enough for test inputs (not for anything secret). */
-export function mulberry32(seed: number): Random {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
+export type Random = ReturnType<typeof mulberry32>;
 
 /** Bytes where parsers tend to disagree: CR, LF, NUL, SP, HTAB, ':', ',', ';', DEL, 0xFF, digits, a letter, '-'. */
 export const NASTY = [0x0d, 0x0a, 0x00, 0x20, 0x09, 0x3a, 0x2c, 0x3b, 0x7f, 0xff, 0x30, 0x39, 0x61, 0x2d];

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
@@ -24,8 +25,8 @@ test('two services never dispatch an event twice nor send a delivery twice', asy
   const storeB = location.backend === 'postgres' ? await openStore(storeOptions(location)) : storeA;
   const receiver = await startReceiver();
   const config = buildConfig({ data_dir: location.data_dir }, '(test)');
-  const a = new NotificationService({ store: storeA, config });
-  const b = new NotificationService({ store: storeB, config });
+  const a = new NotificationService({ store: storeA, config, outbound: outboundPolicy(config) });
+  const b = new NotificationService({ store: storeB, config, outbound: outboundPolicy(config) });
   try {
     const account = await insertAccount(storeA, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(storeA, account, { name: 'shared' });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
@@ -53,6 +54,7 @@ async function setup(smtpUrl: string | undefined, apiBase?: string): Promise<Fix
   const service = new NotificationService({
     store: opened.store,
     config,
+    outbound: outboundPolicy(config),
     clock,
     logger,
     random: () => 0.5,

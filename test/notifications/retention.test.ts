@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { readHealthEvents } from '../../src/health/events.js';
 import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
@@ -22,7 +23,13 @@ test('old sent alerts, history and dispatched events are pruned; pending alerts 
   const receiver = await startReceiver();
   const clock = new ManualClock('2026-03-01T00:00:00Z');
   const config = buildConfig({ data_dir: opened.location.data_dir, notification_retention: '2d' }, '(test)');
-  const service = new NotificationService({ store: opened.store, config, clock, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    config,
+    outbound: outboundPolicy(config),
+    clock,
+    random: () => 0.5,
+  });
   const { store } = opened;
   try {
     const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver

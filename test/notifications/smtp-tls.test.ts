@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { openTestStore } from '../helpers/store.js';
@@ -42,7 +43,14 @@ async function withService(
     { data_dir: opened.location.data_dir, smtp_url: smtp.url, mail_from: 'Switchyard <sy@example.net>', ...extra },
     '(test)',
   );
-  const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    config,
+    outbound: outboundPolicy(config),
+    clock,
+    logger,
+    random: () => 0.5,
+  });
   try {
     const account = await insertAccount(opened.store);
     const pool = await insertPool(opened.store, account, { name: 'tls-pool' });

@@ -9,6 +9,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
+import { outboundPolicy } from '../../src/config/outbound.js';
 import { RETRY_BASE_MS } from '../../src/notifications/backoff.js';
 import { insertPolicy, type PolicyInput } from '../../src/notifications/queries/alert-policies.js';
 import { getDestination, insertDestination } from '../../src/notifications/queries/destinations.js';
@@ -47,7 +48,14 @@ async function setup(): Promise<Fixture> {
   const receiver = await startReceiver();
   const { logger, lines } = capturingLogger();
   const config = buildConfig({ data_dir: opened.location.data_dir, webhooks: { timeout: 5 } }, '(test)');
-  const service = new NotificationService({ store: opened.store, config, clock, logger, random: () => 0.5 });
+  const service = new NotificationService({
+    store: opened.store,
+    config,
+    outbound: outboundPolicy(config),
+    clock,
+    logger,
+    random: () => 0.5,
+  });
   // The routing account (trusted by the outbound policy), so webhooks may reach the local receiver.
   const account = await insertAccount(opened.store, config.account_id);
   return {
@@ -265,7 +273,13 @@ describe('background loop', () => {
     // No email in this test, so the mail outbox directory is never used.
     const config = buildConfig({ data_dir: '/nonexistent', webhooks: { timeout: 5 } }, '(test)');
     // A poll of an hour: anything delivered within the test's bound came from the start pass or wake().
-    const loop = new NotificationService({ store: f.store, config, clock: f.clock, pollMs: 3_600_000 });
+    const loop = new NotificationService({
+      store: f.store,
+      config,
+      outbound: outboundPolicy(config),
+      clock: f.clock,
+      pollMs: 3_600_000,
+    });
     try {
       const pool = await insertPool(f.store, f.account, { name: 'nudge' });
       const dest = await destination(f, f.account, 'nudge');

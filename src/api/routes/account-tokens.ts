@@ -76,158 +76,190 @@ function queryValue<T extends string>(
 }
 
 export function accountTokenRoutes(deps: ApiDeps): Route[] {
-  const { store, clock } = deps;
-  const db = store.db;
-  const account = accountParam;
-  const tokenId = (params: Readonly<Record<string, string>>) =>
-    objectIdParam(params, 'token_id', 'API token', ID_PATTERN);
-  const notFound = (id: string) => objectNotFound('API token', id);
-
   return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary: 'List the account API tokens (never their values)',
-      tag: TAG,
-      query: listQuery,
-      result: z.array(tokenResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const page = parsePagination(query);
-        const direction = queryValue(query, 'direction', listQuery.shape.direction);
-        const includeExpired = queryValue(query, 'include_expired', listQuery.shape.include_expired) === 'true';
-        const now = clock.now();
-        const filter: TokenListFilter = {
-          direction: direction ?? 'asc',
-          ...(includeExpired ? {} : { unexpiredAt: new Date(now).toISOString() }),
-        };
-        return listPage(
-          page,
-          () => countTokens(db, account(params), filter),
-          (limit, offset) => listTokens(db, account(params), limit, offset, filter),
-          (token) => tokenView(token, now),
-        );
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: BASE,
-      auth: 'write',
-      summary: 'Create an account API token (the answer holds its value, shown once)',
-      tag: TAG,
-      body: tokenCreateBody,
-      result: createdTokenResult,
-      async handler({ params, body }) {
-        const policies = checkPolicies(body.policies, account(params));
-        const now = clock.now();
-        const lifecycle = applyLifecycle(body, { status: 'active', expires_on: null, not_before: null }, now);
-        const created = await createToken(db, clock, {
-          accountId: account(params),
-          name: body.name,
-          policies,
-          ...lifecycle,
-        });
-        return { result: { ...tokenView(created, now), value: created.token } };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/verify`,
-      auth: 'read',
-      summary: 'Verify the calling token (its id, status and validity window)',
-      tag: TAG,
-      result: verifyResult,
-      async handler({ params, caller }) {
-        const token = await getToken(db, account(params), caller?.tokenId ?? '');
-        // Authentication just read this token; gone now means it was deleted in between.
-        if (token === undefined) {
-          throw new SwitchyardError('API_AUTH_INVALID', 'Authentication error: the API token is unknown or revoked');
-        }
-        return { result: verifyView(token, clock.now()) };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/permission_groups`,
-      auth: 'read',
-      summary: 'List the permission groups a token policy may grant (fixed ids)',
-      tag: TAG,
-      query: groupQuery,
-      result: z.array(permissionGroupResult),
-      async handler({ query }) {
-        const name = queryValue(query, 'name', groupQuery.shape.name);
-        const scope = queryValue(query, 'scope', groupQuery.shape.scope);
-        const groups = PERMISSION_GROUPS.filter(
-          (group) =>
-            (name === undefined || group.name === name) &&
-            (scope === undefined || (group.scopes as readonly string[]).includes(scope)),
-        );
-        return { result: groups.map((group) => ({ ...group, scopes: [...group.scopes] })) };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:token_id`,
-      auth: 'read',
-      summary: 'Get an account API token (never its value)',
-      tag: TAG,
-      result: tokenResult,
-      async handler({ params }) {
-        const id = tokenId(params);
-        const token = await getToken(db, account(params), id);
-        if (token === undefined) throw notFound(id);
-        return { result: tokenView(token, clock.now()) };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:token_id`,
-      auth: 'write',
-      summary: 'Change an account API token: name, policies, status, expires_on, not_before',
-      tag: TAG,
-      body: tokenUpdateBody,
-      result: tokenResult,
-      async handler({ params, body }) {
-        const id = tokenId(params);
-        const current = await getToken(db, account(params), id);
-        if (current === undefined) throw notFound(id);
-        const policies = body.policies === undefined ? current.policies : checkPolicies(body.policies, account(params));
-        const lifecycle = applyLifecycle(body, current, clock.now());
-        const next = { name: body.name ?? current.name, policies, ...lifecycle };
-        if (!(await updateToken(db, clock, account(params), id, next))) throw notFound(id);
-        const updated = await getToken(db, account(params), id);
-        if (updated === undefined) throw notFound(id);
-        return { result: tokenView(updated, clock.now()) };
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:token_id`,
-      auth: 'write',
-      summary: 'Delete an account API token (refused from its next request on)',
-      tag: TAG,
-      result: z.object({ id: z.string() }),
-      async handler({ params }) {
-        const id = tokenId(params);
-        if (!(await deleteToken(db, account(params), id))) throw notFound(id);
-        return { result: { id } };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:token_id/value`,
-      auth: 'write',
-      summary: 'Roll an account API token: the answer is the new value; the old one stops working at once',
-      tag: TAG,
-      body: tokenRollBody,
-      result: z.string(),
-      async handler({ params }) {
-        const id = tokenId(params);
-        const value = await rollToken(db, clock, account(params), id);
-        if (value === undefined) throw notFound(id);
-        return { result: value };
-      },
-    }),
+    listTokensRoute(deps),
+    createTokenRoute(deps),
+    verifyTokenRoute(deps),
+    permissionGroupsRoute(),
+    getTokenRoute(deps),
+    updateTokenRoute(deps),
+    deleteTokenRoute(deps),
+    rollTokenRoute(deps),
   ];
+}
+
+const tokenId = (params: Readonly<Record<string, string>>) =>
+  objectIdParam(params, 'token_id', 'API token', ID_PATTERN);
+const notFound = (id: string) => objectNotFound('API token', id);
+
+function listTokensRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary: 'List the account API tokens (never their values)',
+    tag: TAG,
+    query: listQuery,
+    result: z.array(tokenResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const page = parsePagination(query);
+      const direction = queryValue(query, 'direction', listQuery.shape.direction);
+      const includeExpired = queryValue(query, 'include_expired', listQuery.shape.include_expired) === 'true';
+      const now = clock.now();
+      const filter: TokenListFilter = {
+        direction: direction ?? 'asc',
+        ...(includeExpired ? {} : { unexpiredAt: new Date(now).toISOString() }),
+      };
+      return listPage(
+        page,
+        () => countTokens(store.db, accountParam(params), filter),
+        (limit, offset) => listTokens(store.db, accountParam(params), limit, offset, filter),
+        (token) => tokenView(token, now),
+      );
+    },
+  });
+}
+
+function createTokenRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: BASE,
+    auth: 'write',
+    summary: 'Create an account API token (the answer holds its value, shown once)',
+    tag: TAG,
+    body: tokenCreateBody,
+    result: createdTokenResult,
+    async handler({ params, body }) {
+      const account = accountParam(params);
+      const policies = checkPolicies(body.policies, account);
+      const now = clock.now();
+      const lifecycle = applyLifecycle(body, { status: 'active', expires_on: null, not_before: null }, now);
+      const created = await createToken(store.db, clock, {
+        accountId: account,
+        name: body.name,
+        policies,
+        ...lifecycle,
+      });
+      return { result: { ...tokenView(created, now), value: created.token } };
+    },
+  });
+}
+
+function verifyTokenRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/verify`,
+    auth: 'read',
+    summary: 'Verify the calling token (its id, status and validity window)',
+    tag: TAG,
+    result: verifyResult,
+    async handler({ params, caller }) {
+      const token = await getToken(store.db, accountParam(params), caller?.tokenId ?? '');
+      // Authentication just read this token; gone now means it was deleted in between.
+      if (token === undefined) {
+        throw new SwitchyardError('API_AUTH_INVALID', 'Authentication error: the API token is unknown or revoked');
+      }
+      return { result: verifyView(token, clock.now()) };
+    },
+  });
+}
+
+function permissionGroupsRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/permission_groups`,
+    auth: 'read',
+    summary: 'List the permission groups a token policy may grant (fixed ids)',
+    tag: TAG,
+    query: groupQuery,
+    result: z.array(permissionGroupResult),
+    async handler({ query }) {
+      const name = queryValue(query, 'name', groupQuery.shape.name);
+      const scope = queryValue(query, 'scope', groupQuery.shape.scope);
+      const groups = PERMISSION_GROUPS.filter(
+        (group) =>
+          (name === undefined || group.name === name) &&
+          (scope === undefined || (group.scopes as readonly string[]).includes(scope)),
+      );
+      return { result: groups.map((group) => ({ ...group, scopes: [...group.scopes] })) };
+    },
+  });
+}
+
+function getTokenRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:token_id`,
+    auth: 'read',
+    summary: 'Get an account API token (never its value)',
+    tag: TAG,
+    result: tokenResult,
+    async handler({ params }) {
+      const id = tokenId(params);
+      const token = await getToken(store.db, accountParam(params), id);
+      if (token === undefined) throw notFound(id);
+      return { result: tokenView(token, clock.now()) };
+    },
+  });
+}
+
+function updateTokenRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:token_id`,
+    auth: 'write',
+    summary: 'Change an account API token: name, policies, status, expires_on, not_before',
+    tag: TAG,
+    body: tokenUpdateBody,
+    result: tokenResult,
+    async handler({ params, body }) {
+      const db = store.db;
+      const account = accountParam(params);
+      const id = tokenId(params);
+      const current = await getToken(db, account, id);
+      if (current === undefined) throw notFound(id);
+      const policies = body.policies === undefined ? current.policies : checkPolicies(body.policies, account);
+      const lifecycle = applyLifecycle(body, current, clock.now());
+      const next = { name: body.name ?? current.name, policies, ...lifecycle };
+      if (!(await updateToken(db, clock, account, id, next))) throw notFound(id);
+      const updated = await getToken(db, account, id);
+      if (updated === undefined) throw notFound(id);
+      return { result: tokenView(updated, clock.now()) };
+    },
+  });
+}
+
+function deleteTokenRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${BASE}/:token_id`,
+    auth: 'write',
+    summary: 'Delete an account API token (refused from its next request on)',
+    tag: TAG,
+    result: z.object({ id: z.string() }),
+    async handler({ params }) {
+      const id = tokenId(params);
+      if (!(await deleteToken(store.db, accountParam(params), id))) throw notFound(id);
+      return { result: { id } };
+    },
+  });
+}
+
+function rollTokenRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:token_id/value`,
+    auth: 'write',
+    summary: 'Roll an account API token: the answer is the new value; the old one stops working at once',
+    tag: TAG,
+    body: tokenRollBody,
+    result: z.string(),
+    async handler({ params }) {
+      const id = tokenId(params);
+      const value = await rollToken(store.db, clock, accountParam(params), id);
+      if (value === undefined) throw notFound(id);
+      return { result: value };
+    },
+  });
 }

@@ -204,117 +204,131 @@ function notFound(id: string): SwitchyardError {
 }
 
 export function policyRoutes(deps: ApiDeps): Route[] {
-  const { store, clock } = deps;
-  const db = store.db;
-  const account = accountParam;
-  const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
-  const now = () => timestamp(clock);
-  // The `network` filter takes configured networks that are not retired (retired_on not yet reached).
-  const liveNetworks = () => liveNetworkNames(deps.config.networks, clock.now());
-
   return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary: 'List notification policies (oldest first; every one, up to 1000, unless per_page is given)',
-      tag: TAG,
-      query: paginationQuery,
-      result: z.array(policyResult),
-      paginated: true,
-      async handler({ params, query }) {
-        return listPage(
-          parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
-          () => countPolicies(db, account(params)),
-          (limit, offset) => listPolicies(db, account(params), limit, offset),
-          view,
-        );
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: BASE,
-      auth: 'write',
-      summary: 'Create a notification policy',
-      tag: TAG,
-      body: createBody,
-      result: idResult,
-      async handler({ params, body }) {
-        const input = await validatePolicy(
-          db,
-          account(params),
-          {
-            name: body.name,
-            description: body.description ?? '',
-            enabled: body.enabled,
-            alert_type: body.alert_type,
-            mechanisms: body.mechanisms,
-            filters: body.filters ?? {},
-            alert_interval: body.alert_interval ?? null,
-          },
-          liveNetworks(),
-        );
-        const id = randomUUID();
-        await insertPolicy(db, account(params), id, input, now());
-        return { result: { id } };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:policy_id`,
-      auth: 'read',
-      summary: 'Get a notification policy',
-      tag: TAG,
-      result: policyResult,
-      async handler({ params }) {
-        const policy = await getPolicy(db, account(params), policyId(params));
-        if (policy === undefined) throw notFound(policyId(params));
-        return { result: view(policy) };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:policy_id`,
-      auth: 'write',
-      summary: 'Change the named fields of a notification policy',
-      tag: TAG,
-      body: updateBody,
-      result: idResult,
-      async handler({ params, body }) {
-        const current = await getPolicy(db, account(params), policyId(params));
-        if (current === undefined) throw notFound(policyId(params));
-        const input = await validatePolicy(
-          db,
-          account(params),
-          {
-            name: body.name ?? current.name,
-            description: body.description ?? current.description,
-            enabled: body.enabled ?? current.enabled,
-            alert_type: body.alert_type ?? current.alert_type,
-            mechanisms: body.mechanisms ?? current.mechanisms,
-            filters: body.filters ?? current.filters,
-            alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
-          },
-          liveNetworks(),
-          current.filters.pool_id,
-        );
-        if (!(await updatePolicy(db, account(params), policyId(params), input, now()))) {
-          throw notFound(policyId(params));
-        }
-        return { result: { id: policyId(params) } };
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:policy_id`,
-      auth: 'write',
-      summary: 'Delete a notification policy (alerts already queued are still delivered)',
-      tag: TAG,
-      result: z.null(),
-      async handler({ params }) {
-        if (!(await deletePolicy(db, account(params), policyId(params)))) throw notFound(policyId(params));
-        return { result: null };
-      },
-    }),
+    listPoliciesRoute(deps),
+    createPolicyRoute(deps),
+    getPolicyRoute(deps),
+    updatePolicyRoute(deps),
+    deletePolicyRoute(deps),
   ];
+}
+
+const policyId = (params: Readonly<Record<string, string>>) => params.policy_id as string;
+
+/** The `network` filter takes configured networks that are not retired (retired_on not yet reached). */
+function liveNetworks({ config, clock }: ApiDeps): string[] {
+  return liveNetworkNames(config.networks, clock.now());
+}
+
+function listPoliciesRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary: 'List notification policies (oldest first; every one, up to 1000, unless per_page is given)',
+    tag: TAG,
+    query: paginationQuery,
+    result: z.array(policyResult),
+    paginated: true,
+    async handler({ params, query }) {
+      return listPage(
+        parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
+        () => countPolicies(store.db, accountParam(params)),
+        (limit, offset) => listPolicies(store.db, accountParam(params), limit, offset),
+        view,
+      );
+    },
+  });
+}
+
+function createPolicyRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: BASE,
+    auth: 'write',
+    summary: 'Create a notification policy',
+    tag: TAG,
+    body: createBody,
+    result: idResult,
+    async handler({ params, body }) {
+      const db = deps.store.db;
+      const account = accountParam(params);
+      const fields = {
+        name: body.name,
+        description: body.description ?? '',
+        enabled: body.enabled,
+        alert_type: body.alert_type,
+        mechanisms: body.mechanisms,
+        filters: body.filters ?? {},
+        alert_interval: body.alert_interval ?? null,
+      };
+      const input = await validatePolicy(db, account, fields, liveNetworks(deps));
+      const id = randomUUID();
+      await insertPolicy(db, account, id, input, timestamp(deps.clock));
+      return { result: { id } };
+    },
+  });
+}
+
+function getPolicyRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:policy_id`,
+    auth: 'read',
+    summary: 'Get a notification policy',
+    tag: TAG,
+    result: policyResult,
+    async handler({ params }) {
+      const policy = await getPolicy(store.db, accountParam(params), policyId(params));
+      if (policy === undefined) throw notFound(policyId(params));
+      return { result: view(policy) };
+    },
+  });
+}
+
+function updatePolicyRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:policy_id`,
+    auth: 'write',
+    summary: 'Change the named fields of a notification policy',
+    tag: TAG,
+    body: updateBody,
+    result: idResult,
+    async handler({ params, body }) {
+      const db = deps.store.db;
+      const account = accountParam(params);
+      const current = await getPolicy(db, account, policyId(params));
+      if (current === undefined) throw notFound(policyId(params));
+      const fields = {
+        name: body.name ?? current.name,
+        description: body.description ?? current.description,
+        enabled: body.enabled ?? current.enabled,
+        alert_type: body.alert_type ?? current.alert_type,
+        mechanisms: body.mechanisms ?? current.mechanisms,
+        filters: body.filters ?? current.filters,
+        alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
+      };
+      const input = await validatePolicy(db, account, fields, liveNetworks(deps), current.filters.pool_id);
+      if (!(await updatePolicy(db, account, policyId(params), input, timestamp(deps.clock)))) {
+        throw notFound(policyId(params));
+      }
+      return { result: { id: policyId(params) } };
+    },
+  });
+}
+
+function deletePolicyRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${BASE}/:policy_id`,
+    auth: 'write',
+    summary: 'Delete a notification policy (alerts already queued are still delivered)',
+    tag: TAG,
+    result: z.null(),
+    async handler({ params }) {
+      if (!(await deletePolicy(store.db, accountParam(params), policyId(params)))) throw notFound(policyId(params));
+      return { result: null };
+    },
+  });
 }

@@ -81,77 +81,83 @@ function statesOf(query: URLSearchParams): QueueState[] {
 }
 
 export function deliveryRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config, outbound } = deps;
-  const db = store.db;
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/accounts/:account_id/alerting/v3/deliveries',
-      auth: 'read',
-      summary: 'List the delivery queue: pending, failing and dead-lettered notifications, newest first',
-      tag: 'notifications',
-      query: paginationQuery.extend({
-        state: z.enum(['pending', 'failing', 'dead']).optional().describe('Only these states (repeatable).'),
-      }),
-      result: z.array(deliveryResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const page = parsePagination(query);
-        const states = statesOf(query);
-        const accountId = accountParam(params);
-        return listPage(
-          page,
-          () => countQueue(db, accountId, states),
-          (limit, offset) => listQueue(db, accountId, states, limit, offset),
-          view,
+  return [listQueueRoute(deps), retryDeliveryRoute(deps), testWebhookRoute(deps)];
+}
+
+function listQueueRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/accounts/:account_id/alerting/v3/deliveries',
+    auth: 'read',
+    summary: 'List the delivery queue: pending, failing and dead-lettered notifications, newest first',
+    tag: 'notifications',
+    query: paginationQuery.extend({
+      state: z.enum(['pending', 'failing', 'dead']).optional().describe('Only these states (repeatable).'),
+    }),
+    result: z.array(deliveryResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const page = parsePagination(query);
+      const states = statesOf(query);
+      const accountId = accountParam(params);
+      return listPage(
+        page,
+        () => countQueue(store.db, accountId, states),
+        (limit, offset) => listQueue(store.db, accountId, states, limit, offset),
+        view,
+      );
+    },
+  });
+}
+
+function retryDeliveryRoute({ store, clock }: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: '/accounts/:account_id/alerting/v3/deliveries/:delivery_id/retry',
+    auth: 'write',
+    summary: 'Give a dead-lettered delivery one more attempt now',
+    tag: 'notifications',
+    result: deliveryResult,
+    async handler({ params }) {
+      const accountId = accountParam(params);
+      const id = params.delivery_id as string;
+      const row = await findDelivery(store.db, accountId, id);
+      if (row === undefined) throw objectNotFound('delivery', id);
+      const now = timestamp(clock);
+      if (!(await retryDead(store.db, accountId, id, now))) {
+        throw new SwitchyardError(
+          'API_VALIDATION',
+          `delivery_id: delivery ${id} is ${queueState(row)}; only a dead-lettered delivery can be retried`,
         );
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/accounts/:account_id/alerting/v3/deliveries/:delivery_id/retry',
-      auth: 'write',
-      summary: 'Give a dead-lettered delivery one more attempt now',
-      tag: 'notifications',
-      result: deliveryResult,
-      async handler({ params }) {
-        const accountId = accountParam(params);
-        const id = params.delivery_id as string;
-        const row = await findDelivery(db, accountId, id);
-        if (row === undefined) throw objectNotFound('delivery', id);
-        const now = timestamp(clock);
-        if (!(await retryDead(db, accountId, id, now))) {
-          throw new SwitchyardError(
-            'API_VALIDATION',
-            `delivery_id: delivery ${id} is ${queueState(row)}; only a dead-lettered delivery can be retried`,
-          );
-        }
-        // As written (the sender may already be attempting it).
-        return {
-          result: view({ ...row, status: 'pending', next_attempt_at: now, locked_by: null, locked_until: null }),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/accounts/:account_id/alerting/v3/destinations/webhooks/:webhook_id/test',
-      auth: 'write',
-      summary: 'Send a webhook destination the test message',
-      tag: 'notifications',
-      result: z.object({ id: z.string(), ok: z.literal(true) }),
-      async handler({ params }) {
-        const accountId = accountParam(params);
-        const id = params.webhook_id as string;
-        const destination = await db
-          .selectFrom('webhook_destinations')
-          .select(['id', 'url', 'secret'])
-          .where('account_id', '=', accountId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (destination === undefined) throw objectNotFound('webhook destination', id);
-        await sendTestMessage(config, outbound, accountId, destination.url, destination.secret, clock.now());
-        return { result: { id, ok: true as const } };
-      },
-    }),
-  ];
+      }
+      // As written (the sender may already be attempting it).
+      return {
+        result: view({ ...row, status: 'pending', next_attempt_at: now, locked_by: null, locked_until: null }),
+      };
+    },
+  });
+}
+
+function testWebhookRoute({ store, clock, config, outbound }: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: '/accounts/:account_id/alerting/v3/destinations/webhooks/:webhook_id/test',
+    auth: 'write',
+    summary: 'Send a webhook destination the test message',
+    tag: 'notifications',
+    result: z.object({ id: z.string(), ok: z.literal(true) }),
+    async handler({ params }) {
+      const accountId = accountParam(params);
+      const id = params.webhook_id as string;
+      const destination = await store.db
+        .selectFrom('webhook_destinations')
+        .select(['id', 'url', 'secret'])
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (destination === undefined) throw objectNotFound('webhook destination', id);
+      await sendTestMessage(config, outbound, accountId, destination.url, destination.secret, clock.now());
+      return { result: { id, ok: true as const } };
+    },
+  });
 }

@@ -33,6 +33,7 @@ import {
   unmaskAddress,
 } from '../../model/origin-address.js';
 import { plainText } from '../../model/plain-text.js';
+import { messageIdOf } from '../../notifications/delivery-rows.js';
 import { TEST_MESSAGE_BODY } from '../../notifications/messages.js';
 import { policiesUsingDestination } from '../../notifications/queries/alert-policies.js';
 import {
@@ -170,6 +171,7 @@ export async function sendTestMessage(
     throw new SwitchyardError(
       'API_WEBHOOK_TEST_FAILED',
       `url: the host cannot be resolved (${typeof code === 'string' ? code : 'DNS error'}); check the URL`,
+      { cause: err },
     );
   }
   const client = new WebhookClient({
@@ -182,7 +184,7 @@ export async function sendTestMessage(
       accountId,
       url,
       body: TEST_MESSAGE_BODY,
-      messageId: `msg_${randomUUID().replaceAll('-', '')}`,
+      messageId: messageIdOf(randomUUID()),
       secret,
       timestamp: Math.floor(nowMs / 1000),
     });
@@ -202,110 +204,131 @@ export async function sendTestMessage(
 }
 
 export function destinationRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config, outbound } = deps;
-  const db = store.db;
-  const account = accountParam;
-  const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
-  const now = () => timestamp(clock);
-
   return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary:
-        'List webhook destinations (every one, up to 1000, unless per_page is given; the secret is never returned)',
-      tag: TAG,
-      query: paginationQuery,
-      result: z.array(destinationResult),
-      paginated: true,
-      async handler({ params, query }) {
-        return listPage(
-          parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
-          () => countDestinations(db, account(params)),
-          (limit, offset) => listDestinations(db, account(params), limit, offset),
-          view,
-        );
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: BASE,
-      auth: 'write',
-      summary: 'Create a webhook destination (after a successful test message)',
-      tag: TAG,
-      body: createBody,
-      result: z.object({ id: z.string() }),
-      successStatus: 201,
-      async handler({ params, body }) {
-        checkNewUrl(body.url);
-        checkNewSecret(body.secret);
-        const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
-        await sendTestMessage(config, outbound, account(params), body.url, secret, clock.now());
-        const id = randomUUID();
-        await insertDestination(db, account(params), id, { name: body.name, url: body.url, secret }, now());
-        return { status: 201, result: { id } };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:webhook_id`,
-      auth: 'read',
-      summary: 'Get a webhook destination (the secret is never returned)',
-      tag: TAG,
-      result: destinationResult,
-      async handler({ params }) {
-        const destination = await getDestination(db, account(params), destinationId(params));
-        if (destination === undefined) throw notFound(destinationId(params));
-        return { result: view(destination) };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:webhook_id`,
-      auth: 'write',
-      summary: 'Change a webhook destination (after a successful test message)',
-      tag: TAG,
-      body: updateBody,
-      result: z.object({ id: z.string() }),
-      async handler({ params, body }) {
-        const id = destinationId(params);
-        const current = await getDestination(db, account(params), id);
-        const target = current === undefined ? undefined : await getDestinationTarget(db, id);
-        if (current === undefined || target === undefined) throw notFound(id);
-        const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
-        try {
-          await sendTestMessage(config, outbound, account(params), url, secret, clock.now());
-        } catch (err) {
-          await recordDestinationOutcome(db, id, false, now());
-          throw err;
-        }
-        await updateDestination(db, account(params), id, { name: body.name ?? current.name, url, secret }, now());
-        return { result: { id } };
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:webhook_id`,
-      auth: 'write',
-      summary: 'Delete a webhook destination (refused while a policy sends to it)',
-      tag: TAG,
-      result: z.null(),
-      async handler({ params }) {
-        const id = destinationId(params);
-        if ((await getDestination(db, account(params), id)) === undefined) throw notFound(id);
-        const users = await policiesUsingDestination(db, account(params), id);
-        if (users.length > 0) {
-          const names = users.map((policy) => `"${policy.name}" (${policy.id})`).join(', ');
-          throw new SwitchyardError(
-            'API_IN_USE',
-            `webhook destination ${id} is used by notification policy ${names}; remove it from their mechanisms.webhooks first`,
-            { details: { policies: users.map((policy) => policy.id) } },
-          );
-        }
-        if (!(await deleteDestination(db, account(params), id))) throw notFound(id);
-        return { result: null };
-      },
-    }),
+    listDestinationsRoute(deps),
+    createDestinationRoute(deps),
+    getDestinationRoute(deps),
+    updateDestinationRoute(deps),
+    deleteDestinationRoute(deps),
   ];
+}
+
+const destinationId = (params: Readonly<Record<string, string>>) => params.webhook_id as string;
+
+function listDestinationsRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary:
+      'List webhook destinations (every one, up to 1000, unless per_page is given; the secret is never returned)',
+    tag: TAG,
+    query: paginationQuery,
+    result: z.array(destinationResult),
+    paginated: true,
+    async handler({ params, query }) {
+      return listPage(
+        parsePagination(query, { defaultPerPage: MAX_PER_PAGE }),
+        () => countDestinations(store.db, accountParam(params)),
+        (limit, offset) => listDestinations(store.db, accountParam(params), limit, offset),
+        view,
+      );
+    },
+  });
+}
+
+function createDestinationRoute({ store, clock, config, outbound }: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: BASE,
+    auth: 'write',
+    summary: 'Create a webhook destination (after a successful test message)',
+    tag: TAG,
+    body: createBody,
+    result: z.object({ id: z.string() }),
+    successStatus: 201,
+    async handler({ params, body }) {
+      const account = accountParam(params);
+      checkNewUrl(body.url);
+      checkNewSecret(body.secret);
+      const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
+      await sendTestMessage(config, outbound, account, body.url, secret, clock.now());
+      const id = randomUUID();
+      await insertDestination(store.db, account, id, { name: body.name, url: body.url, secret }, timestamp(clock));
+      return { status: 201, result: { id } };
+    },
+  });
+}
+
+function getDestinationRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:webhook_id`,
+    auth: 'read',
+    summary: 'Get a webhook destination (the secret is never returned)',
+    tag: TAG,
+    result: destinationResult,
+    async handler({ params }) {
+      const destination = await getDestination(store.db, accountParam(params), destinationId(params));
+      if (destination === undefined) throw notFound(destinationId(params));
+      return { result: view(destination) };
+    },
+  });
+}
+
+function updateDestinationRoute({ store, clock, config, outbound }: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:webhook_id`,
+    auth: 'write',
+    summary: 'Change a webhook destination (after a successful test message)',
+    tag: TAG,
+    body: updateBody,
+    result: z.object({ id: z.string() }),
+    async handler({ params, body }) {
+      const db = store.db;
+      const account = accountParam(params);
+      const id = destinationId(params);
+      const current = await getDestination(db, account, id);
+      const target = current === undefined ? undefined : await getDestinationTarget(db, id);
+      if (current === undefined || target === undefined) throw notFound(id);
+      const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
+      try {
+        await sendTestMessage(config, outbound, account, url, secret, clock.now());
+      } catch (err) {
+        await recordDestinationOutcome(db, id, false, timestamp(clock));
+        throw err;
+      }
+      await updateDestination(db, account, id, { name: body.name ?? current.name, url, secret }, timestamp(clock));
+      return { result: { id } };
+    },
+  });
+}
+
+function deleteDestinationRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${BASE}/:webhook_id`,
+    auth: 'write',
+    summary: 'Delete a webhook destination (refused while a policy sends to it)',
+    tag: TAG,
+    result: z.null(),
+    async handler({ params }) {
+      const db = store.db;
+      const account = accountParam(params);
+      const id = destinationId(params);
+      if ((await getDestination(db, account, id)) === undefined) throw notFound(id);
+      const users = await policiesUsingDestination(db, account, id);
+      if (users.length > 0) {
+        const names = users.map((policy) => `"${policy.name}" (${policy.id})`).join(', ');
+        throw new SwitchyardError(
+          'API_IN_USE',
+          `webhook destination ${id} is used by notification policy ${names}; remove it from their mechanisms.webhooks first`,
+          { details: { policies: users.map((policy) => policy.id) } },
+        );
+      }
+      if (!(await deleteDestination(db, account, id))) throw notFound(id);
+      return { result: null };
+    },
+  });
 }

@@ -56,149 +56,178 @@ const MAX_DAYS = 366;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export function gatewayKeyRoutes(deps: ApiDeps): Route[] {
-  const { store, clock, config } = deps;
-  const db = store.db;
-  /** The path's account, when it is the routing account; 403 otherwise. */
-  const account = (params: Readonly<Record<string, string>>): string => {
-    const id = accountParam(params);
-    if (id !== config.account_id) {
-      throw new SwitchyardError(
-        'API_FORBIDDEN',
-        'Gateway keys belong to the routing account (account_id in the config); this account has none',
-      );
-    }
-    return id;
-  };
-  const keyId = (params: Readonly<Record<string, string>>) =>
-    objectIdParam(params, 'key_id', 'Gateway key', ID_PATTERN);
-  const notFound = (id: string) => objectNotFound('Gateway key', id);
-
   return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary: 'List the gateway keys of the routing account (never their values)',
-      tag: TAG,
-      query: paginationQuery,
-      result: z.array(keyResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const id = account(params);
-        const page = parsePagination(query);
-        return listPage(
-          page,
-          () => countGatewayKeys(db, id),
-          (limit, offset) => listGatewayKeys(db, id, limit, offset),
-          (key: GatewayKeyInfo) => key,
-        );
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: BASE,
-      auth: 'write',
-      summary: 'Create a gateway key (the answer holds its value, shown once)',
-      tag: TAG,
-      body: keyCreateBody,
-      result: createdKeyResult,
-      async handler({ params, body }) {
-        const id = account(params);
-        const defaults: GatewayKeyFields = {
-          name: '',
-          enabled: true,
-          networks: null,
-          rate_limit: null,
-          daily_quota: null,
-        };
-        const created = await createGatewayKey(db, clock, id, applyKeyBody(config, body, defaults));
-        await deps.keysChanged();
-        return { result: created };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:key_id`,
-      auth: 'read',
-      summary: 'Get a gateway key (never its value)',
-      tag: TAG,
-      result: keyResult,
-      async handler({ params }) {
-        const key = await getGatewayKey(db, account(params), keyId(params));
-        if (key === undefined) throw notFound(keyId(params));
-        return { result: key };
-      },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: `${BASE}/:key_id`,
-      auth: 'write',
-      summary: 'Change a gateway key: name, enabled, networks, rate_limit, daily_quota',
-      tag: TAG,
-      body: keyPatchBody,
-      result: keyResult,
-      async handler({ params, body }) {
-        const owner = account(params);
-        const id = keyId(params);
-        const current = await getGatewayKey(db, owner, id);
-        if (current === undefined) throw notFound(id);
-        if (!(await updateGatewayKey(db, clock, owner, id, applyKeyBody(config, body, current)))) throw notFound(id);
-        await deps.keysChanged();
-        const updated = await getGatewayKey(db, owner, id);
-        if (updated === undefined) throw notFound(id);
-        return { result: updated };
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:key_id`,
-      auth: 'write',
-      summary: 'Delete a gateway key (refused by the gateway from then on; its usage stays readable)',
-      tag: TAG,
-      result: z.object({ id: z.string() }),
-      async handler({ params }) {
-        const owner = account(params);
-        const id = keyId(params);
-        if (!(await deleteGatewayKey(db, owner, id))) throw notFound(id);
-        await deps.keysChanged();
-        return { result: { id } };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:key_id/value`,
-      auth: 'write',
-      summary: 'Roll a gateway key: the answer is the new value; the old one is refused from then on',
-      tag: TAG,
-      body: keyRollBody,
-      result: z.string(),
-      async handler({ params }) {
-        const owner = account(params);
-        const id = keyId(params);
-        const value = await rollGatewayKey(db, clock, owner, id);
-        if (value === undefined) throw notFound(id);
-        await deps.keysChanged();
-        return { result: value };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:key_id/usage`,
-      auth: 'read',
-      summary: "A gateway key's calls and errors per UTC day and network (default: the last 30 days)",
-      tag: TAG,
-      query: usageQuery,
-      result: usageResult,
-      async handler({ params, query }) {
-        const owner = account(params);
-        const id = keyId(params);
-        const { since, until } = usageWindow(query, clock.now());
-        // A deleted key's usage stays in the store, but its id no longer names anything here.
-        if ((await getGatewayKey(db, owner, id)) === undefined) throw notFound(id);
-        return { result: await usageBetween(db, id, since, until) };
-      },
-    }),
+    listKeysRoute(deps),
+    createKeyRoute(deps),
+    getKeyRoute(deps),
+    patchKeyRoute(deps),
+    deleteKeyRoute(deps),
+    rollKeyRoute(deps),
+    keyUsageRoute(deps),
   ];
+}
+
+/** The path's account, when it is the routing account; 403 otherwise. */
+function routingAccount(config: Readonly<Config>, params: Readonly<Record<string, string>>): string {
+  const id = accountParam(params);
+  if (id !== config.account_id) {
+    throw new SwitchyardError(
+      'API_FORBIDDEN',
+      'Gateway keys belong to the routing account (account_id in the config); this account has none',
+    );
+  }
+  return id;
+}
+
+const keyId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'key_id', 'Gateway key', ID_PATTERN);
+const notFound = (id: string) => objectNotFound('Gateway key', id);
+
+function listKeysRoute({ store, config }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary: 'List the gateway keys of the routing account (never their values)',
+    tag: TAG,
+    query: paginationQuery,
+    result: z.array(keyResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const id = routingAccount(config, params);
+      const page = parsePagination(query);
+      return listPage(
+        page,
+        () => countGatewayKeys(store.db, id),
+        (limit, offset) => listGatewayKeys(store.db, id, limit, offset),
+        (key: GatewayKeyInfo) => key,
+      );
+    },
+  });
+}
+
+function createKeyRoute(deps: ApiDeps): Route {
+  const { store, clock, config } = deps;
+  return defineRoute({
+    method: 'POST',
+    path: BASE,
+    auth: 'write',
+    summary: 'Create a gateway key (the answer holds its value, shown once)',
+    tag: TAG,
+    body: keyCreateBody,
+    result: createdKeyResult,
+    async handler({ params, body }) {
+      const id = routingAccount(config, params);
+      const defaults: GatewayKeyFields = {
+        name: '',
+        enabled: true,
+        networks: null,
+        rate_limit: null,
+        daily_quota: null,
+      };
+      const created = await createGatewayKey(store.db, clock, id, applyKeyBody(config, body, defaults));
+      await deps.keysChanged();
+      return { result: created };
+    },
+  });
+}
+
+function getKeyRoute({ store, config }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:key_id`,
+    auth: 'read',
+    summary: 'Get a gateway key (never its value)',
+    tag: TAG,
+    result: keyResult,
+    async handler({ params }) {
+      const key = await getGatewayKey(store.db, routingAccount(config, params), keyId(params));
+      if (key === undefined) throw notFound(keyId(params));
+      return { result: key };
+    },
+  });
+}
+
+function patchKeyRoute(deps: ApiDeps): Route {
+  const { store, clock, config } = deps;
+  return defineRoute({
+    method: 'PATCH',
+    path: `${BASE}/:key_id`,
+    auth: 'write',
+    summary: 'Change a gateway key: name, enabled, networks, rate_limit, daily_quota',
+    tag: TAG,
+    body: keyPatchBody,
+    result: keyResult,
+    async handler({ params, body }) {
+      const db = store.db;
+      const owner = routingAccount(config, params);
+      const id = keyId(params);
+      const current = await getGatewayKey(db, owner, id);
+      if (current === undefined) throw notFound(id);
+      if (!(await updateGatewayKey(db, clock, owner, id, applyKeyBody(config, body, current)))) throw notFound(id);
+      await deps.keysChanged();
+      const updated = await getGatewayKey(db, owner, id);
+      if (updated === undefined) throw notFound(id);
+      return { result: updated };
+    },
+  });
+}
+
+function deleteKeyRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${BASE}/:key_id`,
+    auth: 'write',
+    summary: 'Delete a gateway key (refused by the gateway from then on; its usage stays readable)',
+    tag: TAG,
+    result: z.object({ id: z.string() }),
+    async handler({ params }) {
+      const owner = routingAccount(deps.config, params);
+      const id = keyId(params);
+      if (!(await deleteGatewayKey(deps.store.db, owner, id))) throw notFound(id);
+      await deps.keysChanged();
+      return { result: { id } };
+    },
+  });
+}
+
+function rollKeyRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:key_id/value`,
+    auth: 'write',
+    summary: 'Roll a gateway key: the answer is the new value; the old one is refused from then on',
+    tag: TAG,
+    body: keyRollBody,
+    result: z.string(),
+    async handler({ params }) {
+      const owner = routingAccount(deps.config, params);
+      const id = keyId(params);
+      const value = await rollGatewayKey(deps.store.db, deps.clock, owner, id);
+      if (value === undefined) throw notFound(id);
+      await deps.keysChanged();
+      return { result: value };
+    },
+  });
+}
+
+function keyUsageRoute({ store, clock, config }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:key_id/usage`,
+    auth: 'read',
+    summary: "A gateway key's calls and errors per UTC day and network (default: the last 30 days)",
+    tag: TAG,
+    query: usageQuery,
+    result: usageResult,
+    async handler({ params, query }) {
+      const owner = routingAccount(config, params);
+      const id = keyId(params);
+      const { since, until } = usageWindow(query, clock.now());
+      // A deleted key's usage stays in the store, but its id no longer names anything here.
+      if ((await getGatewayKey(store.db, owner, id)) === undefined) throw notFound(id);
+      return { result: await usageBetween(store.db, id, since, until) };
+    },
+  });
 }
 
 /** The fields after applying `body` to `current` (only the fields the body names change). */

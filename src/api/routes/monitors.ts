@@ -11,10 +11,12 @@ import {
   deleteMonitor,
   getMonitor,
   listMonitors,
+  type Monitor,
   poolsUsingMonitor,
   saveMonitor,
 } from '../../health/monitor-queries.js';
 import { type MonitorSettings, withMonitorDefaults } from '../../model/monitor-schema.js';
+import type { Db } from '../../store/database.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
@@ -28,146 +30,177 @@ const BASE = '/accounts/:account_id/load_balancers/monitors';
 const TAG = 'monitors';
 
 export function monitorRoutes(deps: ApiDeps): Route[] {
-  const { store, clock } = deps;
-  const db = store.db;
-  const account = accountParam;
-  const monitorId = (params: Readonly<Record<string, string>>) =>
-    objectIdParam(params, 'monitor_id', 'monitor', ID_PATTERN);
-  const notFound = (id: string) => objectNotFound('monitor', id);
-  /** PUT and PATCH: read, compute the new settings from the stored ones and save, in one transaction. */
-  const change = async (
-    params: Readonly<Record<string, string>>,
-    next: (current: MonitorSettings) => MonitorSettings,
-  ) => {
-    const monitor = await inTransaction(db, async (trx) => {
-      const current = await getMonitor(trx, account(params), monitorId(params));
-      if (current === undefined) return undefined;
-      const settings = next(settingsOf(current));
-      // The probe budget depends on interval and retries only: other changes need no lock.
-      if (settings.interval !== current.interval || settings.retries !== current.retries) {
-        await enforceAccountLimits(trx, account(params), deps.config.limits, {
-          monitor: { id: current.id, settings },
-        });
-      }
-      return saveMonitor(trx, clock, account(params), monitorId(params), settings);
-    });
-    if (monitor === undefined) throw notFound(monitorId(params));
-    await deps.poolsChanged();
-    const users = await poolsUsingMonitor(db, account(params), monitor.id);
-    const owned = users.map((pool) => ({ account_id: account(params), name: pool.name }));
-    return { result: monitorView(monitor), messages: fileOwnedMessages(deps.config, owned) };
-  };
-
   return [
-    defineRoute({
-      method: 'GET',
-      path: BASE,
-      auth: 'read',
-      summary: `List monitors (oldest first; up to ${MAX_PER_PAGE} per page by default)`,
-      tag: TAG,
-      query: paginationQuery,
-      result: z.array(monitorResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
-        const { monitors, total } = await listMonitors(db, account(params), page, (corrupt) =>
-          deps.logger.error('monitors: leaving out a monitor whose stored settings cannot be read', corrupt),
-        );
-        return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: BASE,
-      auth: 'write',
-      summary: 'Create a monitor',
-      tag: TAG,
-      body: monitorBody,
-      result: monitorResult,
-      async handler({ params, body }) {
-        const settings = applyMonitorBody(withMonitorDefaults({}), body);
-        const monitor = await createMonitor(db, clock, account(params), settings);
-        await deps.poolsChanged();
-        return { result: monitorView(monitor) };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:monitor_id`,
-      auth: 'read',
-      summary: 'Get a monitor',
-      tag: TAG,
-      result: monitorResult,
-      async handler({ params }) {
-        const monitor = await getMonitor(db, account(params), monitorId(params));
-        if (monitor === undefined) throw notFound(monitorId(params));
-        return { result: monitorView(monitor) };
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: `${BASE}/:monitor_id`,
-      auth: 'write',
-      summary: 'Replace a monitor (omitted fields take their defaults)',
-      tag: TAG,
-      body: monitorBody,
-      result: monitorResult,
-      async handler({ params, body }) {
-        return change(params, (current) => applyMonitorBody(withMonitorDefaults({}), body, current));
-      },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: `${BASE}/:monitor_id`,
-      auth: 'write',
-      summary: 'Change the named fields of a monitor',
-      tag: TAG,
-      body: monitorBody,
-      result: monitorResult,
-      async handler({ params, body }) {
-        return change(params, (current) => applyMonitorBody(current, body, current));
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:monitor_id`,
-      auth: 'write',
-      summary: 'Delete a monitor (refused while a pool uses it)',
-      tag: TAG,
-      result: z.object({ id: z.string() }),
-      async handler({ params }) {
-        if (!(await deleteMonitor(db, account(params), monitorId(params)))) throw notFound(monitorId(params));
-        await deps.poolsChanged();
-        return { result: { id: monitorId(params) } };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:monitor_id/references`,
-      auth: 'read',
-      summary: 'Pools that use the monitor',
-      tag: TAG,
-      result: z.array(
-        z.object({
-          reference_type: z.literal('referrer'),
-          resource_id: z.string(),
-          resource_name: z.string(),
-          resource_type: z.literal('pool'),
-        }),
-      ),
-      async handler({ params }) {
-        const monitor = await getMonitor(db, account(params), monitorId(params));
-        if (monitor === undefined) throw notFound(monitorId(params));
-        const pools = await poolsUsingMonitor(db, account(params), monitor.id);
-        return {
-          result: pools.map((pool) => ({
-            reference_type: 'referrer',
-            resource_id: pool.id,
-            resource_name: pool.name,
-            resource_type: 'pool',
-          })),
-        };
-      },
-    }),
+    listMonitorsRoute(deps),
+    createMonitorRoute(deps),
+    getMonitorRoute(deps),
+    replaceMonitorRoute(deps),
+    patchMonitorRoute(deps),
+    deleteMonitorRoute(deps),
+    monitorReferencesRoute(deps),
   ];
+}
+
+const monitorId = (params: Readonly<Record<string, string>>) =>
+  objectIdParam(params, 'monitor_id', 'monitor', ID_PATTERN);
+const notFound = (id: string) => objectNotFound('monitor', id);
+
+/** The stored monitor the path names, or 404. */
+async function namedMonitor(db: Db, params: Readonly<Record<string, string>>): Promise<Monitor> {
+  const monitor = await getMonitor(db, accountParam(params), monitorId(params));
+  if (monitor === undefined) throw notFound(monitorId(params));
+  return monitor;
+}
+
+/** PUT and PATCH: read, compute the new settings from the stored ones and save, in one transaction. */
+async function changeMonitor(
+  deps: ApiDeps,
+  params: Readonly<Record<string, string>>,
+  next: (current: MonitorSettings) => MonitorSettings,
+) {
+  const account = accountParam(params);
+  const monitor = await inTransaction(deps.store.db, async (trx) => {
+    const current = await getMonitor(trx, account, monitorId(params));
+    if (current === undefined) return undefined;
+    const settings = next(settingsOf(current));
+    // The probe budget depends on interval and retries only: other changes need no lock.
+    if (settings.interval !== current.interval || settings.retries !== current.retries) {
+      await enforceAccountLimits(trx, account, deps.config.limits, { monitor: { id: current.id, settings } });
+    }
+    return saveMonitor(trx, deps.clock, account, monitorId(params), settings);
+  });
+  if (monitor === undefined) throw notFound(monitorId(params));
+  await deps.poolsChanged();
+  const users = await poolsUsingMonitor(deps.store.db, account, monitor.id);
+  const owned = users.map((pool) => ({ account_id: account, name: pool.name }));
+  return { result: monitorView(monitor), messages: fileOwnedMessages(deps.config, owned) };
+}
+
+function listMonitorsRoute({ store, logger }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: BASE,
+    auth: 'read',
+    summary: `List monitors (oldest first; up to ${MAX_PER_PAGE} per page by default)`,
+    tag: TAG,
+    query: paginationQuery,
+    result: z.array(monitorResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
+      const { monitors, total } = await listMonitors(store.db, accountParam(params), page, (corrupt) =>
+        logger.error('monitors: leaving out a monitor whose stored settings cannot be read', corrupt),
+      );
+      return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
+    },
+  });
+}
+
+function createMonitorRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'POST',
+    path: BASE,
+    auth: 'write',
+    summary: 'Create a monitor',
+    tag: TAG,
+    body: monitorBody,
+    result: monitorResult,
+    async handler({ params, body }) {
+      const settings = applyMonitorBody(withMonitorDefaults({}), body);
+      const monitor = await createMonitor(deps.store.db, deps.clock, accountParam(params), settings);
+      await deps.poolsChanged();
+      return { result: monitorView(monitor) };
+    },
+  });
+}
+
+function getMonitorRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:monitor_id`,
+    auth: 'read',
+    summary: 'Get a monitor',
+    tag: TAG,
+    result: monitorResult,
+    async handler({ params }) {
+      return { result: monitorView(await namedMonitor(store.db, params)) };
+    },
+  });
+}
+
+function replaceMonitorRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: `${BASE}/:monitor_id`,
+    auth: 'write',
+    summary: 'Replace a monitor (omitted fields take their defaults)',
+    tag: TAG,
+    body: monitorBody,
+    result: monitorResult,
+    async handler({ params, body }) {
+      return changeMonitor(deps, params, (current) => applyMonitorBody(withMonitorDefaults({}), body, current));
+    },
+  });
+}
+
+function patchMonitorRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'PATCH',
+    path: `${BASE}/:monitor_id`,
+    auth: 'write',
+    summary: 'Change the named fields of a monitor',
+    tag: TAG,
+    body: monitorBody,
+    result: monitorResult,
+    async handler({ params, body }) {
+      return changeMonitor(deps, params, (current) => applyMonitorBody(current, body, current));
+    },
+  });
+}
+
+function deleteMonitorRoute(deps: ApiDeps): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${BASE}/:monitor_id`,
+    auth: 'write',
+    summary: 'Delete a monitor (refused while a pool uses it)',
+    tag: TAG,
+    result: z.object({ id: z.string() }),
+    async handler({ params }) {
+      const id = monitorId(params);
+      if (!(await deleteMonitor(deps.store.db, accountParam(params), id))) throw notFound(id);
+      await deps.poolsChanged();
+      return { result: { id } };
+    },
+  });
+}
+
+function monitorReferencesRoute({ store }: ApiDeps): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `${BASE}/:monitor_id/references`,
+    auth: 'read',
+    summary: 'Pools that use the monitor',
+    tag: TAG,
+    result: z.array(
+      z.object({
+        reference_type: z.literal('referrer'),
+        resource_id: z.string(),
+        resource_name: z.string(),
+        resource_type: z.literal('pool'),
+      }),
+    ),
+    async handler({ params }) {
+      const monitor = await namedMonitor(store.db, params);
+      const pools = await poolsUsingMonitor(store.db, accountParam(params), monitor.id);
+      return {
+        result: pools.map((pool) => ({
+          reference_type: 'referrer',
+          resource_id: pool.id,
+          resource_name: pool.name,
+          resource_type: 'pool',
+        })),
+      };
+    },
+  });
 }

@@ -7,9 +7,13 @@
  * `requests_per_second`, `error_rate` (errors / requests, 0 without requests) and `p50_ms` (estimated
  * from the latency buckets, stats/latency-buckets.ts; null without requests). With `series=true`, also
  * one hour of per-minute points (`minutes`, 1..60, default 60) for charts, oldest first, zeros filled.
+ * `score` (SPEC §17) is the origin's score in this instance (routing/scores/: with workers, the control
+ * process's book of every worker's traffic and the probes): its decaying window's p50/p90, error and
+ * throttle ratios and the expected latency `value` the router steers by; null until it has one.
  */
 import { z } from 'zod';
 import type { ChainView } from '../../chain/types.js';
+import type { OriginScoreView } from '../../model/origin-score.js';
 import type { StatsRow } from '../../model/origin-stats.js';
 import { LATENCY_BUCKETS, p50 } from '../../model/origin-stats.js';
 import type { Origin, Pool } from '../../model/pool.js';
@@ -18,9 +22,9 @@ import { statsSince } from '../../stats/stats-queries.js';
 import type { ApiDeps } from '../deps.js';
 import { paginationQuery, parsePagination, resultInfo } from '../pagination.js';
 import { accountParam } from '../path-params.js';
+import { networksOf } from '../pool-rules.js';
 import { defineRoute, type Route } from '../route-table.js';
 import { fieldError } from '../validate.js';
-import { networksOf } from './pools.js';
 
 const MINUTE_MS = 60_000;
 export const WINDOW_MINUTES = 5;
@@ -50,6 +54,17 @@ const originStatsResult = z.object({
   requests_per_second: z.number(),
   error_rate: z.number(),
   p50_ms: z.number().nullable(),
+  score: z
+    .object({
+      value: z.number().describe('Expected latency in seconds: p90 × (1 + 4 × error_ratio + 4 × throttle_ratio).'),
+      p50_ms: z.number().nullable(),
+      p90_ms: z.number().nullable(),
+      error_ratio: z.number(),
+      throttle_ratio: z.number(),
+      samples: z.number().describe('Attempts and probes in the decaying window (each weighs less the older it is).'),
+    })
+    .nullable()
+    .describe('The origin score routing reads (last ~30 s, decaying); null until the origin has one.'),
   series: z.array(point).optional(),
 });
 
@@ -90,78 +105,119 @@ function seriesParam(query: URLSearchParams): boolean {
   throw fieldError('series', `"${raw.slice(0, 20)}" must be true or false`);
 }
 
-export function originStatsRoutes(deps: ApiDeps & { chain?: ChainView | undefined }): Route[] {
-  const { store, config, clock, health } = deps;
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/accounts/:account_id/load_balancers/origin_stats',
-      auth: 'read',
-      summary: 'Per-origin health, chain position and traffic (last 5 minutes; optionally per-minute series)',
-      tag: 'health',
-      query: paginationQuery.extend({
-        series: z.enum(['true', 'false']).optional().describe('Add one hour of per-minute points (default false).'),
-        minutes: z.string().optional().describe('Points in the series, 1..60 (default 60).'),
-      }),
-      result: z.array(originStatsResult),
-      paginated: true,
-      async handler({ params, query }) {
-        const page = parsePagination(query);
-        const withSeries = seriesParam(query);
-        const minutes = minutesParam(query);
-        const accountId = accountParam(params);
-        const { pools, total } = await listPools(store.db, store.dialect, accountId, page);
-        const now = clock.now();
-        const nowMinute = Math.floor(now / MINUTE_MS);
-        const windowStart = nowMinute - (WINDOW_MINUTES - 1);
-        const firstMinute = withSeries ? Math.min(windowStart, nowMinute - (minutes - 1)) : windowStart;
-        const rows = await statsSince(
-          store.db,
-          pools.map((pool) => pool.id),
-          firstMinute,
-        );
-        // Seconds the window covers so far: whole past minutes plus the current one's elapsed part.
-        const windowSeconds = (WINDOW_MINUTES - 1) * 60 + (now % MINUTE_MS) / 1000;
-        const byOrigin = new Map<string, StatsRow[]>();
-        for (const row of rows) {
-          const key = `${row.pool_id}\n${row.origin_name}`;
-          const list = byOrigin.get(key);
-          if (list === undefined) byOrigin.set(key, [row]);
-          else list.push(row);
-        }
-        const result: OriginStatsView[] = [];
-        for (const pool of pools) {
-          const report = health.report(pool);
-          const checked = Object.values(report.pop_health)[0]?.origins ?? [];
-          const networks = networksOf(config, pool);
-          for (const [i, origin] of pool.origins.entries()) {
-            const own = byOrigin.get(`${pool.id}\n${origin.name}`) ?? [];
-            const totals = emptyTotals();
-            for (const row of own) if (row.minute >= windowStart) addTo(totals, row);
-            const failure = Object.values(checked[i] ?? {})[0]?.failure_reason ?? '';
-            const view: OriginStatsView = {
-              pool_id: pool.id,
-              pool_name: pool.name,
-              networks,
-              origin_name: origin.name,
-              enabled: origin.enabled,
-              healthy: health.originHealthy(pool, origin),
-              failure_reason: failure,
-              ...chainOf(deps.chain, pool, origin, networks),
-              requests: totals.requests,
-              errors: totals.errors,
-              requests_per_second: Math.round((totals.requests / windowSeconds) * 1000) / 1000,
-              error_rate: totals.requests === 0 ? 0 : Math.round((totals.errors / totals.requests) * 10000) / 10000,
-              p50_ms: p50(totals.buckets) ?? null,
-            };
-            if (withSeries) view.series = series(own, nowMinute - (minutes - 1), nowMinute);
-            result.push(view);
-          }
-        }
-        return { result, result_info: resultInfo(page, pools.length, total) };
-      },
+type StatsDeps = ApiDeps & { chain?: ChainView | undefined };
+
+export function originStatsRoutes(deps: StatsDeps): Route[] {
+  return [originStatsRoute(deps)];
+}
+
+/** The minutes a request looks at: the 5-minute window, and the series' first minute when asked. */
+interface StatsWindow {
+  nowMinute: number;
+  windowStart: number;
+  /** Seconds the window covers so far: whole past minutes plus the current one's elapsed part. */
+  windowSeconds: number;
+  /** First minute of the series (undefined: no series). */
+  seriesStart: number | undefined;
+}
+
+function statsWindow(now: number, withSeries: boolean, minutes: number): StatsWindow {
+  const nowMinute = Math.floor(now / MINUTE_MS);
+  const windowStart = nowMinute - (WINDOW_MINUTES - 1);
+  return {
+    nowMinute,
+    windowStart,
+    windowSeconds: (WINDOW_MINUTES - 1) * 60 + (now % MINUTE_MS) / 1000,
+    seriesStart: withSeries ? nowMinute - (minutes - 1) : undefined,
+  };
+}
+
+function originStatsRoute(deps: StatsDeps): Route {
+  const { store, clock } = deps;
+  return defineRoute({
+    method: 'GET',
+    path: '/accounts/:account_id/load_balancers/origin_stats',
+    auth: 'read',
+    summary: 'Per-origin health, chain position and traffic (last 5 minutes; optionally per-minute series)',
+    tag: 'health',
+    query: paginationQuery.extend({
+      series: z.enum(['true', 'false']).optional().describe('Add one hour of per-minute points (default false).'),
+      minutes: z.string().optional().describe('Points in the series, 1..60 (default 60).'),
     }),
-  ];
+    result: z.array(originStatsResult),
+    paginated: true,
+    async handler({ params, query }) {
+      const page = parsePagination(query);
+      const window = statsWindow(clock.now(), seriesParam(query), minutesParam(query));
+      const { pools, total } = await listPools(store.db, store.dialect, accountParam(params), page);
+      const firstMinute = Math.min(window.windowStart, window.seriesStart ?? window.windowStart);
+      const rows = await statsSince(
+        store.db,
+        pools.map((pool) => pool.id),
+        firstMinute,
+      );
+      const byOrigin = new Map<string, StatsRow[]>();
+      for (const row of rows) {
+        const key = `${row.pool_id}\n${row.origin_name}`;
+        const list = byOrigin.get(key);
+        if (list === undefined) byOrigin.set(key, [row]);
+        else list.push(row);
+      }
+      const result = pools.flatMap((pool) => poolViews(deps, pool, byOrigin, window));
+      return { result, result_info: resultInfo(page, pools.length, total) };
+    },
+  });
+}
+
+/** One view per origin of the pool: its health, chain position and the window's traffic. */
+function poolViews(
+  deps: StatsDeps,
+  pool: Pool,
+  byOrigin: ReadonlyMap<string, StatsRow[]>,
+  window: StatsWindow,
+): OriginStatsView[] {
+  const { health } = deps;
+  const report = health.report(pool);
+  const checked = Object.values(report.pop_health)[0]?.origins ?? [];
+  const networks = networksOf(deps.config, pool);
+  return pool.origins.map((origin, i) => {
+    const own = byOrigin.get(`${pool.id}\n${origin.name}`) ?? [];
+    const totals = emptyTotals();
+    for (const row of own) if (row.minute >= window.windowStart) addTo(totals, row);
+    const view: OriginStatsView = {
+      pool_id: pool.id,
+      pool_name: pool.name,
+      networks,
+      origin_name: origin.name,
+      enabled: origin.enabled,
+      healthy: health.originHealthy(pool, origin),
+      failure_reason: Object.values(checked[i] ?? {})[0]?.failure_reason ?? '',
+      ...chainOf(deps.chain, pool, origin, networks),
+      requests: totals.requests,
+      errors: totals.errors,
+      requests_per_second: Math.round((totals.requests / window.windowSeconds) * 1000) / 1000,
+      error_rate: totals.requests === 0 ? 0 : Math.round((totals.errors / totals.requests) * 10000) / 10000,
+      p50_ms: p50(totals.buckets) ?? null,
+      score: scoreOf(deps.scores, pool, origin),
+    };
+    if (window.seriesStart !== undefined) view.series = series(own, window.seriesStart, window.nowMinute);
+    return view;
+  });
+}
+
+/** The origin's score as the API shows it (ratios and latencies rounded), or null. */
+function scoreOf(scores: OriginScoreView | undefined, pool: Pool, origin: Origin): OriginStatsView['score'] {
+  const score = scores?.score(pool.id, origin.name);
+  if (score === undefined || score.score === null) return null;
+  const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+  return {
+    value: round(score.score, 6),
+    p50_ms: score.p50_ms,
+    p90_ms: score.p90_ms,
+    error_ratio: round(score.error_ratio, 4),
+    throttle_ratio: round(score.throttle_ratio, 4),
+    samples: round(score.samples, 2),
+  };
 }
 
 function chainOf(

@@ -108,6 +108,26 @@ export function buildPlan(
   };
 }
 
+/** The policy a group without one gets: its addresses (and the webhook), filtered to its pools. */
+function newPolicy(
+  key: string,
+  group: { addresses: string[]; spec: FilterSpec },
+  poolIds: string[],
+  options: PlanOptions,
+): PolicyBody {
+  return {
+    name: policyName(group.addresses, group.spec, key),
+    description: policyDescription(key),
+    alert_type: ALERT_TYPE,
+    enabled: true,
+    mechanisms: {
+      email: group.addresses.map((id) => ({ id })),
+      ...(options.webhookId === undefined ? {} : { webhooks: [{ id: options.webhookId }] }),
+    },
+    filters: { pool_id: poolIds, new_health: [...group.spec.new_health], event_source: [...group.spec.event_source] },
+  };
+}
+
 function planGroup(
   key: string,
   group: { addresses: string[]; spec: FilterSpec; pools: LegacyPool[] },
@@ -118,20 +138,8 @@ function planGroup(
   const poolIds = group.pools.map((pool) => pool.id).sort();
   const pools = group.pools.map((pool) => ({ id: pool.id, name: pool.name }));
   const base = { key, addresses: group.addresses, spec: group.spec, pools };
-  if (existing === undefined) {
-    const body: PolicyBody = {
-      name: policyName(group.addresses, group.spec, key),
-      description: policyDescription(key),
-      alert_type: ALERT_TYPE,
-      enabled: true,
-      mechanisms: {
-        email: group.addresses.map((id) => ({ id })),
-        ...(options.webhookId === undefined ? {} : { webhooks: [{ id: options.webhookId }] }),
-      },
-      filters: { pool_id: poolIds, new_health: [...group.spec.new_health], event_source: [...group.spec.event_source] },
-    };
-    return { ...base, action: 'create', reasons: [], body };
-  }
+  if (existing === undefined)
+    return { ...base, action: 'create', reasons: [], body: newPolicy(key, group, poolIds, options) };
 
   const reasons: string[] = [];
   const emails = policyEmails(existing);

@@ -24,7 +24,8 @@ import type { Logger } from '../../log.js';
 import type { AddressRanges } from '../../model/ip-address.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../../model/request-id.js';
 import type { GatewayMetrics } from '../metrics.js';
-import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { RpcHandler } from '../rpc/handler.js';
+import type { HttpAnswer } from '../rpc/http-answer.js';
 import { RequestTrace } from '../rpc/request-trace.js';
 import type { AccessLog } from './access-log.js';
 import { exchangeClient } from './client-address.js';
@@ -129,19 +130,6 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     return undefined;
   };
 
-  const send = (ex: ServerExchange, answer: HttpAnswer): void => {
-    // CORS then the answer's own headers, as two lists: no merged object per request.
-    if (answer.rest !== undefined && answer.body !== undefined) {
-      sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
-    } else {
-      sendBody(ex, answer.status, answer.body, CORS, answer.headers);
-    }
-  };
-
-  const fail = (ex: ServerExchange, err: unknown): void => {
-    sendError(ex, edgeError(err, traceOf(ex)?.logger ?? logger), undefined, CORS);
-  };
-
   return {
     request: (ex) => {
       // The path is matched once per request; its network labels the request's metric.
@@ -150,19 +138,19 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       const trace = new RequestTrace(requestIdOf(ex.header(REQUEST_ID_HEADER)), logger);
       ex.data = trace;
       try {
-        handle(ex, match, trace)?.catch((err: unknown) => fail(ex, err));
+        handle(ex, match, trace)?.catch((err: unknown) => fail(ex, err, logger));
       } catch (err) {
-        fail(ex, err);
+        fail(ex, err, logger);
       }
     },
     refused: (ex: ServerExchange, err: RequestRefusal) => {
       // A request whose head did not parse was never traced: it gets an id of its own here.
       ex.data ??= new RequestTrace(requestIdOf(ex.header(REQUEST_ID_HEADER)), logger);
-      fail(ex, err);
+      fail(ex, err, logger);
     },
     // Taken when the answer was handed to the socket in full.
     answered: (ex) => {
-      const seconds = (performance.now() - ex.startedAt) / 1000;
+      const seconds = ex.elapsedMs() / 1000;
       metrics.request(ex.tag, ex.status, seconds);
       const trace = traceOf(ex);
       // Health probes answered (no gateway path, no error) would only fill the log.
@@ -178,6 +166,20 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       });
     },
   };
+}
+
+/** The answer with CORS, then its own headers, as two lists: no merged object per request. */
+function send(ex: ServerExchange, answer: HttpAnswer): void {
+  if (answer.rest !== undefined && answer.body !== undefined) {
+    sendStream(ex, answer.status, answer.body, answer.rest, answer.length, CORS, answer.headers);
+  } else {
+    sendBody(ex, answer.status, answer.body, CORS, answer.headers);
+  }
+}
+
+/** The error answer; its log line (if any) carries the request's id. */
+function fail(ex: ServerExchange, err: unknown, logger: Logger): void {
+  sendError(ex, edgeError(err, traceOf(ex)?.logger ?? logger), undefined, CORS);
 }
 
 /** The media type of a Content-Type value, lower-cased, without parameters ('' when absent). */

@@ -19,6 +19,7 @@
  * params last read); it is made per body, so what it stores is as young as the calls it reads.
  */
 import { isUtf8 } from 'node:buffer';
+import { NULL_ID } from './id-splice.js';
 import {
   BACKSLASH,
   CLOSE_ARRAY,
@@ -41,9 +42,6 @@ import {
 import type { ValueSpan } from './json-scan.js';
 import { PlainIds } from './plain-id.js';
 import type { Element, RpcCall } from './request.js';
-
-/** A notification's idBytes (request.ts uses the same bytes). */
-export const NULL_ID = Buffer.from('null');
 
 /**
  * How deep a request body may nest arrays and objects (a batch's array is level 1, a single request's

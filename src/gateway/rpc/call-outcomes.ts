@@ -5,13 +5,17 @@
  * and the codes of the errors the gateway answered, whose bodies quote the request id in
  * `error.data.request_id` (errors.ts). Each call counts once: an error where it becomes an answer (or,
  * for a notification, where it is dropped), an answer where it arrives; a request refused as a whole
- * counts each of its calls (an unreadable body as one `other`).
+ * counts each of its calls (an unreadable body as one `other`). Lines about a request go to its
+ * trace's logger (with its id), else the handler's.
  */
 import { isSwitchyardError, type SwitchyardError } from '../../errors/base.js';
+import type { Logger } from '../../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { CallOutcome } from '../rpc-metrics.js';
-import { errorResponse } from './errors.js';
+import type { BatchAnswer } from './batch-response.js';
+import { asSwitchyardError, errorResponse } from './errors.js';
 import type { BatchOutcome } from './forwarder.js';
+import type { HttpAnswer } from './http-answer.js';
 import type { Element, ParsedBody } from './request.js';
 import type { RequestTrace } from './request-trace.js';
 
@@ -23,9 +27,16 @@ export interface CallScope {
 
 export class CallOutcomes {
   readonly #metrics: GatewayMetrics | undefined;
+  readonly #logger: Logger;
 
-  constructor(metrics: GatewayMetrics | undefined) {
+  constructor(metrics: GatewayMetrics | undefined, logger: Logger) {
     this.#metrics = metrics;
+    this.#logger = logger;
+  }
+
+  /** The logger of the request's lines (with its id), else the handler's. */
+  logger(scope: CallScope): Logger {
+    return scope.trace?.logger ?? this.#logger;
   }
 
   /** The request's calls, named to its trace in request order (an invalid element as `other`). */
@@ -51,13 +62,32 @@ export class CallOutcomes {
     return errorResponse(error, id, scope.trace?.id);
   }
 
-  /** The error answer of a whole request (`id`: a single request's); each of its calls counts with it. */
-  requestFailed(scope: CallScope, parsed: ParsedBody | undefined, error: SwitchyardError, id?: Buffer): Buffer {
+  /** A batch element's error answer, counted. */
+  errorElement(scope: CallScope, method: string, error: SwitchyardError, id: Buffer): BatchAnswer {
+    return { body: this.errorAnswer(scope, method, error, id), error };
+  }
+
+  /** The error answer of a whole request; each of its calls counts with it. */
+  requestFailed(
+    scope: CallScope,
+    parsed: ParsedBody | undefined,
+    err: unknown,
+    headers: Readonly<Record<string, string>>,
+  ): HttpAnswer {
+    const error = asSwitchyardError(err, this.logger(scope));
     const outcome = errorOutcome(error);
     const elements = parsed === undefined ? [undefined] : elementsOf(parsed);
     for (const element of elements) this.settled(scope, element?.ok ? element.call.method : 'other', outcome);
     scope.trace?.error(error.spec.rpc ?? -32603);
-    return errorResponse(error, id, scope.trace?.id);
+    const body = errorResponse(error, idOf(parsed), scope.trace?.id);
+    return { status: error.httpStatus, body, headers: { ...headers, ...error.headers } };
+  }
+
+  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
+  undelivered(scope: CallScope, method: string, err: unknown): undefined {
+    this.settled(scope, method, errorOutcome(err));
+    this.logger(scope).info('notification not delivered', { network: scope.network, method, err });
+    return undefined;
   }
 
   /** A batch an origin answered whole: each call by its answer; `each` hears whether it was a result. */
@@ -83,4 +113,10 @@ export function errorOutcome(err: unknown): CallOutcome {
 
 function elementsOf(parsed: ParsedBody): readonly Element[] {
   return parsed.batch ? parsed.elements : [parsed.element];
+}
+
+/** A single request's id, for its error answer (read only then: most requests never need it). */
+function idOf(parsed: ParsedBody | undefined): Buffer | undefined {
+  const element = parsed?.batch === false ? parsed.element : undefined;
+  return element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes;
 }

@@ -5,8 +5,7 @@
  */
 import { isSwitchyardError, SwitchyardError } from '../../errors/base.js';
 import type { Logger } from '../../log.js';
-
-const NULL_ID = Buffer.from('null');
+import { NULL_ID } from './id-splice.js';
 
 /**
  * Any thrown value as a SwitchyardError. An unexpected one becomes GATEWAY_INTERNAL and is logged here,

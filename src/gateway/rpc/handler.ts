@@ -22,7 +22,6 @@
  * request's log lines carry its id.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
@@ -33,9 +32,11 @@ import type { GatewayMetrics } from '../metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
+import { type CallAnswer, callAnswer } from './call-answer.js';
 import { CallOutcomes, errorOutcome } from './call-outcomes.js';
 import { asSwitchyardError } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
+import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -45,26 +46,6 @@ import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
-
-export interface HttpAnswer {
-  status: number;
-  /** The answer; with `rest`, its first bytes (the client's id already in place). */
-  body: Buffer | undefined;
-  headers: Readonly<Record<string, string>>;
-  /** A large single answer still arriving from the origin (origin-forwarder.ts, streaming): send after `body`. */
-  rest?: Readable;
-  /** Total length of `body` + `rest`, when the origin announced its length. */
-  length?: number;
-}
-
-/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
-interface CallAnswer {
-  body: Buffer;
-  rest?: Readable;
-  length?: number;
-  /** The origin answered with a JSON-RPC `error`. */
-  failed?: boolean;
-}
 
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
@@ -106,7 +87,7 @@ export class RpcHandler {
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
-    this.#outcomes = new CallOutcomes(options.metrics);
+    this.#outcomes = new CallOutcomes(options.metrics, options.logger);
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
@@ -154,15 +135,18 @@ export class RpcHandler {
         };
         if (!request.batch) return this.#single(request.element, context, answerHeaders);
         return this.#batch(request, body, context, answerHeaders).catch((err: unknown) =>
-          this.#failed(err, answerHeaders, network, request, trace),
+          this.#outcomes.requestFailed(context, request, err, answerHeaders),
         );
       };
       const admitted = this.#admission.admit(client, parsed.batch ? parsed.elements.length : 1);
       if (!(admitted instanceof Promise)) return run(admitted);
       // The key's quota waits for its reserve in flight (quota-leased.ts); refused, or failed, as below.
-      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, network, request, trace));
+      const scope = { network, trace };
+      return admitted
+        .then(run)
+        .catch((err: unknown) => this.#outcomes.requestFailed(scope, request, err, answerHeaders));
     } catch (err) {
-      return this.#failed(err, headers, network, parsed, trace);
+      return this.#outcomes.requestFailed({ network, trace }, parsed, err, headers);
     }
   }
 
@@ -192,24 +176,6 @@ export class RpcHandler {
   /** Counts one admitted call to its key's usage (a no-op for clients without a key). */
   #count(context: CallContext, ok: boolean): void {
     this.#admission.count(context.key, context.network, ok);
-  }
-
-  /** The whole request's error answer; each of its calls counts with it (an unreadable body as one `other`). */
-  #failed(
-    err: unknown,
-    headers: Readonly<Record<string, string>>,
-    network: string,
-    parsed: ParsedBody | undefined,
-    trace: RequestTrace | undefined,
-  ): HttpAnswer {
-    const error = asSwitchyardError(err, trace?.logger ?? this.#options.logger);
-    const body = this.#outcomes.requestFailed({ network, trace }, parsed, error, idOf(parsed));
-    return { status: error.httpStatus, body, headers: { ...headers, ...error.headers } };
-  }
-
-  /** The logger of the request's lines (with its id), else the handler's. */
-  #logger(context: CallContext): Logger {
-    return context.trace?.logger ?? this.#options.logger;
   }
 
   /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
@@ -279,7 +245,7 @@ export class RpcHandler {
     context: CallContext,
   ): HttpAnswer {
     this.#count(context, call.id === undefined);
-    const error = asSwitchyardError(err, this.#logger(context));
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
     if (call.id === undefined) {
       this.#outcomes.settled(context, call.method, errorOutcome(error));
       return { status: 204, body: undefined, headers };
@@ -317,12 +283,7 @@ export class RpcHandler {
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
-        if (!element.ok) {
-          return {
-            body: this.#outcomes.errorAnswer(context, 'other', element.error, element.idBytes),
-            error: element.error,
-          };
-        }
+        if (!element.ok) return this.#outcomes.errorElement(context, 'other', element.error, element.idBytes);
         const call = element.call;
         if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
@@ -369,9 +330,9 @@ export class RpcHandler {
 
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
-    if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err, this.#logger(context));
-    return { body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes), error };
+    if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
+    return this.#outcomes.errorElement(context, call.method, error, call.idBytes);
   }
 
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
@@ -416,7 +377,7 @@ export class RpcHandler {
     if (refusal !== undefined) {
       if (call.id === undefined) {
         this.#outcomes.settled(context, call.method, 'refused');
-        this.#logger(context).debug('notification dropped', {
+        this.#outcomes.logger(context).debug('notification dropped', {
           network: context.network,
           method: call.method,
           reason: refusal.message,
@@ -428,35 +389,10 @@ export class RpcHandler {
     try {
       const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
       this.#outcomes.replied(context, call.method, reply);
-      if (call.id === undefined || reply.id === undefined) {
-        reply.rest?.destroy();
-        return undefined;
-      }
-      const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
-      if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error' };
-      if (reply.length === undefined) return { body, rest: reply.rest };
-      const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
-      return { body, rest: reply.rest, length };
+      return callAnswer(call, reply);
     } catch (err) {
-      if (call.id === undefined) return this.#undelivered(call, context, err);
+      if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
       throw err;
     }
   }
-
-  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
-  #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
-    this.#outcomes.settled(context, call.method, errorOutcome(err));
-    this.#logger(context).info('notification not delivered', {
-      network: context.network,
-      method: call.method,
-      err,
-    });
-    return undefined;
-  }
-}
-
-/** A single request's id, for its error answer (read only then: most requests never need it). */
-function idOf(parsed: ParsedBody | undefined): Buffer | undefined {
-  const element = parsed?.batch === false ? parsed.element : undefined;
-  return element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes;
 }

@@ -4,6 +4,9 @@ import type { RpcCall } from './request.js';
 
 type Span = { start: number; end: number };
 
+/** The id bytes `null`: a notification's, and those of an answer whose request's id is unknown. */
+export const NULL_ID = Buffer.from('null');
+
 /**
  * `raw` with the span `id` replaced, in one allocation: by our ASCII id on the way up (origin-forwarder.ts), by
  * the client's raw id bytes on the way back (handler.ts).

@@ -1,11 +1,12 @@
 /**
- * The port behind leased rate-limit budgets (SPEC §11, PLAN-17 part L): a limiter that answers `take`
+ * The port behind leased rate-limit budgets (SPEC §11): a limiter that answers `take`
  * synchronously from tokens it holds locally asks a backend for more ahead of need. The backend holds the
  * global bucket and never grants more than it holds, so what a bucket admits across every holder stays
  * within limit × t + burst (unused leased tokens are the only shortfall).
  *
- * Implementations: Redis (one script per lease, part L), in-process (part L), and the gateway worker's
- * IPC backend that asks the control process (src/cluster/lease-ipc.ts). The port sits beside the Limiter (rate-limit.ts) it serves.
+ * Implementations: Redis (limits/redis-backend.ts, one script per lease), in-process
+ * (limits/local-backend.ts), and the gateway worker's IPC backend that asks the control process
+ * (src/cluster/lease-ipc.ts). The port sits beside the Limiter (rate-limit.ts) it serves.
  */
 import type { RateSpec } from './rate-limit.js';
 

@@ -11,7 +11,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SwitchyardError } from '../../errors/base.js';
-import { MAX_REQUEST_DEPTH, NULL_ID, readBatch, readSingle } from './batch-read.js';
+import { MAX_REQUEST_DEPTH, readBatch, readSingle } from './batch-read.js';
+import { NULL_ID } from './id-splice.js';
 import { type MemberSpan, scanJson, type ValueSpan } from './json-scan.js';
 
 export interface RpcCall {

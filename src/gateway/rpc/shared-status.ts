@@ -109,7 +109,7 @@ export class SharedLimitsStatus {
       {
         backend: this.#backend,
         fails: 'open',
-        err: err instanceof Error ? err.message : String(err),
+        err,
       },
     );
   }

@@ -19,7 +19,7 @@
 import { parseHeader } from '../../chain/header.js';
 import type { BlockHead, ChainSource } from '../../chain/types.js';
 import type { Origin, Pool } from '../../model/pool.js';
-import { AttemptFailure, classify, FAILING_STATUS } from './attempt-failure.js';
+import { AttemptFailure, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
 import { exchange, type OriginClients } from './origin-clients.js';
 
 /** Upper bound of one tracker request (ms); the gateway takes the lower of this and request_timeout. */
@@ -61,8 +61,8 @@ export class GatewayChainSource implements ChainSource {
     let target: ReturnType<OriginClients['target']>;
     try {
       target = this.#clients.target(origin);
-    } catch {
-      throw new AttemptFailure('connect', 'unusable origin address');
+    } catch (err) {
+      throw new AttemptFailure('connect', 'unusable origin address', { cause: err });
     }
     const body = Buffer.from(`{"jsonrpc":"2.0","id":"${CHAIN_REQUEST_ID}","method":"${method}","params":${params}}`);
     const pending = exchange(target, body, this.#timeoutMs, undefined, { replayable: true });
@@ -73,7 +73,9 @@ export class GatewayChainSource implements ChainSource {
     } catch (err) {
       throw classify(err, this.#timeoutMs, pending.busy);
     }
-    if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
+    if (status >= 500 || status === THROTTLED_STATUS || FAILING_STATUS.has(status)) {
+      throw new AttemptFailure('status', `HTTP ${status}`);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(bytes.toString('utf8'));

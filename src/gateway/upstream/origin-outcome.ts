@@ -1,16 +1,19 @@
 /**
- * An attempt's outcome as `switchyard_origin_requests_total{outcome}` counts it (SPEC §16):
- *   ok            the origin answered with a `result` (an upstream batch: with an array of answers)
+ * An attempt's outcome as `switchyard_origin_requests_total{outcome}` counts it (SPEC §16), from what the
+ * failsafe engine (failsafe/engine.ts) made of it:
+ *   ok            the origin answered with a `result` (an upstream batch: with its array of answers)
  *   error_answer  the origin answered with its own JSON-RPC `error` (passed through to the client)
  *   timeout       no answer within the attempt's deadline
  *   connect       the connection was refused, never made, reset or broken mid-exchange
  *   http_status   an HTTP status that fails the attempt (5xx, 401, 403, 407, 408)
- *   bad_answer    an unparsable body, an answer to another id, or malformed HTTP framing
- *   throttled     HTTP 429 (or a provider's rate-limit answer, where the forwarding rules tell one)
+ *   bad_answer    an unparsable body, an answer to another id, malformed HTTP framing, or an answer the
+ *                 chain checks found other than asked (SPEC §20: another hash, a head above the ceiling)
+ *   throttled     HTTP 429 or a provider's rate-limit answer (an upstream batch: some of its elements)
  * An attempt stopped because the client left is not counted, nor `busy` (the gateway's own capacity:
  * `switchyard_gateway_upstream_attempts_total{result="busy"}` counts those).
  */
-import { AttemptFailure, type FailureKind } from './attempt-failure.js';
+import type { AttemptFailure, FailureKind } from './attempt-failure.js';
+import type { FailsafeEvent } from './failsafe/rules.js';
 
 export type OriginOutcome = 'ok' | 'error_answer' | 'timeout' | 'connect' | 'http_status' | 'bad_answer' | 'throttled';
 
@@ -30,6 +33,7 @@ const BY_KIND: Readonly<Record<FailureKind, OriginOutcome | undefined>> = {
   network: 'connect',
   status: 'http_status',
   garbled: 'bad_answer',
+  throttled: 'throttled',
   busy: undefined,
 };
 
@@ -38,20 +42,20 @@ interface Answered {
   readonly outcome?: { readonly key: string } | undefined;
 }
 
-/** A successful attempt's outcome: `error_answer` when its answer holds the origin's `error`. */
-export function answerOutcome(result: unknown): OriginOutcome {
-  return (result as Answered | undefined)?.outcome?.key === 'error' ? 'error_answer' : 'ok';
+/** An answered attempt's outcome, by the engine's event for it and the answer itself. */
+export function answerOutcome(event: FailsafeEvent, reply: unknown): OriginOutcome {
+  if (event === 'bad') return 'bad_answer';
+  if (event === 'partly-throttled') return 'throttled';
+  return (reply as Answered | undefined)?.outcome?.key === 'error' ? 'error_answer' : 'ok';
 }
 
-/**
- * A failed attempt's outcome (undefined: not counted). `status` is the origin's HTTP status when one
- * came back.
- */
-export function failureOutcome(err: unknown, status: number | undefined): OriginOutcome | undefined {
-  if (!(err instanceof AttemptFailure)) return 'connect';
-  if (err.kind === 'status' && status === 429) return 'throttled';
-  if (err.kind === 'network' && (err.cause as { code?: unknown } | undefined)?.code === 'ORIGIN_MALFORMED_RESPONSE') {
+/** A failed attempt's outcome (undefined: not counted). */
+export function failureOutcome(failure: AttemptFailure): OriginOutcome | undefined {
+  if (
+    failure.kind === 'network' &&
+    (failure.cause as { code?: unknown } | undefined)?.code === 'ORIGIN_MALFORMED_RESPONSE'
+  ) {
     return 'bad_answer';
   }
-  return BY_KIND[err.kind];
+  return BY_KIND[failure.kind];
 }

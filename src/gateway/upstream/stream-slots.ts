@@ -142,6 +142,7 @@ export async function waitForSlot(
       throw new AttemptFailure(
         'busy',
         `no stream slot of this client came free within ${requestTimeoutMs} ms (gateway.max_streams_per_client: ${slots.max})`,
+        { cause: err },
       );
     }
     throw classify(err, requestTimeoutMs);

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js';
 import { ClientExchange } from '../../http1/index.js';
 
 /**
@@ -7,20 +8,23 @@ import { ClientExchange } from '../../http1/index.js';
  * dropped: monitors look for a substring or a small JSON answer, never more.
  */
 export class ProbeExchange extends ClientExchange {
-  readonly #started = performance.now();
+  readonly #clock: Clock;
+  readonly #started: number;
   readonly #maxBodyBytes: number;
   #taken = 0;
   /** Milliseconds from construction to the answer's head (0 until it came). */
   rttMs = 0;
 
   /** Sent at once (the deadline, `timeoutMs`, runs from here: client-exchange.ts). */
-  constructor(request: Buffer, timeoutMs: number, replayable: boolean, maxBodyBytes: number) {
+  constructor(request: Buffer, timeoutMs: number, replayable: boolean, maxBodyBytes: number, clock: Clock) {
     super(request, timeoutMs, undefined, replayable);
+    this.#clock = clock;
+    this.#started = clock.monotonic();
     this.#maxBodyBytes = maxBodyBytes;
   }
 
   override head(status: number, length: number | undefined, location: string | undefined): void {
-    this.rttMs = Math.round(performance.now() - this.#started);
+    this.rttMs = Math.round(this.#clock.monotonic() - this.#started);
     super.head(status, length, location);
   }
 

@@ -1,5 +1,6 @@
+import type { Clock } from '../../clock.js';
 import { bodilessRequest, ClientError, type EndpointGuard, requestBytes, requestHead } from '../../http1/index.js';
-import { OutboundPolicy, type TargetRules } from '../../outbound/policy.js';
+import type { OutboundPolicy, TargetRules } from '../../outbound/policy.js';
 import { ProbeExchange } from './probe-exchange.js';
 import { ProbePools } from './probe-pools.js';
 import { failed, type ProbeResult } from './result.js';
@@ -20,8 +21,8 @@ import { failed, type ProbeResult } from './result.js';
  * before sending (literal IPs never reach a lookup), and every resolved address at connect time (the
  * pools of each kind of rules connect through that rules' guard, whose lookup refuses). A refused
  * request is a failed, not retried, check whose reason starts "target not allowed:". The unbound
- * transport (`new ProbeTransport()`, used only by tests that probe local servers directly) applies the
- * rules of a trusted account: local targets allowed, the always-refused set still refused. A view
+ * transport (used only by tests that probe local servers directly) applies the rules of a trusted
+ * account: local targets allowed, the always-refused set still refused. A view
  * remembers the URL checks it made (by `href`; its rules never change), so the three calls of a jsonrpc
  * check pay for one; `forAccount` makes a fresh view per round, so nothing is remembered longer than a
  * round.
@@ -51,8 +52,16 @@ const MAX_CHECKED_URLS = 1024;
 
 const OPERATOR_RULES: TargetRules = { allowLocal: true, localRefusal: '', schemes: ['http:', 'https:'] };
 
+export interface ProbeTransportOptions {
+  /** The policy `forAccount` applies: the one built from the config (main.ts). */
+  outbound: OutboundPolicy;
+  /** Measures each answer's rtt (monotonic). */
+  clock: Clock;
+}
+
 export class ProbeTransport {
   readonly #outbound: OutboundPolicy;
+  readonly #clock: Clock;
   readonly #rules: TargetRules;
   /** Names the rules in the pools' keys. */
   readonly #rulesKey: string;
@@ -68,15 +77,10 @@ export class ProbeTransport {
    */
   readonly #heads = new WeakMap<ProbeRequest['headers'], { href: string; method: string; head: Buffer }>();
 
-  /**
-   * `outbound`: the policy `forAccount` applies (default: one that trusts no account). `bound` is for
-   * `forAccount` only: the view's rules and the pools it shares.
-   */
-  constructor(
-    outbound: OutboundPolicy = new OutboundPolicy({ trustedAccounts: [] }),
-    bound?: { rules: TargetRules; pools: ProbePools },
-  ) {
-    this.#outbound = outbound;
+  /** `bound` is for `forAccount` only: the view's rules and the pools it shares. */
+  constructor(options: ProbeTransportOptions, bound?: { rules: TargetRules; pools: ProbePools }) {
+    this.#outbound = options.outbound;
+    this.#clock = options.clock;
     this.#rules = bound?.rules ?? OPERATOR_RULES;
     this.#rulesKey = `${this.#rules.allowLocal}|${this.#rules.localRefusal}`;
     this.#pools = bound?.pools ?? new ProbePools();
@@ -84,7 +88,8 @@ export class ProbeTransport {
 
   /** The transport for probing a pool of `accountId`: that account's outbound rules apply. */
   forAccount(accountId: string): ProbeTransport {
-    return new ProbeTransport(this.#outbound, { rules: this.#outbound.rulesFor(accountId), pools: this.#pools });
+    const options = { outbound: this.#outbound, clock: this.#clock };
+    return new ProbeTransport(options, { rules: this.#outbound.rulesFor(accountId), pools: this.#pools });
   }
 
   /** Open connection pools (one per destination and kind of rules; tests). */
@@ -112,7 +117,7 @@ export class ProbeTransport {
     try {
       this.#guard ??= this.#outbound.connectGuard(this.#rules);
       const pool = this.#pools.pool(req.url, req.allowInsecure, this.#rulesKey, this.#guard);
-      exchange = new ProbeExchange(this.#bytes(req), req.timeoutMs, req.replayable, req.maxBodyBytes);
+      exchange = new ProbeExchange(this.#bytes(req), req.timeoutMs, req.replayable, req.maxBodyBytes, this.#clock);
       pool.dispatch(exchange);
     } catch (err) {
       // A request that cannot be written (a header HTTP does not allow) fails the same way every time.

@@ -37,13 +37,39 @@ function refuse(refused: HeadRefusal['refused'], message: string): HeadRefusal {
 
 /** `spans`: [start, end) of the request line then of each header line, relative to `base`. */
 export function parseRequestHead(buf: Buffer, base: number, spans: readonly number[]): RequestHead | HeadRefusal {
-  const lineEnd = base + (spans[1] as number);
-  let i = base + (spans[0] as number);
-  // Request line: METHOD SP target SP HTTP/1.x
+  const head = new HeadFields();
+  const refused = readRequestLine(buf, base + (spans[0] as number), base + (spans[1] as number), head);
+  if (refused !== undefined) return refused;
+  for (let s = 2; s < spans.length; s += 2) {
+    const line = readHeaderLine(buf, base + (spans[s] as number), base + (spans[s + 1] as number), head);
+    if (line !== undefined) return line;
+  }
+  return framed(head);
+}
+
+/**
+ * What a head's lines say, gathered line by line (one object per request: the parts below fill it in
+ * place, so splitting the parser into them costs no object per line).
+ */
+class HeadFields {
+  method = '';
+  target = '';
+  minor = 1;
+  readonly headers: string[] = [];
+  contentLength = -1;
+  transferEncoding: string | undefined = undefined;
+  hosts = 0;
+  close = false;
+  keepAliveAsked = false;
+  expectContinue = false;
+}
+
+/** Request line: METHOD SP target SP HTTP/1.x, in `buf[i, lineEnd)`. */
+function readRequestLine(buf: Buffer, i: number, lineEnd: number, head: HeadFields): HeadRefusal | undefined {
   const methodStart = i;
   while (i < lineEnd && TCHAR[buf[i] as number] === 1) i += 1;
   if (i === methodStart || i >= lineEnd || buf[i] !== SP) return refuse('malformed', 'The request line is malformed.');
-  const method =
+  head.method =
     i - methodStart === 4 && buf[methodStart] === 80 && buf[methodStart + 1] === 79 && buf[methodStart + 2] === 83
       ? buf[methodStart + 3] === 84
         ? 'POST'
@@ -58,7 +84,7 @@ export function parseRequestHead(buf: Buffer, base: number, spans: readonly numb
     i += 1;
   }
   if (i === targetStart || i >= lineEnd) return refuse('malformed', 'The request line is malformed.');
-  const target = buf.toString('latin1', targetStart, i);
+  head.target = buf.toString('latin1', targetStart, i);
   i += 1;
   if (
     lineEnd - i !== 8 ||
@@ -73,76 +99,79 @@ export function parseRequestHead(buf: Buffer, base: number, spans: readonly numb
   ) {
     return refuse('malformed', 'Only HTTP/1.1 and HTTP/1.0 requests are served.');
   }
-  const minor = (buf[i + 7] as number) - 48;
+  head.minor = (buf[i + 7] as number) - 48;
+  return undefined;
+}
 
-  const headers: string[] = [];
-  let contentLength = -1;
-  let transferEncoding: string | undefined;
-  let hosts = 0;
-  let close = false;
-  let keepAliveAsked = false;
-  let expectContinue = false;
-  for (let s = 2; s < spans.length; s += 2) {
-    const start = base + (spans[s] as number);
-    const end = base + (spans[s + 1] as number);
-    const first = buf[start];
-    if (first === SP || first === HTAB) return refuse('malformed', 'Folded header lines (obs-fold) are refused.');
-    let j = start;
-    let upper = false;
-    while (j < end) {
-      const c = buf[j] as number;
-      if (c === COLON) break;
-      if (TCHAR[c] !== 1)
-        return refuse('malformed', 'A header name has an invalid character (or space before the colon).');
-      if (c >= 65 && c <= 90) upper = true;
-      j += 1;
-    }
-    if (j === start || j === end) return refuse('malformed', 'A header line has no name or no colon.');
-    let name = knownName(buf, start, j);
-    if (name === undefined) {
-      name = buf.toString('latin1', start, j);
-      if (upper) name = name.toLowerCase();
-    }
-    let valueStart = j + 1;
-    while (valueStart < end && (buf[valueStart] === SP || buf[valueStart] === HTAB)) valueStart += 1;
-    let valueEnd = end;
-    while (valueEnd > valueStart && (buf[valueEnd - 1] === SP || buf[valueEnd - 1] === HTAB)) valueEnd -= 1;
-    for (let k = valueStart; k < valueEnd; k += 1) {
-      const c = buf[k] as number;
-      if (!isTextChar(c)) return refuse('malformed', 'A header value has a control byte.');
-    }
-    const value = buf.toString('latin1', valueStart, valueEnd);
-    headers.push(name, value);
-    switch (name) {
-      case 'content-length': {
-        const parsed = decimalDigits(value, CONTENT_LENGTH_MAX_DIGITS);
-        if (parsed < 0) return refuse('malformed', 'Content-Length must be 1 to 15 digits.');
-        if (contentLength !== -1 && parsed !== contentLength) {
-          return refuse('malformed', 'The request has differing Content-Length values.');
-        }
-        contentLength = parsed;
-        break;
-      }
-      case 'transfer-encoding':
-        transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
-        break;
-      case 'host':
-        hosts += 1;
-        break;
-      case 'connection':
-        for (const token of value.toLowerCase().split(',')) {
-          const t = token.trim();
-          if (t === 'close') close = true;
-          else if (t === 'keep-alive') keepAliveAsked = true;
-        }
-        break;
-      case 'expect':
-        if (minor === 1 && value.toLowerCase() === '100-continue') expectContinue = true;
-        break;
-    }
+/** One header line `buf[start, end)`: its name (lowercase) and trimmed value, then what it means. */
+function readHeaderLine(buf: Buffer, start: number, end: number, head: HeadFields): HeadRefusal | undefined {
+  const first = buf[start];
+  if (first === SP || first === HTAB) return refuse('malformed', 'Folded header lines (obs-fold) are refused.');
+  let j = start;
+  let upper = false;
+  while (j < end) {
+    const c = buf[j] as number;
+    if (c === COLON) break;
+    if (TCHAR[c] !== 1)
+      return refuse('malformed', 'A header name has an invalid character (or space before the colon).');
+    if (c >= 65 && c <= 90) upper = true;
+    j += 1;
   }
-  if (hosts > 1) return refuse('malformed', 'The request has more than one Host header.');
-  if (hosts === 0 && minor === 1) return refuse('malformed', 'An HTTP/1.1 request must carry a Host header.');
+  if (j === start || j === end) return refuse('malformed', 'A header line has no name or no colon.');
+  let name = knownName(buf, start, j);
+  if (name === undefined) {
+    name = buf.toString('latin1', start, j);
+    if (upper) name = name.toLowerCase();
+  }
+  let valueStart = j + 1;
+  while (valueStart < end && (buf[valueStart] === SP || buf[valueStart] === HTAB)) valueStart += 1;
+  let valueEnd = end;
+  while (valueEnd > valueStart && (buf[valueEnd - 1] === SP || buf[valueEnd - 1] === HTAB)) valueEnd -= 1;
+  for (let k = valueStart; k < valueEnd; k += 1) {
+    if (!isTextChar(buf[k] as number)) return refuse('malformed', 'A header value has a control byte.');
+  }
+  const value = buf.toString('latin1', valueStart, valueEnd);
+  head.headers.push(name, value);
+  return noteHeader(name, value, head);
+}
+
+/** The headers that decide framing and the connection: Content-Length, Transfer-Encoding, Host, … */
+function noteHeader(name: string, value: string, head: HeadFields): HeadRefusal | undefined {
+  switch (name) {
+    case 'content-length': {
+      const parsed = decimalDigits(value, CONTENT_LENGTH_MAX_DIGITS);
+      if (parsed < 0) return refuse('malformed', 'Content-Length must be 1 to 15 digits.');
+      if (head.contentLength !== -1 && parsed !== head.contentLength) {
+        return refuse('malformed', 'The request has differing Content-Length values.');
+      }
+      head.contentLength = parsed;
+      break;
+    }
+    case 'transfer-encoding':
+      head.transferEncoding = head.transferEncoding === undefined ? value : `${head.transferEncoding},${value}`;
+      break;
+    case 'host':
+      head.hosts += 1;
+      break;
+    case 'connection':
+      for (const token of value.toLowerCase().split(',')) {
+        const t = token.trim();
+        if (t === 'close') head.close = true;
+        else if (t === 'keep-alive') head.keepAliveAsked = true;
+      }
+      break;
+    case 'expect':
+      if (head.minor === 1 && value.toLowerCase() === '100-continue') head.expectContinue = true;
+      break;
+  }
+  return undefined;
+}
+
+/** The whole head's rules (one Host; how the body is framed), then the RequestHead. */
+function framed(head: HeadFields): RequestHead | HeadRefusal {
+  const { minor, contentLength, transferEncoding } = head;
+  if (head.hosts > 1) return refuse('malformed', 'The request has more than one Host header.');
+  if (head.hosts === 0 && minor === 1) return refuse('malformed', 'An HTTP/1.1 request must carry a Host header.');
   let chunked = false;
   if (transferEncoding !== undefined) {
     if (contentLength !== -1) return refuse('malformed', 'Content-Length and Transfer-Encoding together are refused.');
@@ -157,12 +186,12 @@ export function parseRequestHead(buf: Buffer, base: number, spans: readonly numb
     chunked = true;
   }
   return {
-    method,
-    target,
+    method: head.method,
+    target: head.target,
     minor,
-    headers,
-    keepAlive: minor === 1 ? !close : keepAliveAsked && !close,
-    expectContinue,
+    headers: head.headers,
+    keepAlive: minor === 1 ? !head.close : head.keepAliveAsked && !head.close,
+    expectContinue: head.expectContinue,
     contentLength: chunked ? -1 : contentLength === -1 ? 0 : contentLength,
   };
 }

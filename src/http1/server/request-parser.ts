@@ -313,21 +313,7 @@ export class RequestParser {
         else if (this.#lineBytes > CHUNK_LINE_MAX) this.#fail('malformed', 'A chunk size line is longer than 1 KiB.');
         return;
       case CHUNK_SIZE_LF:
-        if (c !== LF) {
-          this.#fail('malformed', 'A chunk size line must end in CRLF.');
-          return;
-        }
-        if (this.#remaining === 0) {
-          this.#state = TRAILER_START;
-          this.#trailerBytes = 0;
-          return;
-        }
-        this.#bodyBytes += this.#remaining;
-        if (this.#bodyBytes > this.#maxBodyBytes) {
-          this.#fail('body-too-large', `The chunked body is larger than ${this.#maxBodyBytes} bytes.`);
-          return;
-        }
-        this.#state = CHUNK_DATA;
+        this.#sizeLineEnd(c);
         return;
       case CHUNK_DATA_CR:
         if (c === CR) this.#state = CHUNK_DATA_LF;
@@ -338,7 +324,30 @@ export class RequestParser {
         else this.#fail('malformed', 'Chunk data must be followed by CRLF.');
         return;
     }
-    // Trailers: `name: value` lines, checked for framing, then dropped.
+    this.#trailerByte(c);
+  }
+
+  /** The LF ending a chunk size line: the chunk's data next, or the trailers after the last chunk. */
+  #sizeLineEnd(c: number): void {
+    if (c !== LF) {
+      this.#fail('malformed', 'A chunk size line must end in CRLF.');
+      return;
+    }
+    if (this.#remaining === 0) {
+      this.#state = TRAILER_START;
+      this.#trailerBytes = 0;
+      return;
+    }
+    this.#bodyBytes += this.#remaining;
+    if (this.#bodyBytes > this.#maxBodyBytes) {
+      this.#fail('body-too-large', `The chunked body is larger than ${this.#maxBodyBytes} bytes.`);
+      return;
+    }
+    this.#state = CHUNK_DATA;
+  }
+
+  /** One byte of the trailers: `name: value` lines, checked for framing, then dropped. */
+  #trailerByte(c: number): void {
     this.#trailerBytes += 1;
     if (this.#trailerBytes > TRAILERS_MAX_BYTES) {
       this.#fail('malformed', 'The trailers are larger than 16 KiB.');

@@ -27,6 +27,8 @@ export interface ServerExchange {
   readonly remoteAddress: string | undefined;
   /** performance.now() when the head was parsed. */
   readonly startedAt: number;
+  /** Milliseconds since the head was parsed (the server measures its exchanges' time itself). */
+  elapsedMs(): number;
   /** The application's label for this request (e.g. the network, for metrics); '' until it sets one. */
   tag: string;
   /** The application's own state for this request (e.g. its request id); undefined until it sets one. */
@@ -133,6 +135,10 @@ export class ExchangeSlot implements ServerExchange {
 
   get method(): string {
     return this.head.method;
+  }
+
+  elapsedMs(): number {
+    return performance.now() - this.startedAt;
   }
 
   get target(): string {

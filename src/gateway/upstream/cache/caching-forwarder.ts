@@ -1,6 +1,6 @@
 /**
- * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (gateway.ts's
- * `wrapForwarder`). For each call with an id:
+ * The cache's seam into the gateway: a `Forwarder` that wraps the origin forwarder (gateway.ts
+ * `serveGateway` builds it when `gateway.cache_max_bytes` > 0). For each call with an id:
  *   not cacheable (policy.ts), or its element has members beyond jsonrpc/id/method/params
  *                             → the inner forwarder, untouched (same signal, same retries);
  *   cached                    → the stored UpstreamReply (body + id span), no upstream call — but only

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Rng } from '../../../../test/helpers/seeded-rng.js';
 import { ByteLru, ENTRY_OVERHEAD_BYTES } from './lru.js';
 
 const value = (bytes: number) => ({ bytes });
@@ -56,13 +57,7 @@ test('replacing a key accounts its bytes once', () => {
 test('approximate recency: an entry is evicted only after a quarter of the entries were used after it', () => {
   // Seeded pseudo-random gets and sets over a key space larger than the cache, checked against a log of
   // uses: when a key is evicted, count the distinct keys used after its last use.
-  let seed = 42;
-  const random = (n: number): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) % n;
-  };
+  const rng = new Rng(42);
   const cost = ByteLru.cost('k00', value(10));
   const uses: string[] = [];
   let checked = 0;
@@ -77,7 +72,7 @@ test('approximate recency: an entry is evicted only after a quarter of the entri
     },
   });
   for (let i = 0; i < 5_000; i++) {
-    const key = `k${String(random(60)).padStart(2, '0')}`;
+    const key = `k${String(rng.int(60)).padStart(2, '0')}`;
     if (lru.get(key) === undefined) lru.set(key, value(10));
     uses.push(key);
   }

@@ -1,13 +1,13 @@
 /**
- * A monitor-less HealthView, for routing tests and for embedding the gateway without the health module
- * (`serve` routes by the monitor-backed view in src/health/view.ts). A pool without a monitor counts its
- * enabled origins as healthy (SPEC §4), and a pool is healthy while it is enabled and at least
- * `minimum_origins` of its origins are enabled. `reportFailure` is recorded for logs only; taking a
- * failing origin out of rotation for a moment is the job of `ConnectDemotion` (demotion.ts), which routing consults.
+ * A monitor-less HealthView for routing tests (`serve` routes by the monitor-backed view in
+ * src/health/view.ts). A pool without a monitor counts its enabled origins as healthy (SPEC §4), and a
+ * pool is healthy while it is enabled and at least `minimum_origins` of its origins are enabled.
+ * `reportFailure` is recorded for logs only; trying a failing origin last for a moment is the job of
+ * `ConnectDemotion` (src/routing/demotion.ts), which routing consults.
  */
-import type { Logger } from '../log.js';
-import type { HealthView } from '../model/health-view.js';
-import type { PoolDirectory } from '../model/pool.js';
+import type { Logger } from '../../src/log.js';
+import type { HealthView } from '../../src/model/health-view.js';
+import type { PoolDirectory } from '../../src/model/pool.js';
 
 export class SimpleHealthView implements HealthView {
   readonly #directory: PoolDirectory;
@@ -23,7 +23,7 @@ export class SimpleHealthView implements HealthView {
   }
 
   poolHealthy(poolId: string): boolean {
-    const pool = this.#directory.allPools().find((candidate) => candidate.id === poolId);
+    const pool = this.#directory.poolById(poolId);
     if (pool === undefined || !pool.enabled) return false;
     const enabled = pool.origins.filter((origin) => origin.enabled).length;
     return enabled > 0 && enabled >= pool.minimum_origins;
