@@ -1,8 +1,9 @@
 /**
  * The SPEC §16 metric families after real traffic through two pools (and two more networks): a scripted
- * node:http origin in front of a real anvil plays each failure an origin can give (429, 500, garbage, an
- * answer to another id, its own JSON-RPC error, a reset connection) chosen by the X-Request-Id the test
- * sends, a second origin never answers (timeout) and a third is a closed port (connect); the backup pool
+ * node:http origin in front of a real anvil plays each failure an origin can give (429, a provider's
+ * rate-limit answer, 500, garbage, an answer to another id, its own JSON-RPC error, a reset connection)
+ * chosen by the X-Request-Id the test sends (each throttling asks for no wait, so the origin is not
+ * benched for the next call), a second origin never answers (timeout) and a third is a closed port (connect); the backup pool
  * is the anvil itself. Then /metrics holds every new family with exactly its documented labels, the
  * per-origin outcomes and durations add up, 50 made-up method names leave the `method` label set bounded,
  * and build_info, the process and runtime series and switchyard_origin_healthy are there.
@@ -38,8 +39,15 @@ async function scripted(req: http.IncomingMessage, res: http.ServerResponse, bod
   const ours = (JSON.parse(body) as { id?: unknown }).id;
   switch (mode) {
     case 'throttle':
-      res.writeHead(429, { 'retry-after': '1' }).end('slow down');
+      res.writeHead(429, { 'retry-after': '0' }).end('slow down');
       return;
+    case 'ratelimit': {
+      const error = { code: -32005, message: 'project ID request rate exceeded', data: { backoff_seconds: 0.001 } };
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: ours, error }));
+      return;
+    }
     case 'status':
       res.writeHead(500).end('boom');
       return;
@@ -109,7 +117,8 @@ describe('metrics after traffic', () => {
 
   before(async () => {
     // Each failure of the primary's origin is retried on the backup pool: the client sees 200.
-    for (const mode of ['ok', 'throttle', 'status', 'garbage', 'wrongid', 'error']) {
+    // (A rate-limit answer benches the origin for at least its 1 ms back-off: last, before the other networks.)
+    for (const mode of ['ok', 'throttle', 'status', 'garbage', 'wrongid', 'error', 'ratelimit']) {
       assert.equal(await accounts('sepolia', `${mode}-1`), 200, mode);
     }
     assert.equal(await accounts('slow', 'hang-1'), 200, 'the stuck origin times out, the backup answers');
@@ -131,13 +140,13 @@ describe('metrics after traffic', () => {
         outcome,
       });
     assert.equal(flakyCount('ok'), 1);
-    assert.equal(flakyCount('throttled'), 1, '429 → throttled');
+    assert.equal(flakyCount('throttled'), 2, '429 and a rate-limit answer → throttled');
     assert.equal(flakyCount('http_status'), 1, '500 → http_status');
     assert.equal(flakyCount('bad_answer'), 2, 'garbage and an answer to another id → bad_answer');
     assert.equal(flakyCount('error_answer'), 1, "the origin's own error → error_answer");
     assert.equal(flakyCount('connect'), 1, 'a reset connection → connect');
     const backup = { network: 'sepolia', pool: 'backup', origin: 'anvil', outcome: 'ok' };
-    assert.equal(sumOf(prom, 'switchyard_origin_requests_total', backup), 5, 'the five retried calls');
+    assert.equal(sumOf(prom, 'switchyard_origin_requests_total', backup), 6, 'the six retried calls');
     const hang = { network: 'slow', pool: 'stuck', origin: 'hang' };
     assert.equal(sumOf(prom, 'switchyard_origin_requests_total', { ...hang, outcome: 'timeout' }), 1);
     const gone = { network: 'deadnet', pool: 'gone', origin: 'closed' };
@@ -166,7 +175,7 @@ describe('metrics after traffic', () => {
 
   it('switchyard_rpc_requests_total counts every call by standard method (else other) and outcome', () => {
     const rpc = (where: Record<string, string>) => sumOf(prom, 'switchyard_rpc_requests_total', where);
-    assert.equal(rpc({ network: 'sepolia', method: 'eth_accounts', outcome: 'ok' }), 6);
+    assert.equal(rpc({ network: 'sepolia', method: 'eth_accounts', outcome: 'ok' }), 7);
     assert.equal(rpc({ network: 'sepolia', method: 'eth_accounts', outcome: 'error_answer' }), 1);
     assert.equal(rpc({ network: 'slow', method: 'eth_accounts', outcome: 'ok' }), 1);
     assert.equal(rpc({ network: 'deadnet', method: 'eth_accounts', outcome: 'failed' }), 1);
