@@ -73,29 +73,9 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
     match: RegExpExecArray | null,
     trace: RequestTrace,
   ): Promise<void> | undefined => {
-    if (!match) {
-      if (options.probes?.(ex)) return undefined;
-      throw new SwitchyardError(
-        'NOT_FOUND',
-        `No such path ${echoedPath(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
-      );
-    }
-    if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {
-      sendBody(ex, 204, undefined, PREFLIGHT);
-      return undefined;
-    }
-    if (ex.method !== 'POST') {
-      throw new SwitchyardError(
-        'HTTP_METHOD_NOT_ALLOWED',
-        ex.method === 'GET'
-          ? 'HTTP GET is not supported here; send JSON-RPC with POST. WebSocket clients must send Upgrade: websocket (and Connection: Upgrade).'
-          : `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
-        {
-          headers: { allow: 'POST' },
-        },
-      );
-    }
-    const network = decodeNetwork(match[1] as string);
+    const path = onToNetwork(ex, match, options.probes);
+    if (path === undefined) return undefined;
+    const network = decodeNetwork(path[1] as string);
     trace.network = network;
     // An unknown or retired network is answered 404 / 410 by the handler before any key check: network
     // names are no secret, and a key's scope only concerns networks that are served (SPEC §15).
@@ -149,15 +129,7 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       fail(ex, err, logger);
     },
     // Taken when the answer was handed to the socket in full.
-    answered: (ex) => {
-      const seconds = ex.elapsedMs() / 1000;
-      metrics.request(ex.tag, ex.status, seconds);
-      const trace = traceOf(ex);
-      // Health probes answered (no gateway path, no error) would only fill the log.
-      if (trace !== undefined && (ex.tag !== '' || ex.status >= 400)) {
-        options.accessLog?.write(trace, { transport: 'http', status: ex.status, seconds, bytesOut: ex.bytesOut });
-      }
-    },
+    answered: (ex) => accountFor(ex, metrics, options.accessLog),
     ...(options.upgrade !== undefined && { upgrade: options.upgrade, upgradeProtocols: WS_PROTOCOLS }),
     streamCut: () => {
       metrics.streamCut();
@@ -166,6 +138,49 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
       });
     },
   };
+}
+
+/**
+ * Path (404; the probes first), CORS preflight (204) and HTTP method (405): the gateway path's match
+ * when the request goes on to a network, undefined when it was answered here.
+ */
+function onToNetwork(
+  ex: ServerExchange,
+  match: RegExpExecArray | null,
+  probes: EdgeOptions['probes'],
+): RegExpExecArray | undefined {
+  if (!match) {
+    if (probes?.(ex)) return undefined;
+    throw new SwitchyardError(
+      'NOT_FOUND',
+      `No such path ${echoedPath(ex.target)}; send JSON-RPC to POST /v1/{network}.`,
+    );
+  }
+  if (ex.method === 'OPTIONS' && ex.header('access-control-request-method') !== undefined) {
+    sendBody(ex, 204, undefined, PREFLIGHT);
+    return undefined;
+  }
+  if (ex.method !== 'POST') {
+    throw new SwitchyardError(
+      'HTTP_METHOD_NOT_ALLOWED',
+      ex.method === 'GET'
+        ? 'HTTP GET is not supported here; send JSON-RPC with POST. WebSocket clients must send Upgrade: websocket (and Connection: Upgrade).'
+        : `HTTP ${ex.method} is not supported here; send JSON-RPC with POST.`,
+      { headers: { allow: 'POST' } },
+    );
+  }
+  return match;
+}
+
+/** An answer written in full: the request's metric, and its access-log line. */
+function accountFor(ex: ServerExchange, metrics: GatewayMetrics, accessLog: AccessLog | undefined): void {
+  const seconds = ex.elapsedMs() / 1000;
+  metrics.request(ex.tag, ex.status, seconds);
+  const trace = traceOf(ex);
+  // Health probes answered (no gateway path, no error) would only fill the log.
+  if (trace !== undefined && (ex.tag !== '' || ex.status >= 400)) {
+    accessLog?.write(trace, { transport: 'http', status: ex.status, seconds, bytesOut: ex.bytesOut });
+  }
 }
 
 /** The answer with CORS, then its own headers, as two lists: no merged object per request. */

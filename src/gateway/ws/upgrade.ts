@@ -71,6 +71,14 @@ const WS_HEADERS = [
   'origin',
 ] as const;
 
+/** An admitted handshake: its network, who the client is (key id, else address), and the 101's extra headers. */
+interface Handshake {
+  readonly network: string;
+  readonly client: string;
+  readonly key: string | undefined;
+  readonly extra: Readonly<Record<string, string>>;
+}
+
 export class WsGateway {
   readonly #options: WsGatewayOptions;
   readonly #server: WebSocketServer;
@@ -115,10 +123,7 @@ export class WsGateway {
       socket.destroy();
       return;
     }
-    let network: string;
-    let client: string;
-    let key: string | undefined;
-    let extra: Readonly<Record<string, string>>;
+    let admitted: Handshake;
     const trace = new RequestTrace(requestIdOf(ex.header(REQUEST_ID_HEADER)), this.#options.logger);
     const started = this.#options.clock.monotonic();
     const handshakeLine = (status: number, bytesOut: number) => {
@@ -126,40 +131,14 @@ export class WsGateway {
       this.#options.accessLog?.write(trace, { transport: 'ws', status, seconds, bytesOut });
     };
     try {
-      const match = GATEWAY_PATH.exec(ex.target);
-      if (!match) {
-        throw new SwitchyardError(
-          'NOT_FOUND',
-          `No such path ${echoedPath(ex.target)}; WebSocket clients connect to /v1/{network}.`,
-        );
-      }
-      if (ex.method !== 'GET') {
-        throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `A WebSocket handshake is a GET, not ${ex.method}.`, {
-          headers: { allow: 'GET' },
-        });
-      }
-      network = decodeNetwork(match[1] as string);
-      trace.network = network;
-      // 404 unknown / 410 retired before any key check, as over HTTP (SPEC §15).
-      extra = { ...this.#options.handler.networkHeaders(network), [REQUEST_ID_HEADER]: trace.id };
-      key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
-      trace.key = key;
-      client = key ?? exchangeClient(ex, this.#options.trustedProxies);
-      this.#options.handler.admit(client);
-      const limit = this.#options.limits.max_connections_per_client;
-      if ((this.#perClient.get(client) ?? 0) >= limit) {
-        throw new SwitchyardError(
-          'WS_CONNECTION_LIMIT',
-          `This client holds ${limit} WebSocket connections (gateway.websocket.max_connections_per_client); close some first.`,
-          { details: { max_connections_per_client: limit } },
-        );
-      }
+      admitted = this.#admit(ex, trace);
     } catch (err) {
       const error = asSwitchyardError(err, trace.logger);
       trace.error(error.spec.rpc ?? -32603);
       handshakeLine(error.httpStatus, refuse(socket, error, trace.id));
       return;
     }
+    const { network, client, key, extra } = admitted;
     this.#count(client, 1);
     const headers: Record<string, string> = {};
     for (const name of WS_HEADERS) {
@@ -199,6 +178,42 @@ export class WsGateway {
       });
     });
     socket.resume();
+  }
+
+  /**
+   * The handshake's checks, in order: path (404), method (405), network (404 / 410, before any key
+   * check, as over HTTP: SPEC §15), key (401 / 403), rate limit (429), connections per client.
+   * Throws the refusal.
+   */
+  #admit(ex: ServerExchange, trace: RequestTrace): Handshake {
+    const match = GATEWAY_PATH.exec(ex.target);
+    if (!match) {
+      throw new SwitchyardError(
+        'NOT_FOUND',
+        `No such path ${echoedPath(ex.target)}; WebSocket clients connect to /v1/{network}.`,
+      );
+    }
+    if (ex.method !== 'GET') {
+      throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `A WebSocket handshake is a GET, not ${ex.method}.`, {
+        headers: { allow: 'GET' },
+      });
+    }
+    const network = decodeNetwork(match[1] as string);
+    trace.network = network;
+    const extra = { ...this.#options.handler.networkHeaders(network), [REQUEST_ID_HEADER]: trace.id };
+    const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
+    trace.key = key;
+    const client = key ?? exchangeClient(ex, this.#options.trustedProxies);
+    this.#options.handler.admit(client);
+    const limit = this.#options.limits.max_connections_per_client;
+    if ((this.#perClient.get(client) ?? 0) >= limit) {
+      throw new SwitchyardError(
+        'WS_CONNECTION_LIMIT',
+        `This client holds ${limit} WebSocket connections (gateway.websocket.max_connections_per_client); close some first.`,
+        { details: { max_connections_per_client: limit } },
+      );
+    }
+    return { network, client, key, extra };
   }
 
   /** Answers in flight go out, then every connection closes with 1001. */
