@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { freshCall } from '../helpers/http.js';
 import { parseProm, samplesOf, sumOf } from '../helpers/prometheus.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-observe-workers-'));
@@ -24,27 +24,6 @@ after(async () => {
   await anvil?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** One eth_accounts call on a connection of its own (agent: false), so node:cluster spreads them. */
-function freshCall(url: string, id: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_accounts', params: [] });
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('metrics with gateway workers', () => {
   it('sums the per-method and per-origin series over the workers; build_info and origin health stay single', async () => {
@@ -68,7 +47,9 @@ describe('metrics with gateway workers', () => {
     const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
 
     const calls = 40;
-    for (let i = 0; i < calls; i += 1) assert.equal(await freshCall(`${started.gateway}/v1/sepolia`, i), 200);
+    for (let i = 0; i < calls; i += 1) {
+      assert.equal((await freshCall(`${started.gateway}/v1/sepolia`, 'eth_accounts')).status, 200);
+    }
 
     const text = await (await fetch(`${String(started.api).replace(/\/client\/v4$/, '')}/metrics`)).text();
     const prom = parseProm(text);
