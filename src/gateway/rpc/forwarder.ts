@@ -51,6 +51,12 @@ export interface UpstreamReply {
   readonly length?: number;
   /** The answer's `result` or `error` member and where it is in `body` (whole answers only). */
   readonly outcome?: MemberSpan;
+  /**
+   * An accepted transaction send (eth_sendRawTransaction answered with its hash): the origins that
+   * accepted it, as "pool/origin", once every origin it went to has answered (`send_transactions: all`
+   * answers at the first acceptance, before the others). Absent on every other answer.
+   */
+  readonly acceptedBy?: Promise<readonly string[]>;
 }
 
 /** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
