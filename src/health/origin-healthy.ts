@@ -12,11 +12,11 @@
  */
 import type { MetricsRegistry, Sample } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
-import type { PoolDirectory } from '../model/pool.js';
+import { eachNetworkOrigin, type NetworkPools, type PoolDirectory } from '../model/pool.js';
 import type { LiveState } from './live-state.js';
 
 export interface OriginGaugeSources {
-  readonly networks: Readonly<Record<string, { readonly pools: readonly string[] }>>;
+  readonly networks: NetworkPools;
   readonly directory: PoolDirectory;
   readonly view: Pick<HealthView, 'originHealthy'>;
   readonly live: Pick<LiveState, 'origins'>;
@@ -40,20 +40,14 @@ export function registerOriginGauges(metrics: MetricsRegistry, sources: OriginGa
 }
 
 function originHealthySamples(
-  networks: Readonly<Record<string, { readonly pools: readonly string[] }>>,
+  networks: NetworkPools,
   directory: PoolDirectory,
   view: Pick<HealthView, 'originHealthy'>,
 ): Sample[] {
   const samples: Sample[] = [];
-  for (const [network, { pools }] of Object.entries(networks)) {
-    for (const name of pools) {
-      const pool = directory.poolByName(name);
-      if (pool === undefined) continue;
-      for (const origin of pool.origins) {
-        const healthy = pool.enabled && origin.enabled && view.originHealthy(pool.id, origin.name);
-        samples.push({ labels: { network, pool: pool.name, origin: origin.name }, value: healthy ? 1 : 0 });
-      }
-    }
-  }
+  eachNetworkOrigin(networks, directory, (network, pool, origin) => {
+    const healthy = pool.enabled && origin.enabled && view.originHealthy(pool.id, origin.name);
+    samples.push({ labels: { network, pool: pool.name, origin: origin.name }, value: healthy ? 1 : 0 });
+  });
   return samples;
 }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { post, startHttpServer, type TestServer } from '../helpers/http.js';
+import { post, relay, startHttpServer, type TestServer } from '../helpers/http.js';
 import { WsRpcClient } from '../helpers/ws-client.js';
 
 const KEY = 'swk_static_key_value_0123456789';
@@ -28,9 +28,7 @@ async function passOn(_req: http.IncomingMessage, res: http.ServerResponse, body
     res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'locked' } }));
     return;
   }
-  const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  res.writeHead(answer.status, { 'content-type': 'application/json' });
-  res.end(await answer.text());
+  await relay(res, anvil.url, body);
 }
 
 before(async () => {

@@ -16,7 +16,7 @@ import { STANDARD_METHODS, SUBSCRIPTION_METHODS } from '../../src/gateway/rpc/me
 import { ORIGIN_OUTCOMES } from '../../src/gateway/upstream/origin-outcome.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { post, startHttpServer, type TestServer } from '../helpers/http.js';
+import { post, relay, startHttpServer, type TestServer } from '../helpers/http.js';
 import { type PromText, samplesOf, scrape, sumOf } from '../helpers/prometheus.js';
 
 let anvil: AnvilNode;
@@ -24,13 +24,6 @@ let flaky: TestServer;
 let stuck: TestServer;
 let app: TestApp;
 let closedPort: number;
-
-/** Proxies a body to the anvil node and answers with its answer. */
-async function proxy(res: http.ServerResponse, body: string): Promise<void> {
-  const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  res.writeHead(answer.status, { 'content-type': 'application/json' });
-  res.end(await answer.text());
-}
 
 /** What the scripted origin does with a client call, by the request id the gateway passed on. */
 async function scripted(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
@@ -67,7 +60,7 @@ async function scripted(req: http.IncomingMessage, res: http.ServerResponse, bod
       return;
     default:
       // Head polls of the chain tracker carry no request id: the origin follows the anvil chain.
-      await proxy(res, body);
+      await relay(res, anvil.url, body);
   }
 }
 
@@ -76,7 +69,7 @@ before(async () => {
   flaky = await startHttpServer(scripted);
   // Client calls (they carry a request id) never get an answer; head polls do.
   stuck = await startHttpServer(async (req, res, body) => {
-    if (req.headers['x-request-id'] === undefined) await proxy(res, body);
+    if (req.headers['x-request-id'] === undefined) await relay(res, anvil.url, body);
   });
   const closed = net.createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

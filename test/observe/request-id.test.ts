@@ -14,7 +14,7 @@ import WebSocket from 'ws';
 import { createLogger } from '../../src/log.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { post, send, startHttpServer, type TestServer } from '../helpers/http.js';
+import { post, relay, send, startHttpServer, type TestServer } from '../helpers/http.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The origin's own error answer to eth_sign, passed through untouched. */
@@ -37,9 +37,7 @@ async function originHandler(req: http.IncomingMessage, res: http.ServerResponse
     res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: ORIGIN_ERROR }));
     return;
   }
-  const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  res.writeHead(answer.status, { 'content-type': 'application/json' });
-  res.end(await answer.text());
+  await relay(res, anvil.url, body);
 }
 
 before(async () => {
