@@ -66,6 +66,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
+import { AccessLog } from './http/access-log.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
@@ -196,7 +197,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   const upstream = buildUpstream(options, metrics, buffers);
   const handler = buildHandler(options, upstream.forwarder, metrics);
   const hub = buildSubscriptionHub(options, upstream.forwarder);
-  const edge = buildEdge(options, handler, hub);
+  const accessLog = new AccessLog(options.config.gateway.access_log, logger);
+  const edge = buildEdge(options, handler, hub, accessLog);
   const listener = await startListener(
     listenerOptions(options, edge.trustedProxies, metrics, buffers),
     gatewayEdge({
@@ -206,6 +208,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
       probes: probeEndpoints(edge.readiness, logger),
       metrics,
       logger,
+      accessLog,
       streamStallMs: options.config.gateway.stream_stall_timeout,
       upgrade: (exchange, socket, rest) => edge.websocket.upgrade(exchange, socket, rest),
     }),
@@ -361,6 +364,7 @@ function buildEdge(
   options: ServeGatewayOptions,
   handler: RpcHandler,
   hub: Subscriptions,
+  accessLog: AccessLog,
 ): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
   const settings = options.config.gateway;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
@@ -385,6 +389,7 @@ function buildEdge(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    accessLog,
     clock: options.clock,
     logger: options.logger.child({ part: 'websocket' }),
   });

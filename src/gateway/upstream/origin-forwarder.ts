@@ -186,6 +186,8 @@ export class OriginForwarder implements Forwarder {
       replayable: !write,
       streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
       timeoutMs: rules.timeoutMs,
+      trace: request.trace,
+      headerLines: request.trace?.originHeader,
       idText: call.id === undefined ? undefined : idText,
       streamFor,
       slots: this.#deps.streamSlots,
@@ -200,6 +202,7 @@ export class OriginForwarder implements Forwarder {
     const answer = await runFailsafe<UpstreamReply>(this.#deps, {
       network,
       method: call.method,
+      logger: request.trace?.logger,
       calls: write ? 'write' : 'read',
       plan,
       signal: request.signal,
@@ -236,7 +239,7 @@ export class OriginForwarder implements Forwarder {
   ): void {
     if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
-      this.#deps.logger.info('request succeeded after failover', {
+      (request.trace?.logger ?? this.#deps.logger).info('request succeeded after failover', {
         network: request.network,
         method: request.call.method,
         origin: candidate.origin.name,
