@@ -1,49 +1,47 @@
 /**
- * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
- * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
- * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
- * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The same
- * listener answers `GET /healthz` and `GET /readyz` (http/probes.ts, readiness.ts); the client a call
- * counts against is its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
+ * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when `gateway.tls` is
+ * set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key, Content-Type, body size,
+ * CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
+ * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The same listener
+ * answers `GET /healthz` and `GET /readyz` (http/probes.ts, readiness.ts); the client a call counts against is
+ * its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
  *
- * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
- * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
- * to fit the file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
- * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
+ * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts stalled
+ * streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start to fit the
+ * file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts
+ * bounds streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
- * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the
- * router and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own —
- * the same class, address model, headers and connect guard as forwarded calls, but
- * CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per origin apart from `connections_per_origin`, so head polls
- * never queue behind client calls and never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
+ * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the router
+ * and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own — the same
+ * class, address model, headers and connect guard as forwarded calls, but CHAIN_CONNECTIONS_PER_ORIGIN (2)
+ * sockets per origin apart from `connections_per_origin`, so head polls never queue behind client calls and
+ * never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  *
  * A gateway worker (SPEC §11, src/cluster/) serves the same gateway with a chain it did not build:
- * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's
- * tracker) and starts/stops it with the listener; `startGateway` is the one-process form that builds the
- * ChainTracker over its own chain clients, as described above, and then calls it.
+ * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's tracker) and
+ * starts/stops it with the listener; `startGateway` is the one-process form that builds the ChainTracker over
+ * its own chain clients, as described above, and then calls it.
  *
  * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (pool
- * directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy) — the
- * origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts, when
- * `gateway.cache_max_bytes` > 0, its finality read from the chain), the JSON-RPC handler, the
- * subscription hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts
- * (each worker) differ only in where those ports' state comes from.
+ * directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy, the ledger's
+ * sends) — the origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts,
+ * when `gateway.cache_max_bytes` > 0, its finality read from the chain), the JSON-RPC handler, the subscription
+ * hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts (each worker) differ
+ * only in where those ports' state comes from.
  *
- * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
- * the same forwarder as clients (cache included); tests may put their own in its place
- * (`options.subscriptions`).
+ * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the
+ * same forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
  *
- * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key
- * table, quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth
- * (http/key-auth.ts) for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and
- * usage. Without `options.keys` only static keys exist.
+ * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key table,
+ * quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth (http/key-auth.ts)
+ * for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and usage. Without
+ * `options.keys` only static keys exist.
  *
- * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go
- * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get
- * their answers in flight and 1001 while the listener finishes its HTTP requests; then the hub closes,
- * then the tracker stops.
+ * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go through the
+ * same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get their answers in
+ * flight and 1001 while the listener finishes its HTTP requests; then the hub closes, then the tracker stops.
  */
 
 import type { ChainTracker } from '../chain/tracker.js';
@@ -67,6 +65,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
+import { AccessLog } from './http/access-log.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
@@ -144,10 +143,7 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
-  /**
-   * The transaction ledger (SPEC §19): told of every eth_sendRawTransaction the origins accepted, once
-   * per client send (upstream/origin-forwarder.ts). None: sends are not recorded.
-   */
+  /** The transaction ledger (SPEC §19): each accepted send, once (upstream/accepted-sends.ts). None: unrecorded. */
   sends?: AcceptedSends;
 }
 
@@ -202,7 +198,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   const upstream = buildUpstream(options, metrics, buffers);
   const handler = buildHandler(options, upstream.forwarder, metrics);
   const hub = buildSubscriptionHub(options, upstream.forwarder);
-  const edge = buildEdge(options, handler, hub);
+  const accessLog = new AccessLog(options.config.gateway.access_log, logger);
+  const edge = buildEdge(options, handler, hub, accessLog);
   const listener = await startListener(
     listenerOptions(options, edge.trustedProxies, metrics, buffers),
     gatewayEdge({
@@ -212,6 +209,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
       probes: probeEndpoints(edge.readiness, logger),
       metrics,
       logger,
+      accessLog,
       streamStallMs: options.config.gateway.stream_stall_timeout,
       upgrade: (exchange, socket, rest) => edge.websocket.upgrade(exchange, socket, rest),
     }),
@@ -368,6 +366,7 @@ function buildEdge(
   options: ServeGatewayOptions,
   handler: RpcHandler,
   hub: Subscriptions,
+  accessLog: AccessLog,
 ): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
   const settings = options.config.gateway;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
@@ -392,6 +391,7 @@ function buildEdge(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    accessLog,
     clock: options.clock,
     logger: options.logger.child({ part: 'websocket' }),
   });

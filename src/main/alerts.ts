@@ -4,6 +4,7 @@
  * build a replacement from a new config (see live.ts); `live.stop()` stops whichever are current.
  */
 import type { ChainTracker } from '../chain/tracker.js';
+import { devnetOnDemandHeads } from '../devnet/idle-heads.js';
 import { IncidentDetector } from '../incidents/detector.js';
 import { NotificationService } from '../notifications/service.js';
 import type { Store } from '../store/database.js';
@@ -49,6 +50,8 @@ export async function startIncidents(s: StartUp, store: Store, live: LiveParts, 
     clock: s.clock,
     logger: s.part('incidents'),
     onRecorded: () => live.wakeNotifications(),
+    // The devnet mining a block per transaction sits still while idle: that is no stall.
+    onDemandHeads: devnetOnDemandHeads(s.config),
   });
   await incidents.start();
   live.incidents = incidents;

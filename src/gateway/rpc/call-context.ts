@@ -1,14 +1,15 @@
 /**
  * What every call of one request shares as the handler (handler.ts) runs it — the network and its route,
- * who asked, their signal, session and key — and the forwarder's request built from it for one call.
- * A write names its sender (the key's id and the client's address) for the transaction ledger
- * (upstream/origin-forwarder.ts); reads carry none.
+ * who asked, their signal, session, key and the request's trace — and the forwarder's request built from
+ * it for one call. A write names its sender (the key's id and the client's address) for the transaction
+ * ledger (upstream/accepted-sends.ts); reads carry none.
  */
 import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
 import type { ClientSignal, UpstreamRequest } from './forwarder.js';
 import { STANDARD_METHODS } from './methods.js';
 import type { NetworkRoute } from './network-routes.js';
 import type { RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 import type { LocalMethods } from './session.js';
 
 export interface CallContext {
@@ -24,6 +25,8 @@ export interface CallContext {
   stream: boolean;
   /** The gateway key the client is, whose usage each call counts to. */
   key: GatewayKeyRecord | undefined;
+  /** The request's id, log lines, and what the access log writes (request-trace.ts). */
+  trace: RequestTrace | undefined;
 }
 
 /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */
@@ -35,6 +38,7 @@ export function upstreamRequest(call: RpcCall, context: CallContext, stream: boo
     stream: stream && context.stream,
     client: context.client,
     signal: context.signal(),
+    trace: context.trace,
     sender:
       STANDARD_METHODS[call.method]?.write === true ? { keyId: context.key?.id, address: context.address } : undefined,
   };

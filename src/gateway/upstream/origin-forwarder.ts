@@ -31,7 +31,7 @@
  * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
  * against the origin's health. An origin that takes a transaction becomes the client's origin for its
  * pending-state reads (write-affinity.ts), and an eth_sendRawTransaction the send hook had taken goes to
- * the transaction ledger (`sends`, SPEC §19) once, with every origin that took it (`acceptedBy`).
+ * the transaction ledger (`sends`, SPEC §19; accepted-sends.ts) once, with every origin that took it.
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -65,6 +65,7 @@ import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
+import { tellLedger } from './accepted-sends.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure } from './attempt-failure.js';
@@ -193,6 +194,8 @@ export class OriginForwarder implements Forwarder {
       replayable: !write,
       streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
       timeoutMs: rules.timeoutMs,
+      trace: request.trace,
+      headerLines: request.trace?.originHeader,
       idText: call.id === undefined ? undefined : idText,
       streamFor,
       slots: this.#deps.streamSlots,
@@ -207,6 +210,7 @@ export class OriginForwarder implements Forwarder {
     const answer = await runFailsafe<UpstreamReply>(this.#deps, {
       network,
       method: call.method,
+      logger: request.trace?.logger,
       calls: write ? 'write' : 'read',
       plan,
       signal: request.signal,
@@ -243,7 +247,7 @@ export class OriginForwarder implements Forwarder {
   ): void {
     if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
-      this.#deps.logger.info('request succeeded after failover', {
+      (request.trace?.logger ?? this.#deps.logger).info('request succeeded after failover', {
         network: request.network,
         method: request.call.method,
         origin: candidate.origin.name,
@@ -291,29 +295,6 @@ export class OriginForwarder implements Forwarder {
     let k = 0;
     return { outcomes: request.calls.map((_, i) => (claimed[i] ? undefined : sent?.outcomes[k++])) };
   }
-}
-
-/**
- * The ledger's seam (SPEC §19): a send the origins accepted — the send hook's answer carries
- * `acceptedBy` (hooks/eth-send-raw-transaction.ts), whether it went to one origin or to all, alone, in a
- * batch (whose writes go one by one) or over WebSocket — is told to the ledger once per client send,
- * with every origin that accepted it, once they have all answered; `at` is when the client's answer
- * came. Only queues (the ledger decodes and writes in the background); the reply goes on as it came.
- */
-function tellLedger(sends: AcceptedSends, request: UpstreamRequest, reply: UpstreamReply, at: number): UpstreamReply {
-  const raw = Array.isArray(request.call.params) ? request.call.params[0] : undefined;
-  if (reply.acceptedBy === undefined || typeof raw !== 'string') return reply;
-  void reply.acceptedBy.then((origins) =>
-    sends.accepted({
-      network: request.network,
-      raw,
-      keyId: request.sender?.keyId,
-      client: request.sender?.address ?? request.client ?? 'unknown',
-      origins,
-      at,
-    }),
-  );
-  return reply;
 }
 
 /** What each attempt of one call needs: the runner's options and what its answer is checked against. */
