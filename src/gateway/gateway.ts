@@ -58,6 +58,7 @@ import { AddressRanges } from '../model/ip-address.js';
 import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
+import type { VerifyFailureSink } from '../model/verify-failures.js';
 import { type OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
@@ -143,6 +144,8 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
+  /** Answers that failed verification (SPEC §18), for the integrity alert; none: only counted and logged. */
+  verifyFailures?: VerifyFailureSink;
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -263,6 +266,8 @@ function buildUpstream(
     stats: options.stats,
     scores,
     throttle,
+    trust: chain,
+    verifyFailures: options.verifyFailures,
   });
   const caching = buildCache(options, origins);
   const unsubscribe = directory.onChange(() => {

@@ -18,6 +18,7 @@
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
  * call of a key is counted to its usage there.
+ * SPEC §18: verified calls never join an upstream batch; answers carry X-Switchyard-Verified (verified-header.ts).
  */
 import { setMaxListeners } from 'node:events';
 import type { ChainView } from '../../chain/types.js';
@@ -42,6 +43,7 @@ import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
+import { batchHeaders, callHeaders } from './verified-header.js';
 
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
@@ -200,7 +202,8 @@ export class RpcHandler {
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
-        return { status: 200, headers, body: splice(reply, call) };
+        const answered = callHeaders(forwarder, headers, context.network, call.method, reply.verified);
+        return { status: 200, headers: answered, body: splice(reply, call) };
       }
       return this.#forwardSingle(call, context, headers, request);
     } catch (err) {
@@ -222,9 +225,10 @@ export class RpcHandler {
     }
     this.#count(context, answer?.failed !== true);
     if (answer === undefined) return { status: 204, body: undefined, headers };
-    if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
+    const answered = callHeaders(this.#options.forwarder, headers, context.network, call.method, answer.verified);
+    if (answer.rest === undefined) return { status: 200, headers: answered, body: answer.body };
     const { body, rest, length } = answer;
-    return { status: 200, headers, body, rest, ...(length === undefined ? {} : { length }) };
+    return { status: 200, headers: answered, body, rest, ...(length === undefined ? {} : { length }) };
   }
 
   /** A single call's error answer (204 for a notification: nobody may be answered). */
@@ -240,7 +244,7 @@ export class RpcHandler {
     return {
       status: error.httpStatus,
       body: errorResponse(error, call.idBytes),
-      headers: { ...headers, ...error.headers },
+      headers: { ...callHeaders(this.#options.forwarder, headers, context.network, call.method), ...error.headers },
     };
   }
 
@@ -256,9 +260,10 @@ export class RpcHandler {
     // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const { network, route } = context;
+    const { forwarder } = this.#options;
     const eligible = (call: RpcCall) => this.#batchable(call, context);
     const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible };
-    const grouped = upstreamBatch(this.#options.forwarder, input);
+    const grouped = upstreamBatch(forwarder, input);
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
@@ -267,7 +272,7 @@ export class RpcHandler {
           this.#count(context, outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error');
         }
       }
-      return { status: 200, body: result.whole, headers };
+      return { status: 200, body: result.whole, headers: batchHeaders(forwarder, headers, network, elements, []) };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
@@ -286,7 +291,7 @@ export class RpcHandler {
     if (context.key !== undefined) {
       for (const answer of answers) this.#count(context, answer === undefined || (!answer.error && !answer.failed));
     }
-    return { ...batchResponse(answers), headers };
+    return { ...batchResponse(answers), headers: batchHeaders(forwarder, headers, network, elements, answers) };
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
@@ -299,7 +304,9 @@ export class RpcHandler {
   async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
     try {
       const answer = await this.#call(call, context, false);
-      return answer === undefined ? undefined : { body: answer.body, failed: answer.failed === true };
+      return answer === undefined
+        ? undefined
+        : { body: answer.body, failed: answer.failed === true, verified: answer.verified };
     } catch (err) {
       return this.#batchFailure(call, context, err);
     }
@@ -315,6 +322,7 @@ export class RpcHandler {
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
   #batchable(call: RpcCall, context: CallContext): boolean {
     if (context.local?.has(call.method) === true || STANDARD_METHODS[call.method]?.filter !== undefined) return false;
+    if (this.#options.forwarder.verifyMode?.(context.network, call.method).alone === true) return false;
     return this.#refusal(call, context) === undefined;
   }
 
