@@ -31,6 +31,7 @@ import { createLogger, type Logger } from '../log.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { ControlLink } from './control-link.js';
 import { type ControlMessage, isMessage } from './messages.js';
+import { VERIFY_TOPIC } from './shared-state.js';
 import {
   buildReplicas,
   buildSharedParts,
@@ -96,6 +97,7 @@ async function serveWorkerGateway(
       scores: shared.scores,
       affinityShare: affinity,
       limiter: shared.limiter,
+      verifyFailures: { failed: (report) => base.link.send({ t: 'report', topic: VERIFY_TOPIC, payload: [report] }) },
       clock: base.clock,
       logger: logger.child({ part: 'gateway' }),
       metrics: base.metrics,

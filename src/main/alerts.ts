@@ -5,6 +5,7 @@
  */
 import type { ChainTracker } from '../chain/tracker.js';
 import { IncidentDetector } from '../incidents/detector.js';
+import { IntegrityIncidents } from '../incidents/integrity.js';
 import { NotificationService } from '../notifications/service.js';
 import type { Store } from '../store/database.js';
 import type { LiveParts } from './live.js';
@@ -31,7 +32,8 @@ export async function startNotifications(s: StartUp, store: Store, live: LivePar
 
 /**
  * Chain incidents (SPEC §14): the tracker's heads, reorgs and finality → incidents in the store, which
- * the notification service turns into alerts (woken at once when this process records one).
+ * the notification service turns into alerts (woken at once when this process records one); and the
+ * origin integrity alert (SPEC §18), fed by the gateway's verification failures through `live`.
  */
 export async function startIncidents(s: StartUp, store: Store, live: LiveParts, chain: ChainTracker): Promise<void> {
   const incidents = new IncidentDetector({
@@ -44,4 +46,14 @@ export async function startIncidents(s: StartUp, store: Store, live: LiveParts, 
   });
   await incidents.start();
   live.incidents = incidents;
+  const integrity = new IntegrityIncidents({
+    chain,
+    networks: live.config.networks,
+    store,
+    clock: s.clock,
+    logger: s.part('incidents'),
+    onRecorded: () => live.wakeNotifications(),
+  });
+  await integrity.start();
+  live.integrity = integrity;
 }
