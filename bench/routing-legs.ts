@@ -74,7 +74,8 @@ export function runPoolSizeLegs(context: RoutingLegContext): Promise<LegResult[]
     '64': 'pool size: a pool of 64 origins',
     '20pools': 'pool size: a network of 20 pools',
   };
-  return runLegs(context, 'pool-size', { networks, pools }, Object.keys(titles), titles);
+  // In this order: an integer-like key ('64') would come first in Object.keys.
+  return runLegs(context, 'pool-size', { networks, pools }, ['one', '64', '20pools'], titles);
 }
 
 export async function runDegradedLegs(context: RoutingLegContext): Promise<LegResult[]> {

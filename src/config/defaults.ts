@@ -36,6 +36,9 @@ export const DEFAULTS = {
     head_poll_interval: 1_000, // ms between head polls of each origin (chain tracker)
     max_head_lag: 0, // blocks an origin may be behind the network head and still take head-relative calls
     max_logs_block_range: 10_000, // blocks one eth_getLogs / eth_newFilter may span; null = no limit
+    max_logs_block_range_split: 1_000_000, // the same, when logs_split is on and max_logs_block_range is not set
+    logs_split: { chunk: 2_000, concurrency: 4 }, // blocks per eth_getLogs chunk, chunks at once (when logs_split is given)
+    send_transactions: 'one' as 'one' | 'all', // eth_sendRawTransaction to one origin (failsafe plan) or every healthy origin
     finality_depth: 64, // blocks below the head taken as final where an origin has no finalized tag
     steering: 'off' as 'off' | 'dynamic_latency', // pools in failover order; dynamic_latency: by best origin score
     hedge_max: 1, // extra requests a hedged read may send (networks.{name}.hedge.max); hedging itself is off by default

@@ -53,6 +53,12 @@ export interface UpstreamReply {
   readonly outcome?: MemberSpan;
   /** What verification proved of it (upstream/verified/); absent: not verified. */
   readonly verified?: VerifyLevel;
+  /**
+   * An accepted transaction send (eth_sendRawTransaction answered with its hash): the origins that
+   * accepted it, as "pool/origin", once every origin it went to has answered (`send_transactions: all`
+   * answers at the first acceptance, before the others). Absent on every other answer.
+   */
+  readonly acceptedBy?: Promise<readonly string[]>;
 }
 
 /** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */

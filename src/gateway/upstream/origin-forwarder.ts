@@ -2,6 +2,11 @@
  * Forwarding of one JSON-RPC call to the origins of a network (SPEC §2). This is the seam for anything
  * that sits between the gateway and the origins (a response cache wraps `Forwarder`).
  *
+ * A method with a hook (hooks/registry.ts: eth_getLogs splitting, eth_sendRawTransaction's sends) that
+ * claims the call is forwarded by its hook, whose every upstream call comes back here (`#forwardCall`,
+ * with a plan of its own or to one chosen origin); a batch's calls a hook claims leave the upstream
+ * batch and are forwarded one by one. Everything below is the path of every other call.
+ *
  * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
  * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
  * raw id in. The attempts are the failsafe engine's (failsafe/engine.ts, whose rules are data in
@@ -47,8 +52,9 @@
  * reason (never addresses: they may hold API keys). How failures are classified: attempt-failure.ts;
  * how an answer is checked: origin-answer.ts.
  * With `verify` on for the call (networks.{name}.verify or its method's, SPEC §18), a call whose method
- * has a check goes to verified/verified-calls.ts instead, on the same engine and plan; what that does not
- * verify comes back here and is forwarded as above (its answer says `none`).
+ * has a check goes to verified/verified-calls.ts first (before any hook: a verified eth_getLogs is not
+ * split), on the same engine and plan; what that does not verify comes back here and is forwarded as
+ * above (its answer says `none`).
  */
 
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
@@ -71,10 +77,12 @@ import { STANDARD_METHODS } from '../rpc/methods.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead } from './answer-checks.js';
 import { startAttempt } from './attempt.js';
 import type { Attempt } from './attempt-failure.js';
-import { CallPlanner } from './call-plan.js';
+import { CallPlanner, fixedPlan } from './call-plan.js';
 import { ANSWERED, type FailsafeDeps, runFailsafe, VERDICT_EVENTS } from './failsafe/engine.js';
-import { MethodRules } from './failsafe/method-rules.js';
+import { type CallRules, MethodRules } from './failsafe/method-rules.js';
 import type { FilterAffinity } from './filter-affinity.js';
+import type { CalledAnswer, HookUpstream, MethodHook } from './hooks/method-hook.js';
+import { methodHooks } from './hooks/registry.js';
 import type { OriginClients } from './origin-clients.js';
 import { type CallAttempt, singleAnswer } from './single-answer.js';
 import type { StreamSlots } from './stream-slots.js';
@@ -116,6 +124,8 @@ export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
   readonly #planner: CallPlanner;
   readonly #rules: MethodRules;
+  /** Special methods' hooks (hooks/registry.ts): eth_getLogs splitting, sends. */
+  readonly #hooks: ReadonlyMap<string, MethodHook>;
   readonly #verified: VerifiedCalls | undefined;
   #nextId = 1;
 
@@ -123,15 +133,16 @@ export class OriginForwarder implements Forwarder {
     this.#deps = deps;
     this.#planner = new CallPlanner(deps);
     this.#rules = new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
-    const { trust, networks } = deps;
+    this.#hooks = methodHooks(this.#hookUpstream(deps));
     this.#verified =
-      trust === undefined
+      deps.trust === undefined
         ? undefined
         : new VerifiedCalls(
             {
               ...deps,
-              chain: trust,
-              chainId: (network) => networks?.[network]?.chain_id,
+              chain: deps.trust,
+              // Read at call time, like the hooks' settings.
+              chainId: (network) => this.#deps.networks?.[network]?.chain_id,
               failures: deps.verifyFailures,
             },
             this.#planner,
@@ -147,17 +158,67 @@ export class OriginForwarder implements Forwarder {
     this.#deps.router.assertRoutable(network, pools);
   }
 
-  async forward(request: UpstreamRequest): Promise<UpstreamReply> {
+  forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const { method } = request.call;
+    if (this.#verified !== undefined && STANDARD_METHODS[method]?.verify !== undefined) {
+      const rules = this.#rules.forCall(request.network, method);
+      if (rules.verify !== 'off') return this.#forwardVerified(this.#verified, request, rules);
+    }
+    return this.#forwardPlain(request);
+  }
+
+  /** A call whose method has a check: verified, or (verified/ declines it) forwarded as any other. */
+  async #forwardVerified(verified: VerifiedCalls, request: UpstreamRequest, rules: CallRules): Promise<UpstreamReply> {
+    return (await verified.forward(request, rules)) ?? this.#forwardPlain(request);
+  }
+
+  #forwardPlain(request: UpstreamRequest): Promise<UpstreamReply> {
+    const hook = this.#hooks.get(request.call.method);
+    if (hook?.claims(request)) return hook.forward(request);
+    return this.#forwardCall(request, undefined, undefined);
+  }
+
+  /** The upstream calls a method hook makes (hooks/method-hook.ts): each through the engine. */
+  #hookUpstream(deps: OriginForwarderDeps): HookUpstream {
+    return {
+      clock: deps.clock,
+      logger: deps.logger,
+      streamSlots: deps.streamSlots,
+      streamAfter: STREAM_AFTER_BYTES,
+      // Read at call time: a reload that replaces `networks` applies to the next call.
+      settings: (network) => this.#deps.networks?.[network],
+      networkHead: (network) => this.#deps.chain?.networkHead(network),
+      call: (request) => this.#called(request, undefined),
+      callOn: (request, candidate) => this.#called(request, candidate),
+      origins: (request) => this.#deps.router.plan(request.network, request.pools, request.client),
+      stick: (request, candidate) => this.#stick(request, candidate),
+    };
+  }
+
+  /** A hook's call: its answer and the origin it came from. */
+  async #called(request: UpstreamRequest, only: Candidate | undefined): Promise<CalledAnswer> {
+    let from: Candidate | undefined;
+    const reply = await this.#forwardCall(request, only, (candidate) => {
+      from = candidate;
+    });
+    return { reply, candidate: from as Candidate };
+  }
+
+  /**
+   * One call through the failsafe engine: with its own plan, or to `only` that origin (a hook's call);
+   * `answeredBy` hears which origin the answer came from (the usual call asks nothing: no extra object).
+   */
+  async #forwardCall(
+    request: UpstreamRequest,
+    only: Candidate | undefined,
+    answeredBy: ((candidate: Candidate) => void) | undefined,
+  ): Promise<UpstreamReply> {
     const { chain } = this.#deps;
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
-    const rules = this.#rules.forCall(network, call.method);
-    if (rules.verify !== 'off' && this.#verified !== undefined && STANDARD_METHODS[call.method]?.verify !== undefined) {
-      const verified = await this.#verified.forward(request, rules);
-      if (verified !== undefined) return verified;
-    }
     const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain, network);
-    const plan = this.#planner.forCall(request, needs);
+    const plan = only === undefined ? this.#planner.forCall(request, needs) : fixedPlan([only]);
+    const rules = this.#rules.forCall(network, call.method);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
     const idText = String(upstreamId);
@@ -204,8 +265,10 @@ export class OriginForwarder implements Forwarder {
     if (answer.event === 'behind-again' && chain !== undefined) reportPassedHead(chain, context(candidate), reply);
     if (answer.event !== 'fallback') {
       this.#deps.filters.record(network, call, reply.body, { pool: reply.pool, origin: reply.origin });
-      this.#succeeded(request, candidate, reply, answer.failures, write);
+      // A write sent to one chosen origin (a hook's) leaves read-your-writes to the hook.
+      this.#succeeded(request, candidate, reply, answer.failures, write && only === undefined);
     }
+    answeredBy?.(candidate);
     return reply;
   }
 
@@ -217,12 +280,7 @@ export class OriginForwarder implements Forwarder {
     attempts: readonly Attempt[],
     write: boolean,
   ): void {
-    if (write && request.client !== undefined && reply.outcome?.key === 'result') {
-      this.#deps.writes?.record(request.client, request.network, {
-        poolId: candidate.pool.id,
-        origin: candidate.origin.name,
-      });
-    }
+    if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
       this.#deps.logger.info('request succeeded after failover', {
         network: request.network,
@@ -233,11 +291,43 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
+  /** Read-your-writes: the client's pending-state reads go first to the origin that took its transaction. */
+  #stick(request: UpstreamRequest, candidate: Candidate): void {
+    if (request.client === undefined) return;
+    this.#deps.writes?.record(request.client, request.network, {
+      poolId: candidate.pool.id,
+      origin: candidate.origin.name,
+    });
+  }
+
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
    * one upstream batch (upstream-batch.ts), through the same engine.
    */
   forwardBatch(request: BatchRequest): Promise<BatchResult> {
-    return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    const { network, calls } = request;
+    const claimed = calls.map((call) => this.#hooks.get(call.method)?.claims({ network, call }) === true);
+    if (!claimed.includes(true)) return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    return this.#batchWithout(request, claimed);
+  }
+
+  /**
+   * A batch some of whose calls a hook forwards (a wide eth_getLogs to split): the others go as one
+   * upstream batch (not `asIs`: it no longer holds every call), and the claimed ones get no outcome, so
+   * the handler forwards each on its own, through its hook.
+   */
+  async #batchWithout(request: BatchRequest, claimed: readonly boolean[]): Promise<BatchResult> {
+    const calls = request.calls.filter((_, i) => !claimed[i]);
+    const sent =
+      calls.length === 0
+        ? undefined
+        : await forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, {
+            network: request.network,
+            pools: request.pools,
+            calls,
+            signal: request.signal,
+          });
+    let k = 0;
+    return { outcomes: request.calls.map((_, i) => (claimed[i] ? undefined : sent?.outcomes[k++])) };
   }
 }
