@@ -22,6 +22,7 @@ import { type HttpResult, post } from '../helpers/http.js';
 import { type Lie, type LyingOrigin, startLyingOrigin } from '../helpers/lying-origin.js';
 import { type ContractChain, HIGH_SLOT, receipt, sender, startContractChain } from '../helpers/proof-chain.js';
 import { GATEWAY_LIES, slotLie } from '../helpers/verify-lies.js';
+import { WsRpcClient } from '../helpers/ws-client.js';
 
 const TOPIC = `0x${'ab'.repeat(32)}`;
 const EMITTER = assemble([
@@ -259,5 +260,50 @@ describe('X-Switchyard-Verified', () => {
       JSON.stringify([{ jsonrpc: '2.0', id: 1, method: balance[0], params: balance[1] }]),
     );
     assert.equal(off.headers['x-switchyard-verified'], undefined);
+  });
+});
+
+describe('over WebSocket and with the response cache', () => {
+  it('a WebSocket call is verified like an HTTP one: the lie never reaches the client', async () => {
+    const ws = await WsRpcClient.open(`${app.rpcUrl('proven').replace('http', 'ws')}`);
+    try {
+      const params = [chain.vault, 'latest'];
+      const honest = await call(chain.node.url, 'eth_getBalance', params);
+      liar.lie = GATEWAY_LIES.balance;
+      const before = await caught('eth_getBalance');
+      assert.equal((await ws.ask('eth_getBalance', params)).result, honest);
+      assert.ok((await caught('eth_getBalance')) > before, 'the lie was caught');
+      const off = await WsRpcClient.open(`${app.rpcUrl('open').replace('http', 'ws')}`);
+      try {
+        assert.notEqual((await off.ask('eth_getBalance', params)).result, honest, 'with verify off the lie passes');
+      } finally {
+        off.ws.close();
+      }
+    } finally {
+      liar.lie = undefined;
+      ws.ws.close();
+    }
+  });
+
+  it('a verified answer may be cached and keeps its level; an unverified one is never served as verified', async () => {
+    const block = await call<Record<string, unknown>>(chain.node.url, 'eth_getBlockByNumber', ['0x1', false]);
+    const first = await ask('proven', 'eth_getBlockByHash', [block.hash, false]);
+    liar.lie = GATEWAY_LIES['block fields'];
+    try {
+      const told = liar.lies;
+      const again = await ask('proven', 'eth_getBlockByHash', [block.hash, false]);
+      assert.equal(liar.lies, told, 'answered from the cache: no origin asked');
+      assert.deepEqual(again.answer.result, block);
+      assert.equal(first.res.headers['x-switchyard-verified'], 'integrity');
+      assert.equal(again.res.headers['x-switchyard-verified'], 'integrity');
+    } finally {
+      liar.lie = undefined;
+    }
+    const tx = (block.transactions as string[])[0];
+    for (let i = 0; i < 2; i += 1) {
+      const plain = await ask('proven', 'eth_getTransactionByHash', [tx]);
+      assert.equal((plain.answer.result as { hash: string }).hash, tx);
+      assert.equal(plain.res.headers['x-switchyard-verified'], 'none', 'no check for this method: cached or not');
+    }
   });
 });
