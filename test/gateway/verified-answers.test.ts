@@ -99,6 +99,10 @@ before(async () => {
         methods: { 'eth_*': { max_attempts: 1 } },
       }),
       alone: network(['alone'], { verify: 'proofs' }),
+      checked: network(['lying-checked', 'honest-checked'], {
+        verify: 'integrity',
+        methods: { eth_getBalance: { verify: 'proofs' } },
+      }),
     },
     pools: [
       origin('lying', liar.url),
@@ -109,11 +113,13 @@ before(async () => {
       origin('lying-strict', liar.url),
       { name: 'honest-strict', origins: [{ name: 'honest', address: node.url }] },
       { name: 'alone', origins: [{ name: 'alone', address: node.url }] },
+      origin('lying-checked', liar.url),
+      { name: 'honest-checked', origins: [{ name: 'honest', address: node.url }] },
     ],
   });
   const head = Number(await call<string>(node.url, 'eth_blockNumber'));
   await waitFor(
-    () => app.chain.trustedTip('proven')?.number === head && app.chain.trustedTip('strict')?.number === head,
+    () => ['proven', 'strict', 'checked'].every((name) => app.chain.trustedTip(name)?.number === head),
     'the newest block trusted',
   );
 });
@@ -304,6 +310,36 @@ describe('over WebSocket and with the response cache', () => {
       const plain = await ask('proven', 'eth_getTransactionByHash', [tx]);
       assert.equal((plain.answer.result as { hash: string }).hash, tx);
       assert.equal(plain.res.headers['x-switchyard-verified'], 'none', 'no check for this method: cached or not');
+    }
+  });
+});
+
+describe('verify: integrity, and a method’s own verify', () => {
+  it('blocks and logs are checked (integrity); state reads are not, except the method set to proofs', async () => {
+    const number = logBlock.number as string;
+    liar.lie = GATEWAY_LIES['block fields'];
+    try {
+      const honest = await call(chain.node.url, 'eth_getBlockByNumber', [number, false]);
+      const block = await ask('checked', 'eth_getBlockByNumber', [number, false]);
+      honestOrUnverified(block, honest, 'a block with integrity');
+      if (block.answer.error === undefined) assert.equal(block.res.headers['x-switchyard-verified'], 'integrity');
+    } finally {
+      liar.lie = undefined;
+    }
+    const logs = await ask('checked', 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: emitter }]);
+    assert.equal(logs.res.headers['x-switchyard-verified'], 'integrity', 'logs: block hashes only');
+    liar.lie = GATEWAY_LIES.nonce;
+    try {
+      const owner = sender(chain.node.url, chain.chainId).address;
+      const nonce = await ask('checked', 'eth_getTransactionCount', [owner, 'latest']);
+      assert.equal(nonce.res.headers['x-switchyard-verified'], 'none', 'not checked with integrity');
+      liar.lie = GATEWAY_LIES.balance;
+      const honest = await call(chain.node.url, 'eth_getBalance', [chain.vault, 'latest']);
+      const balance = await ask('checked', 'eth_getBalance', [chain.vault, 'latest']);
+      assert.equal(balance.answer.result, honest, 'eth_getBalance has verify: proofs of its own');
+      assert.equal(balance.res.headers['x-switchyard-verified'], 'proof');
+    } finally {
+      liar.lie = undefined;
     }
   });
 });
