@@ -36,24 +36,19 @@ export async function startNotifications(s: StartUp, store: Store, live: LivePar
  * origin integrity alert (SPEC §18), fed by the gateway's verification failures through `live`.
  */
 export async function startIncidents(s: StartUp, store: Store, live: LiveParts, chain: ChainTracker): Promise<void> {
-  const incidents = new IncidentDetector({
+  // Both record in the store and wake the notification service; they read the config in force at start.
+  const parts = {
     chain,
     networks: live.config.networks,
     store,
     clock: s.clock,
     logger: s.part('incidents'),
     onRecorded: () => live.wakeNotifications(),
-  });
+  };
+  const incidents = new IncidentDetector(parts);
   await incidents.start();
   live.incidents = incidents;
-  const integrity = new IntegrityIncidents({
-    chain,
-    networks: live.config.networks,
-    store,
-    clock: s.clock,
-    logger: s.part('incidents'),
-    onRecorded: () => live.wakeNotifications(),
-  });
+  const integrity = new IntegrityIncidents(parts);
   await integrity.start();
   live.integrity = integrity;
 }
