@@ -4,6 +4,7 @@
  */
 export const DEFAULTS = {
   data_dir: './data',
+  // secrets_key_file: <data_dir>/secrets.key — it depends on data_dir, so secrets/key-source.ts fills it in.
   gateway: {
     listen: '127.0.0.1:8545',
     max_body_bytes: 1_048_576, // bytes (1 MiB)

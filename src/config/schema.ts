@@ -240,6 +240,11 @@ export const configObject = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
     .optional(),
+  /**
+   * The key that seals secrets in the store (SPEC §16; secrets/key-source.ts): unset means
+   * `<data_dir>/secrets.key`, created on first start; SWITCHYARD_SECRETS_KEY wins over it.
+   */
+  secrets_key_file: z.string().min(1).optional(),
   /** Redis shared by every instance for global rate limits, key quotas and revocation (SPEC §11). */
   redis_url: z
     .string()

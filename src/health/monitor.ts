@@ -34,10 +34,11 @@ import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
+import type { Opener } from '../store/store-secrets.js';
 import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
-import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import { type MonitorSource, monitorSourceOf } from './monitor-source.js';
 import type { ProbeResult } from './probes/result.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
@@ -64,6 +65,8 @@ export interface NetworkChains {
 
 export interface HealthMonitorOptions {
   store: Store;
+  /** Opens monitors' sealed secret headers: needed by the default monitor source (from the store). */
+  secrets?: Opener;
   directory: PoolDirectory;
   /** The account the gateway routes for; the networks' pool names refer to its pools. */
   routingAccountId: string;
@@ -112,12 +115,9 @@ export class HealthMonitor {
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#transport = new ProbeTransport({
-      outbound: options.outbound,
-      clock: this.#clock,
-    });
+    this.#transport = new ProbeTransport({ outbound: options.outbound, clock: this.#clock });
     this.#logger = options.logger ?? silentLogger;
-    this.#monitors = options.monitors ?? storeMonitorSource(options.store);
+    this.#monitors = monitorSourceOf(options.store, options.secrets, options.monitors);
     this.#scheduler = new JitteredScheduler({
       ...(options.random === undefined ? {} : { random: options.random }),
       onError: (poolId, err) => this.#logger.error('health round failed', { pool_id: poolId, err }),

@@ -8,6 +8,7 @@ import { IncidentDetector } from '../incidents/detector.js';
 import { IntegrityIncidents } from '../incidents/integrity.js';
 import { NotificationService } from '../notifications/service.js';
 import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { LiveParts } from './live.js';
 import type { StartUp } from './start-up.js';
 
@@ -16,9 +17,16 @@ import type { StartUp } from './start-up.js';
  * deprecation notices. Started after the API listener so emails name its real URL (`apiUrl`); stopped
  * before it (undelivered alerts stay queued in the store).
  */
-export async function startNotifications(s: StartUp, store: Store, live: LiveParts, apiUrl: string): Promise<void> {
+export async function startNotifications(
+  s: StartUp,
+  store: Store,
+  secrets: StoreSecrets,
+  live: LiveParts,
+  apiUrl: string,
+): Promise<void> {
   const notifications = new NotificationService({
     store,
+    secrets,
     config: live.config,
     clock: s.clock,
     logger: s.part('notifications'),

@@ -22,6 +22,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { registerScoreMetric } from '../routing/scores/score-metric.js';
 import type { Store } from '../store/database.js';
 import { StoreProbe } from '../store/probe.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { LiveParts } from './live.js';
 import { bound, type StartUp } from './start-up.js';
 import type { GatewayKeys } from './store-parts.js';
@@ -47,6 +48,7 @@ export function startOriginScores(s: StartUp, directory: StorePoolDirectory): Sc
 export async function startHealth(
   s: StartUp,
   store: Store,
+  secrets: StoreSecrets,
   directory: StorePoolDirectory,
   live: LiveParts,
   scores: ScoreBook,
@@ -54,6 +56,7 @@ export async function startHealth(
 ): Promise<HealthMonitor> {
   const monitor = new HealthMonitor({
     store,
+    secrets,
     directory,
     routingAccountId: s.config.account_id,
     networks: s.config.networks,
@@ -122,6 +125,8 @@ export async function startLimits(s: StartUp, keys: GatewayKeys): Promise<Limits
 /** What the gateway is built from (all the ports gateway/gateway.ts `serveGateway` reads). */
 export interface GatewayParts {
   store: Store;
+  /** Opens and seals the secrets the store holds: the API's pools, monitors and webhook destinations. */
+  secrets: StoreSecrets;
   directory: StorePoolDirectory;
   monitor: HealthMonitor;
   keys: GatewayKeys;
@@ -194,6 +199,7 @@ export async function startApi(s: StartUp, parts: GatewayParts, gateway: Running
     routes: coreRoutes({
       config,
       store,
+      secrets: parts.secrets,
       clock,
       logger: s.part('api'),
       health: parts.monitor,
