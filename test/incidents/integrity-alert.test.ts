@@ -73,7 +73,8 @@ describe('the integrity alert by webhook', () => {
     const account = app.config.account_id;
     const destination = randomUUID();
     const at = new Date().toISOString();
-    await insertDestination(app.store.db, account, destination, { name: 'r', url: receiver.url, secret: null }, at);
+    const target = { name: 'r', url: receiver.url, secret: null };
+    await insertDestination(app.store.db, app.secrets, account, destination, target, at);
     const policy = {
       name: 'integrity',
       description: '',
