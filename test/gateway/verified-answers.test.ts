@@ -99,6 +99,7 @@ before(async () => {
         methods: { 'eth_*': { max_attempts: 1 } },
       }),
       alone: network(['alone'], { verify: 'proofs' }),
+      errs: network(['lying-errs', 'second-errs'], { verify: 'proofs' }),
       checked: network(['lying-checked', 'honest-checked'], {
         verify: 'integrity',
         methods: { eth_getBalance: { verify: 'proofs' } },
@@ -113,13 +114,15 @@ before(async () => {
       origin('lying-strict', liar.url),
       { name: 'honest-strict', origins: [{ name: 'honest', address: node.url }] },
       { name: 'alone', origins: [{ name: 'alone', address: node.url }] },
+      origin('lying-errs', liar.url),
+      { name: 'second-errs', origins: [{ name: 'second', address: second.url }] },
       origin('lying-checked', liar.url),
       { name: 'honest-checked', origins: [{ name: 'honest', address: node.url }] },
     ],
   });
   const head = Number(await call<string>(node.url, 'eth_blockNumber'));
   await waitFor(
-    () => ['proven', 'strict', 'checked'].every((name) => app.chain.trustedTip(name)?.number === head),
+    () => ['proven', 'strict', 'checked', 'errs'].every((name) => app.chain.trustedTip(name)?.number === head),
     'the newest block trusted',
   );
 });
@@ -310,6 +313,34 @@ describe('over WebSocket and with the response cache', () => {
       const plain = await ask('proven', 'eth_getTransactionByHash', [tx]);
       assert.equal((plain.answer.result as { hash: string }).hash, tx);
       assert.equal(plain.res.headers['x-switchyard-verified'], 'none', 'no check for this method: cached or not');
+    }
+  });
+});
+
+describe('an origin’s own error answer', () => {
+  const refuse: Lie = ({ method, params }) =>
+    method === 'eth_getBlockByNumber' && /^0x/.test(String(params[0]))
+      ? { error: { code: -32000, message: 'not today' } }
+      : undefined;
+
+  it('passes through — unless another origin’s answer to the call failed verification: then -32050', async () => {
+    const number = logBlock.number as string;
+    liar.lie = refuse;
+    second.lie = refuse;
+    try {
+      const own = await ask('errs', 'eth_getBlockByNumber', [number, false]);
+      assert.equal(own.answer.error?.message, 'not today', own.res.text);
+      assert.equal(own.res.headers['x-switchyard-verified'], 'none');
+      liar.lie = GATEWAY_LIES['block fields'];
+      const told = liar.lies;
+      const after = await ask('errs', 'eth_getBlockByNumber', [number, false]);
+      assert.equal(after.res.headers['x-switchyard-verified'], 'none');
+      if (liar.lies > told) assert.equal(after.answer.error?.code, -32050, after.res.text);
+      // (Routing may put the other origin first: its own error then passes through, nobody lied before it.)
+      else assert.equal(after.answer.error?.message, 'not today', after.res.text);
+    } finally {
+      liar.lie = undefined;
+      second.lie = undefined;
     }
   });
 });
