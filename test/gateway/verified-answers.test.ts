@@ -148,6 +148,7 @@ function cases(): [string, string, unknown[]][] {
     ['storage', 'eth_getStorageAt', [reader, '0x1', 'latest']],
     ['proof nodes swapped', 'eth_getBalance', [vault, 'latest']],
     ['proof node flipped', 'eth_getBalance', [vault, 'latest']],
+    ['proof node flipped', 'eth_getProof', [vault, [`0x${'0'.repeat(63)}1`], 'latest']],
     ['block fields', 'eth_getBlockByNumber', [number, false]],
     ['block fields', 'eth_getBlockByHash', [hash, false]],
     ['transactions', 'eth_getBlockByNumber', [number, true]],
