@@ -17,7 +17,7 @@
  */
 import { checkConfig, validConfig } from '../config/load.js';
 import { configFileFrom } from '../config/overrides.js';
-import { createLogger } from '../log.js';
+import { createLogger, logFormatFor } from '../log.js';
 import { startSwitchyard } from '../main.js';
 import { parseFlags } from './args.js';
 
@@ -45,7 +45,7 @@ export async function serve(argv: string[]): Promise<number> {
     settings: { gatewayListen: flags['gateway-listen'], apiListen: flags['api-listen'], dataDir: flags['data-dir'] },
   });
   const config = validConfig(checked);
-  const logger = createLogger({ level: config.log_level });
+  const logger = createLogger({ level: config.log_level, format: logFormatFor(config.log_format) });
 
   let signal: NodeJS.Signals | undefined;
   let wake: (() => void) | undefined;

@@ -22,6 +22,7 @@ export const DEFAULTS = {
     require_key: false, // true: a call without a key (gateway.api_keys or a gateway key) gets 401
     steering_exploration: 0.05, // share of calls dynamic_latency steering sends to another origin than the best
     workers: 1, // processes serving the gateway listener; > 1: node:cluster workers fed by the control process
+    access_log: 'errors', // one line per request: off, errors (status ≥ 400 or a gateway error) or all
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)
       max_subscriptions_per_connection: 100, // eth_subscribe subscriptions one connection holds at once
@@ -72,6 +73,7 @@ export const DEFAULTS = {
     max_origins_per_pool: 64,
   },
   log_level: 'info',
+  // log_format: unset = json, or pretty when stderr is a terminal (log.ts `logFormatFor`)
   pools_from_file: 'seed', // 'seed': config pools are created once; 'apply': applied at every start
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
   health: {

@@ -97,6 +97,8 @@ const gateway = z.strictObject({
     .union([z.number().int().min(1).max(256), z.literal('auto')])
     .default(DEFAULTS.gateway.workers)
     .transform((value) => (value === 'auto' ? availableParallelism() : value)),
+  /** One log line per request: `off`, `errors` (status ≥ 400 or a gateway error in the answer) or `all`. */
+  access_log: z.enum(['off', 'errors', 'all']).default(DEFAULTS.gateway.access_log),
 });
 
 /** A method name, or a `namespace_*` pattern (allow_methods, deny_methods, methods). */
@@ -285,6 +287,8 @@ export const configObject = z.strictObject({
     })
     .prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
+  /** `json` lines, or `pretty` one-line text for terminals; unset: pretty when stderr is a terminal (log.ts). */
+  log_format: z.enum(['json', 'pretty']).optional(),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z.record(networkName, networkSchema).default({}),
   pools: z.array(poolInput).default([]),

@@ -31,9 +31,8 @@
  * subscription hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts
  * (each worker) differ only in where those ports' state comes from.
  *
- * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
- * the same forwarder as clients (cache included); tests may put their own in its place
- * (`options.subscriptions`).
+ * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the same
+ * forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
  *
  * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key
  * table, quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth
@@ -58,7 +57,6 @@ import { AddressRanges } from '../model/ip-address.js';
 import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
-import type { VerifyFailureSink } from '../model/verify-failures.js';
 import { type OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
@@ -67,6 +65,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
+import { AccessLog } from './http/access-log.js';
 import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
@@ -87,7 +86,7 @@ import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
 import { CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients } from './upstream/origin-clients.js';
-import { OriginForwarder } from './upstream/origin-forwarder.js';
+import { OriginForwarder, type OriginForwarderDeps } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
@@ -145,7 +144,7 @@ export interface GatewayOptions {
    */
   affinityShare?: AffinityShare;
   /** Answers that failed verification (SPEC §18), for the integrity alert; none: only counted and logged. */
-  verifyFailures?: VerifyFailureSink;
+  verifyFailures?: OriginForwarderDeps['verifyFailures'];
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -199,7 +198,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   const upstream = buildUpstream(options, metrics, buffers);
   const handler = buildHandler(options, upstream.forwarder, metrics);
   const hub = buildSubscriptionHub(options, upstream.forwarder);
-  const edge = buildEdge(options, handler, hub);
+  const accessLog = new AccessLog(options.config.gateway.access_log, logger);
+  const edge = buildEdge(options, handler, hub, accessLog);
   const listener = await startListener(
     listenerOptions(options, edge.trustedProxies, metrics, buffers),
     gatewayEdge({
@@ -209,6 +209,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
       probes: probeEndpoints(edge.readiness, logger),
       metrics,
       logger,
+      accessLog,
       streamStallMs: options.config.gateway.stream_stall_timeout,
       upgrade: (exchange, socket, rest) => edge.websocket.upgrade(exchange, socket, rest),
     }),
@@ -266,7 +267,6 @@ function buildUpstream(
     stats: options.stats,
     scores,
     throttle,
-    trust: chain,
     verifyFailures: options.verifyFailures,
   });
   const caching = buildCache(options, origins);
@@ -366,6 +366,7 @@ function buildEdge(
   options: ServeGatewayOptions,
   handler: RpcHandler,
   hub: Subscriptions,
+  accessLog: AccessLog,
 ): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
   const settings = options.config.gateway;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
@@ -390,6 +391,7 @@ function buildEdge(
     limits: settings.websocket,
     maxBodyBytes: settings.max_body_bytes,
     metrics: new WsMetrics(options.metrics),
+    accessLog,
     clock: options.clock,
     logger: options.logger.child({ part: 'websocket' }),
   });

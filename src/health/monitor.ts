@@ -39,6 +39,7 @@ import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, monitorSourceOf } from './monitor-source.js';
+import { registerOriginGauges } from './origin-healthy.js';
 import type { ProbeResult } from './probes/result.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
@@ -280,7 +281,7 @@ export class HealthMonitor {
 
   #ejected(poolId: string, originName: string): void {
     const pool = this.#options.directory.poolById(poolId);
-    this.#logger.info('origin taken out of rotation by live traffic', {
+    this.#logger.warn('origin taken out of rotation by live traffic', {
       pool: pool?.name,
       origin: originName,
       reason: this.view.ejected(poolId, originName),
@@ -377,13 +378,8 @@ export class HealthMonitor {
     const rtt = metrics.histogram('switchyard_health_check_rtt_seconds', 'Round trip of passed and failed checks', [
       'type',
     ]);
-    metrics.gauge('switchyard_health_origins', 'Monitored origins by current state', ['status'], () => {
-      const counts = { Healthy: 0, Unhealthy: 0, Unknown: 0 };
-      for (const pool of this.#options.directory.allPools()) {
-        for (const row of this.live.origins(pool.id).values()) counts[row.status] += 1;
-      }
-      return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
-    });
+    const { networks, directory } = this.#options;
+    registerOriginGauges(metrics, { networks, directory, view: this.view, live: this.live });
     this.#ctx.onCheck = (_pool, _origin, result, type) => {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);

@@ -294,7 +294,8 @@ function announce(round: Round, events: readonly HealthEventInput[]): void {
   }
   for (const event of events) {
     ctx.onEvent?.(event);
-    ctx.logger.info('health change', {
+    // Losing health is what an operator must see; recovering is good news.
+    ctx.logger[event.new_health === 'Unhealthy' ? 'warn' : 'info']('health change', {
       event_source: event.event_source,
       pool: pool.name,
       origin: event.origin_name ?? undefined,

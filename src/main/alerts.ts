@@ -4,6 +4,7 @@
  * build a replacement from a new config (see live.ts); `live.stop()` stops whichever are current.
  */
 import type { ChainTracker } from '../chain/tracker.js';
+import { devnetOnDemandHeads } from '../devnet/idle-heads.js';
 import { IncidentDetector } from '../incidents/detector.js';
 import { IntegrityIncidents } from '../incidents/integrity.js';
 import { NotificationService } from '../notifications/service.js';
@@ -53,7 +54,8 @@ export async function startIncidents(s: StartUp, store: Store, live: LiveParts, 
     logger: s.part('incidents'),
     onRecorded: () => live.wakeNotifications(),
   };
-  const incidents = new IncidentDetector(parts);
+  // The devnet mining a block per transaction sits still while idle: that is no stall.
+  const incidents = new IncidentDetector({ ...parts, onDemandHeads: devnetOnDemandHeads(s.config) });
   await incidents.start();
   live.incidents = incidents;
   const integrity = new IntegrityIncidents(parts);

@@ -140,6 +140,17 @@ describe('logs_split', () => {
     assert.ok(logCalls(east).length > 0 && logCalls(west).length > 0, 'the chunks went to both origins');
   });
 
+  it("every chunk call carries the client's request id to its origin", async () => {
+    const filter = { fromBlock: '0x0', toBlock: hex(history.last), address: contract };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] });
+    const res = await post(app.rpcUrl(), body, { 'x-request-id': 'split-logs-1' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['x-request-id'], 'split-logs-1');
+    const chunks = [...east.requests, ...west.requests].filter((r) => r.methods[0] === 'eth_getLogs');
+    assert.ok(chunks.length > 1, 'the range went out in chunks');
+    assert.deepEqual(new Set(chunks.map((r) => r.requestId)), new Set(['split-logs-1']));
+  });
+
   it('`latest` and a left-out toBlock resolve to the network head', async () => {
     const head = await trackerAtNode();
     const tagged = await both({ fromBlock: hex(history.first), toBlock: 'latest', topics: [TOPIC] });

@@ -42,6 +42,8 @@ export interface ProviderRequest {
   readonly batch: boolean;
   /** Which connection it came on (numbered as they were opened, from 1). */
   readonly socket: number;
+  /** Its `X-Request-Id` header, if any. */
+  readonly requestId: string | undefined;
   /** What the proxy did: forwarded, throttled (429), rate-limit answer, stalled then forwarded, refused. */
   outcome: 'forwarded' | 'throttled' | 'rate-limited' | 'stalled' | 'refused';
   /** Whether its answer has been written. */
@@ -111,7 +113,8 @@ export async function startProviderProxy(
         if (res.writableFinished) counts.answered += 1;
         else counts.cut += 1;
       });
-      void answer(body, socket, res).catch(() => res.destroy());
+      const id = req.headers['x-request-id'];
+      void answer(body, socket, typeof id === 'string' ? id : undefined, res).catch(() => res.destroy());
     });
   });
   // Keeps idle connections as long as the gateway does (30 s), not node's 5 s: a test of connection
@@ -126,7 +129,12 @@ export async function startProviderProxy(
     });
   });
 
-  const answer = async (body: string, socket: number, res: http.ServerResponse): Promise<void> => {
+  const answer = async (
+    body: string,
+    socket: number,
+    requestId: string | undefined,
+    res: http.ServerResponse,
+  ): Promise<void> => {
     const parsed = JSON.parse(body) as unknown;
     const batch = Array.isArray(parsed);
     const elements = (batch ? parsed : [parsed]) as Array<{ id?: unknown; method?: string; params?: unknown }>;
@@ -135,6 +143,7 @@ export async function startProviderProxy(
       methods: elements.map((e) => String(e.method)),
       batch,
       socket,
+      requestId,
       outcome: 'forwarded',
       answered: false,
     };

@@ -1,11 +1,10 @@
 /**
- * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
- *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
- *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602; log filter sizes: log-filter-limits.ts), the logs
- *   range guard (logs-range.ts, -32005), forwarding (origin-forwarder.ts). The body is parsed first (the
- *   404/410 carry a single request's id) but its errors count only after the network checks (networks:
- *   network-routes.ts).
+ * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts): network known
+ * (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700; empty batch 400 -32600; batch over
+ * max_batch 413 -32005) → rate limit (429) → per call: validation (-32600), method policy (-32601), params (-32602;
+ * log filter sizes: log-filter-limits.ts), the logs range guard (logs-range.ts, -32005), forwarding
+ * (origin-forwarder.ts). The body is parsed first (the 404/410 carry a single request's id) but its errors count only
+ * after the network checks (networks: network-routes.ts).
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -16,9 +15,9 @@
  * in request order, an invalid element gets -32600 in its slot, notifications none (only notifications:
  * 204); the origin's body itself when it answers every call in order. HTTP status: batch-response.ts.
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
- * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
- * call of a key is counted to its usage there.
- * SPEC §18: verified calls never join an upstream batch; answers carry X-Switchyard-Verified (verified-header.ts).
+ * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted call of a key is
+ * counted to its usage there. Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace
+ * and id); the request's log lines carry its id.
  */
 import { setMaxListeners } from 'node:events';
 import type { ChainView } from '../../chain/types.js';
@@ -32,7 +31,8 @@ import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { type CallAnswer, callAnswer } from './call-answer.js';
-import { asSwitchyardError, errorResponse } from './errors.js';
+import { CallOutcomes, errorOutcome } from './call-outcomes.js';
+import { asSwitchyardError } from './errors.js';
 import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
 import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
@@ -42,6 +42,7 @@ import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 import { batchHeaders, callHeaders } from './verified-header.js';
 
@@ -73,15 +74,19 @@ interface CallContext {
   stream: boolean;
   /** The gateway key the client is, whose usage each call counts to. */
   key: GatewayKeyRecord | undefined;
+  /** The request's id, log lines, and what the access log writes (request-trace.ts). */
+  trace: RequestTrace | undefined;
 }
 
 export class RpcHandler {
   readonly #routes: NetworkRoutes;
   readonly #options: RpcHandlerOptions;
   readonly #admission: CallAdmission;
+  readonly #outcomes: CallOutcomes;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
+    this.#outcomes = new CallOutcomes(options.metrics, options.logger);
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
@@ -96,6 +101,7 @@ export class RpcHandler {
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
     session?: RpcSession,
+    trace?: RequestTrace,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     // An unreadable body is reported only after the network checks, so every request to a retired
@@ -106,6 +112,7 @@ export class RpcHandler {
       try {
         parsed = parseBody(body, this.#options.maxBatch);
         this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
+        this.#outcomes.named(trace, parsed);
       } catch (err) {
         unreadable = err;
       }
@@ -123,18 +130,22 @@ export class RpcHandler {
           local: session?.local,
           stream: session?.stream ?? true,
           key,
+          trace,
         };
         if (!request.batch) return this.#single(request.element, context, answerHeaders);
         return this.#batch(request, body, context, answerHeaders).catch((err: unknown) =>
-          this.#failed(err, answerHeaders, undefined),
+          this.#outcomes.requestFailed(context, request, err, answerHeaders),
         );
       };
       const admitted = this.#admission.admit(client, parsed.batch ? parsed.elements.length : 1);
       if (!(admitted instanceof Promise)) return run(admitted);
       // The key's quota waits for its reserve in flight (quota-leased.ts); refused, or failed, as below.
-      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, idOf(request)));
+      const scope = { network, trace };
+      return admitted
+        .then(run)
+        .catch((err: unknown) => this.#outcomes.requestFailed(scope, request, err, answerHeaders));
     } catch (err) {
-      return this.#failed(err, headers, idOf(parsed));
+      return this.#outcomes.requestFailed({ network, trace }, parsed, err, headers);
     }
   }
 
@@ -166,12 +177,6 @@ export class RpcHandler {
     this.#admission.count(context.key, context.network, ok);
   }
 
-  /** The whole request's error answer. */
-  #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
-  }
-
   /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
   #single(
     element: Element,
@@ -180,7 +185,8 @@ export class RpcHandler {
   ): HttpAnswer | Promise<HttpAnswer> {
     if (!element.ok) {
       this.#count(context, false);
-      return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
+      const body = this.#outcomes.errorAnswer(context, 'other', element.error, element.idBytes);
+      return { status: element.error.httpStatus, body, headers };
     }
     const call = element.call;
     if (context.local?.has(call.method)) {
@@ -202,6 +208,7 @@ export class RpcHandler {
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
+        this.#outcomes.replied(context, call.method, reply);
         const answered = callHeaders(forwarder, headers, context.network, call.method, reply.verified);
         return { status: 200, headers: answered, body: splice(reply, call) };
       }
@@ -239,11 +246,14 @@ export class RpcHandler {
     context: CallContext,
   ): HttpAnswer {
     this.#count(context, call.id === undefined);
-    if (call.id === undefined) return { status: 204, body: undefined, headers };
-    const error = asSwitchyardError(err, this.#options.logger);
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
+    if (call.id === undefined) {
+      this.#outcomes.settled(context, call.method, errorOutcome(error));
+      return { status: 204, body: undefined, headers };
+    }
     return {
       status: error.httpStatus,
-      body: errorResponse(error, call.idBytes),
+      body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes),
       headers: { ...callHeaders(this.#options.forwarder, headers, context.network, call.method), ...error.headers },
     };
   }
@@ -260,53 +270,60 @@ export class RpcHandler {
     // The upstream batch is awaited once; its answers are placed synchronously, and only the calls it
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const { network, route } = context;
-    const { forwarder } = this.#options;
     const eligible = (call: RpcCall) => this.#batchable(call, context);
-    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible };
-    const grouped = upstreamBatch(forwarder, input);
+    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible, trace: context.trace };
+    const grouped = upstreamBatch(this.#options.forwarder, input);
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
-      if (context.key !== undefined) {
-        for (const outcome of result.outcomes) {
-          this.#count(context, outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error');
-        }
-      }
-      return { status: 200, body: result.whole, headers: batchHeaders(forwarder, headers, network, elements, []) };
+      this.#outcomes.whole(context, elements, result.outcomes, (ok) => {
+        if (context.key !== undefined) this.#count(context, ok);
+      });
+      return { status: 200, body: result.whole, headers: batchHeaders(this.#options, network, headers, elements) };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
-        if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
+        if (!element.ok) return this.#outcomes.errorElement(context, 'other', element.error, element.idBytes);
         const call = element.call;
         if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
+        const failed = 'reply' in outcome && outcome.reply.outcome?.key === 'error';
+        this.#outcomes.settled(context, call.method, failed ? 'error_answer' : 'ok');
         if ('sent' in outcome || call.id === undefined) return undefined;
         const { reply } = outcome;
-        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed: reply.outcome?.key === 'error' };
+        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed };
       }),
     );
     if (context.key !== undefined) {
       for (const answer of answers) this.#count(context, answer === undefined || (!answer.error && !answer.failed));
     }
-    return { ...batchResponse(answers), headers: batchHeaders(forwarder, headers, network, elements, answers) };
+    return { ...batchResponse(answers), headers: batchHeaders(this.#options, network, headers, elements, answers) };
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
   #local(call: RpcCall, context: CallContext): BatchAnswer | Promise<BatchAnswer> {
-    const failed = (err: unknown) => this.#batchFailure(call, context, err);
-    return localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, failed);
+    // A failure is counted by #batchFailure; a success here.
+    let failed = false;
+    const fail = (err: unknown) => {
+      failed = true;
+      return this.#batchFailure(call, context, err);
+    };
+    const settle = (answer: BatchAnswer): BatchAnswer => {
+      if (!failed) this.#outcomes.settled(context, call.method, 'ok');
+      return answer;
+    };
+    const answer = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, fail);
+    return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
   async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
     try {
       const answer = await this.#call(call, context, false);
-      return answer === undefined
-        ? undefined
-        : { body: answer.body, failed: answer.failed === true, verified: answer.verified };
+      return answer === undefined ? undefined : { ...answer, failed: answer.failed === true };
     } catch (err) {
       return this.#batchFailure(call, context, err);
     }
@@ -314,15 +331,14 @@ export class RpcHandler {
 
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
-    if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { body: errorResponse(error, call.idBytes), error };
+    if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
+    return this.#outcomes.errorElement(context, call.method, error, call.idBytes);
   }
 
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
   #batchable(call: RpcCall, context: CallContext): boolean {
     if (context.local?.has(call.method) === true || STANDARD_METHODS[call.method]?.filter !== undefined) return false;
-    if (this.#options.forwarder.verifyMode?.(context.network, call.method).alone === true) return false;
     return this.#refusal(call, context) === undefined;
   }
 
@@ -343,6 +359,7 @@ export class RpcHandler {
       stream: stream && context.stream,
       client: context.client,
       signal: context.signal(),
+      trace: context.trace,
     };
   }
 
@@ -360,7 +377,8 @@ export class RpcHandler {
     const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
     if (refusal !== undefined) {
       if (call.id === undefined) {
-        this.#options.logger.debug('notification dropped', {
+        this.#outcomes.settled(context, call.method, 'refused');
+        this.#outcomes.logger(context).debug('notification dropped', {
           network: context.network,
           method: call.method,
           reason: refusal.message,
@@ -370,26 +388,12 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      return callAnswer(call, await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream)));
+      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
+      this.#outcomes.replied(context, call.method, reply);
+      return callAnswer(call, reply);
     } catch (err) {
-      if (call.id === undefined) return this.#undelivered(call, context, err);
+      if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
       throw err;
     }
   }
-
-  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
-  #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
-    this.#options.logger.info('notification not delivered', {
-      network: context.network,
-      method: call.method,
-      reason: (err as Error).message,
-    });
-    return undefined;
-  }
-}
-
-/** A single request's id, for its error answer (read only then: most requests never need it). */
-function idOf(parsed: ParsedBody | undefined): Buffer | undefined {
-  const element = parsed?.batch === false ? parsed.element : undefined;
-  return element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes;
 }

@@ -46,11 +46,11 @@ export function callHeaders(
 
 /** A batch's headers: the weakest of its answers, when one of its calls is under verify. */
 export function batchHeaders(
-  forwarder: Forwarder,
-  headers: Readonly<Record<string, string>>,
+  { forwarder }: { readonly forwarder: Forwarder },
   network: string,
+  headers: Readonly<Record<string, string>>,
   elements: readonly Element[],
-  answers: readonly BatchAnswer[],
+  answers: readonly BatchAnswer[] = [],
 ): Readonly<Record<string, string>> {
   if (!elements.some((e) => e.ok && underVerify(forwarder, network, e.call.method))) return headers;
   let level: VerifyLevel | undefined;

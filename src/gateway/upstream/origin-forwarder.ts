@@ -103,17 +103,16 @@ export interface OriginForwarderDeps extends FailsafeDeps {
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
-  /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
-  chain?: (ChainView & ChainFeedback) | undefined;
+  /**
+   * The chain tracker (chain/): chain-aware order and answer checks; without it, neither. When it keeps the
+   * trust anchor too (the tracker and a worker's replica do: gateway/chain-port.ts), `verify` is honoured
+   * (SPEC §18, verified/); a chain without one (some tests) verifies nothing.
+   */
+  chain?: (ChainView & ChainFeedback) | VerifiedCallsDeps['chain'] | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */
   writes?: WriteAffinity | undefined;
   /** Per network: `max_head_lag`, the failsafe rules (`hedge`, `methods`) and `verify`, `chain_id`. */
   networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'> & Partial<NetworkConfig>>> | undefined;
-  /**
-   * Answer verification (SPEC §18, verified/): the chain tracker's trust anchor (the gateway always
-   * passes its chain; only tests that never turn `verify` on leave it out).
-   */
-  trust?: VerifiedCallsDeps['chain'] | undefined;
   /** Where answers that failed verification are reported (the integrity alert). */
   verifyFailures?: VerifyFailureSink | undefined;
 }
@@ -134,13 +133,14 @@ export class OriginForwarder implements Forwarder {
     this.#planner = new CallPlanner(deps);
     this.#rules = new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
     this.#hooks = methodHooks(this.#hookUpstream(deps));
+    const { chain } = deps;
     this.#verified =
-      deps.trust === undefined
+      chain === undefined || !('anchor' in chain)
         ? undefined
         : new VerifiedCalls(
             {
               ...deps,
-              chain: deps.trust,
+              chain,
               // Read at call time, like the hooks' settings.
               chainId: (network) => this.#deps.networks?.[network]?.chain_id,
               failures: deps.verifyFailures,
@@ -232,6 +232,8 @@ export class OriginForwarder implements Forwarder {
       replayable: !write,
       streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
       timeoutMs: rules.timeoutMs,
+      trace: request.trace,
+      headerLines: request.trace?.originHeader,
       idText: call.id === undefined ? undefined : idText,
       streamFor,
       slots: this.#deps.streamSlots,
@@ -246,6 +248,7 @@ export class OriginForwarder implements Forwarder {
     const answer = await runFailsafe<UpstreamReply>(this.#deps, {
       network,
       method: call.method,
+      logger: request.trace?.logger,
       calls: write ? 'write' : 'read',
       plan,
       signal: request.signal,
@@ -282,7 +285,7 @@ export class OriginForwarder implements Forwarder {
   ): void {
     if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
-      this.#deps.logger.info('request succeeded after failover', {
+      (request.trace?.logger ?? this.#deps.logger).info('request succeeded after failover', {
         network: request.network,
         method: request.call.method,
         origin: candidate.origin.name,

@@ -65,11 +65,11 @@ async function originHas(
   candidate: Candidate,
   hash: string,
 ): Promise<boolean> {
-  const { network, pools, client } = request;
+  const { network, pools, client, trace } = request;
   let reply: UpstreamReply;
   try {
     const call = ownCall('eth_getTransactionByHash', [hash]);
-    reply = (await upstream.callOn({ network, pools, client, call }, candidate)).reply;
+    reply = (await upstream.callOn({ network, pools, client, trace, call }, candidate)).reply;
   } catch {
     return false;
   }

@@ -126,8 +126,9 @@ export class SplitQuery {
 
   #chunkRequest(range: BlockRange): UpstreamRequest {
     const filter = { ...this.#filter, fromBlock: hex(range.from), toBlock: hex(range.to) };
-    const { network, pools, client } = this.#request;
-    return { network, pools, client, call: ownCall('eth_getLogs', [filter]), signal: this.#abort.signal };
+    // The client's request (its id to the origins, its log lines, the origins tried) goes with each chunk.
+    const { network, pools, client, trace } = this.#request;
+    return { network, pools, client, trace, call: ownCall('eth_getLogs', [filter]), signal: this.#abort.signal };
   }
 
   /** Waits for one of the `concurrency` request slots. */
