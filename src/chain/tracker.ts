@@ -25,6 +25,7 @@
  * Reading: `networkHead`, `origin`, `reportedHead` and `headCeiling` are synchronous lookups; `touch`
  * marks a network in use for finality; `block(network, which)` reads a block from the network's best
  * usable origins (the cache's finality lookups). More in network-chain.ts, head-bound.ts, canonical.ts.
+ * Trust anchor (SPEC §18): every header an origin shows is its report of a block hash (network-anchor.ts).
  *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
@@ -35,12 +36,14 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
-import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { PoolDirectory } from '../model/pool.js';
 import type { HeadBound } from './head-bound.js';
 import { HeadPushes } from './head-pushes.js';
 import { type ChainCounts, chainMetrics } from './metrics.js';
+import type { HeaderHasher } from './network-anchor.js';
 import { NetworkChain } from './network-chain.js';
 import { OriginChain } from './origin-chain.js';
+import { listing, type TrackedOrigin } from './tracked-origin.js';
 import type {
   BlockHead,
   ChainFeedback,
@@ -49,17 +52,20 @@ import type {
   ChainView,
   HeadPushSource,
   OriginChainState,
+  TrustAnchor,
+  TrustedBlock,
 } from './types.js';
 
 export { SYNCING_CHECK_MS } from './origin-chain.js';
+export type { TrackedOrigin } from './tracked-origin.js';
 
 /** What the tracker reads of a network's config (config/schema.ts NetworkConfig has these keys). */
 export interface ChainNetworkSettings {
   readonly pools: readonly string[];
   /** ms */
   readonly head_poll_interval: number;
-  /** The operator's own origins, whose word on a head is enough (anchor.ts); none when absent. */
-  readonly verify_anchor?: { readonly origins: readonly string[] };
+  /** The operator's own origins (anchor.ts; none when absent) and the trust quorum (trust.ts; default 2). */
+  readonly verify_anchor?: { readonly origins: readonly string[]; readonly quorum?: number };
 }
 
 export interface ChainTrackerOptions {
@@ -72,22 +78,11 @@ export interface ChainTrackerOptions {
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly metrics?: MetricsRegistry;
+  /** Hashes a header's fields (the gateway passes verify/'s): trusted blocks vouch for their parents. */
+  readonly hashHeader?: HeaderHasher;
 }
 
-/** One tracked origin of a network, for listings (console, incident checks). */
-export interface TrackedOrigin {
-  readonly pool: Pool;
-  readonly origin: Origin;
-  readonly state: OriginChainState;
-  /** Counts for the network head now: pool and origin enabled and healthy. */
-  readonly usable: boolean;
-  /** A live newHeads push (its `ws_address`) brings its head now; its head poll is skipped meanwhile. */
-  readonly pushing: boolean;
-  /** The origin's last polled or pushed header (incident divergence checks read its hash and parent). */
-  readonly header?: BlockHead | undefined;
-}
-
-export class ChainTracker implements ChainView, ChainFeedback {
+export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
   readonly #options: ChainTrackerOptions;
   readonly #networks = new Map<string, NetworkChain>();
   /** pool id → origin name → state: two lookups, no key string built on the hot path. */
@@ -115,6 +110,8 @@ export class ChainTracker implements ChainView, ChainFeedback {
           clock,
           logger,
           anchor: settings.verify_anchor?.origins ?? [],
+          quorum: settings.verify_anchor?.quorum,
+          hashHeader: options.hashHeader,
           refused: (origin) => {
             this.#counts?.refused(name, origin.origin.name);
             this.#emit((l) => l.refused?.(name, origin.pool.id, origin.origin.name));
@@ -239,6 +236,18 @@ export class ChainTracker implements ChainView, ChainFeedback {
     if (record !== undefined) this.#take(record, header);
   }
 
+  // ── TrustAnchor (SPEC §18) ──
+
+  trustedTip(network: string): TrustedBlock | undefined {
+    return this.#networks.get(network)?.anchor.hashes.tip;
+  }
+  trustedHash(network: string, number: number): string | undefined {
+    return this.#networks.get(network)?.anchor.hashes.at(number)?.hash;
+  }
+  async anchor(network: string, number: number): Promise<TrustedBlock | undefined> {
+    return this.#networks.get(network)?.anchor.anchor(number);
+  }
+
   // ── Finality and lookups ──
 
   /** The network is in use by a read that depends on finality (keeps its finalized block fetched). */
@@ -319,6 +328,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   #take(record: OriginChain, header: BlockHead): void {
     if (!record.takeHeader(header)) return;
     for (const network of this.#networksOf.get(record) ?? []) {
+      network.anchor.report(record, header);
       network.headersChanged();
       void network.advance();
     }
@@ -385,15 +395,4 @@ export class ChainTracker implements ChainView, ChainFeedback {
       }
     }
   }
-}
-
-function listing(chain: NetworkChain, record: OriginChain): TrackedOrigin {
-  return {
-    pool: record.pool,
-    origin: record.origin,
-    state: record,
-    usable: chain.usable(record),
-    pushing: record.pushLive,
-    header: record.header,
-  };
 }

@@ -32,6 +32,7 @@ import { registerProcessMetrics } from '../metrics/process.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { ControlLink } from './control-link.js';
 import { type ControlMessage, isMessage } from './messages.js';
+import { VERIFY_TOPIC } from './shared-state.js';
 import {
   buildReplicas,
   buildSharedParts,
@@ -103,6 +104,7 @@ async function serveWorkerGateway(
       sends: shared.sends,
       affinityShare: affinity,
       limiter: shared.limiter,
+      verifyFailures: { failed: (report) => base.link.send({ t: 'report', topic: VERIFY_TOPIC, payload: [report] }) },
       clock: base.clock,
       logger: logger.child({ part: 'gateway' }),
       metrics: base.metrics,

@@ -24,20 +24,18 @@
  * starts/stops it with the listener; `startGateway` is the one-process form that builds the ChainTracker over
  * its own chain clients, as described above, and then calls it.
  *
- * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (pool
- * directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy, the ledger's
- * sends) — the origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts,
- * when `gateway.cache_max_bytes` > 0, its finality read from the chain), the JSON-RPC handler, the subscription
- * hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts (each worker) differ
- * only in where those ports' state comes from.
+ * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (GatewayOptions:
+ * pool directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy, the ledger's
+ * sends) — origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts, when
+ * `gateway.cache_max_bytes` > 0, finality from the chain), the JSON-RPC handler, the subscription hub, readiness,
+ * key checks and the listener. main.ts and cluster/worker.ts differ only in where those ports' state comes from.
  *
- * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the
- * same forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
+ * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the same
+ * forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
  *
- * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key table,
- * quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth (http/key-auth.ts)
- * for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and usage. Without
- * `options.keys` only static keys exist.
+ * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: key table, quota
+ * counter and usage sink, from the store; without it only static keys exist) are checked by one GatewayAuth
+ * (http/key-auth.ts) for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and usage.
  *
  * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go through the
  * same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get their answers in
@@ -50,7 +48,6 @@ import type { Config } from '../config/schema.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
-import type { AcceptedSends } from '../model/accepted-sends.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
@@ -86,7 +83,7 @@ import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
 import { CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients } from './upstream/origin-clients.js';
-import { OriginForwarder } from './upstream/origin-forwarder.js';
+import { OriginForwarder, type OriginForwarderDeps } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
@@ -144,7 +141,9 @@ export interface GatewayOptions {
    */
   affinityShare?: AffinityShare;
   /** The transaction ledger (SPEC §19): each accepted send, once (upstream/accepted-sends.ts). None: unrecorded. */
-  sends?: AcceptedSends;
+  sends?: OriginForwarderDeps['sends'];
+  /** Answers that failed verification (SPEC §18), for the integrity alert; none: only counted and logged. */
+  verifyFailures?: OriginForwarderDeps['verifyFailures'];
 }
 
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
@@ -268,6 +267,7 @@ function buildUpstream(
     scores,
     throttle,
     sends: options.sends,
+    verifyFailures: options.verifyFailures,
   });
   const caching = buildCache(options, origins);
   const unsubscribe = directory.onChange(() => {

@@ -28,7 +28,7 @@ export interface BlockMatches {
   readonly replaced: Array<{ record: Followed; by: string }>;
 }
 
-interface Check {
+interface MempoolCheck {
   readonly record: Followed;
   readonly due: number;
 }
@@ -39,7 +39,7 @@ export class NetworkLedger {
   readonly #pending = new Map<string, Followed>();
   readonly #included = new Map<number, Followed[]>();
   readonly #numbers: number[] = [];
-  #checks: Check[] = [];
+  #checks: MempoolCheck[] = [];
   #checksHead = 0;
 
   get size(): number {
@@ -166,7 +166,7 @@ export class NetworkLedger {
   dueChecks(now: number, limit: number): Followed[] {
     const out: Followed[] = [];
     while (this.#checksHead < this.#checks.length && out.length < limit) {
-      const check = this.#checks[this.#checksHead] as Check;
+      const check = this.#checks[this.#checksHead] as MempoolCheck;
       if (check.due > now) break;
       this.#checksHead += 1;
       const { record } = check;

@@ -163,6 +163,8 @@ export async function startGatewayListener(s: StartUp, parts: GatewayParts): Pro
     stats: parts.stats,
     scores: parts.scores,
     sends: parts.sends,
+    // Answers that failed verification → the integrity alert in force (main/alerts.ts, started later).
+    verifyFailures: { failed: (report) => parts.live.integrity?.failed(report) },
     ...(options.buffers !== undefined && { buffers: options.buffers }),
     ...(parts.limits.limiter !== undefined && { limiter: parts.limits.limiter }),
     // Read-your-writes and filter affinity between instances (with workers: relayed by the control).

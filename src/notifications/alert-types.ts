@@ -60,6 +60,14 @@ export const ALERT_TYPES: readonly AlertTypeInfo[] = [
     filters: INCIDENT_FILTERS,
   },
   {
+    type: INCIDENT_ALERT_TYPES.origin_integrity,
+    category: 'Switchyard',
+    display_name: 'Origin integrity',
+    description:
+      "An origin's answer failed verification (networks.{name}.verify): names origin, method and block; ends after verify_anchor.clear_after without another failure.",
+    filters: INCIDENT_FILTERS,
+  },
+  {
     type: TRANSACTION_ALERT_TYPE,
     category: 'Switchyard',
     display_name: 'Transaction status',
