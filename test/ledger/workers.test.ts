@@ -5,12 +5,12 @@
  * client's address, and followed to `included` (SPEC §19).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, runCli, spawnCli, waitForWorkersServing, writeWorkersConfig } from '../helpers/cli.js';
 import { freshCall } from '../helpers/http.js';
 import { waitFor } from '../notifications/helpers.js';
 import { ALICE, signTransfer } from './helpers.js';
@@ -30,21 +30,13 @@ test('sends through two gateway workers are recorded by the control process and 
     rmSync(dir, { recursive: true, force: true });
   });
   node = await startTestAnvil();
-  const config = join(dir, 'serve.yaml');
-  writeFileSync(
-    config,
-    [
-      `data_dir: ${join(dir, 'data')}`,
-      'gateway: { listen: "127.0.0.1:0", workers: 2 }',
-      'api: { listen: "127.0.0.1:0" }',
-      'networks: { sepolia: { chain_id: 11155111, pools: [p], head_poll_interval: 0.1 } }',
-      'pools:',
-      `  - { name: p, origins: [{ name: a, address: "${node.url}" }] }`,
-      '',
-    ].join('\n'),
-  );
+  const config = writeWorkersConfig(dir, [
+    'networks: { sepolia: { chain_id: 11155111, pools: [p], head_poll_interval: 0.1 } }',
+    'pools:',
+    `  - { name: p, origins: [{ name: a, address: "${node.url}" }] }`,
+  ]);
   proc = spawnCli(['serve', '--config', config]);
-  const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+  const started = await waitForWorkersServing(proc);
   const rpcUrl = `${started.gateway as string}/v1/sepolia`;
   const api = started.api as string;
   const made = await runCli(['token', 'create', '--account', ACCOUNT, '--read-only', '--config', config]);
