@@ -44,11 +44,20 @@
  * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get
  * their answers in flight and 1001 while the listener finishes its HTTP requests; then the hub closes,
  * then the tracker stops.
+ *
+ * Reload (SPEC §15): `reconfigure(config, tls)` hands a reloaded config to the parts built here — the
+ * JSON-RPC rules (networks, max_batch, rate_limit, filter limits), forwarding (request_timeout,
+ * max_attempts, max_head_lag, max_streams_per_client, sticky_after_write), keys (api_keys, require_key),
+ * readiness, the hub, WebSocket limits, the listener's limits and, with TLS, the certificate re-read by
+ * the caller — and, in one process, to the chain tracker (`startGateway` owns it). Each part takes the
+ * new settings for the work that starts after the call; work in flight finishes on the old. What needs
+ * a restart (config/restart-keys.ts) is never changed here: the caller keeps those keys as they were.
  */
 
 import type { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
@@ -65,10 +74,9 @@ import { OriginRouter } from '../routing/router.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
-import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
-import { type ListenerOptions, startListener } from './http/listener.js';
+import { type Listener, type ListenerOptions, startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
 import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
@@ -76,8 +84,9 @@ import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import type { LogFilterLimits } from './rpc/log-filter-limits.js';
 import type { QuotaCounter } from './rpc/quota.js';
-import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
+import { type Limiter, RateLimiter } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
+import { forwardingSettings, keySettings, rpcSettings, wsSettings } from './settings.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
@@ -122,7 +131,7 @@ export interface GatewayOptions {
   /** The rate limiter's buckets (default: local to this process, rpc/rate-limit.ts RateLimiter). */
   limiter?: Limiter;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
-  subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
+  subscriptions?: (deps: SubscriptionDeps) => GatewayHub;
   /** Gateway keys as resources: the table authenticated against, their daily quotas and usage. */
   keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink };
   /**
@@ -137,16 +146,20 @@ export interface GatewayOptions {
   affinityShare?: AffinityShare;
 }
 
+/** The subscription hub as the gateway holds it (a test's own may not follow reloads). */
+type GatewayHub = Subscriptions & {
+  close(): void;
+  reconfigure?(settings: Pick<SubscriptionDeps, 'networks' | 'filterLimits'>): void;
+};
+
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
 export interface ServeGatewayOptions extends GatewayOptions {
   chain: GatewayChain;
 }
 
-export interface Gateway {
-  readonly url: string;
+export interface Gateway extends ServedGateway {
   /** The chain tracker of the configured networks (SPEC §9). */
   readonly chain: ChainTracker;
-  close(graceMs: number): Promise<void>;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -164,6 +177,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     url: served.url,
     chain,
+    reconfigure: (config, tls) => {
+      chain.reconfigure(config.networks);
+      served.reconfigure(config, tls);
+    },
     close: async (graceMs) => {
       await served.close(graceMs);
       await own.close();
@@ -174,6 +191,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 /** A gateway serving over a chain it was given. */
 export interface ServedGateway {
   readonly url: string;
+  /**
+   * A reloaded config (its restart-only keys as they were: config/restart-keys.ts) and, with
+   * `gateway.tls`, the certificate and key read again from its files: see the header.
+   */
+  reconfigure(config: Readonly<Config>, tls: TlsPair | undefined): void;
   close(graceMs: number): Promise<void>;
 }
 
@@ -204,8 +226,17 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   );
   logger.info('gateway listening', { url: listener.url });
   chain.start();
+  const reconfigure = (config: Readonly<Config>, tls: TlsPair | undefined): void => {
+    metrics.addNetworks(Object.keys(config.networks));
+    upstream.reconfigure(config);
+    handler.reconfigure(rpcSettings(config));
+    hub.reconfigure?.({ networks: config.networks, filterLimits: config.gateway.websocket });
+    edge.reconfigure(config);
+    adjustListener(listener, config, options, tls);
+  };
   return {
     url: listener.url,
+    reconfigure,
     close: async (graceMs) => {
       await Promise.all([edge.websocket.close(), listener.close(graceMs)]);
       hub.close();
@@ -220,7 +251,7 @@ function buildUpstream(
   options: ServeGatewayOptions,
   metrics: GatewayMetrics,
   buffers: BufferPool,
-): { forwarder: Forwarder; close(): Promise<void> } {
+): { forwarder: Forwarder; reconfigure(config: Readonly<Config>): void; close(): Promise<void> } {
   const { config, clock, chain, directory, outbound } = options;
   const settings = config.gateway;
   const clients = new OriginClients({
@@ -234,6 +265,8 @@ function buildUpstream(
   const feedback = new OriginFeedback(options.health, clock);
   const outstanding = new OutstandingRequests();
   const router = new OriginRouter({ directory, health: options.health, demotion: feedback.demotion, outstanding });
+  const streamSlots = new StreamSlots(settings.max_streams_per_client);
+  const writes = new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare });
   const origins = new OriginForwarder({
     router,
     clients,
@@ -242,13 +275,11 @@ function buildUpstream(
     filters: new FilterAffinity(clock, { share: options.affinityShare }),
     metrics,
     logger: options.logger,
-    streamSlots: new StreamSlots(settings.max_streams_per_client),
-    requestTimeoutMs: settings.request_timeout,
-    maxAttempts: settings.max_attempts,
+    streamSlots,
+    ...forwardingSettings(config),
     clock,
     chain,
-    writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
-    networks: config.networks,
+    writes,
     stats: options.stats,
   });
   // Immutable reads answered from memory; finality comes from the chain (a worker's: its replica).
@@ -266,6 +297,11 @@ function buildUpstream(
   });
   return {
     forwarder: caching ?? origins,
+    reconfigure: (next) => {
+      origins.reconfigure(forwardingSettings(next));
+      streamSlots.resize(next.gateway.max_streams_per_client);
+      writes.setTtl(next.gateway.sticky_after_write);
+    },
     close: async () => {
       unsubscribe();
       await clients.close();
@@ -276,27 +312,22 @@ function buildUpstream(
 
 /** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
 function buildHandler(options: ServeGatewayOptions, forwarder: Forwarder, metrics: GatewayMetrics): RpcHandler {
-  const { config, clock } = options;
-  const settings = config.gateway;
+  const { clock } = options;
+  const { rateSpec: spec, ...settings } = rpcSettings(options.config);
   return new RpcHandler({
-    networks: config.networks,
+    ...settings,
     forwarder,
     clock,
     logger: options.logger,
-    maxBatch: settings.max_batch,
     metrics,
-    rateLimit: {
-      spec: settings.rate_limit ? rateSpec(settings.rate_limit) : undefined,
-      limiter: options.limiter ?? new RateLimiter(clock),
-    },
+    rateLimit: { spec, limiter: options.limiter ?? new RateLimiter(clock) },
     keys: options.keys,
     chain: options.chain,
-    filterLimits: options.config.gateway.websocket,
   });
 }
 
 /** eth_subscribe's hub (or the one a test makes); pending transactions from origins' ws_address. */
-function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder): Subscriptions & { close(): void } {
+function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder): GatewayHub {
   const { config, outbound, logger } = options;
   const deps: SubscriptionDeps = {
     chain: options.chain,
@@ -323,7 +354,13 @@ function buildEdge(
   options: ServeGatewayOptions,
   handler: RpcHandler,
   hub: Subscriptions,
-): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
+): {
+  readiness: GatewayReadiness;
+  auth: GatewayAuth;
+  trustedProxies: AddressRanges | undefined;
+  websocket: WsGateway;
+  reconfigure(config: Readonly<Config>): void;
+} {
   const settings = options.config.gateway;
   const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
   const readiness = new GatewayReadiness({
@@ -333,24 +370,24 @@ function buildEdge(
     store: options.storeReadiness,
     clock: options.clock,
   });
-  const auth = new GatewayAuth({
-    staticKeys: settings.api_keys ? new ApiKeys(settings.api_keys) : undefined,
-    table: options.keys?.table,
-    requireKey: settings.require_key,
-  });
+  const auth = new GatewayAuth({ ...keySettings(options.config), table: options.keys?.table });
   const websocket = new WsGateway({
     handler,
     auth,
     keys: options.keys?.table,
     trustedProxies,
     hub,
-    limits: settings.websocket,
-    maxBodyBytes: settings.max_body_bytes,
+    ...wsSettings(options.config),
     metrics: new WsMetrics(options.metrics),
     clock: options.clock,
     logger: options.logger.child({ part: 'websocket' }),
   });
-  return { readiness, auth, trustedProxies, websocket };
+  const reconfigure = (config: Readonly<Config>): void => {
+    readiness.reconfigure(config.networks);
+    auth.reconfigure(keySettings(config));
+    websocket.reconfigure(wsSettings(config));
+  };
+  return { readiness, auth, trustedProxies, websocket, reconfigure };
 }
 
 /** The listener's settings, its connection limit fitted to the file-descriptor budget (fd-budget.ts). */
@@ -373,6 +410,23 @@ function listenerOptions(
     refused: (limit) => metrics.connectionRefused(limit),
     buffers,
   };
+}
+
+/** A reload's listener limits and, with TLS, the certificate new handshakes get. */
+function adjustListener(
+  listener: Listener,
+  config: Readonly<Config>,
+  options: ServeGatewayOptions,
+  tls: TlsPair | undefined,
+): void {
+  const settings = config.gateway;
+  listener.adjust({
+    maxBodyBytes: settings.max_body_bytes,
+    streamStallMs: settings.stream_stall_timeout,
+    maxConnections: fittedMaxConnections({ ...options, config }),
+    maxConnectionsPerClient: settings.max_connections_per_client,
+  });
+  if (tls !== undefined) listener.secure(tls);
 }
 
 /** `gateway.max_connections`, lowered with a warning when it does not fit RLIMIT_NOFILE (fd-budget.ts). */

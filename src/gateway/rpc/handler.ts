@@ -18,6 +18,10 @@
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
  * call of a key is counted to its usage there.
+ *
+ * A config reload (SPEC §15) hands in new settings (`reconfigure`: networks, `max_batch`, the rate
+ * limit's spec, log filter limits); a request takes its network's route when it starts, so one in flight
+ * finishes on the settings it began with and the next one gets the new.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -39,6 +43,7 @@ import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
+import type { RateSpec } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
@@ -79,6 +84,15 @@ export interface RpcHandlerOptions {
   filterLimits?: LogFilterLimits | undefined;
 }
 
+/** What a config reload changes (`reconfigure`); the rate limit's buckets stay. */
+export interface RpcSettings {
+  networks: RpcHandlerOptions['networks'];
+  maxBatch: number;
+  /** `gateway.rate_limit` (none: unlimited, except keys with their own). */
+  rateSpec: RateSpec | undefined;
+  filterLimits: LogFilterLimits | undefined;
+}
+
 interface CallContext {
   network: string;
   route: NetworkRoute;
@@ -93,14 +107,28 @@ interface CallContext {
 }
 
 export class RpcHandler {
-  readonly #routes: NetworkRoutes;
-  readonly #options: RpcHandlerOptions;
-  readonly #admission: CallAdmission;
+  #routes: NetworkRoutes;
+  #options: RpcHandlerOptions;
+  #admission: CallAdmission;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
+  }
+
+  /** New settings for the requests that start from now on (see the header). */
+  reconfigure(settings: RpcSettings): void {
+    const { rateLimit } = this.#options;
+    this.#options = {
+      ...this.#options,
+      networks: settings.networks,
+      maxBatch: settings.maxBatch,
+      filterLimits: settings.filterLimits,
+      rateLimit: rateLimit === undefined ? undefined : { ...rateLimit, spec: settings.rateSpec },
+    };
+    this.#admission = new CallAdmission(this.#options);
+    this.#routes = new NetworkRoutes(settings.networks, this.#options.clock);
   }
 
   /**

@@ -26,9 +26,10 @@ export interface UpstreamCaller {
   call(network: string, method: string, params: readonly unknown[], signal?: ClientSignal): Promise<unknown>;
 }
 
+/** `networks`: the networks in force at each call (a config reload may change their pools). */
 export function upstreamCaller(
   forwarder: Forwarder,
-  networks: Readonly<Record<string, Pick<NetworkConfig, 'pools'>>>,
+  networks: () => Readonly<Record<string, Pick<NetworkConfig, 'pools'>>>,
 ): UpstreamCaller {
   return {
     async call(network, method, params, signal) {
@@ -37,7 +38,7 @@ export function upstreamCaller(
       if (parsed.batch || !parsed.element.ok) throw new Error(`cannot build the ${method} call`);
       const reply = await forwarder.forward({
         network,
-        pools: networks[network]?.pools ?? [],
+        pools: networks()[network]?.pools ?? [],
         call: parsed.element.call,
         signal,
       });

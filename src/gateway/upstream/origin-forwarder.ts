@@ -42,6 +42,8 @@
  * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
  * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys). How
  * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
+ * A config reload (`reconfigure`) changes `request_timeout`, `max_attempts` and the networks' `max_head_lag`
+ * for the plans made and the attempts started from then on.
  */
 
 import type { Readable } from 'node:stream';
@@ -107,8 +109,14 @@ export class OriginForwarder implements Forwarder {
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
-    this.#deps = deps;
-    this.#planner = new CallPlanner(deps);
+    // Its own copy: `reconfigure` changes it, and the planner reads the same object.
+    this.#deps = { ...deps };
+    this.#planner = new CallPlanner(this.#deps);
+  }
+
+  /** Reloaded settings (see the header). */
+  reconfigure(settings: Pick<OriginForwarderDeps, 'requestTimeoutMs' | 'maxAttempts' | 'networks'>): void {
+    Object.assign(this.#deps, settings);
   }
 
   assertRoutable(network: string, pools: readonly string[]): void {

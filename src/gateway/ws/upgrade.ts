@@ -14,6 +14,8 @@
  * connections are shut down the same way (answers in flight first), with close code 4001 and a reason
  * saying which: "gateway key revoked" (disabled or deleted), "gateway key rolled: reconnect with the new
  * value", or "gateway key no longer allows network NAME" (SPEC §20).
+ * A config reload (`reconfigure`) changes `gateway.websocket.*` and `max_body_bytes` for the connections
+ * opened from then on; open connections keep the limits they were opened with.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -63,7 +65,7 @@ const WS_HEADERS = [
 ] as const;
 
 export class WsGateway {
-  readonly #options: WsGatewayOptions;
+  #options: WsGatewayOptions;
   readonly #server: WebSocketServer;
   readonly #connections = new Set<WsConnection>();
   /** Open connections per client (API key, else client address: http/client-address.ts). */
@@ -97,6 +99,12 @@ export class WsGateway {
         void connection.shutdown(CLOSE_KEY_REVOKED, reason);
       }
     });
+  }
+
+  /** Reloaded limits, for the next handshake (see the header). */
+  reconfigure(settings: Pick<WsGatewayOptions, 'limits' | 'maxBodyBytes'>): void {
+    this.#options = { ...this.#options, ...settings };
+    this.#server.options.maxPayload = settings.maxBodyBytes;
   }
 
   /** The http1 upgrade hook (Http1App.upgrade). */
