@@ -15,12 +15,15 @@
  *
  * What follows the config file rather than the process — the config in force, the outbound policy, the
  * notification service and the incident detector — is held in one LiveParts (main/live.ts), where a
- * reload (SPEC §15) finds and replaces it without touching the listeners.
+ * reload (SPEC §15) finds and replaces it without touching the listeners. `reload(check)` applies a
+ * config the file was re-read into (main/reload.ts: what applies live, what needs a restart, an invalid
+ * file changing nothing); `serve` calls it on SIGHUP.
  */
 
 import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback, ChainView } from './chain/types.js';
 import type { Clock } from './clock.js';
+import type { ConfigCheck } from './config/load.js';
 import { outboundPolicy } from './config/outbound.js';
 import type { SettingSources } from './config/overrides.js';
 import type { Config } from './config/schema.js';
@@ -30,6 +33,7 @@ import type { BufferPool } from './http1/index.js';
 import type { Logger } from './log.js';
 import { startIncidents, startNotifications } from './main/alerts.js';
 import { LiveParts } from './main/live.js';
+import { ConfigReloader, type ReloadOutcome } from './main/reload.js';
 import { startApi, startGatewayListener, startHealth, startLimits } from './main/serving-parts.js';
 import { StartUp } from './main/start-up.js';
 import {
@@ -69,6 +73,8 @@ export interface Switchyard {
   readonly devnet: Devnet | undefined;
   /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
   readonly chain: ChainTracker;
+  /** Applies a config re-read from the file (SIGHUP): main/reload.ts. One at a time. */
+  reload(check: ConfigCheck): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 
@@ -95,12 +101,24 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const parts = { store, directory, monitor, keys, stats, limits, live };
     const gateway = await startGatewayListener(s, parts);
     chain = gateway.chain;
-    const apiUrl = await startApi(s, parts, gateway);
+    const api = await startApi(s, parts, gateway);
     s.onStop(() => live.stop());
-    await startNotifications(s, store, live, apiUrl);
-    await startIncidents(s, store, live, gateway.chain);
-    s.logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
-    return running(s, { gatewayUrl: gateway.url, apiUrl, store, devnet, chain: gateway.chain });
+    const alerts = {
+      startNotifications: () => startNotifications(s, store, live, api.url),
+      startIncidents: () => startIncidents(s, store, live, gateway.chain),
+    };
+    await alerts.startNotifications();
+    await alerts.startIncidents();
+    const reloader = new ConfigReloader(s, { store, directory, monitor, gateway, api, live, ...alerts });
+    s.logger.info('switchyard started', { gateway: gateway.url, api: api.url });
+    return running(s, {
+      gatewayUrl: gateway.url,
+      apiUrl: api.url,
+      store,
+      devnet,
+      chain: gateway.chain,
+      reload: (check) => reloader.reload(check),
+    });
   } catch (err) {
     await s.unwind();
     throw err;

@@ -1,0 +1,71 @@
+/**
+ * A client that keeps calling while something changes underneath (e.g. a config reload): `lanes` calls
+ * back to back until `stop()`, half of them on keep-alive connections and half on connections of their
+ * own. Every answer that is not a 200 with a JSON-RPC `result` is a failure, kept with what came back.
+ * `calls` counts the answers so far, so a test can wait until the loop is under way.
+ */
+import { Agent, request } from 'undici';
+import { freshCall } from './http.js';
+
+export interface ClientLoop {
+  readonly calls: number;
+  /** Stops the lanes (each ends its call in flight) and gives what they saw. */
+  stop(): Promise<{ calls: number; failures: string[] }>;
+}
+
+export function startClientLoop(url: string, method = 'eth_chainId', lanes = 4): ClientLoop {
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  const failures: string[] = [];
+  let calls = 0;
+  let running = true;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: [] });
+  const keepAlive = async (): Promise<string | undefined> => {
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await res.body.text();
+    return res.statusCode === 200 && 'result' in JSON.parse(text) ? undefined : `${res.statusCode} ${text}`;
+  };
+  const fresh = async (): Promise<string | undefined> => {
+    const answer = await freshCall(url, method);
+    return answer.status === 200 && 'result' in answer.body
+      ? undefined
+      : `${answer.status} ${JSON.stringify(answer.body)}`;
+  };
+  const lane = async (call: () => Promise<string | undefined>): Promise<void> => {
+    while (running) {
+      try {
+        const failure = await call();
+        if (failure !== undefined) failures.push(failure);
+      } catch (err) {
+        failures.push(String(err));
+      }
+      calls += 1;
+    }
+  };
+  const done = Promise.all(Array.from({ length: lanes }, (_, i) => lane(i % 2 === 0 ? keepAlive : fresh)));
+  return {
+    get calls() {
+      return calls;
+    },
+    async stop() {
+      running = false;
+      await done;
+      await agent.close();
+      return { calls, failures };
+    },
+  };
+}
+
+/** Resolves once `loop` has made `more` further calls (bounded by `timeoutMs`). */
+export async function moreCalls(loop: ClientLoop, more: number, timeoutMs = 10_000): Promise<void> {
+  const target = loop.calls + more;
+  const deadline = Date.now() + timeoutMs;
+  while (loop.calls < target) {
+    if (Date.now() > deadline) throw new Error(`the client loop made no ${more} calls within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
