@@ -76,7 +76,7 @@ import { buildChainTracker } from './chain-tracker.js';
 import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
-import { type Listener, type ListenerOptions, startListener } from './http/listener.js';
+import { type ListenerOptions, startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
 import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
@@ -86,7 +86,7 @@ import type { LogFilterLimits } from './rpc/log-filter-limits.js';
 import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
-import { forwardingSettings, keySettings, rpcSettings, wsSettings } from './settings.js';
+import { adjustListener, forwardingSettings, keySettings, rpcSettings, wsSettings } from './settings.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
@@ -232,7 +232,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
     handler.reconfigure(rpcSettings(config));
     hub.reconfigure?.({ networks: config.networks, filterLimits: config.gateway.websocket });
     edge.reconfigure(config);
-    adjustListener(listener, config, options, tls);
+    adjustListener(listener, config, fittedMaxConnections({ ...options, config }), tls);
   };
   return {
     url: listener.url,
@@ -410,23 +410,6 @@ function listenerOptions(
     refused: (limit) => metrics.connectionRefused(limit),
     buffers,
   };
-}
-
-/** A reload's listener limits and, with TLS, the certificate new handshakes get. */
-function adjustListener(
-  listener: Listener,
-  config: Readonly<Config>,
-  options: ServeGatewayOptions,
-  tls: TlsPair | undefined,
-): void {
-  const settings = config.gateway;
-  listener.adjust({
-    maxBodyBytes: settings.max_body_bytes,
-    streamStallMs: settings.stream_stall_timeout,
-    maxConnections: fittedMaxConnections({ ...options, config }),
-    maxConnectionsPerClient: settings.max_connections_per_client,
-  });
-  if (tls !== undefined) listener.secure(tls);
 }
 
 /** `gateway.max_connections`, lowered with a warning when it does not fit RLIMIT_NOFILE (fd-budget.ts). */

@@ -3,7 +3,9 @@
  * builds the part and again when a reload hands it a new config (SPEC §15), so both read the same keys.
  */
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { ApiKeys } from './http/api-keys.js';
+import type { Listener } from './http/listener.js';
 import type { RpcSettings } from './rpc/handler.js';
 import { rateSpec } from './rpc/rate-limit.js';
 
@@ -36,4 +38,24 @@ export function keySettings(config: Readonly<Config>) {
 /** WebSocket limits (at start and at each reload). */
 export function wsSettings(config: Readonly<Config>) {
   return { limits: config.gateway.websocket, maxBodyBytes: config.gateway.max_body_bytes };
+}
+
+/**
+ * A reload's listener limits (`maxConnections`: `gateway.max_connections` fitted to the file-descriptor
+ * budget, as at start) and, with TLS, the certificate new handshakes get.
+ */
+export function adjustListener(
+  listener: Listener,
+  config: Readonly<Config>,
+  maxConnections: number,
+  tls: TlsPair | undefined,
+): void {
+  const settings = config.gateway;
+  listener.adjust({
+    maxBodyBytes: settings.max_body_bytes,
+    streamStallMs: settings.stream_stall_timeout,
+    maxConnections,
+    maxConnectionsPerClient: settings.max_connections_per_client,
+  });
+  if (tls !== undefined) listener.secure(tls);
 }
