@@ -28,6 +28,7 @@ import type { BenchOptions } from './options.js';
 import { batch, cacheable, type Exchange, largeLogs, RESULTS, single } from './payloads.js';
 import { freePort } from './ports.js';
 import { addRatios, type BenchReport, checkTargets, markdown } from './report.js';
+import { runDegradedLegs, runPoolSizeLegs } from './routing-legs.js';
 import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
 import { FANOUT_CHAIN_ID, FANOUT_NETWORK, FanoutProcess, runWsLeg, WS_READ_NETWORK } from './ws-legs.js';
@@ -56,7 +57,7 @@ interface Running {
 }
 
 /** The scenarios wrk drives over HTTP against the nginx upstream. */
-type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout' | 'mgmt'>;
+type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout' | 'mgmt' | 'pool-size' | 'degraded'>;
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
@@ -81,6 +82,9 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   ['batch100', ['direct', 'nginx', 'switchyard']],
   ['large10mb', ['direct', 'nginx', 'switchyard']],
   ['anvil', ['direct', 'switchyard']],
+  // The routing legs of SPEC §17, each with a Switchyard of its own (routing-legs.ts).
+  ['pool-size', ['switchyard']],
+  ['degraded', ['switchyard']],
   // Last, so they leave the legs before them as they were (ws-legs.ts).
   ['wsread', ['switchyard']],
   ['wsfanout', ['switchyard']],
@@ -134,6 +138,24 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         const chosen = both.filter(([, w]) => selected(legId(scenario, target, w), options));
         if (chosen.length === 2 && pairs++ % 2 === (options.workersFirst ? 0 : 1)) chosen.reverse();
         runs.push(...chosen);
+      }
+      if (scenario === 'pool-size' || scenario === 'degraded') {
+        // Several legs of their own (`pool-size-64`, …): selected by scenario here, by leg inside.
+        if (options.only.length > 0 && !options.only.some((f) => f.startsWith(scenario) || scenario.includes(f))) {
+          continue;
+        }
+        const upstream = running.upstream;
+        const context = {
+          upstream:
+            upstream === undefined ? undefined : { url: `http://127.0.0.1:${upstream.port}`, pid: upstream.pid },
+          wrk: tools.wrk,
+          workDir,
+          options,
+          compiledCli: runtime.compiledCli,
+          log,
+        };
+        legs.push(...(await (scenario === 'pool-size' ? runPoolSizeLegs : runDegradedLegs)(context)));
+        continue;
       }
       for (const [target, workers] of runs) {
         const id = legId(scenario, target, workers);
@@ -393,6 +415,7 @@ async function planLeg(
   }
   if (scenario === 'wsread' || scenario === 'wsfanout') return 'driven by ws-legs.ts';
   if (scenario === 'mgmt') return 'driven by mgmt-leg.ts';
+  if (scenario === 'pool-size' || scenario === 'degraded') return 'driven by routing-legs.ts';
   if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
   const exchange = exchanges[scenario];
   const route = ROUTE[scenario];
@@ -423,7 +446,12 @@ function placeholder(
   exchanges: Record<HttpScenario, Exchange>,
 ): Pick<LegPlan, 'id' | 'scenario' | 'target' | 'connections' | 'exchange'> {
   const exchange =
-    scenario === 'anvil' || scenario === 'wsread' || scenario === 'wsfanout' || scenario === 'mgmt'
+    scenario === 'anvil' ||
+    scenario === 'wsread' ||
+    scenario === 'wsfanout' ||
+    scenario === 'mgmt' ||
+    scenario === 'pool-size' ||
+    scenario === 'degraded'
       ? { request: single.request, response: '' }
       : exchanges[scenario];
   return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };

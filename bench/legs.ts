@@ -19,6 +19,7 @@ import {
   treeCpuSample,
   treeMemorySample,
 } from './procstat.js';
+import type { RoutingFigures } from './routing-legs.js';
 import { runWrk, type WrkResult } from './wrk.js';
 import type { FanoutFigures } from './ws-fanout-leg.js';
 
@@ -31,7 +32,9 @@ export type Scenario =
   | 'anvil'
   | 'wsread'
   | 'wsfanout'
-  | 'mgmt';
+  | 'mgmt'
+  | 'pool-size'
+  | 'degraded';
 export type Target = 'direct' | 'nginx' | 'switchyard';
 
 export const SCENARIO_TITLES: Record<Scenario, string> = {
@@ -44,6 +47,8 @@ export const SCENARIO_TITLES: Record<Scenario, string> = {
   wsread: 'WebSocket eth_blockNumber',
   wsfanout: 'WebSocket newHeads fan-out',
   mgmt: 'management API',
+  'pool-size': 'routing: pool size',
+  degraded: 'routing: a degraded origin',
 };
 
 export interface LegPlan {
@@ -135,6 +140,8 @@ export interface LegResult {
    * the monitoring window's CPU and the fleet's checks — is here.
    */
   mgmt?: MgmtFigures;
+  /** degraded (routing-legs.ts): the stall and what hedging cost in origin calls. */
+  routing?: RoutingFigures;
 }
 
 export function skippedLeg(

@@ -30,6 +30,17 @@ export const single: Exchange = {
   response: answer(1, RESULTS.blockNumber),
 };
 
+/**
+ * A lookup by hash (eth_getBlockTransactionCountByHash), never cached: the routing legs' read
+ * (routing-legs.ts). A hash lookup needs nothing of an origin's chain position, so every origin of a
+ * pool may take it — with the upstream's fixed answers no origin's head can be learned, and a
+ * head-relative read would go only to the few origins whose head an answer happened to show.
+ */
+export const lookup: Exchange = {
+  request: `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockTransactionCountByHash","params":["0x${'ab'.repeat(32)}"]}`,
+  response: answer(1, RESULTS.blockNumber),
+};
+
 /** A read the gateway may answer from its cache: the chain id never changes. */
 export const cacheable: Exchange = {
   request: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',

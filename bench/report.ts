@@ -8,6 +8,7 @@
 import { corePercent, fmt, mib, percent } from './format.js';
 import type { LegResult, Scenario } from './legs.js';
 import { mgmtLines } from './mgmt-report.js';
+import { routingLines, routingTargets } from './routing-report.js';
 
 export interface TargetCheck {
   name: string;
@@ -184,6 +185,7 @@ export function checkTargets(legs: LegResult[]): TargetCheck[] {
     goal: '< 25',
     ...(percent === undefined ? {} : { value: percent, met: percent < 25 }),
   });
+  checks.push(...routingTargets(legs));
   return checks;
 }
 
@@ -227,6 +229,7 @@ export function markdown(report: BenchReport): string {
   lines.push(...websocketLines(report.legs));
   lines.push(...workerLines(report.legs));
   lines.push(...mgmtLines(report.legs));
+  lines.push(...routingLines(report.legs));
   const unsettled = report.legs.filter((leg) => (leg.settled_ms ?? 0) > 0);
   if (unsettled.length > 0) {
     lines.push(

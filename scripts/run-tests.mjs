@@ -8,6 +8,8 @@
 // database per test file), so the API behaves the same on both backends.
 // SWITCHYARD_TEST_BACKENDS=sqlite|postgres|both (default both) picks the passes. Without the PostgreSQL
 // binaries the second pass is skipped with a warning, or fails when CI is set (CI must run both).
+// Each file must finish within 15 minutes (--test-timeout): the Dockerfile test plays two npm installs and
+// a build, several minutes on a busy 2-core machine; every test bounds its own waits far below that.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,7 +73,7 @@ const POSTGRES_SUITES = [
 function runFiles(list, env = {}) {
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...list],
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=900000', ...list],
     { stdio: 'inherit', env: { ...process.env, ...env } },
   );
   return result.status ?? 1;

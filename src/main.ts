@@ -1,6 +1,6 @@
 /**
- * The composition root: config → store → devnet → pool directory + gateway keys + health → gateway → API
- * → notifications → incidents. Nothing else wires the parts of a process together (the CLI only calls
+ * The composition root: config → store → devnet → pool directory + gateway keys + origin scores + health
+ * → gateway → API → notifications → incidents. Nothing else wires the parts of a process together (the CLI only calls
  * this; a gateway worker process wires its own gateway through the same gateway/gateway.ts
  * `serveGateway`). Start-up is the list of named steps below, each a function in src/main/ that starts
  * one part and registers how to stop it (main/start-up.ts). A failing step undoes what was started;
@@ -34,7 +34,7 @@ import type { Logger } from './log.js';
 import { startIncidents, startNotifications } from './main/alerts.js';
 import { LiveParts } from './main/live.js';
 import { ConfigReloader, type ReloadOutcome } from './main/reload.js';
-import { startApi, startGatewayListener, startHealth, startLimits } from './main/serving-parts.js';
+import { startApi, startGatewayListener, startHealth, startLimits, startOriginScores } from './main/serving-parts.js';
 import { StartUp } from './main/start-up.js';
 import {
   openStore,
@@ -90,15 +90,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const keys = await startGatewayKeys(s, store);
     const stats = startOriginStats(s, store);
     await startClockOffsetCheck(s, store);
+    const scores = startOriginScores(s, directory, live);
     // What probes reveal of an origin's head reaches the gateway's chain tracker once it runs.
     let chain: (ChainFeedback & Pick<ChainView, 'networkHead'>) | undefined;
-    const monitor = await startHealth(s, store, directory, live, {
+    const monitor = await startHealth(s, store, directory, live, scores, {
       sawHead: (pool, origin, block) => chain?.sawHead(pool, origin, block),
       // max_block_lag is judged against the head the tracker adopted, never one origin's claim (SPEC §20).
       adoptedHead: (network) => chain?.networkHead(network),
     });
     const limits = await startLimits(s, keys);
-    const parts = { store, directory, monitor, keys, stats, limits, live };
+    const parts = { store, directory, monitor, keys, stats, scores, limits, live };
     const gateway = await startGatewayListener(s, parts);
     chain = gateway.chain;
     const api = await startApi(s, parts, gateway);

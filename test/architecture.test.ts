@@ -53,6 +53,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'pools',
     'health',
     'notifications',
+    'incidents',
     'stats',
     'chain',
     'outbound',
@@ -66,7 +67,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.
-  cluster: ['gateway', 'limits', 'chain', 'http1', 'outbound', 'config', 'model'],
+  cluster: ['gateway', 'limits', 'routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   health: ['http1', 'outbound', 'config', 'model', 'store'],
   accounts: ['model', 'store'],
   keys: ['model', 'store'],

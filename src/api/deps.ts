@@ -6,6 +6,7 @@ import type { ChainView } from '../chain/types.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
+import type { OriginScoreView } from '../model/origin-score.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
 import type { PoolHealthSource } from './health-source.js';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   poolsChanged(): Promise<void>;
   /** The gateway's chain tracker (heads, earliest blocks) for the per-origin statistics; absent in some tests. */
   chain?: ChainView | undefined;
+  /** Origin scores (SPEC §17), for the per-origin statistics; absent in some tests. */
+  scores?: OriginScoreView | undefined;
   /** Called after every committed write to gateway keys, so the gateway's key table refreshes at once. */
   keysChanged(): Promise<void>;
 }

@@ -5,7 +5,8 @@
  * plus the workers' lease and quota backends, and gets a Gateway back; the store, devnet, API, monitors and notifications stay in the control
  * process.
  *
- * Gateway keys go to the workers and their usage comes back, and the store's readiness goes out for
+ * Gateway keys go to the workers and their usage comes back, per-origin statistics and origin scores
+ * come back (probe outcomes go out to the workers' score books), and the store's readiness goes out for
  * their `/readyz` (shared-state.ts). Rate-limit leases of the workers are answered by `leases` (default: limits/local-backend.ts,
  * this process's buckets shared by its workers; with `redis_url`, Redis's).
  *
@@ -96,10 +97,15 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     keys: options.keys,
     store: options.storeReadiness,
     stats: options.stats,
+    scores: options.scores,
   });
+  // The control's score book holds origins of the pools there are (the workers prune their own).
+  const scores = options.scores;
+  const unsubscribe = options.directory.onChange(() => scores?.prune(options.directory.allPools()));
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();
+    unsubscribe();
     stopSharing();
     publisher.stop();
     await own.close();

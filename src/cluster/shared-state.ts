@@ -12,10 +12,17 @@
  * - `origin-stats` (workers → control): each worker's per-origin counters (stats/origin-stats.ts),
  *   drained and sent every STATS_REPORT_MS (1 s) and when it stops; the control adds them to its own,
  *   which its StatsRecorder flushes to the store.
+ * - `origin-scores` (workers → control): what each worker's score book counted (routing/scores/,
+ *   SPEC §17), drained and sent every STATS_REPORT_MS (1 s) and when it stops; the control adds them to
+ *   its book, which /metrics (`switchyard_origin_score`) and the origin stats API read.
+ * - `origin-probes` (control → workers): the monitor probes' outcomes the control's book kept, sent
+ *   every STATS_REPORT_MS when there are any; each worker adopts them into its own book, so its
+ *   steering and hedging see the probes too (its own traffic it counts itself).
  * - `store` (control → workers): whether the store answers, as the control's probe says (checked every
  *   STORE_CHECK_MS, 1 s; pushed when it changes), for the workers' `GET /readyz`.
  */
 import type { GatewayKeySnapshot, GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
+import { probeSamplesOf, type ScoreReportRow, scoreRowsOf } from '../model/origin-score.js';
 import { type OriginStatsCollector, statsRowsOf } from '../model/origin-stats.js';
 import type { StoreReadiness } from '../model/readiness.js';
 
@@ -23,6 +30,8 @@ export const KEYS_TOPIC = 'keys';
 export const USAGE_TOPIC = 'key-usage';
 export const STORE_TOPIC = 'store';
 export const STATS_TOPIC = 'origin-stats';
+export const SCORES_TOPIC = 'origin-scores';
+export const PROBES_TOPIC = 'origin-probes';
 export const USAGE_FLUSH_MS = 1_000;
 export const STATS_REPORT_MS = 1_000;
 export const STORE_CHECK_MS = 1_000;
@@ -46,11 +55,22 @@ export function shareWithWorkers(
     keys?: { table: GatewayKeyTable; usage: KeyUsageSink } | undefined;
     store: StoreReadiness;
     stats?: OriginStatsCollector | undefined;
+    scores?: ControlScores | undefined;
   },
 ): () => void {
   const stops: Array<() => void> = [];
   const stats = parts.stats;
   if (stats !== undefined) publisher.onReport(STATS_TOPIC, (payload) => stats.add(statsRowsOf(payload)));
+  const scores = parts.scores;
+  if (scores !== undefined) {
+    publisher.onReport(SCORES_TOPIC, (payload) => scores.add(scoreRowsOf(payload)));
+    const relay = setInterval(() => {
+      const samples = scores.drainProbes();
+      if (samples.length > 0) publisher.publishState(PROBES_TOPIC, samples);
+    }, STATS_REPORT_MS);
+    relay.unref();
+    stops.push(() => clearInterval(relay));
+  }
   const keys = parts.keys;
   if (keys !== undefined) {
     publisher.publishState(KEYS_TOPIC, keys.table.snapshot());
@@ -71,6 +91,26 @@ export function shareWithWorkers(
   return () => {
     for (const stop of stops) stop();
   };
+}
+
+/** The control's score book as the sharing needs it (routing/scores/score-book.ts). */
+interface ControlScores {
+  add(rows: readonly ScoreReportRow[]): void;
+  drainProbes(): unknown[];
+}
+
+/** Worker side: adopts a relayed batch of probe samples into the worker's score book. */
+export function adoptProbes(
+  scores: { adopt(poolId: string, originName: string, outcome: 'ok' | 'error' | 'throttled', ms: number): void },
+  payload: unknown,
+): void {
+  for (const [poolId, originName, outcome, ms] of probeSamplesOf(payload))
+    scores.adopt(poolId, originName, outcome, ms);
+}
+
+/** Worker side: sends the worker's score counts to the control every STATS_REPORT_MS. Returns stop (sends the rest). */
+export function reportScores(scores: { drain(): ScoreReportRow[] }, send: (payload: unknown) => void): () => void {
+  return reportDrained(() => scores.drain(), send);
 }
 
 /** Adds one worker's usage report to the control's sink; rows that are not well formed are skipped. */
@@ -150,8 +190,13 @@ export function keySnapshot(payload: unknown): GatewayKeySnapshot | undefined {
 
 /** Worker side: sends the worker's per-origin counters to the control every STATS_REPORT_MS. Returns stop (sends the rest). */
 export function reportStats(stats: OriginStatsCollector, send: (payload: unknown) => void): () => void {
+  return reportDrained(() => stats.drain(), send);
+}
+
+/** Sends what `drain` gives (when there is anything) every STATS_REPORT_MS. Returns stop (sends the rest). */
+function reportDrained(drain: () => readonly unknown[], send: (payload: unknown) => void): () => void {
   const flush = (): void => {
-    const rows = stats.drain();
+    const rows = drain();
     if (rows.length > 0) send(rows);
   };
   const timer = setInterval(flush, STATS_REPORT_MS);

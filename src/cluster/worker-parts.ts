@@ -1,7 +1,7 @@
 /**
  * What a gateway worker (worker.ts) builds from its `init` before it serves: the replicas of the control
  * process's routing state, the parts it shares with the other workers through the control (keys, store
- * readiness, usage, statistics, rate limits and quotas, affinity), and the handler of the control's
+ * readiness, usage, statistics, origin scores, rate limits and quotas, affinity), and the handler of the control's
  * messages. Each is one function so worker.ts reads as its list of steps.
  */
 import { type Clock, offsetClock, systemClock } from '../clock.js';
@@ -17,16 +17,21 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import { StaticKeyTable } from '../model/gateway-keys.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
 import type { ControlLink } from './control-link.js';
 import { IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 import type { ControlMessage } from './messages.js';
 import { ReplicaChain } from './replica-chain.js';
 import { ReplicaHealthView } from './replica-health.js';
 import {
+  adoptProbes,
   KEYS_TOPIC,
   keySnapshot,
+  PROBES_TOPIC,
   PushedStoreReadiness,
+  reportScores,
   reportStats,
+  SCORES_TOPIC,
   STATS_TOPIC,
   STORE_TOPIC,
   USAGE_TOPIC,
@@ -89,16 +94,19 @@ export function buildReplicas(base: WorkerBase, init: InitMessage): Replicas {
 /**
  * Gateway keys, their quotas and usage, and rate limits: shared with the other workers through the
  * control process (its buckets, or Redis's), each falling back to this worker's own when it cannot ask.
- * Per-origin statistics go to the control, which flushes them to the store with its own.
+ * Per-origin statistics go to the control, which flushes them to the store with its own. Origin scores:
+ * this worker's traffic steers its calls and goes to the control's book; the probes' outcomes come back
+ * (topic `origin-probes`).
  */
 export interface SharedParts {
   readonly keyTable: StaticKeyTable;
   readonly storeReadiness: PushedStoreReadiness;
   readonly usage: UsageBatch;
   readonly stats: OriginStats;
+  readonly scores: ScoreBook;
   readonly limiter: LeasedLimiter;
   readonly quota: LeasedQuotaCounter;
-  /** Sends what is still counted (usage, statistics) and stops the timers. */
+  /** Sends what is still counted (usage, statistics, scores) and stops the timers. */
   stop(): void;
 }
 
@@ -107,6 +115,8 @@ export function buildSharedParts(base: WorkerBase): SharedParts {
   const usage = new UsageBatch((rows) => link.send({ t: 'report', topic: USAGE_TOPIC, payload: rows }));
   const stats = new OriginStats(clock);
   const stopStats = reportStats(stats, (payload) => link.send({ t: 'report', topic: STATS_TOPIC, payload }));
+  const scores = new ScoreBook(clock, { reporting: true });
+  const stopScores = reportScores(scores, (payload) => link.send({ t: 'report', topic: SCORES_TOPIC, payload }));
   const status = new SharedLimitsStatus({
     backend: 'control',
     clock,
@@ -118,11 +128,13 @@ export function buildSharedParts(base: WorkerBase): SharedParts {
     storeReadiness: new PushedStoreReadiness(),
     usage,
     stats,
+    scores,
     limiter: new LeasedLimiter({ backend: new IpcLeaseBackend(link), status, clock }),
     quota: new LeasedQuotaCounter({ backend: new IpcQuotaBackend(link), status, fallback: new LocalQuotaCounter() }),
     stop: () => {
       usage.stop();
       stopStats();
+      stopScores();
     },
   };
 }
@@ -183,6 +195,7 @@ export function stateTopics(base: WorkerBase, shared: SharedParts): (topic: stri
       },
     ],
     [STORE_TOPIC, (payload) => shared.storeReadiness.set(payload)],
+    [PROBES_TOPIC, (payload) => adoptProbes(shared.scores, payload)],
   ]);
   return (topic, payload) => {
     const handler = topics.get(topic);

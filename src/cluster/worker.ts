@@ -12,7 +12,9 @@
  * Time: the control's clock (its offset from this machine's comes with `init`), so a key's quota day and
  * every date agree between the processes of an instance, also when the control runs an injected clock.
  * What stays per worker: the response cache, the connect demotion of refused origins (5 s), write and
- * filter affinity, stream slots, WebSocket connections and their subscriptions.
+ * filter affinity, stream slots, WebSocket connections and their subscriptions, the origin scores its
+ * steering and hedging read (its own traffic, plus the probes the control relays; its counts go to the
+ * control's book), benched origins and its share (1/workers) of each origin's max_requests_per_second.
  *
  * The gateway itself is built by gateway/gateway.ts `serveGateway`, as in one process: only where its
  * ports' state comes from differs (worker-parts.ts).
@@ -106,6 +108,7 @@ async function serveWorkerGateway(
       storeReadiness: shared.storeReadiness,
       keys: { table: shared.keyTable, quota: shared.quota, usage: shared.usage },
       stats: shared.stats,
+      scores: shared.scores,
       affinityShare: affinity,
       limiter: shared.limiter,
       clock: base.clock,

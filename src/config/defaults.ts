@@ -19,6 +19,7 @@ export const DEFAULTS = {
     trusted_proxies: [] as string[], // CIDR ranges whose Forwarded / X-Forwarded-For name the client; none: the TCP peer is the client
     sticky_after_write: 60_000, // ms a client's pending-state reads go first to the origin that took its transaction
     require_key: false, // true: a call without a key (gateway.api_keys or a gateway key) gets 401
+    steering_exploration: 0.05, // share of calls dynamic_latency steering sends to another origin than the best
     workers: 1, // processes serving the gateway listener; > 1: node:cluster workers fed by the control process
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)
@@ -36,6 +37,8 @@ export const DEFAULTS = {
     max_head_lag: 0, // blocks an origin may be behind the network head and still take head-relative calls
     max_logs_block_range: 10_000, // blocks one eth_getLogs / eth_newFilter may span; null = no limit
     finality_depth: 64, // blocks below the head taken as final where an origin has no finalized tag
+    steering: 'off' as 'off' | 'dynamic_latency', // pools in failover order; dynamic_latency: by best origin score
+    hedge_max: 1, // extra requests a hedged read may send (networks.{name}.hedge.max); hedging itself is off by default
     incidents: {
       reorg_min_depth: 2, // fewest replaced blocks that raise switchyard_reorg_alert
       // head_stall_after / finality_stall_after: derived from the chain when unset (incidents/thresholds.ts)

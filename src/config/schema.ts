@@ -84,6 +84,8 @@ const gateway = z.strictObject({
    * any other peer those headers are ignored (gateway/http/client-address.ts).
    */
   trusted_proxies: z.array(cidr).default([...DEFAULTS.gateway.trusted_proxies]),
+  /** Share of calls that `dynamic_latency` steering sends to another origin than the best, to notice a recovery. */
+  steering_exploration: z.number().min(0).max(0.5).default(DEFAULTS.gateway.steering_exploration),
   /** After a client's eth_sendRawTransaction, its pending-state reads go first to the origin that took it. */
   sticky_after_write: durationMs.prefault(DEFAULTS.gateway.sticky_after_write / 1000),
   websocket: websocket.prefault({}),
@@ -95,6 +97,25 @@ const gateway = z.strictObject({
     .union([z.number().int().min(1).max(256), z.literal('auto')])
     .default(DEFAULTS.gateway.workers)
     .transform((value) => (value === 'auto' ? availableParallelism() : value)),
+});
+
+/** A method name, or a `namespace_*` pattern (allow_methods, deny_methods, methods). */
+const methodPattern = z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern');
+
+/**
+ * Hedging (SPEC §17, docs/routing.md): a read with no answer after `after` — the origin's p90 latency
+ * ("p90"), or a duration — is also sent to the next origin of its plan; `max` such extra requests per call.
+ */
+const hedge = z.strictObject({
+  after: z.union([z.literal('p90'), durationMs.refine((ms) => ms >= 1, 'must be at least 1 ms')]),
+  max: z.number().int().min(1).max(3).default(DEFAULTS.network.hedge_max),
+});
+
+/** Per-method rules (SPEC §17): override the gateway's timeout and max_attempts and the network's hedge. */
+const methodRules = z.strictObject({
+  timeout: durationMs.refine((ms) => ms >= 1, 'must be at least 1 ms').optional(),
+  max_attempts: z.number().int().min(1).max(10).optional(),
+  hedge: z.union([z.literal('off'), hedge]).optional(),
 });
 
 const api = z.strictObject({
@@ -112,11 +133,9 @@ export const networkSchema = z.strictObject({
   retired_on: isoDate.optional(),
   replacement: z.string().optional(),
   /** Extra methods or namespaces allowed on this network, e.g. ["debug_*", "txpool_content"]. */
-  allow_methods: z
-    .array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern'))
-    .default([]),
+  allow_methods: z.array(methodPattern).default([]),
   /** Methods refused on this network even though the standard policy allows them. */
-  deny_methods: z.array(z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name or a "namespace_*" pattern')).default([]),
+  deny_methods: z.array(methodPattern).default([]),
   /** How often the chain tracker asks each origin for its head. */
   head_poll_interval: durationMs
     .prefault(DEFAULTS.network.head_poll_interval / 1000)
@@ -145,6 +164,12 @@ export const networkSchema = z.strictObject({
       reorg_min_depth: z.number().int().min(1).default(DEFAULTS.network.incidents.reorg_min_depth),
     })
     .prefault({}),
+  /** Order of the network's pools: `off` = as listed (failover); `dynamic_latency` = by their best origin score. */
+  steering: z.enum(['off', 'dynamic_latency']).default(DEFAULTS.network.steering),
+  /** Hedged reads (docs/routing.md); absent: off. */
+  hedge: hedge.optional(),
+  /** Rules per method name or `namespace_*` pattern (an exact name wins over a pattern). */
+  methods: z.record(methodPattern, methodRules).default({}),
 });
 
 const devnet = z.strictObject({

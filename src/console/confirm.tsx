@@ -3,7 +3,7 @@
  * "Confirm"; Escape or "Cancel" closes it. The result (or the API's refusal, e.g. a read-only token's
  * 403) is announced in a live region.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, SessionEnded } from './api.js';
 
 export interface ActionProps {
@@ -20,7 +20,9 @@ export function ConfirmAction({ label, question, run, onSessionEnded, disabled }
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>(undefined);
   const confirmRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  // A layout effect runs in the same task as the render that adds the button, so the confirmation is never
+  // on screen without focus (a keypress in between would go elsewhere).
+  useLayoutEffect(() => {
     if (asking) confirmRef.current?.focus();
   }, [asking]);
   const confirm = async () => {

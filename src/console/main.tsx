@@ -11,24 +11,11 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, Client, SessionEnded } from './api.js';
 import { storedToken, storeToken } from './session.js';
 import type { AccountItem } from './types.js';
-import { ChartsView } from './views/charts.js';
-import { DeliveriesView } from './views/deliveries.js';
-import { EventsView } from './views/events.js';
-import { MigrationView, PoliciesView } from './views/notifications.js';
-import { OriginsView } from './views/origins.js';
+import type { ViewProps } from './view.js';
+import { VIEWS } from './views/index.js';
 
 /** The fixed id of the "Switchyard Write" permission group (docs/api.md, account tokens). */
 const WRITE_GROUP = 'b688b1f8d4ebf2e4198be92100a4496a';
-
-const VIEWS = [
-  ['origins', 'Origins'],
-  ['events', 'Events'],
-  ['deliveries', 'Deliveries'],
-  ['policies', 'Policies'],
-  ['migration', 'Migration'],
-  ['charts', 'Charts'],
-] as const;
-type View = (typeof VIEWS)[number][0];
 
 interface Session {
   client: Client;
@@ -124,7 +111,7 @@ function App() {
   const [session, setSession] = useState<Session | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [restoring, setRestoring] = useState(storedToken() !== null);
-  const [view, setView] = useState<View>('origins');
+  const [view, setView] = useState<string>('origins');
 
   const signOut = useCallback((message?: string) => {
     storeToken(null);
@@ -159,7 +146,8 @@ function App() {
       />
     );
   }
-  const props = { client: session.client, canWrite: session.canWrite, onSessionEnded };
+  const props: ViewProps = { client: session.client, canWrite: session.canWrite, onSessionEnded };
+  const Current = (VIEWS.find((entry) => entry.id === view) ?? VIEWS[0])?.component;
   return (
     <>
       <header>
@@ -172,20 +160,13 @@ function App() {
         </button>
       </header>
       <nav aria-label="Views">
-        {VIEWS.map(([id, label]) => (
+        {VIEWS.map(({ id, label }) => (
           <button type="button" key={id} aria-current={view === id ? 'page' : undefined} onClick={() => setView(id)}>
             {label}
           </button>
         ))}
       </nav>
-      <main>
-        {view === 'origins' ? <OriginsView {...props} /> : null}
-        {view === 'events' ? <EventsView {...props} /> : null}
-        {view === 'deliveries' ? <DeliveriesView {...props} /> : null}
-        {view === 'policies' ? <PoliciesView {...props} /> : null}
-        {view === 'migration' ? <MigrationView {...props} /> : null}
-        {view === 'charts' ? <ChartsView {...props} /> : null}
-      </main>
+      <main>{Current === undefined ? null : <Current key={view} {...props} />}</main>
     </>
   );
 }

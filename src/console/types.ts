@@ -86,3 +86,48 @@ export interface PoolItem {
   notification_email: string;
   origins: Array<{ name: string; enabled: boolean }>;
 }
+
+/** `GET …/gateway/networks`: a configured network, its lifecycle and its pools in failover order. */
+export interface NetworkItem {
+  name: string;
+  chain_id: number;
+  status: 'supported' | 'retired';
+  retired_on: string | null;
+  replacement: string | null;
+  pools: Array<{ name: string; id: string | null; enabled: boolean | null; healthy: boolean | null }>;
+}
+
+export type IncidentKindName = 'head_stall' | 'origin_divergence' | 'reorg' | 'finality_stall';
+
+/** `GET …/gateway/incidents`: a chain incident as the account's alerts show it. */
+export interface IncidentItem {
+  id: string;
+  network: string;
+  kind: IncidentKindName;
+  status: 'open' | 'closed';
+  opened_at: string;
+  closed_at: string | null;
+  summary: string;
+  data: { block_number?: number; depth?: number; origins?: string[]; since?: string };
+  end_data: { block_number?: number } | null;
+  pools: Array<{ id: string; name: string | null }>;
+}
+
+export interface GatewayKeyItem {
+  id: string;
+  name: string;
+  enabled: boolean;
+  networks: string[] | null;
+  rate_limit: { requests_per_second: number; burst: number } | null;
+  daily_quota: number | null;
+  created_on: string;
+  last_used_on: string | null;
+}
+
+/** One row of `GET …/gateway/keys/{id}/usage`: one day and network that had calls. */
+export interface KeyUsageRow {
+  date: string;
+  network: string;
+  requests: number;
+  errors: number;
+}

@@ -118,6 +118,12 @@ export const CATALOG = {
   NO_HEALTHY_ORIGIN: { http: 503, rpc: -32002, summary: 'No pool of the network has a healthy origin.' },
   UPSTREAM_FAILED: { http: 502, rpc: -32002, summary: 'Every origin tried failed (connection error, 5xx, bad body).' },
   UPSTREAM_TIMEOUT: { http: 504, rpc: -32002, summary: 'Every origin tried timed out.' },
+  UPSTREAM_THROTTLED: {
+    http: 429,
+    rpc: -32005,
+    summary:
+      'Every origin of the network that could take the read is throttling it (benched after a 429, or at its max_requests_per_second); Retry-After says when one is free again.',
+  },
   GATEWAY_BUSY: {
     http: 503,
     rpc: -32002,

@@ -8,7 +8,7 @@
  *
  * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
  * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
- * to fit the file-descriptor limit: fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
+ * to fit the file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
  * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
@@ -71,13 +71,15 @@ import { type OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
 import { OriginFeedback } from '../routing/feedback.js';
 import { OutstandingRequests } from '../routing/outstanding.js';
 import { OriginRouter } from '../routing/router.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
+import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
-import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import { gatewayEdge } from './http/edge.js';
 import { GatewayAuth } from './http/key-auth.js';
-import { type ListenerOptions, startListener } from './http/listener.js';
+import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
+import { fittedMaxConnections, listenerOptions } from './listener-options.js';
 import { GatewayMetrics } from './metrics.js';
 import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
@@ -90,9 +92,9 @@ import { adjustListener, forwardingSettings, keySettings, rpcSettings, wsSetting
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
-import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
+import { CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
-import { OriginClients, originEndpoints } from './upstream/origin-clients.js';
+import { OriginClients } from './upstream/origin-clients.js';
 import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
@@ -139,6 +141,12 @@ export interface GatewayOptions {
    * workers, the control process adds the workers' reports (topic `origin-stats`) to it.
    */
   stats?: OriginStatsCollector;
+  /**
+   * Origin scores (SPEC §17: steering, hedging, the score metric and API): the process's book
+   * (main/serving-parts.ts `startOriginScores`; the health step adds the probes' outcomes), or a
+   * worker's reporting one (cluster/worker-parts.ts). Default: a book of its own.
+   */
+  scores?: ScoreBook;
   /**
    * Where read-your-writes and filter affinity are shared with the other processes serving this gateway
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
@@ -264,7 +272,12 @@ function buildUpstream(
   // Attempt outcomes go to one place: it demotes unreachable origins (read by the router) and tells the HealthView.
   const feedback = new OriginFeedback(options.health, clock);
   const outstanding = new OutstandingRequests();
-  const router = new OriginRouter({ directory, health: options.health, demotion: feedback.demotion, outstanding });
+  const scores = options.scores ?? new ScoreBook(clock);
+  // Each of `workers` processes holds its share of an origin's max_requests_per_second (throttling.ts).
+  const throttle = new OriginThrottle(clock, 1 / settings.workers);
+  // The config in force: the router reads the networks' steering per call (a reload replaces it).
+  let current = config;
+  const router = buildRouter(options, feedback, outstanding, { scores, throttle }, () => current);
   const streamSlots = new StreamSlots(settings.max_streams_per_client);
   const writes = new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare });
   const origins = new OriginForwarder({
@@ -281,23 +294,20 @@ function buildUpstream(
     chain,
     writes,
     stats: options.stats,
+    scores,
+    throttle,
   });
-  // Immutable reads answered from memory; finality comes from the chain (a worker's: its replica).
-  const caching =
-    settings.cache_max_bytes > 0
-      ? new CachingForwarder(origins, {
-          maxBytes: settings.cache_max_bytes,
-          chain,
-          logger: options.logger.child({ part: 'cache' }),
-          ...(options.metrics !== undefined && { metrics: options.metrics }),
-        })
-      : undefined;
+  const caching = buildCache(options, origins);
   const unsubscribe = directory.onChange(() => {
-    clients.prune(directory.allPools().flatMap((pool) => pool.origins));
+    const pools = directory.allPools();
+    clients.prune(pools.flatMap((pool) => pool.origins));
+    scores.prune(pools);
   });
   return {
     forwarder: caching ?? origins,
     reconfigure: (next) => {
+      current = next;
+      router.setExploration(next.gateway.steering_exploration);
       origins.reconfigure(forwardingSettings(next));
       streamSlots.resize(next.gateway.max_streams_per_client);
       writes.setTtl(next.gateway.sticky_after_write);
@@ -308,6 +318,39 @@ function buildUpstream(
       caching?.close();
     },
   };
+}
+
+/** Immutable reads answered from memory (`gateway.cache_max_bytes` > 0); finality from the chain (a worker's: its replica). */
+function buildCache(options: ServeGatewayOptions, origins: Forwarder): CachingForwarder | undefined {
+  const maxBytes = options.config.gateway.cache_max_bytes;
+  if (maxBytes <= 0) return undefined;
+  return new CachingForwarder(origins, {
+    maxBytes,
+    chain: options.chain,
+    logger: options.logger.child({ part: 'cache' }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
+  });
+}
+
+/** The router, steering by the networks' and pools' policies over scores, throttling and demotion. */
+function buildRouter(
+  options: ServeGatewayOptions,
+  feedback: OriginFeedback,
+  outstanding: OutstandingRequests,
+  steering: { scores: ScoreBook; throttle: OriginThrottle },
+  current: () => Readonly<Config>,
+): OriginRouter {
+  const { config, clock } = options;
+  return new OriginRouter({
+    directory: options.directory,
+    health: options.health,
+    demotion: feedback.demotion,
+    outstanding,
+    ...steering,
+    networkSteering: (network) => current().networks[network]?.steering ?? 'off',
+    exploration: config.gateway.steering_exploration,
+    clock,
+  });
 }
 
 /** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
@@ -388,53 +431,4 @@ function buildEdge(
     websocket.reconfigure(wsSettings(config));
   };
   return { readiness, auth, trustedProxies, websocket, reconfigure };
-}
-
-/** The listener's settings, its connection limit fitted to the file-descriptor budget (fd-budget.ts). */
-function listenerOptions(
-  options: ServeGatewayOptions,
-  trustedProxies: AddressRanges | undefined,
-  metrics: GatewayMetrics,
-  buffers: BufferPool,
-): ListenerOptions {
-  const settings = options.config.gateway;
-  return {
-    listen: settings.listen,
-    tls: settings.tls,
-    maxBodyBytes: settings.max_body_bytes,
-    streamStallMs: settings.stream_stall_timeout,
-    maxConnections: fittedMaxConnections(options),
-    maxConnectionsPerClient: settings.max_connections_per_client,
-    // A trusted proxy carries many clients: its connections count only against max_connections.
-    uncountedPeer: trustedProxies === undefined ? undefined : (address) => trustedProxies.contains(address),
-    refused: (limit) => metrics.connectionRefused(limit),
-    buffers,
-  };
-}
-
-/** `gateway.max_connections`, lowered with a warning when it does not fit RLIMIT_NOFILE (fd-budget.ts). */
-function fittedMaxConnections(options: ServeGatewayOptions): number {
-  const settings = options.config.gateway;
-  const fdLimit = openFilesLimit();
-  const budget = connectionBudget({
-    configured: settings.max_connections,
-    fdLimit,
-    originConnections:
-      (settings.connections_per_origin + CHAIN_CONNECTIONS_PER_ORIGIN) *
-      originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
-  });
-  if (budget.lowered) {
-    options.logger.warn(
-      `gateway.max_connections lowered to ${budget.maxConnections}: the process may open ${fdLimit} files ` +
-        `(RLIMIT_NOFILE) and keeps ${budget.reserve} for the API listener, the store and origin connections; ` +
-        'raise the limit (ulimit -n, LimitNOFILE=) to allow more',
-      {
-        max_connections: budget.maxConnections,
-        configured: settings.max_connections,
-        fd_limit: fdLimit,
-        reserve: budget.reserve,
-      },
-    );
-  }
-  return budget.maxConnections;
 }

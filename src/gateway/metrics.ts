@@ -1,13 +1,15 @@
 /**
  * Gateway metrics for the API listener's `/metrics` (Prometheus). Labels are bounded and carry no
  * secrets: `network` is a configured network or "unknown", `status` an HTTP status, `result` one of
- * ok | connect | timeout | network | status | garbled | busy. No origin addresses, no pool names (the
- * endpoint needs no token).
+ * ok | connect | timeout | network | status | garbled | throttled | busy, `outcome` won | lost. No origin
+ * addresses, no pool names (the endpoint needs no token).
  *
  *   switchyard_gateway_requests_total{network,status}           HTTP requests answered
  *   switchyard_gateway_request_duration_seconds{network}        time to answer
  *   switchyard_gateway_calls_total{network}                     JSON-RPC calls (batch elements count one each)
  *   switchyard_gateway_upstream_attempts_total{network,result}  attempts on origins (busy: GATEWAY_BUSY)
+ *   switchyard_hedges_total{network,outcome}                    hedged calls answered: won = by the hedge,
+ *                                                               lost = by the attempt it hedged (SPEC §17)
  *   switchyard_gateway_streams_cut_total                        streamed answers cut: client stalled
  *   switchyard_gateway_connections_refused_total{limit}         connections closed on accept, by limit
  *                                                               (max_connections | max_connections_per_client)
@@ -23,6 +25,8 @@ interface NetworkSeries {
   readonly requests: Map<number, { inc(value?: number): void }>;
   /** result → series */
   readonly attempts: Map<string, { inc(value?: number): void }>;
+  readonly hedgesWon: { inc(value?: number): void } | undefined;
+  readonly hedgesLost: { inc(value?: number): void } | undefined;
 }
 
 /** Each (network, label) series is bound once and kept: the hot path never builds a label key. */
@@ -34,6 +38,7 @@ export class GatewayMetrics {
   readonly #attempts: Counter | undefined;
   readonly #streamsCut: { inc(value?: number): void } | undefined;
   readonly #refused: Counter | undefined;
+  readonly #hedges: Counter | undefined;
 
   constructor(registry: MetricsRegistry | undefined, networks: Iterable<string>) {
     this.#requests = registry?.counter(
@@ -49,8 +54,13 @@ export class GatewayMetrics {
     ]);
     this.#attempts = registry?.counter(
       'switchyard_gateway_upstream_attempts_total',
-      'Attempts on origins by result (ok, connect, timeout, network, status, garbled, busy)',
+      'Attempts on origins by result (ok, connect, timeout, network, status, garbled, throttled, busy)',
       ['network', 'result'],
+    );
+    this.#hedges = registry?.counter(
+      'switchyard_hedges_total',
+      'Hedged reads answered: won = the hedge request answered first, lost = the request it hedged did',
+      ['network', 'outcome'],
     );
     this.#streamsCut = registry
       ?.counter(
@@ -80,6 +90,8 @@ export class GatewayMetrics {
       calls: this.#calls?.series({ network }),
       requests: new Map(),
       attempts: new Map(),
+      hedgesWon: this.#hedges?.series({ network, outcome: 'won' }),
+      hedgesLost: this.#hedges?.series({ network, outcome: 'lost' }),
     };
     this.#series.set(network, series);
     return series;
@@ -113,6 +125,12 @@ export class GatewayMetrics {
 
   connectionRefused(limit: string): void {
     this.#refused?.series({ limit }).inc();
+  }
+
+  /** A hedged call was answered: by the hedge (`won`) or by the attempt it hedged (`lost`). */
+  hedge(network: string, outcome: 'won' | 'lost'): void {
+    const series = this.#of(network);
+    (outcome === 'won' ? series.hedgesWon : series.hedgesLost)?.inc();
   }
 
   attempt(network: string, result: string): void {

@@ -18,7 +18,8 @@
  * service uses it to send alerts at once instead of at its next poll). `onBlockNumber` hears each block
  * number a jsonrpc probe saw (the chain tracker takes it as what a probe reveals of the origin's head);
  * `adoptedHead` reads back the network head the tracker adopted, the highest best `max_block_lag` is
- * judged against (SPEC §20).
+ * judged against (SPEC §20); `onProbe` hears each check's result (the origin scores take its latency and
+ * outcome, SPEC §17).
  *
  * `runOnce()` runs a round of every enabled pool now and waits for it, and `confirmEjections()` runs the
  * pending confirmation probes now — tests drive the monitor with them and an injected clock instead of
@@ -37,6 +38,7 @@ import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
 import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import type { ProbeResult } from './probes/result.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
   type OriginStateLookup,
@@ -82,6 +84,8 @@ export interface HealthMonitorOptions {
   onBlockNumber?: (poolId: string, originName: string, blockNumber: number) => void;
   /** The network head the chain tracker adopted (round.ts `RoundContext.adoptedHead`). */
   adoptedHead?: (network: string) => number | undefined;
+  /** Called with each committed check's result, after its round committed. */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
   /** The outbound target policy probes follow: the one built from the config (main.ts). */
   outbound: OutboundPolicy;
 }
@@ -149,6 +153,7 @@ export class HealthMonitor {
             onBlockNumber: options.onBlockNumber,
           }),
       ...(options.adoptedHead === undefined ? {} : { adoptedHead: options.adoptedHead }),
+      ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
     };
     if (options.metrics !== undefined) this.#registerMetrics(options.metrics);
   }

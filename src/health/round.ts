@@ -8,6 +8,8 @@
  * Without a monitor a pool's enabled origins count as Healthy, so its state follows `minimum_origins` and
  * the enabled origins alone. State rows of origins no longer checked (disabled, removed, address changed,
  * monitor removed) are deleted in the same transaction: such an origin starts from Unknown again.
+ * A check the origin throttled (HTTP 429, a rate-limit answer: probes/result.ts `throttled`) counts
+ * neither up nor down: the origin keeps its state and counters (SPEC §17).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
@@ -55,6 +57,8 @@ export interface RoundContext {
    * most the highest of its networks' (none known: the pool's best alone).
    */
   adoptedHead?: (network: string) => number | undefined;
+  /** Called with each committed check's result (the origin scores' feed, SPEC §17). */
+  onProbe?: (poolId: string, originName: string, result: ProbeResult) => void;
 }
 
 export interface PoolPlan {
@@ -188,7 +192,12 @@ async function writeOriginStates(
   for (const origin of round.enabled) {
     const result = round.results.get(origin.name) as ProbeResult;
     const previous = stored.get(origin.name);
-    const step = nextOriginCounters(previous ?? { status: 'Unknown', failures: 0, successes: 0 }, result.ok, monitor);
+    const counters = previous ?? { status: 'Unknown' as const, failures: 0, successes: 0 };
+    // A throttled check (HTTP 429, a rate-limit answer) counts neither up nor down (SPEC §17).
+    const step =
+      result.throttled === true
+        ? { state: { status: counters.status, failures: counters.failures, successes: counters.successes } }
+        : nextOriginCounters(counters, result.ok, monitor);
     const row: OriginHealthRow = {
       pool_id: pool.id,
       origin_name: origin.name,
@@ -275,7 +284,10 @@ function announce(round: Round, events: readonly HealthEventInput[]): void {
   const { pool, monitor } = plan;
   for (const origin of round.enabled) {
     const result = results.get(origin.name);
-    if (result !== undefined && monitor !== undefined) ctx.onCheck?.(pool, origin, result, monitor.type);
+    if (result !== undefined && monitor !== undefined) {
+      ctx.onCheck?.(pool, origin, result, monitor.type);
+      ctx.onProbe?.(pool.id, origin.name, result);
+    }
     if (result?.block_number !== undefined) ctx.onBlockNumber?.(pool.id, origin.name, Number(result.block_number));
   }
   for (const event of events) {

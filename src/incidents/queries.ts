@@ -12,7 +12,8 @@ import type { Db } from '../store/database.js';
 import type { ChainIncidentsTable } from '../store/tables/incidents.js';
 import type { IncidentData, IncidentKind, IncidentRecord, IncidentScope } from './types.js';
 
-function toRecord(row: ChainIncidentsTable): IncidentRecord {
+/** A stored row as the incident it records (JSON columns parsed). */
+export function toRecord(row: ChainIncidentsTable): IncidentRecord {
   return {
     id: row.id,
     network: row.network,

@@ -1,6 +1,7 @@
 /**
- * Start-up steps of what serves (main.ts calls them in this order): health monitors, the global limits
- * (Redis), the gateway — in this process, or its workers' control (SPEC §11) — and the management API.
+ * Start-up steps of what serves (main.ts calls them in this order): the origin scores, health monitors,
+ * the global limits (Redis), the gateway — in this process, or its workers' control (SPEC §11) — and the
+ * management API.
  */
 import { API_BASE_PATH, createApiServer } from '../api/api-server.js';
 import type { Route } from '../api/route-table.js';
@@ -17,8 +18,11 @@ import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import type { Limiter } from '../gateway/rpc/rate-limit.js';
 import type { AffinityShare } from '../gateway/upstream/affinity-share.js';
 import { HealthMonitor } from '../health/monitor.js';
+import { probeScore } from '../health/probes/result.js';
 import type { ChangeBus } from '../model/change-bus.js';
 import type { StorePoolDirectory } from '../pools/store-directory.js';
+import { ScoreBook } from '../routing/scores/score-book.js';
+import { registerScoreMetric } from '../routing/scores/score-metric.js';
 import type { Store } from '../store/database.js';
 import { StoreProbe } from '../store/probe.js';
 import type { LiveParts } from './live.js';
@@ -26,16 +30,29 @@ import { bound, type StartUp } from './start-up.js';
 import type { GatewayKeys } from './store-parts.js';
 
 /**
+ * Origin scores (SPEC §17): live attempts (the gateway's, or every worker's reports) and the monitors'
+ * probes; steering and hedging read them, so do /metrics (`switchyard_origin_score`) and the origin
+ * stats API. With workers this book is the control's: it relays the probes' outcomes to them.
+ */
+export function startOriginScores(s: StartUp, directory: StorePoolDirectory, live: LiveParts): ScoreBook {
+  const scores = new ScoreBook(s.clock, { relaying: s.config.gateway.workers > 1 });
+  registerScoreMetric(s.metrics, scores, () => live.config.networks, directory);
+  return scores;
+}
+
+/**
  * Health: monitors probe the pools' origins; the gateway routes by their view, the API shows it. Events
  * this process records wake the notification service (so alerts go out at once; its poll still picks up
  * other processes' events); what probes reveal of an origin's head goes to `sawHead` (the gateway's
- * chain tracker, once it runs), and `max_block_lag` is judged against the head it adopted (`adoptedHead`).
+ * chain tracker, once it runs), and `max_block_lag` is judged against the head it adopted (`adoptedHead`);
+ * each check's outcome and round trip go into the origin scores.
  */
 export async function startHealth(
   s: StartUp,
   store: Store,
   directory: StorePoolDirectory,
   live: LiveParts,
+  scores: ScoreBook,
   chain: { sawHead: ChainFeedback['sawHead']; adoptedHead: ChainView['networkHead'] },
 ): Promise<HealthMonitor> {
   const monitor = new HealthMonitor({
@@ -50,6 +67,7 @@ export async function startHealth(
     onEvents: () => live.wakeNotifications(),
     onBlockNumber: chain.sawHead,
     adoptedHead: chain.adoptedHead,
+    onProbe: (poolId, originName, result) => scores.probe(poolId, originName, probeScore(result), result.rtt_ms ?? 0),
   });
   await monitor.start();
   s.onStop(() => monitor.stop());
@@ -111,6 +129,7 @@ export interface GatewayParts {
   monitor: HealthMonitor;
   keys: GatewayKeys;
   stats: OriginStats;
+  scores: ScoreBook;
   limits: Limits;
   live: LiveParts;
 }
@@ -137,6 +156,7 @@ export async function startGatewayListener(s: StartUp, parts: GatewayParts): Pro
     outbound: parts.live.outbound,
     keys: { table: parts.keys.table, quota: parts.limits.keyQuota, usage: parts.keys.usage },
     stats: parts.stats,
+    scores: parts.scores,
     ...(options.buffers !== undefined && { buffers: options.buffers }),
     ...(parts.limits.limiter !== undefined && { limiter: parts.limits.limiter }),
     // Read-your-writes and filter affinity between instances (with workers: relayed by the control).
@@ -181,6 +201,7 @@ export async function startApi(s: StartUp, parts: GatewayParts, gateway: Running
       logger: s.part('api'),
       health: parts.monitor,
       chain: gateway.chain,
+      scores: parts.scores,
       outbound: parts.live.outbound,
       poolsChanged: () => parts.directory.refresh(),
       keysChanged: async () => {

@@ -3,7 +3,7 @@
  * seeding (pools/seed.ts), the static directory (static-directory.ts) and the management API
  * (api/schemas/pools.ts). Pool: enabled, minimum_origins 1, no monitor, notification_email "", no
  * notification_filter, origin_steering random, no check_regions. Origin: enabled, weight 1, header {},
- * archive false, no ws_address.
+ * archive false, no ws_address, no max_requests_per_second.
  */
 
 import type { Origin, PoolFields } from './pool.js';
@@ -23,7 +23,10 @@ export const POOL_DEFAULTS: Omit<PoolFields, 'name' | 'origins'> = {
 
 /** An origin as written by a user (config or API), with the defaults filled in. */
 export function originWithDefaults(
-  input: Pick<OriginInput, 'name' | 'address' | 'enabled' | 'weight' | 'header' | 'archive' | 'ws_address'>,
+  input: Pick<
+    OriginInput,
+    'name' | 'address' | 'enabled' | 'weight' | 'header' | 'archive' | 'ws_address' | 'max_requests_per_second'
+  >,
 ): Origin {
   return {
     name: input.name,
@@ -33,6 +36,7 @@ export function originWithDefaults(
     header: input.header ?? {},
     archive: input.archive ?? false,
     ...(input.ws_address === undefined ? {} : { ws_address: input.ws_address }),
+    ...(input.max_requests_per_second === undefined ? {} : { max_requests_per_second: input.max_requests_per_second }),
   };
 }
 

@@ -132,6 +132,8 @@ export const originInput = z.strictObject({
   archive: z.boolean().optional(),
   /** The origin's newHeads push endpoint (ws/wss); absent: its head is polled. */
   ws_address: originWsAddress.transform((value) => normaliseAddress(value, WS_SCHEMES)).optional(),
+  /** The most requests per second the gateway sends this origin (SPEC §17); absent: no cap. */
+  max_requests_per_second: z.number().positive().max(1_000_000).optional(),
 });
 export type OriginInput = z.infer<typeof originInput>;
 
@@ -141,5 +143,11 @@ export const notificationFilter = z
   .nullable();
 export type NotificationFilter = z.infer<typeof notificationFilter>;
 
-export const STEERING_POLICIES = ['random', 'hash', 'least_outstanding_requests', 'least_connections'] as const;
+export const STEERING_POLICIES = [
+  'random',
+  'hash',
+  'least_outstanding_requests',
+  'least_connections',
+  'dynamic_latency',
+] as const;
 export const originSteering = z.strictObject({ policy: z.enum(STEERING_POLICIES).optional() });

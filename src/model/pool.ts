@@ -5,7 +5,7 @@
  */
 import type { NotificationFilter } from './pool-schema.js';
 
-export type SteeringPolicy = 'random' | 'hash' | 'least_outstanding_requests' | 'least_connections';
+export type SteeringPolicy = 'random' | 'hash' | 'least_outstanding_requests' | 'least_connections' | 'dynamic_latency';
 
 export interface Origin {
   name: string;
@@ -27,6 +27,11 @@ export interface Origin {
    * instead of polling while the push is live (SPEC §9, chain/head-pushes.ts). Absent: no push.
    */
   ws_address?: string;
+  /**
+   * The most requests per second the gateway sends this origin (a paid provider's plan; SPEC §17): at
+   * its cap the origin is skipped, not waited on (routing/throttling.ts). Absent: no cap.
+   */
+  max_requests_per_second?: number;
   disabled_at?: string;
 }
 

@@ -11,9 +11,10 @@
  * START and END share it; a reorg is a one-off (START only).
  *
  * What an account sees: `pool_ids` are its own pools of the network, and a divergence names only the
- * origins of its own pools (no tenant learns another's origins). The START is dispatched before the END.
+ * origins of its own pools (incidents/account-view.ts). The START is dispatched before the END.
  */
 import type { Clock } from '../clock.js';
+import { accountShare, dataForAccount } from '../incidents/account-view.js';
 import { claimDispatch, undispatchedIncidents } from '../incidents/queries.js';
 import { INCIDENT_ALERT_TYPES, type IncidentData, type IncidentRecord } from '../incidents/types.js';
 import type { Logger } from '../log.js';
@@ -84,17 +85,16 @@ export class IncidentDispatch {
     const alertType = INCIDENT_ALERT_TYPES[incident.kind];
     const out: NewDelivery[] = [];
     for (const accountId of new Set(incident.scope.map((entry) => entry.account_id))) {
-      const mine = incident.scope.filter((entry) => entry.account_id === accountId);
-      const poolIds = [...new Set(mine.map((entry) => entry.pool_id))].sort();
+      const share = accountShare(incident.scope, accountId);
       const policies = (await enabledPolicies(db, accountId, alertType)).filter((policy) =>
-        incidentPolicyMatches(policy, data, poolIds),
+        incidentPolicyMatches(policy, data, share.poolIds),
       );
       if (policies.length === 0) continue;
       const alert: IncidentAlert = {
         accountId,
         correlationId: incident.id,
         alertEvent: which === 'end' ? 'ALERT_STATE_EVENT_END' : 'ALERT_STATE_EVENT_START',
-        data: forAccount(data, mine, poolIds),
+        data: dataForAccount(data, share),
         at,
       };
       for (const policy of policies) {
@@ -117,15 +117,4 @@ export class IncidentDispatch {
     }
     return out;
   }
-}
-
-/** The incident's data as one account sees it: its pools, and only its own origins. */
-function forAccount(data: IncidentData, mine: IncidentRecord['scope'], poolIds: readonly string[]): IncidentData {
-  const out: IncidentData = { ...data, pool_ids: [...poolIds] };
-  if (data.hashes !== undefined) {
-    const own = new Set(mine.flatMap((entry) => (entry.origin === undefined ? [] : [entry.origin])));
-    out.hashes = Object.fromEntries(Object.entries(data.hashes).filter(([origin]) => own.has(origin)));
-    out.origins = (data.origins ?? []).filter((origin) => own.has(origin));
-  }
-  return out;
 }

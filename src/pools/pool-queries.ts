@@ -67,6 +67,20 @@ export async function findPoolByName(db: Kysely<Database>, accountId: string, na
   return row === undefined ? undefined : rowToPool(row);
 }
 
+/** The account's pools of these names (in no particular order); undecodable rows are left out and reported. */
+export async function poolsNamed(
+  db: Kysely<Database>,
+  accountId: string,
+  names: readonly string[],
+  onCorrupt?: OnCorruptPool,
+): Promise<Pool[]> {
+  if (names.length === 0) return [];
+  const rows = await selectPool(db, accountId)
+    .where('name', 'in', [...new Set(names)])
+    .execute();
+  return rowsToPools(rows, onCorrupt);
+}
+
 /**
  * Every pool of every account, for the routing snapshot and the health engine, with the version of
  * every row (undecodable rows included, so the snapshot's fingerprint matches `poolVersions`).

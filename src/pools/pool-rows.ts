@@ -49,6 +49,7 @@ const storedOrigin = z.object({
   archive: z.boolean().default(false),
   // Absent: the origin pushes no newHeads.
   ws_address: z.string().optional(),
+  max_requests_per_second: z.number().positive().optional(),
   disabled_at: z.string().optional(),
 });
 const storedSettings = z.object({

@@ -67,6 +67,24 @@ export function orderByChain(
   };
 }
 
+/**
+ * Whether `candidate` meets the call's need (rank 0 above), so that it may come first: what the
+ * router's fast path (router.ts `first`) asks of the candidate it draws. True whenever orderByChain
+ * would leave the plan unchanged.
+ */
+export function meetsNeed(
+  candidate: Candidate,
+  needs: CallNeeds,
+  chain: ChainView,
+  network: string,
+  maxHeadLag: number,
+): boolean {
+  if (needs.kind === 'hash' || needs.kind === 'none') return true;
+  const networkHead = chain.networkHead(network);
+  if (networkHead === undefined && needs.kind === 'head') return true;
+  return rank(needs, networkHead, maxHeadLag, chain.origin(candidate.pool.id, candidate.origin.name)) === 0;
+}
+
 /** Where an origin stands for a head-relative or pinned call (a plain function: no closure per call). */
 function rank(
   needs: Extract<CallNeeds, { kind: 'head' | 'block' }>,

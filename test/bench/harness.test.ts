@@ -42,7 +42,19 @@ function runBench(args: string[], timeoutMs: number): Promise<{ code: number | n
   });
 }
 
-const SCENARIOS = ['single', 'cached', 'light', 'batch100', 'large10mb', 'anvil', 'wsread', 'wsfanout', 'mgmt'];
+const SCENARIOS = [
+  'single',
+  'cached',
+  'light',
+  'batch100',
+  'large10mb',
+  'anvil',
+  'pool-size',
+  'degraded',
+  'wsread',
+  'wsfanout',
+  'mgmt',
+];
 
 test('bench --quick runs every leg and writes a well-formed JSON and Markdown report', async (t) => {
   const run = await runBench(['--quick', '--out', out], 300_000);
@@ -80,6 +92,9 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
       'workers: 2 vs workers: 1, batch of 100',
       'listing all pools, p50',
       'monitoring CPU',
+      'a pool of 64 origins vs one origin',
+      'a network of 20 pools vs one origin',
+      'p99 with one origin stalling, hedged, vs three healthy origins',
     ],
   );
 
@@ -125,6 +140,14 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
       'listing timed, every origin checked',
     );
     assert.ok(mgmt.monitoring.cpu_share_of_core > 0 && mgmt.monitoring.checks_per_s > 0, 'monitoring measured');
+    // The routing legs (SPEC §17): three pool sizes, and the degraded pool with the origin calls it cost.
+    assert.deepEqual(
+      ran.filter((l) => l.scenario === 'pool-size' || l.scenario === 'degraded').map((l) => l.id),
+      ['pool-size-one', 'pool-size-64', 'pool-size-20pools', 'degraded-healthy', 'degraded-nohedge', 'degraded-hedge'],
+    );
+    for (const leg of ran.filter((l) => l.scenario === 'degraded')) {
+      assert.ok((leg.routing?.origin_calls_per_request ?? 0) >= 1, `${leg.id} counted its origin calls`);
+    }
     assert.deepEqual(
       report.targets.filter((x) => x.value === undefined).map((x) => x.name),
       report.targets.filter((x) => x.name.startsWith('workers: ')).map((x) => x.name),

@@ -10,20 +10,20 @@
  * Screenshots go to test-artefacts/console/ (git-ignored), for a human to look at.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/api/console-assets.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
-import { type CliProcess, REPO_ROOT, runCli } from '../helpers/cli.js';
+import { type CliProcess, runCli } from '../helpers/cli.js';
+import { launchChromium, shot, signIn as signInAt, tabThrough } from '../helpers/console-page.js';
 import { spawnDevnetServe } from '../helpers/serve.js';
 
 const ACCOUNT = DEFAULTS.account_id;
-const ARTEFACTS = join(REPO_ROOT, 'test-artefacts', 'console');
 const MAX_TRANSFER = 250 * 1024;
 const REFRESH_BOUND_MS = 5_000;
 
@@ -66,41 +66,14 @@ async function apiGet<T>(token: string, path: string): Promise<T> {
   return ((await res.json()) as { result: T }).result;
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 10_000 });
-}
-
-/** Presses Tab until focus comes back around; returns the labels of every control focused on the way. */
-async function tabThrough(page: Page): Promise<{ reached: Set<string>; all: string[] }> {
-  // (A string: it runs in the page, where the DOM is; this file is type-checked for Node.)
-  const all = await page.evaluate<string[]>(`[...document.querySelectorAll('button, input, select, summary, a[href]')]
-    .filter((el) => !el.disabled && el.offsetParent !== null)
-    .map((el, i) => {
-      el.dataset.tabProbe = String(i);
-      return i + ':' + (el.getAttribute('aria-label') ?? el.id ?? '') + (el.textContent?.trim() ?? '');
-    })`);
-  const reached = new Set<string>();
-  await page.evaluate('document.activeElement?.blur()');
-  for (let i = 0; i < all.length + 5; i += 1) {
-    await page.keyboard.press('Tab');
-    const probe = await page.evaluate<string>("document.activeElement?.dataset?.tabProbe ?? ''");
-    if (probe !== '') reached.add(all[Number(probe)] as string);
-  }
-  return { reached, all };
+function signIn(page: Page, token: string): Promise<void> {
+  return signInAt(page, base, token);
 }
 
 describe('operator console in headless Chromium against serve on the devnet', () => {
   let writeToken = '';
 
   before(async () => {
-    mkdirSync(ARTEFACTS, { recursive: true });
     const serve = await spawnDevnetServe(configPath, join(dir, 'data'));
     proc = serve.proc;
     anvils = serve.anvils;
@@ -108,7 +81,7 @@ describe('operator console in headless Chromium against serve on the devnet', ()
     gateway = serve.gateway;
     base = serve.api.replace(/\/client\/v4$/, '');
     writeToken = await makeToken(false);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -217,6 +190,9 @@ describe('operator console in headless Chromium against serve on the devnet', ()
     // Flushed to the store within 5 s, shown at the next 4 s refresh.
     await page.locator('tr[data-origin] td[data-p50]:not([data-p50=""])').first().waitFor({ timeout: 15_000 });
     await shot(page, 'origins-healthy');
+    // One pool (10 or fewer): everything shown, no filter box, no collapse.
+    assert.equal(await page.getByLabel('Filter pools').count(), 0, 'no filter box for one pool');
+    assert.equal(await page.locator('button[aria-expanded]').count(), 0, 'no collapse for one pool');
 
     const keyboard = await tabThrough(page);
     assert.deepEqual([...keyboard.reached].sort(), [...keyboard.all].sort(), 'Tab reaches every control');

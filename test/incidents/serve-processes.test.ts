@@ -7,6 +7,9 @@
  * process's own log shows it saw every incident.
  * Runs in the PostgreSQL pass of scripts/run-tests.mjs (SQLite is one process per data_dir by design).
  *
+ * Only `a` mines; it is trusted (`verify_anchor.origins`), since a reorg needs a backer or a trusted origin
+ * and `b`, resting at its own genesis, backs nothing.
+ *
  * The chain moves (a pacer, every 400 ms) from before the processes start until the scenario wants a
  * stall at H: on a loaded machine the setup alone takes over head_stall_after (2 s). The incidents are
  * picked out by block number (stall at H, stall at H + 2, the reorg from H); were the machine so slow
@@ -60,6 +63,9 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
           '    pools: [pair]',
           '    head_poll_interval: 0.1',
           '    incidents: { head_stall_after: 2, reorg_min_depth: 2 }',
+          // `a` is the operator's own node: its reorg is adopted on its word. `b` is a chain of its own
+          // resting at its genesis, which can back nothing (SPEC §20: no single origin moves the chain).
+          '    verify_anchor: { origins: [pair/a] }',
           'pools:',
           '  - name: pair',
           '    origins:',

@@ -10,7 +10,9 @@ import { policyRoutes } from './alert-policies.js';
 import { availableAlertRoutes } from './available-alerts.js';
 import { deliveryRoutes } from './deliveries.js';
 import { destinationRoutes } from './destinations.js';
+import { gatewayIncidentRoutes } from './gateway-incidents.js';
 import { gatewayKeyRoutes } from './gateway-keys.js';
+import { gatewayNetworkRoutes } from './gateway-networks.js';
 import { healthEventRoutes } from './health-events.js';
 import { historyRoutes } from './history.js';
 import { monitorRoutes } from './monitors.js';
@@ -35,5 +37,7 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...healthEventRoutes(deps),
     ...deliveryRoutes(deps),
     ...originStatsRoutes(deps),
+    ...gatewayNetworkRoutes(deps),
+    ...gatewayIncidentRoutes(deps),
   ];
 }

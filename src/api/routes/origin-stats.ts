@@ -7,9 +7,13 @@
  * `requests_per_second`, `error_rate` (errors / requests, 0 without requests) and `p50_ms` (estimated
  * from the latency buckets, stats/latency-buckets.ts; null without requests). With `series=true`, also
  * one hour of per-minute points (`minutes`, 1..60, default 60) for charts, oldest first, zeros filled.
+ * `score` (SPEC §17) is the origin's score in this instance (routing/scores/: with workers, the control
+ * process's book of every worker's traffic and the probes): its decaying window's p50/p90, error and
+ * throttle ratios and the expected latency `value` the router steers by; null until it has one.
  */
 import { z } from 'zod';
 import type { ChainView } from '../../chain/types.js';
+import type { OriginScoreView } from '../../model/origin-score.js';
 import type { StatsRow } from '../../model/origin-stats.js';
 import { LATENCY_BUCKETS, p50 } from '../../model/origin-stats.js';
 import type { Origin, Pool } from '../../model/pool.js';
@@ -50,6 +54,17 @@ const originStatsResult = z.object({
   requests_per_second: z.number(),
   error_rate: z.number(),
   p50_ms: z.number().nullable(),
+  score: z
+    .object({
+      value: z.number().describe('Expected latency in seconds: p90 × (1 + 4 × error_ratio + 4 × throttle_ratio).'),
+      p50_ms: z.number().nullable(),
+      p90_ms: z.number().nullable(),
+      error_ratio: z.number(),
+      throttle_ratio: z.number(),
+      samples: z.number().describe('Attempts and probes in the decaying window (each weighs less the older it is).'),
+    })
+    .nullable()
+    .describe('The origin score routing reads (last ~30 s, decaying); null until the origin has one.'),
   series: z.array(point).optional(),
 });
 
@@ -183,10 +198,26 @@ function poolViews(
       requests_per_second: Math.round((totals.requests / window.windowSeconds) * 1000) / 1000,
       error_rate: totals.requests === 0 ? 0 : Math.round((totals.errors / totals.requests) * 10000) / 10000,
       p50_ms: p50(totals.buckets) ?? null,
+      score: scoreOf(deps.scores, pool, origin),
     };
     if (window.seriesStart !== undefined) view.series = series(own, window.seriesStart, window.nowMinute);
     return view;
   });
+}
+
+/** The origin's score as the API shows it (ratios and latencies rounded), or null. */
+function scoreOf(scores: OriginScoreView | undefined, pool: Pool, origin: Origin): OriginStatsView['score'] {
+  const score = scores?.score(pool.id, origin.name);
+  if (score === undefined || score.score === null) return null;
+  const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+  return {
+    value: round(score.score, 6),
+    p50_ms: score.p50_ms,
+    p90_ms: score.p90_ms,
+    error_ratio: round(score.error_ratio, 4),
+    throttle_ratio: round(score.throttle_ratio, 4),
+    samples: round(score.samples, 2),
+  };
 }
 
 function chainOf(

@@ -43,6 +43,9 @@ function originFields(origin: Origin): Record<string, unknown> {
     header: maskHeaders(origin.header),
     archive: origin.archive === true,
     ...(origin.ws_address === undefined ? {} : { ws_address: maskAddress(origin.ws_address) }),
+    ...(origin.max_requests_per_second === undefined
+      ? {}
+      : { max_requests_per_second: origin.max_requests_per_second }),
     ...(origin.disabled_at === undefined ? {} : { disabled_at: origin.disabled_at }),
   };
 }

@@ -3,7 +3,8 @@
  * bodies and generate the OpenAPI document. Defaults are Cloudflare's: enabled true, minimum_origins 1,
  * no monitor, notification_email "", origin_steering random, origin enabled true / weight 1 / header {};
  * Switchyard's origin extensions (SPEC §9): `archive` defaults to false and is on every answer;
- * `ws_address` (the origin's ws(s):// newHeads endpoint) is optional and shown, masked, only when set.
+ * `ws_address` (the origin's ws(s):// newHeads endpoint) is optional and shown, masked, only when set;
+ * `max_requests_per_second` (SPEC §17, the gateway's cap on what it sends the origin) likewise.
  *
  * Read-only fields (id, created_on, modified_on, disabled_at, networks, healthy) are accepted and
  * ignored on input, so a pool fetched with GET can be sent back with PUT; any other unknown field is
@@ -100,6 +101,10 @@ const originBody = originInput.extend({
       'Switchyard extension. ws(s)://[user:pass@]host[:port][/path][?query] of the same node: its head then ' +
         'comes from the newHeads push instead of polling. Omitted: none. Masked and resolved like address.',
     ),
+  max_requests_per_second: originInput.shape.max_requests_per_second.describe(
+    'Switchyard extension. The most requests per second the gateway sends this origin (a provider plan); at ' +
+      'its cap the origin is skipped, not waited on. Omitted: no cap.',
+  ),
   disabled_at: readOnly,
   healthy: readOnly,
 });
@@ -299,6 +304,7 @@ export const poolResult = z.object({
       header: z.record(z.string(), z.array(z.string())),
       archive: z.boolean().describe('Archive node (Switchyard extension).'),
       ws_address: z.string().optional().describe('newHeads push endpoint, masked (Switchyard extension).'),
+      max_requests_per_second: z.number().optional().describe('Request cap per second (Switchyard extension).'),
       disabled_at: z.string().optional(),
       healthy: z.boolean(),
     }),

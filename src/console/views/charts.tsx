@@ -5,9 +5,9 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import type { Client } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { OriginRow } from '../types.js';
+import type { ViewProps } from '../view.js';
 
 type Series = NonNullable<OriginRow['series']>;
 
@@ -62,7 +62,7 @@ function Chart({
   );
 }
 
-export function ChartsView({ client, onSessionEnded }: { client: Client; onSessionEnded: (m: string) => void }) {
+export function ChartsView({ client, onSessionEnded }: ViewProps) {
   const poll = usePoll(
     () => client.get<OriginRow[]>('/accounts/{account}/load_balancers/origin_stats?series=true&per_page=1000'),
     onSessionEnded,

@@ -1,10 +1,10 @@
 /** The health events timeline (`GET …/load_balancers/health_events`), newest first, refreshed every 4 s. */
-import type { Client } from '../api.js';
 import { time } from '../format.js';
 import { usePoll } from '../hooks.js';
 import type { HealthEvent } from '../types.js';
+import type { ViewProps } from '../view.js';
 
-export function EventsView({ client, onSessionEnded }: { client: Client; onSessionEnded: (m: string) => void }) {
+export function EventsView({ client, onSessionEnded }: ViewProps) {
   const poll = usePoll(
     () => client.get<HealthEvent[]>('/accounts/{account}/load_balancers/health_events?per_page=100'),
     onSessionEnded,

@@ -18,7 +18,8 @@ import type { Http1App, RequestRefusal, ServerExchange } from '../../http1/index
 import type { Logger } from '../../log.js';
 import type { AddressRanges } from '../../model/ip-address.js';
 import type { GatewayMetrics } from '../metrics.js';
-import type { HttpAnswer, RpcHandler } from '../rpc/handler.js';
+import type { RpcHandler } from '../rpc/handler.js';
+import type { HttpAnswer } from '../rpc/http-answer.js';
 import { exchangeClient } from './client-address.js';
 import type { GatewayAuth } from './key-auth.js';
 import { echoedPath, edgeError, sendBody, sendError, sendStream } from './respond.js';

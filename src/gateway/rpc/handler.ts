@@ -24,7 +24,6 @@
  * finishes on the settings it began with and the next one gets the new.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import type { ChainView } from '../../chain/types.js';
 import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
@@ -35,8 +34,10 @@ import type { GatewayMetrics } from '../metrics.js';
 import { CallAdmission, type CallAdmissionOptions } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
+import { type CallAnswer, callAnswer } from './call-answer.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamReply, UpstreamRequest } from './forwarder.js';
+import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
+import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
 import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
@@ -46,26 +47,6 @@ import { checkParams } from './params.js';
 import type { RateSpec } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
-
-export interface HttpAnswer {
-  status: number;
-  /** The answer; with `rest`, its first bytes (the client's id already in place). */
-  body: Buffer | undefined;
-  headers: Readonly<Record<string, string>>;
-  /** A large single answer still arriving from the origin (origin-forwarder.ts, streaming): send after `body`. */
-  rest?: Readable;
-  /** Total length of `body` + `rest`, when the origin announced its length. */
-  length?: number;
-}
-
-/** One call's answer for the client: whole, or its first bytes and a stream of the rest. */
-interface CallAnswer {
-  body: Buffer;
-  rest?: Readable;
-  length?: number;
-  /** The origin answered with a JSON-RPC `error`. */
-  failed?: boolean;
-}
 
 export interface RpcHandlerOptions {
   networks: Readonly<Record<string, NetworkConfig>>;
@@ -409,16 +390,7 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
-      if (call.id === undefined || reply.id === undefined) {
-        reply.rest?.destroy();
-        return undefined;
-      }
-      const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
-      if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error' };
-      if (reply.length === undefined) return { body, rest: reply.rest };
-      const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
-      return { body, rest: reply.rest, length };
+      return callAnswer(call, await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream)));
     } catch (err) {
       if (call.id === undefined) return this.#undelivered(call, context, err);
       throw err;

@@ -162,14 +162,16 @@ function isLatest(params: unknown): boolean {
   return Array.isArray(params) && params[0] === 'latest';
 }
 
-function errorOf(body: Buffer, start: number, end: number): { code?: number; message?: string } {
+/** The `code`, `message` and `data` of the JSON-RPC error object in body[start, end) (what is there of them). */
+export function errorOf(body: Buffer, start: number, end: number): { code?: number; message?: string; data?: unknown } {
   try {
     const error = JSON.parse(body.toString('utf8', start, end)) as unknown;
     if (error === null || typeof error !== 'object') return {};
-    const { code, message } = error as { code?: unknown; message?: unknown };
+    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     return {
       ...(typeof code === 'number' ? { code } : {}),
       ...(typeof message === 'string' ? { message } : {}),
+      ...(data === undefined ? {} : { data }),
     };
   } catch {
     return {};

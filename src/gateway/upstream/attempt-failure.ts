@@ -2,26 +2,46 @@
  * How an attempt on an origin failed, and what the client gets when every attempt did (origin-forwarder.ts).
  * Kinds: `connect` (never connected: no byte reached the origin, so even a write may go elsewhere),
  * `timeout`, `network` (the connection broke, or the answer's HTTP framing was malformed), `status`
- * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `busy` (the
- * gateway's own capacity, not the origin: no origin connection came free within request_timeout, or a
- * large answer found no stream slot of its client; never reported against the origin's health).
+ * (an HTTP status that means failure), `garbled` (not a JSON-RPC answer to our request), `throttled`
+ * (HTTP 429, or a provider's rate-limit answer: model/rate-limit-answers.ts; with the wait it asked for,
+ * and for a rate-limit answer the answer itself), `busy` (the gateway's own capacity, not the origin: no
+ * origin connection came free within request_timeout, or a large answer found no stream slot of its
+ * client; never reported against the origin's health). What each kind leads to: failsafe/rules.ts.
  * An AttemptFailure made from another error (classify()) keeps it as its `cause`, so the log shows the
  * socket or parser error behind a `connect` or `network` kind.
  */
 import { SwitchyardError } from '../../errors/base.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
 
-export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'busy';
+export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'throttled' | 'busy';
+
+/** What a throttled attempt brings besides its message. */
+export interface ThrottleDetails {
+  /** How long the origin asked us to wait (Retry-After, or the answer's own back-off), in ms. */
+  readonly retryAfterMs?: number | undefined;
+  /** The origin's rate-limit answer, when it came as a JSON-RPC answer (a write passes it through). */
+  readonly answer?: unknown;
+}
+
+/** What an AttemptFailure may carry besides its kind and message. */
+export interface FailureDetails extends ThrottleDetails {
+  /** The error it was classified from (a socket, parser or address error). */
+  readonly cause?: unknown;
+}
 
 export class AttemptFailure extends Error {
   override readonly name = 'AttemptFailure';
+  readonly retryAfterMs: number | undefined;
+  readonly answer: unknown;
 
   constructor(
     readonly kind: FailureKind,
     message: string,
-    options?: { cause?: unknown },
+    details?: FailureDetails,
   ) {
-    super(message, options);
+    super(message, details?.cause === undefined ? undefined : { cause: details.cause });
+    this.retryAfterMs = details?.retryAfterMs;
+    this.answer = details?.answer;
   }
 }
 
@@ -79,7 +99,9 @@ export const NEVER_CONNECTED = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
 ]);
-export const FAILING_STATUS = new Set([401, 403, 407, 408, 429]);
+export const FAILING_STATUS = new Set([401, 403, 407, 408]);
+/** Too Many Requests: the origin throttles us (a `throttled` failure, not a `status` one). */
+export const THROTTLED_STATUS = 429;
 
 /** Why the client's signal aborted, as an Error named AbortError (classify() reads the name). */
 export function abortReason(signal: ClientSignal | undefined): Error {

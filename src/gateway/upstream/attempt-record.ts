@@ -1,10 +1,11 @@
 /**
- * What each attempt's outcome leaves behind (origin-forwarder.ts, upstream-batch.ts): the attempt list the
- * client's error is built from, the attempt metric, the origin feedback (routing/feedback.ts: demotion
- * and the HealthView; never for the gateway's own capacity, `busy`) and the log line.
+ * What each attempt's outcome leaves behind (the failsafe engine, failsafe/engine.ts, calls these as its
+ * rules say): the attempt list the client's error is built from, the attempt metric, the origin
+ * feedback (routing/feedback.ts: demotion and the HealthView — only where the rule's `health` says so,
+ * so never for the gateway's own capacity, `busy`, nor for throttling) and the log line.
  */
 import type { Logger } from '../../log.js';
-import type { OriginFeedback } from '../../routing/feedback.js';
+import type { OriginFailureKind, OriginFeedback } from '../../routing/feedback.js';
 import type { Candidate } from '../../routing/router.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { type Attempt, AttemptFailure } from './attempt-failure.js';
@@ -21,42 +22,35 @@ export function recordSuccess(deps: AttemptRecordDeps, network: string, candidat
   deps.feedback.succeeded(candidate);
 }
 
-/** Records a failed attempt: in `attempts`, metrics, the origin feedback (routing/feedback.ts) and the log. */
+/** Any error of an attempt as its AttemptFailure (another error becomes its cause). */
+export function asFailure(err: unknown): AttemptFailure {
+  return err instanceof AttemptFailure
+    ? err
+    : new AttemptFailure('network', (err as Error).message ?? String(err), { cause: err });
+}
+
+/**
+ * Records a failed attempt: in `attempts`, metrics, the log, and (when `health`) the origin feedback
+ * (routing/feedback.ts).
+ */
 export function recordFailure(
   deps: AttemptRecordDeps,
   candidate: Candidate,
-  err: unknown,
-  network: string,
-  method: string,
+  failure: AttemptFailure,
+  context: { readonly network: string; readonly method: string },
   attempts: Attempt[],
-): AttemptFailure {
-  const failure =
-    err instanceof AttemptFailure
-      ? err
-      : new AttemptFailure('network', (err as Error).message ?? String(err), { cause: err });
+  health: boolean,
+): void {
+  const { network, method } = context;
   const { pool, origin } = candidate;
   attempts.push({ pool: pool.name, origin: origin.name, reason: failure.message, kind: failure.kind });
   deps.metrics?.attempt(network, failure.kind);
-  if (failure.kind === 'busy') {
-    // The gateway's own capacity, not the origin's health: no feedback, no warning per call
-    // (switchyard_gateway_upstream_attempts_total{result="busy"} counts them).
-    deps.logger.debug('gateway busy', {
-      network,
-      method,
-      pool: pool.name,
-      origin: origin.name,
-      reason: failure.message,
-    });
-    return failure;
-  }
-  deps.feedback.failed(candidate, failure.kind, failure.message);
-  deps.logger.warn('origin attempt failed', {
-    network,
-    method,
-    pool: pool.name,
-    origin: origin.name,
-    kind: failure.kind,
-    reason: failure.message,
-  });
-  return failure;
+  const fields = { network, method, pool: pool.name, origin: origin.name, kind: failure.kind, reason: failure.message };
+  // (The rules give `health` to connect, timeout and network failures only: failsafe/rules.test.ts.)
+  if (health) deps.feedback.failed(candidate, failure.kind as OriginFailureKind, failure.message);
+  // The gateway's own capacity, or the origin asking us to slow down: no warning per call
+  // (switchyard_gateway_upstream_attempts_total{result="busy"|"throttled"} counts them).
+  if (failure.kind === 'busy') deps.logger.debug('gateway busy', fields);
+  else if (failure.kind === 'throttled') deps.logger.debug('origin throttled the call', fields);
+  else deps.logger.warn('origin attempt failed', fields);
 }

@@ -1,38 +1,39 @@
 /**
- * One attempt on one origin, the same for a single call and an upstream batch (origin-forwarder.ts):
- * the origin's connection pool (an address that cannot be used fails like a refused connection), the
- * exchange, the client going away, the origin's outstanding count (routing/outstanding.ts) and the
- * classification of a failure (attempt-failure.ts). An HTTP status that means failure (5xx,
- * 401/403/407/408/429) fails the attempt as `status`.
- * The attempt's budget, `gateway.request_timeout`, is the exchange's own deadline (one timer, in
- * http1/client/client-exchange.ts): from dispatch (the wait for a connection, the connect, the answer)
- * until the answer is complete or its stream is handed over; a handed-over stream is then bounded by
- * the stall rule (no body bytes for request_timeout while the client keeps up). No timer here.
+ * One attempt on one origin, the same for a single call and an upstream batch (the failsafe engine,
+ * failsafe/engine.ts, starts them): the origin's connection pool (an address that cannot be used fails
+ * like a refused connection), the exchange, the client going away, the origin's outstanding count
+ * (routing/outstanding.ts) and the classification of a failure (attempt-failure.ts). An HTTP status that
+ * means failure (5xx, 401/403/407/408) fails the attempt as `status`; a 429 as `throttled`, with the
+ * wait its `Retry-After` asks for (seconds or an HTTP date; else Infura's `data.backoff_seconds` in its
+ * body), so the engine can bench the origin.
+ * The attempt's budget (`AttemptOptions.timeoutMs`: `gateway.request_timeout`, or the method's own
+ * `timeout`) is the exchange's own deadline (one timer, in http1/client/client-exchange.ts): from
+ * dispatch (the wait for a connection, the connect, the answer) until the answer is complete or its
+ * stream is handed over; a handed-over stream is then bounded by the stall rule (no body bytes for the
+ * timeout while the client keeps up). No timer here.
  *
  * The caller's `check` turns the answer into its result while all of that still holds. A streaming
  * answer it passes on is handed over (`LiveAttempt.handOver`): the outstanding count then lasts until
  * the stream ends. While it reads a stream itself (a late id, a wait for a stream slot), `onStop`
  * redirects what the client leaving stops (the deadline errors the stream itself).
- * With `deps.stats`, each attempt's duration (until its answer was checked, or it failed) and outcome
- * go to the per-origin statistics; an attempt the client abandoned is not counted.
+ * `abandon` (a hedge's loser) lets the attempt run on detached from the client: its answer arrives on
+ * its connection, which is then reused (or its deadline closes it), and nobody waits for it.
  */
 import { finished, type Readable } from 'node:stream';
 import type { Clock } from '../../clock.js';
-import type { OriginStatsSink } from '../../model/origin-stats.js';
+import { backoffOf } from '../../model/rate-limit-answers.js';
+import { retryAfterMs } from '../../model/retry-after.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate } from '../../routing/router.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
-import { AttemptFailure, abortReason, classify, FAILING_STATUS } from './attempt-failure.js';
+import { AttemptFailure, abortReason, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
 import { type ClientResponse, exchange, type OriginClients, type PendingResponse } from './origin-clients.js';
 
 export interface AttemptDeps {
   readonly clients: OriginClients;
   readonly outstanding: OutstandingRequests;
-  readonly requestTimeoutMs: number;
-  /** Times each attempt for the statistics (monotonic). */
+  /** Reads the wall clock for a Retry-After given as an HTTP date. */
   readonly clock: Clock;
-  /** Per-origin statistics (stats/origin-stats.ts): one `record` per attempt that reached the exchange. */
-  readonly stats?: OriginStatsSink | undefined;
 }
 
 /** What the attempts of one request share (made once per request, not per attempt). */
@@ -43,16 +44,23 @@ export interface AttemptOptions {
   readonly replayable: boolean;
   /** A 2xx body past this many bytes resolves early and streams (origin-clients.ts `exchange`). */
   readonly streamAfter: number | undefined;
+  /** Each attempt's deadline (ms). */
+  readonly timeoutMs: number;
 }
+
+/** Largest 429 body read for a back-off hint. */
+const MAX_HINT_BYTES = 4096;
 
 /** An attempt under way, as its `check` sees it. */
 export class LiveAttempt {
   readonly candidate: Candidate;
   readonly timeoutMs: number;
   readonly #pending: PendingResponse;
-  readonly #signal: ClientSignal | undefined;
+  #signal: ClientSignal | undefined;
   #stop: ((reason: Error) => void) | undefined;
   #done: (() => void) | undefined;
+  /** The client left and stopped it. */
+  #stoppedByClient = false;
 
   constructor(candidate: Candidate, pending: PendingResponse, timeoutMs: number, signal: ClientSignal | undefined) {
     this.candidate = candidate;
@@ -62,12 +70,25 @@ export class LiveAttempt {
   }
 
   /** The client left: stop the attempt (a listener on its signal). */
-  readonly onClientAbort = (): void => this.stop(abortReason(this.#signal));
+  readonly onClientAbort = (): void => {
+    this.#stoppedByClient = true;
+    this.stop(abortReason(this.#signal));
+  };
+
+  get stoppedByClient(): boolean {
+    return this.#stoppedByClient;
+  }
 
   /** Stops the attempt (the client left): the exchange, or what `onStop` named since. */
   stop(reason: Error): void {
     if (this.#stop === undefined) this.#pending.abort(reason);
     else this.#stop(reason);
+  }
+
+  /** Nobody waits for this attempt any more: the client leaving no longer stops it. */
+  abandon(): void {
+    this.#signal?.removeEventListener('abort', this.onClientAbort);
+    this.#signal = undefined;
   }
 
   /** From now on the client leaving calls `stop` (e.g. destroy the stream being read). */
@@ -97,39 +118,55 @@ export class LiveAttempt {
   }
 
   end(): void {
+    this.#signal?.removeEventListener('abort', this.onClientAbort);
     this.#done?.();
     this.#done = undefined;
   }
 }
 
+/** An attempt started: what `check` makes of its answer, and the attempt itself. */
+export interface StartedAttempt<T> {
+  readonly result: Promise<T>;
+  readonly live: LiveAttempt | undefined;
+}
+
 /**
- * Runs one attempt on `candidate` and returns what `check` makes of the answer. Throws AttemptFailure
- * (or what `check` throws).
+ * Starts one attempt on `candidate`; `result` is what `check` makes of the answer, or rejects with an
+ * AttemptFailure (or what `check` throws).
  */
-export async function runAttempt<A, T>(
+export function startAttempt<A, T>(
   deps: AttemptDeps,
   candidate: Candidate,
   wire: Buffer,
   options: AttemptOptions,
   check: (res: ClientResponse, attempt: LiveAttempt, arg: A) => T | Promise<T>,
   arg: A,
-): Promise<T> {
-  const { requestTimeoutMs } = deps;
+): StartedAttempt<T> {
   let target: ReturnType<OriginClients['target']>;
   try {
     target = deps.clients.target(candidate.origin);
   } catch (err) {
-    throw new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`, { cause: err });
+    const failure = new AttemptFailure('connect', `unusable origin address (${(err as Error).message})`, {
+      cause: err,
+    });
+    return { result: Promise.reject(failure), live: undefined };
   }
-  const pending = exchange(target, wire, requestTimeoutMs, options.streamAfter, options);
-  const attempt = new LiveAttempt(candidate, pending, requestTimeoutMs, options.signal);
+  const pending = exchange(target, wire, options.timeoutMs, options.streamAfter, options);
+  const attempt = new LiveAttempt(candidate, pending, options.timeoutMs, options.signal);
   const signal = options.signal;
   if (signal?.aborted) attempt.onClientAbort();
   else signal?.addEventListener('abort', attempt.onClientAbort, { once: true });
   attempt.begin(deps.outstanding.start(candidate.pool.id, candidate.origin.name));
-  const stats = deps.stats;
-  const started = stats === undefined ? 0 : deps.clock.monotonic();
-  let ok = false;
+  return { result: answered(deps, pending, attempt, check, arg), live: attempt };
+}
+
+async function answered<A, T>(
+  deps: AttemptDeps,
+  pending: PendingResponse,
+  attempt: LiveAttempt,
+  check: (res: ClientResponse, attempt: LiveAttempt, arg: A) => T | Promise<T>,
+  arg: A,
+): Promise<T> {
   try {
     let res: ClientResponse;
     try {
@@ -138,17 +175,26 @@ export async function runAttempt<A, T>(
       throw attempt.failure(err);
     }
     // (Only a 2xx answer streams, so none of these has a `rest` to stop.)
+    if (res.status === THROTTLED_STATUS) throw throttled(deps, res);
     if (res.status >= 500 || FAILING_STATUS.has(res.status)) throw new AttemptFailure('status', `HTTP ${res.status}`);
     const result = check(res, attempt, arg);
     // A whole answer is checked synchronously: no promise to wait for.
-    const value = result instanceof Promise ? await result : result;
-    ok = true;
-    return value;
+    return result instanceof Promise ? await result : result;
   } finally {
-    signal?.removeEventListener('abort', attempt.onClientAbort);
     attempt.end();
-    if (stats !== undefined && signal?.aborted !== true) {
-      stats.record(candidate.pool.id, candidate.origin.name, deps.clock.monotonic() - started, ok);
+  }
+}
+
+/** A 429 as a `throttled` failure with the wait it asks for. */
+function throttled(deps: AttemptDeps, res: ClientResponse): AttemptFailure {
+  let wait = retryAfterMs(res.retryAfter, deps.clock.now());
+  if (wait === undefined && res.body.length > 0 && res.body.length <= MAX_HINT_BYTES) {
+    try {
+      const error = (JSON.parse(res.body.toString('utf8')) as { error?: unknown } | null)?.error;
+      if (error !== null && typeof error === 'object') wait = backoffOf(error);
+    } catch {
+      // not JSON: no hint
     }
   }
+  return new AttemptFailure('throttled', 'HTTP 429 (rate limited)', { retryAfterMs: wait });
 }

@@ -1,44 +1,61 @@
 /**
- * The order in which one call (or one upstream batch) tries origins (origin-forwarder.ts), built from:
- *   1. the router's plan (routing/router.ts: healthy pools in failover order, steering — `hash` steering
- *      keyed by the client — demoted origins last);
+ * The order in which one call (or one upstream batch) tries origins (the failsafe engine walks it), built
+ * from:
+ *   1. the router's plan (routing/router.ts: healthy pools in failover or score order, steering — `hash`
+ *      steering keyed by the client — throttled origins skipped, demoted origins last);
  *   2. chain-aware order (routing/chain-order.ts) for what the call needs (rpc/call-needs.ts): origins at
  *      the network head for head-relative calls, origins that have the block for pinned ones;
  *   3. read-your-writes (write-affinity.ts): a client's pending-state reads go first to the origin that
  *      took its last transaction — it wins over the head rule;
  *   4. filter affinity (filter-affinity.ts): a filter call goes first to its filter's origin;
- *   5. cut to `gateway.max_attempts`;
- *   6. free connections first (`roomFirst`), only among the leading candidates that meet the call's
+ *   5. free connections first (`roomFirst`), only among the leading candidates that meet the call's
  *      need, so a busy head origin never hands a head read to a laggard.
+ * How many of them are tried is the engine's (`max_attempts`, per method).
  * Without a chain tracker (embedders, some tests) steps 2 and 3 are skipped.
+ *
+ * Routing cost does not grow with the pool (SPEC §17): a call with no filter or write home asks the
+ * router for its first candidate alone (router.ts `first`, O(log n): one weighted draw that meets the
+ * call's need), and when that origin has a free connection the plan starts with it; the rest of the
+ * plan — every step above — is built only if the engine asks for a second candidate (the first failed,
+ * or a hedge), without the first. Otherwise the whole plan is built at once, as the steps say.
  */
 import type { CallNeeds, ChainView } from '../../chain/types.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import { orderByChain } from '../../routing/chain-order.js';
-import type { Candidate, OriginRouter } from '../../routing/router.js';
+import { meetsNeed, orderByChain } from '../../routing/chain-order.js';
+import type { Acceptable, Candidate, OriginRouter } from '../../routing/router.js';
 import { followsWrites } from '../rpc/call-needs.js';
 import type { UpstreamRequest } from '../rpc/forwarder.js';
 import type { RpcCall } from '../rpc/request.js';
-import type { FilterAffinity } from './filter-affinity.js';
+import type { FilterAffinity, FilterHome } from './filter-affinity.js';
 import type { OriginClients } from './origin-clients.js';
-import type { WriteAffinity } from './write-affinity.js';
+import type { WriteAffinity, WriteHome } from './write-affinity.js';
 
 export interface CallPlannerDeps {
   router: OriginRouter;
   clients: OriginClients;
   filters: FilterAffinity;
-  maxAttempts: number;
   chain?: ChainView | undefined;
   writes?: WriteAffinity | undefined;
   /** Per network: `max_head_lag` (default 0). */
   networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'>>> | undefined;
 }
 
-export interface CallPlan {
-  /** The candidates to try, in order, at most `maxAttempts`. */
-  readonly plan: Candidate[];
-  /** Every candidate the router offered, chain-ordered (where a retry on the most advanced origin looks). */
+/** The whole plan: the candidates in order, and every candidate the router offered, chain-ordered. */
+interface FullPlan {
+  readonly plan: readonly Candidate[];
   readonly all: readonly Candidate[];
+}
+
+/** A call's plan as the engine walks it: one candidate at a time. */
+export interface PlanCursor {
+  /** The next candidate, or undefined when none is left. */
+  next(): Candidate | undefined;
+  /** Whether `next` would give one more. */
+  hasMore(): boolean;
+  /** Puts `candidate` next (the lagging-origin retry); it is not given again later. */
+  putNext(candidate: Candidate): void;
+  /** Every candidate the router offered, chain-ordered (where the lagging-origin retry looks). */
+  all(): readonly Candidate[];
 }
 
 export class CallPlanner {
@@ -48,50 +65,75 @@ export class CallPlanner {
     this.#deps = deps;
   }
 
-  /** The plan of one call with these needs. Throws NO_HEALTHY_ORIGIN (router.ts). */
-  forCall(request: UpstreamRequest, needs: CallNeeds): CallPlan {
-    const { router, filters, maxAttempts, chain } = this.#deps;
-    const planned = router.plan(request.network, request.pools, request.client);
+  /** The plan of one call with these needs. Throws NO_HEALTHY_ORIGIN or UPSTREAM_THROTTLED (router.ts). */
+  forCall(request: UpstreamRequest, needs: CallNeeds): PlanCursor {
+    const { network, pools, call, client } = request;
+    const filterHome = this.#deps.filters.homeOf(network, call);
+    const writeHome = this.#writeHome(network, call, client);
+    const full = () => this.#full(network, pools, needs, client, filterHome, writeHome);
+    if (filterHome === undefined && writeHome === undefined) {
+      const first = this.#first(network, pools, needs, client);
+      if (first !== undefined) return new LazyPlan(first, full);
+    }
+    return new LazyPlan(undefined, full);
+  }
+
+  /** The plan of an upstream batch whose calls need, together, `needs`. */
+  forBatch(network: string, pools: readonly string[], needs: CallNeeds): PlanCursor {
+    const full = () => this.#full(network, pools, needs, undefined, undefined, undefined);
+    return new LazyPlan(this.#first(network, pools, needs, undefined), full);
+  }
+
+  /** The router's first candidate for these needs, when it has a free connection (see the header). */
+  #first(network: string, pools: readonly string[], needs: CallNeeds, client: string | undefined) {
+    const { chain, router } = this.#deps;
+    const accept: Acceptable | undefined =
+      chain === undefined || needs.kind === 'none' || needs.kind === 'hash'
+        ? undefined
+        : (candidate) => meetsNeed(candidate, needs, chain, network, this.#headLag(network));
+    const first = router.first(network, pools, client, accept);
+    return first !== undefined && this.#hasRoom(first) ? first : undefined;
+  }
+
+  /** The whole plan (steps 1–5). Throws NO_HEALTHY_ORIGIN or UPSTREAM_THROTTLED. */
+  #full(
+    network: string,
+    pools: readonly string[],
+    needs: CallNeeds,
+    client: string | undefined,
+    filterHome: FilterHome | undefined,
+    writeHome: WriteHome | undefined,
+  ): FullPlan {
+    const { router, chain } = this.#deps;
+    const planned = router.plan(network, pools, client);
     const ordered =
       chain === undefined
         ? { plan: planned, eligible: planned.length }
-        : orderByChain(planned, needs, chain, request.network, this.#headLag(request.network));
+        : orderByChain(planned, needs, chain, network, this.#headLag(network));
     const all = ordered.plan;
-    const filterHome = filters.homeOf(request.network, request.call);
     if (filterHome !== undefined) {
       const plan = [...all];
       const index = plan.findIndex((c) => c.pool.name === filterHome.pool && c.origin.name === filterHome.origin);
       if (index > 0) plan.unshift(...plan.splice(index, 1));
-      return { plan: cut(plan, maxAttempts), all };
+      return { plan, all };
     }
-    const writeHome = this.#writeHome(request.network, request.call, request.client);
     if (writeHome !== undefined) {
       const index = all.findIndex((c) => c.pool.id === writeHome.poolId && c.origin.name === writeHome.origin);
       if (index > 0) {
         const plan = [...all];
         plan.unshift(...plan.splice(index, 1));
-        return { plan: cut(plan, maxAttempts), all };
+        return { plan, all };
       }
     }
-    return { plan: this.#roomFirst(cut(all, maxAttempts), ordered.eligible), all };
-  }
-
-  /** The plan of an upstream batch whose calls need, together, `needs`. */
-  forBatch(network: string, pools: readonly string[], needs: CallNeeds): Candidate[] {
-    const { router, maxAttempts, chain } = this.#deps;
-    const planned = router.plan(network, pools);
-    const ordered =
-      chain === undefined
-        ? { plan: planned, eligible: planned.length }
-        : orderByChain(planned, needs, chain, network, this.#headLag(network));
-    return this.#roomFirst(cut(ordered.plan, maxAttempts), ordered.eligible);
+    return { plan: this.#roomFirst(all, ordered.eligible), all };
   }
 
   #headLag(network: string): number {
     return this.#deps.networks?.[network]?.max_head_lag ?? 0;
   }
 
-  #writeHome(network: string, call: RpcCall, client: string | undefined) {
+  /** The origin that took the client's last transaction, for a read that follows writes. */
+  #writeHome(network: string, call: RpcCall, client: string | undefined): WriteHome | undefined {
     const writes = this.#deps.writes;
     if (writes === undefined || client === undefined || !followsWrites(call.method, call.params)) return undefined;
     return writes.homeOf(client, network);
@@ -123,6 +165,74 @@ export class CallPlanner {
   }
 }
 
-function cut(plan: Candidate[], maxAttempts: number): Candidate[] {
-  return plan.length > maxAttempts ? plan.slice(0, maxAttempts) : plan;
+/**
+ * A plan given one candidate at a time: `first` (the router's fast pick) and then, only if asked, the
+ * whole plan without it; or, without `first`, the whole plan from the start (built at once, so that
+ * NO_HEALTHY_ORIGIN is thrown to the caller). After `first`, a whole plan that cannot be built (every
+ * other origin unhealthy or throttled now) just has nothing more.
+ */
+class LazyPlan implements PlanCursor {
+  readonly #first: Candidate | undefined;
+  readonly #build: () => FullPlan;
+  #full: FullPlan | undefined;
+  #queue: Candidate[] | undefined;
+  #given = 0;
+  #at = 0;
+
+  constructor(first: Candidate | undefined, build: () => FullPlan) {
+    this.#first = first;
+    this.#build = build;
+    if (first === undefined) this.#rest();
+  }
+
+  next(): Candidate | undefined {
+    if (this.#given === 0 && this.#first !== undefined) {
+      this.#given = 1;
+      return this.#first;
+    }
+    const queue = this.#rest();
+    const candidate = queue[this.#at];
+    if (candidate !== undefined) this.#at += 1;
+    return candidate;
+  }
+
+  hasMore(): boolean {
+    if (this.#given === 0 && this.#first !== undefined) return true;
+    return this.#at < this.#rest().length;
+  }
+
+  putNext(candidate: Candidate): void {
+    const queue = this.#rest();
+    const later = queue.findIndex((c, i) => i >= this.#at && same(c, candidate));
+    if (later >= 0) queue.splice(later, 1);
+    queue.splice(this.#at, 0, candidate);
+  }
+
+  all(): readonly Candidate[] {
+    this.#rest();
+    return (this.#full as FullPlan).all;
+  }
+
+  /** The candidates after `first`, built on first use. */
+  #rest(): Candidate[] {
+    if (this.#queue !== undefined) return this.#queue;
+    const first = this.#first;
+    if (first === undefined) {
+      this.#full = this.#build();
+      this.#queue = [...this.#full.plan];
+      return this.#queue;
+    }
+    try {
+      this.#full = this.#build();
+      this.#queue = this.#full.plan.filter((c) => !same(c, first));
+    } catch {
+      this.#full = { plan: [first], all: [first] };
+      this.#queue = [];
+    }
+    return this.#queue;
+  }
+}
+
+function same(a: Candidate, b: Candidate): boolean {
+  return a === b || (a.pool.id === b.pool.id && a.origin.name === b.origin.name);
 }

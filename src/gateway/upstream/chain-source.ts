@@ -19,7 +19,7 @@
 import { parseHeader } from '../../chain/header.js';
 import type { BlockHead, ChainSource } from '../../chain/types.js';
 import type { Origin, Pool } from '../../model/pool.js';
-import { AttemptFailure, classify, FAILING_STATUS } from './attempt-failure.js';
+import { AttemptFailure, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
 import { exchange, type OriginClients } from './origin-clients.js';
 
 /** Upper bound of one tracker request (ms); the gateway takes the lower of this and request_timeout. */
@@ -73,7 +73,9 @@ export class GatewayChainSource implements ChainSource {
     } catch (err) {
       throw classify(err, this.#timeoutMs, pending.busy);
     }
-    if (status >= 500 || FAILING_STATUS.has(status)) throw new AttemptFailure('status', `HTTP ${status}`);
+    if (status >= 500 || status === THROTTLED_STATUS || FAILING_STATUS.has(status)) {
+      throw new AttemptFailure('status', `HTTP ${status}`);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(bytes.toString('utf8'));

@@ -1,10 +1,17 @@
 /**
  * Checks of an origin's answer to one forwarded call (origin-forwarder.ts), on raw bytes: the span of our id
- * and of the `result`/`error` member in a whole answer, or of our id in the first bytes of a streaming one.
- * The id splice both ways is rpc/id-splice.ts.
+ * and of the `result`/`error` member in a whole answer, or of our id in the first bytes of a streaming one;
+ * whether an error answer is a provider's rate-limit answer (`rateLimited`, for single calls and batch
+ * elements alike). The id splice both ways is rpc/id-splice.ts.
  */
 import type { Readable } from 'node:stream';
+import { backoffOf, rateLimitAnswer } from '../../model/rate-limit-answers.js';
 import { type MemberSpan, scanJson, scanObjectHead } from '../rpc/json-scan.js';
+import { errorOf } from './answer-checks.js';
+import { AttemptFailure } from './attempt-failure.js';
+
+/** Error answers longer than this are not rate-limit answers (those are one short message). */
+const MAX_ERROR_BYTES = 4096;
 
 const OUTCOME_KEYS: ReadonlySet<string> = new Set(['result', 'error']);
 
@@ -46,4 +53,19 @@ export function answerParts(body: Buffer, idText: string, start = 0, end = body.
   if (id === undefined || outcome === undefined) return undefined;
   if (body.toString('latin1', id.start, id.end) !== idText) return undefined;
   return { id, outcome };
+}
+
+/**
+ * A `throttled` failure when the error object in body[start, end) is a provider's rate-limit answer
+ * (model/rate-limit-answers.ts), carrying `answer` (a write passes it through); else undefined.
+ */
+export function rateLimited(body: Buffer, start: number, end: number, answer: unknown): AttemptFailure | undefined {
+  if (end - start > MAX_ERROR_BYTES) return undefined;
+  const error = errorOf(body, start, end);
+  const row = rateLimitAnswer(error);
+  if (row === undefined) return undefined;
+  return new AttemptFailure('throttled', `rate limited (${row.provider}: ${error.message ?? ''})`, {
+    retryAfterMs: backoffOf(error),
+    answer,
+  });
 }

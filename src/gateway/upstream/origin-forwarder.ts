@@ -4,18 +4,21 @@
  *
  * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
  * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
- * raw id in. Rules per attempt (each attempt bounded by `gateway.request_timeout`):
+ * raw id in. The attempts are the failsafe engine's (failsafe/engine.ts, whose rules are data in
+ * failsafe/rules.ts; each attempt bounded by `gateway.request_timeout` or the method's `timeout`):
  *   - success: HTTP 2xx (or 4xx other than 401/403/407/408/429) whose body is a JSON-RPC response with
- *     our id and a `result` or `error`; an origin's own JSON-RPC error is a success (passed through);
- *   - failure: connection error, timeout, HTTP 5xx/429/401/403/407/408, empty or garbled body, wrong id.
- * A read is retried on the next origin of the plan (router.ts), up to `gateway.max_attempts` origins.
- * A write (eth_sendRawTransaction, eth_sendTransaction) is retried only after a failure to connect, when
- * the request surely never reached the origin. Every attempt's outcome is reported once to
- * routing/feedback.ts (a connection failure demotes the origin for a moment; connect, timeout and
- * network failures reach the HealthView).
+ *     our id and a `result` or `error`; an origin's own JSON-RPC error is a success (passed through),
+ *     unless it is a provider's rate-limit answer (model/rate-limit-answers.ts): then `throttled`;
+ *   - failure: connection error, timeout, HTTP 5xx/401/403/407/408, empty or garbled body, wrong id;
+ *     HTTP 429 is `throttled`.
+ * A read is retried on the next origin of the plan, up to `max_attempts` origins (gateway, or per
+ * method), and may be hedged (networks.{name}.hedge). A write (eth_sendRawTransaction,
+ * eth_sendTransaction) is retried only after a failure to connect, when the request surely never
+ * reached the origin, and never hedged. Which outcome reaches the origin's health, its score and its
+ * bench: the rules' table.
  * The order of origins per call is call-plan.ts's: router, chain-aware order (head-relative calls to
  * origins at the network head, pinned calls to origins that have the block), read-your-writes, filter
- * affinity, max_attempts, free connections first.
+ * affinity, free connections first.
  * With a chain tracker, each whole answer to a read is checked (answer-checks.ts): a missing-data error,
  * or an answer other than asked (a lookup by hash answered with another hash, a head above the head
  * ceiling), sends the call on to the next origin (when no origin answers better, the last answer passes
@@ -39,35 +42,32 @@
  * first the planned origins that have one (except a filter call, which must reach its filter's origin).
  * A read that meets a keep-alive socket the origin dropped as it was reused is first sent once more on a
  * fresh connection to the same origin (`replayable`, upstream/origin-clients.ts); a write never is.
- * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, else 502 UPSTREAM_FAILED;
- * `data.attempts` lists pool, origin name and reason (never addresses: they may hold API keys). How
- * failures are classified: attempt-failure.ts; how an answer is checked: origin-answer.ts.
- * A config reload (`reconfigure`) changes `request_timeout`, `max_attempts` and the networks' `max_head_lag`
- * for the plans made and the attempts started from then on.
+ * When every attempt failed: 504 UPSTREAM_TIMEOUT if all of them timed out, 429 UPSTREAM_THROTTLED if
+ * a read met only throttling, else 502 UPSTREAM_FAILED; `data.attempts` lists pool, origin name and
+ * reason (never addresses: they may hold API keys). How failures are classified: attempt-failure.ts;
+ * how an answer is checked: origin-answer.ts.
+ * A config reload (`reconfigure`) changes `request_timeout`, `max_attempts` and the networks' `max_head_lag`,
+ * `hedge` and `methods` for the plans made and the attempts started from then on.
  */
 
 import type { Readable } from 'node:stream';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
-import type { Clock } from '../../clock.js';
 import type { NetworkConfig } from '../../config/schema.js';
-import type { Logger } from '../../log.js';
-import type { OriginStatsSink } from '../../model/origin-stats.js';
 import { mostAdvanced } from '../../routing/chain-order.js';
-import type { OriginFeedback } from '../../routing/feedback.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
-import type { GatewayMetrics } from '../metrics.js';
 import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import { type AnswerContext, judgeAnswer, reportPassedHead, VERDICT_NOTES, type Verdict } from './answer-checks.js';
-import { type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
-import { type Attempt, AttemptFailure, exhausted } from './attempt-failure.js';
-import { recordFailure, recordSuccess } from './attempt-record.js';
+import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
+import { type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
+import { type Attempt, AttemptFailure } from './attempt-failure.js';
 import { CallPlanner } from './call-plan.js';
+import { ANSWERED, type FailsafeDeps, type Judged, runFailsafe } from './failsafe/engine.js';
+import { MethodRules } from './failsafe/method-rules.js';
 import type { FilterAffinity } from './filter-affinity.js';
-import { answerParts, collect, headId } from './origin-answer.js';
+import { answerParts, collect, headId, rateLimited } from './origin-answer.js';
 import type { ClientResponse, OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
 import { forwardUpstreamBatch } from './upstream-batch.js';
@@ -76,47 +76,54 @@ import type { WriteAffinity } from './write-affinity.js';
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
 export const STREAM_AFTER_BYTES = 1_048_576;
 
-export interface OriginForwarderDeps {
+export interface OriginForwarderDeps extends FailsafeDeps {
   router: OriginRouter;
   clients: OriginClients;
-  /** Where each attempt's outcome goes, once (demotion and the HealthView). */
-  feedback: OriginFeedback;
   outstanding: OutstandingRequests;
-  logger: Logger;
   filters: FilterAffinity;
-  metrics?: GatewayMetrics | undefined;
   /** Per-client stream slots (gateway.max_streams_per_client); streams are unbounded without. */
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
-  /** Times attempts for the per-origin statistics. */
-  clock: Clock;
-  /** Per-origin statistics for the console (stats/origin-stats.ts); none when absent. */
-  stats?: OriginStatsSink | undefined;
   /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
   chain?: (ChainView & ChainFeedback) | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */
   writes?: WriteAffinity | undefined;
-  /** Per network: `max_head_lag`. */
-  networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'>>> | undefined;
+  /** Per network: `max_head_lag`, and the failsafe rules: `hedge`, `methods`. */
+  networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'> & Partial<NetworkConfig>>> | undefined;
+}
+
+/** The per-method rules from the settings in force (at start and at each reload). */
+function methodRules(deps: OriginForwarderDeps): MethodRules {
+  return new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
 }
 
 const NO_NEEDS: CallNeeds = { kind: 'none' };
+/** The chain checks' verdicts as the engine's events (made once: no object per answer). */
+const JUDGED: Readonly<Record<Verdict, Judged>> = {
+  ok: ANSWERED,
+  missing: { event: 'missing' },
+  behind: { event: 'behind' },
+  bad: { event: 'bad' },
+};
 
 export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
   readonly #planner: CallPlanner;
+  #rules: MethodRules;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
     // Its own copy: `reconfigure` changes it, and the planner reads the same object.
     this.#deps = { ...deps };
     this.#planner = new CallPlanner(this.#deps);
+    this.#rules = methodRules(this.#deps);
   }
 
   /** Reloaded settings (see the header). */
   reconfigure(settings: Pick<OriginForwarderDeps, 'requestTimeoutMs' | 'maxAttempts' | 'networks'>): void {
     Object.assign(this.#deps, settings);
+    this.#rules = methodRules(this.#deps);
   }
 
   assertRoutable(network: string, pools: readonly string[]): void {
@@ -128,7 +135,8 @@ export class OriginForwarder implements Forwarder {
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
     const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain, network);
-    const { plan, all } = this.#planner.forCall(request, needs);
+    const plan = this.#planner.forCall(request, needs);
+    const rules = this.#rules.forCall(network, call.method);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
     const idText = String(upstreamId);
@@ -141,63 +149,43 @@ export class OriginForwarder implements Forwarder {
       // before any byte of the answer (origin-clients.ts); a write never is: it may have arrived.
       replayable: !write,
       streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
+      timeoutMs: rules.timeoutMs,
       idText: call.id === undefined ? undefined : idText,
       streamFor,
       slots: this.#deps.streamSlots,
     };
-
-    const attempts: Attempt[] = [];
-    // An answer that did not satisfy the chain checks: it passes through if nothing better comes.
-    let fallback: UpstreamReply | undefined;
-    let queue = plan;
-    let retriedBehind = false;
-    for (let i = 0; i < queue.length; i += 1) {
-      const candidate = queue[i] as Candidate;
-      if (request.signal?.aborted) break;
-      let reply: UpstreamReply;
-      try {
-        reply = await runAttempt(this.#deps, candidate, wire, options, singleAnswer, options);
-      } catch (err) {
-        // The client went away: not the origin's fault, and nobody is waiting for a retry.
-        if (request.signal?.aborted) break;
-        const failure = recordFailure(this.#deps, candidate, err, network, call.method, attempts);
-        if (failure.kind === 'busy' || (write && failure.kind !== 'connect')) break;
-        continue;
-      }
-      recordSuccess(this.#deps, network, candidate);
+    const context = (candidate: Candidate): AnswerContext => ({
+      network,
+      method: call.method,
+      params: call.params,
+      needs,
+      candidate,
+    });
+    const answer = await runFailsafe<UpstreamReply>(this.#deps, {
+      network,
+      method: call.method,
+      calls: write ? 'write' : 'read',
+      plan,
+      signal: request.signal,
+      rules,
+      start: (candidate) => startAttempt(this.#deps, candidate, wire, options, singleAnswer, options),
+      judge: (candidate, reply) =>
+        chain === undefined ? ANSWERED : JUDGED[judgeAnswer(chain, context(candidate), reply)],
+      mostAdvanced: (candidate) =>
+        chain === undefined
+          ? undefined
+          : mostAdvanced(plan.all(), chain, candidate, chain.origin(candidate.pool.id, candidate.origin.name)?.head),
+      discard: (reply) => reply.rest?.destroy(),
+    });
+    // (Only an upstream batch hands an unanswered call back; this one has no `unanswered`.)
+    if (answer === undefined) throw new Error('the failsafe engine gave no answer');
+    const { reply, candidate } = answer;
+    if (answer.event === 'behind-again' && chain !== undefined) reportPassedHead(chain, context(candidate), reply);
+    if (answer.event !== 'fallback') {
       this.#deps.filters.record(network, call, reply.body, { pool: reply.pool, origin: reply.origin });
-      const context: AnswerContext = { network, method: call.method, params: call.params, needs, candidate };
-      const verdict: Verdict = chain === undefined || write ? 'ok' : judgeAnswer(chain, context, reply);
-      if (verdict === 'ok' || (verdict === 'behind' && retriedBehind)) {
-        if (verdict === 'behind' && chain !== undefined) reportPassedHead(chain, context, reply);
-        this.#succeeded(request, candidate, reply, attempts, write);
-        return reply;
-      }
-      fallback = reply;
-      this.#deps.logger.debug(VERDICT_NOTES[verdict], {
-        network,
-        method: call.method,
-        pool: candidate.pool.name,
-        origin: candidate.origin.name,
-      });
-      if (verdict === 'behind') {
-        retriedBehind = true;
-        const best = mostAdvanced(
-          all,
-          chain as ChainView,
-          candidate,
-          chain?.origin(candidate.pool.id, candidate.origin.name)?.head,
-        );
-        if (best === undefined) break;
-        queue = [...queue.slice(0, i + 1), best, ...queue.slice(i + 1).filter((c) => c !== best)];
-      }
+      this.#succeeded(request, candidate, reply, answer.failures, write);
     }
-    if (fallback !== undefined) return fallback;
-    const writeNote =
-      write && attempts.length < plan.length
-        ? ' The transaction may have reached the origin, so it was not resent; check its hash before sending again.'
-        : '';
-    throw exhausted(network, attempts, writeNote);
+    return reply;
   }
 
   /** A call answered: read-your-writes for a taken transaction, and a log line after failover. */
@@ -226,10 +214,10 @@ export class OriginForwarder implements Forwarder {
 
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
-   * one upstream batch (upstream-batch.ts).
+   * one upstream batch (upstream-batch.ts), through the same engine.
    */
   forwardBatch(request: BatchRequest): Promise<BatchResult> {
-    return forwardUpstreamBatch(this.#deps, this.#planner, request);
+    return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
   }
 }
 
@@ -261,6 +249,12 @@ function singleAnswer(
     return { body, id: undefined, pool, origin };
   }
   const parts = answerParts(body, idText);
+  if (parts !== undefined && parts.outcome.key === 'error') {
+    const reply = { body, id: parts.id, pool, origin, outcome: parts.outcome };
+    const throttled = rateLimited(body, parts.outcome.value.start, parts.outcome.value.end, reply);
+    if (throttled !== undefined) throw throttled;
+    return reply;
+  }
   if (parts === undefined) {
     throw new AttemptFailure(
       status >= 300 ? 'status' : 'garbled',

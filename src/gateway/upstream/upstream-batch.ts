@@ -1,24 +1,31 @@
 /**
  * Upstream batches (proxyd-style): the read-only calls of a client's batch go to one origin as one JSON-RPC
- * batch (batch-wire.ts builds and matches the bytes), origin after origin of the batch's plan
+ * batch (batch-wire.ts builds and matches the bytes), through the same failsafe engine as single calls
+ * (failsafe/engine.ts: the same rules, hedging and throttling; the batch's rules are the widest timeout
+ * and fewest attempts of its methods, failsafe/method-rules.ts), origin after origin of the batch's plan
  * (call-plan.ts, for what the calls need together) until one answers as a whole. With a chain tracker
  * each answer element is checked like a single call's (answer-checks.ts); one the checks turn down
  * (missing data, a null or a head from behind the chain, an answer other than asked) is left out, so the
- * handler forwards that call
- * on its own with the per-call rules.
+ * handler forwards that call on its own with the per-call rules. So is an element answered with a
+ * provider's rate-limit error (some providers cap a batch's calls per second: QuickNode answers the calls
+ * over the cap that way), and the origin is benched (`partly-throttled`); a batch whose every answer is
+ * one is `throttled`.
  */
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import type { Candidate } from '../../routing/router.js';
 import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchOutcome, BatchRequest, BatchResult, UpstreamReply } from '../rpc/forwarder.js';
 import { judgeAnswer, worthJudging } from './answer-checks.js';
-import { type AttemptDeps, type AttemptOptions, type LiveAttempt, runAttempt } from './attempt.js';
-import { type Attempt, AttemptFailure, describeAttempts, exhausted } from './attempt-failure.js';
-import { type AttemptRecordDeps, recordFailure, recordSuccess } from './attempt-record.js';
+import { type AttemptDeps, type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
+import { type Attempt, AttemptFailure, describeAttempts } from './attempt-failure.js';
 import { type BatchElementAnswer, batchWire, type MatchedBatch, matchBatch } from './batch-wire.js';
 import type { CallPlanner } from './call-plan.js';
+import { ANSWERED, type FailsafeDeps, type Judged, runFailsafe } from './failsafe/engine.js';
+import type { MethodRules } from './failsafe/method-rules.js';
+import { rateLimited } from './origin-answer.js';
 import type { ClientResponse } from './origin-clients.js';
 
-export interface UpstreamBatchDeps extends AttemptDeps, AttemptRecordDeps {
+export interface UpstreamBatchDeps extends AttemptDeps, FailsafeDeps {
   readonly chain?: (ChainView & ChainFeedback) | undefined;
 }
 
@@ -36,10 +43,11 @@ const NO_NEEDS: CallNeeds = { kind: 'none' };
 export async function forwardUpstreamBatch(
   deps: UpstreamBatchDeps,
   planner: CallPlanner,
+  rules: MethodRules,
   request: BatchRequest,
 ): Promise<BatchResult> {
   try {
-    const sent = await sendBatch(deps, planner, request);
+    const sent = await sendBatch(deps, planner, rules, request);
     if (sent === undefined) return { outcomes: request.calls.map(() => undefined) };
     return new SentBatchResult(request.calls, sent);
   } catch (error) {
@@ -86,85 +94,125 @@ class SentBatchResult implements BatchResult {
   }
 }
 
+/** An origin's batch answer as the engine sees it: the matched answers, and what the checks left out. */
+interface BatchAnswers extends MatchedBatch {
+  readonly body: Buffer;
+  /** Answers left out (rate-limited here, or turned down by the chain checks): not the client's whole answer. */
+  removed: boolean;
+  /** Answers left out for a rate-limit error, and the wait they asked for. */
+  readonly throttled: { readonly count: number; readonly retryAfterMs: number | undefined } | undefined;
+}
+
 /** The origin's answers per call; undefined when no origin took the batch (send the calls one by one). */
 async function sendBatch(
   deps: UpstreamBatchDeps,
   planner: CallPlanner,
+  methodRules: MethodRules,
   request: BatchRequest,
 ): Promise<SentBatch | undefined> {
   const { chain } = deps;
+  const { network } = request;
   const needs =
-    chain === undefined ? [] : request.calls.map((call) => callNeeds(call.method, call.params, chain, request.network));
-  const plan = planner.forBatch(request.network, request.pools, batchNeeds(needs, chain?.networkHead(request.network)));
-  // The client's own body and ids when it can go as it is (BatchRequest.asIs); else ids of ours,
-  // which need only be unique inside one upstream request (its answer is matched on its own): 1..n.
-  const { asIs } = request;
-  let ids: readonly (string | undefined)[];
-  let wire: Buffer;
-  if (asIs !== undefined) {
-    ids = asIs.ids;
-    wire = asIs.body;
-  } else {
-    let next = 0;
-    ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
-    wire = batchWire(request.calls, ids);
-  }
+    chain === undefined ? [] : request.calls.map((call) => callNeeds(call.method, call.params, chain, network));
+  const plan = planner.forBatch(network, request.pools, batchNeeds(needs, chain?.networkHead(network)));
+  const { ids, wire } = upstreamBody(request);
+  const rules = methodRules.forBatch(
+    network,
+    request.calls.map((call) => call.method),
+  );
   // Upstream batches hold only reads (the handler sends writes call by call): replayable.
-  const options: AttemptOptions = { signal: request.signal, replayable: true, streamAfter: undefined };
-  const attempts: Attempt[] = [];
-  for (const candidate of plan) {
-    if (request.signal?.aborted) break;
-    try {
-      const matched = await runAttempt(deps, candidate, wire, options, batchAnswers, ids);
-      recordSuccess(deps, request.network, candidate);
-      if (attempts.length > 0) {
-        deps.logger.info('batch succeeded after failover', {
-          network: request.network,
-          origin: candidate.origin.name,
-          failed: attempts.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
-        });
-      }
-      let whole = asIs !== undefined && matched.inOrder;
-      const answers = matched.answers;
-      if (chain !== undefined) {
-        for (let i = 0; i < answers.length; i += 1) {
-          const answer = answers[i];
-          const call = request.calls[i] as BatchRequest['calls'][number];
-          if (answer === undefined || !worthJudging(call.method, answer.outcomeKey, answer.valueKind)) continue;
-          const context = {
-            network: request.network,
-            method: call.method,
-            params: call.params,
-            needs: needs[i] as CallNeeds,
-            candidate,
-          };
-          // An answer the chain checks turn down goes out again on its own, with the per-call rules.
-          if (judgeAnswer(chain, context, answer) === 'ok') continue;
-          answers[i] = undefined;
-          whole = false;
-        }
-      }
-      const { pool, origin } = candidate;
-      return { answers, pool: pool.name, origin: origin.name, whole: whole ? matched.body : undefined };
-    } catch (err) {
-      if (request.signal?.aborted) break;
-      if (recordFailure(deps, candidate, err, request.network, 'batch', attempts).kind === 'busy') break;
+  const options: AttemptOptions = {
+    signal: request.signal,
+    replayable: true,
+    streamAfter: undefined,
+    timeoutMs: rules.timeoutMs,
+  };
+  const answer = await runFailsafe<BatchAnswers>(deps, {
+    network,
+    method: 'batch',
+    calls: 'read',
+    plan,
+    signal: request.signal,
+    rules,
+    start: (candidate) => startAttempt(deps, candidate, wire, options, batchAnswers, ids),
+    judge: (candidate, answers) => judgeBatch(deps, request, needs, candidate, answers),
+    mostAdvanced: () => undefined,
+    discard: () => {},
+    unanswered: (failures) => oneByOne(deps, request, failures),
+  });
+  if (answer === undefined) return undefined;
+  const { reply, candidate, failures } = answer;
+  if (failures.length > 0) {
+    deps.logger.info('batch succeeded after failover', {
+      network,
+      origin: candidate.origin.name,
+      failed: failures.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
+    });
+  }
+  const whole = request.asIs !== undefined && reply.inOrder && !reply.removed;
+  const { pool, origin } = candidate;
+  return { answers: reply.answers, pool: pool.name, origin: origin.name, whole: whole ? reply.body : undefined };
+}
+
+/**
+ * What goes upstream: the client's own body and ids when it can go as it is (BatchRequest.asIs); else
+ * ids of ours, which need only be unique inside one upstream request (its answer is matched on its
+ * own): 1..n.
+ */
+function upstreamBody(request: BatchRequest): { ids: readonly (string | undefined)[]; wire: Buffer } {
+  const { asIs } = request;
+  if (asIs !== undefined) return { ids: asIs.ids, wire: asIs.body };
+  let next = 0;
+  const ids = request.calls.map((call) => (call.id === undefined ? undefined : String(++next)));
+  return { ids, wire: batchWire(request.calls, ids) };
+}
+
+/**
+ * Every origin answered, but none with a usable batch (some refuse batches or cap their size): the
+ * calls go out one by one instead, with the usual per-call rules.
+ */
+function oneByOne(deps: UpstreamBatchDeps, request: BatchRequest, failures: readonly Attempt[]): boolean {
+  if (request.signal?.aborted || failures.length === 0) return false;
+  if (!failures.every((a) => a.kind === 'status' || a.kind === 'garbled')) return false;
+  deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+    network: request.network,
+    failed: describeAttempts(failures),
+  });
+  return true;
+}
+
+/**
+ * The chain checks of each answer element (one turned down is left out: it goes out again on its own,
+ * with the per-call rules); `partly-throttled` when batchAnswers left rate-limited elements out.
+ */
+function judgeBatch(
+  deps: UpstreamBatchDeps,
+  request: BatchRequest,
+  needs: readonly CallNeeds[],
+  candidate: Candidate,
+  batch: BatchAnswers,
+): Judged {
+  const { chain } = deps;
+  const answers = batch.answers;
+  if (chain !== undefined) {
+    for (let i = 0; i < answers.length; i += 1) {
+      const answer = answers[i];
+      const call = request.calls[i] as BatchRequest['calls'][number];
+      if (answer === undefined || !worthJudging(call.method, answer.outcomeKey, answer.valueKind)) continue;
+      const context = {
+        network: request.network,
+        method: call.method,
+        params: call.params,
+        needs: needs[i] as CallNeeds,
+        candidate,
+      };
+      if (judgeAnswer(chain, context, answer) === 'ok') continue;
+      answers[i] = undefined;
+      batch.removed = true;
     }
   }
-  // Every origin answered, but none with a usable batch (some refuse batches or cap their size):
-  // the calls go out one by one instead, with the usual per-call rules.
-  if (
-    !request.signal?.aborted &&
-    attempts.length > 0 &&
-    attempts.every((a) => a.kind === 'status' || a.kind === 'garbled')
-  ) {
-    deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
-      network: request.network,
-      failed: describeAttempts(attempts),
-    });
-    return undefined;
-  }
-  throw exhausted(request.network, attempts);
+  const throttled = batch.throttled;
+  return throttled === undefined ? ANSWERED : { event: 'partly-throttled', retryAfterMs: throttled.retryAfterMs };
 }
 
 /**
@@ -209,20 +257,49 @@ class BatchReply implements UpstreamReply {
   }
 }
 
-/** An upstream batch's answers matched to the ids sent (batch-wire.ts); anything else fails the attempt. */
-function batchAnswers(
-  res: ClientResponse,
-  _attempt: LiveAttempt,
-  ids: readonly (string | undefined)[],
-): MatchedBatch & { body: Buffer } {
+/**
+ * An upstream batch's answers matched to the ids sent (batch-wire.ts); anything else fails the attempt.
+ * Elements answered with a provider's rate-limit error are left out (`throttled`); when every answer
+ * is one, the attempt fails as `throttled`.
+ */
+function batchAnswers(res: ClientResponse, _attempt: LiveAttempt, ids: readonly (string | undefined)[]): BatchAnswers {
   const matched = matchBatch(res.body, ids);
-  if (matched !== undefined) return { ...matched, body: res.body };
-  throw new AttemptFailure(
-    res.status >= 300 ? 'status' : 'garbled',
-    res.status >= 300
-      ? `HTTP ${res.status}`
-      : res.body.length === 0
-        ? 'empty body'
-        : 'body is not a JSON-RPC batch answer to this request',
-  );
+  if (matched === undefined) {
+    throw new AttemptFailure(
+      res.status >= 300 ? 'status' : 'garbled',
+      res.status >= 300
+        ? `HTTP ${res.status}`
+        : res.body.length === 0
+          ? 'empty body'
+          : 'body is not a JSON-RPC batch answer to this request',
+    );
+  }
+  const answers = matched.answers;
+  let count = 0;
+  let kept = 0;
+  let failure: AttemptFailure | undefined;
+  for (let i = 0; i < answers.length; i += 1) {
+    const answer = answers[i];
+    if (answer === undefined) continue;
+    kept += 1;
+    if (answer.outcomeKey !== 'error') continue;
+    const throttled = rateLimited(
+      answer.array,
+      answer.start + answer.valueStart,
+      answer.start + answer.valueEnd,
+      undefined,
+    );
+    if (throttled === undefined) continue;
+    failure ??= throttled;
+    answers[i] = undefined;
+    count += 1;
+  }
+  if (failure !== undefined && count === kept) throw failure;
+  return {
+    answers,
+    inOrder: matched.inOrder,
+    body: res.body,
+    removed: count > 0,
+    throttled: failure === undefined ? undefined : { count, retryAfterMs: failure.retryAfterMs },
+  };
 }

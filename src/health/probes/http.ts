@@ -1,7 +1,7 @@
 import type { MonitorSettings } from '../../model/monitor-schema.js';
 import type { Origin } from '../../model/pool.js';
 import { matchesExpectedCodes } from './expected-codes.js';
-import { failed, type ProbeResult, passed } from './result.js';
+import { failed, type ProbeResult, passed, throttledCheck } from './result.js';
 import { checkHeaders, forRedirect, httpCheckUrl } from './target.js';
 import { isProbeResponse, type ProbeTransport } from './transport.js';
 
@@ -10,7 +10,8 @@ import { isProbeResponse, type ProbeTransport } from './transport.js';
  * `expected_body` is set, the first 64 KiB of the body contain it (case-insensitive, as Cloudflare does).
  * Redirects (3xx with Location) are followed up to 5 hops when `follow_redirects`, else the 3xx status is
  * judged as is; a hop to another scheme/host/port goes without the secret-looking headers (target.ts).
- * `allow_insecure` skips certificate verification.
+ * `allow_insecure` skips certificate verification. A 429 (unless expected) throttles the check: it counts
+ * neither up nor down (result.ts).
  */
 const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 5;
@@ -46,6 +47,9 @@ export async function httpCheck(
       }
       url = new URL(location, url);
       continue;
+    }
+    if (response.status === 429 && !matchesExpectedCodes(429, monitor.expected_codes)) {
+      return throttledCheck('HTTP 429', response.status, firstRtt);
     }
     if (!matchesExpectedCodes(response.status, monitor.expected_codes)) {
       return failed(`HTTP ${response.status}, expected ${monitor.expected_codes}`, response.status, firstRtt);

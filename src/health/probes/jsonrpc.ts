@@ -1,6 +1,7 @@
 import type { MonitorSettings } from '../../model/monitor-schema.js';
 import type { Origin } from '../../model/pool.js';
-import { failed, type ProbeResult, passed } from './result.js';
+import { rateLimitAnswer } from '../../model/rate-limit-answers.js';
+import { failed, type ProbeResult, passed, throttledCheck } from './result.js';
 import { checkHeaders, jsonRpcCheckUrl } from './target.js';
 import { isProbeResponse, type ProbeTransport } from './transport.js';
 
@@ -14,7 +15,8 @@ import { isProbeResponse, type ProbeTransport } from './transport.js';
  * 3. `eth_blockNumber` is recorded; the pool round then fails origins more than `max_block_lag` blocks
  *    behind the pool's best origin, never a best above the network head the chain tracker adopted (see
  *    `applyBlockLag`).
- * Any non-2xx status, non-JSON body or JSON-RPC error fails the check naming the method.
+ * Any non-2xx status, non-JSON body or JSON-RPC error fails the check naming the method — except HTTP 429
+ * or a provider's rate-limit answer, which throttle it (result.ts `throttled`: neither up nor down).
  * `rtt` is the round trip of the eth_chainId call.
  */
 const MAX_BODY = 1024 * 1024;
@@ -121,6 +123,7 @@ async function rpc(
   });
   if (!isProbeResponse(response)) return { failure: response, status: null, rttMs: null };
   const { status, rttMs } = response;
+  if (status === 429) return { failure: throttledCheck(`${method}: HTTP 429`, status, rttMs), status, rttMs };
   if (status < 200 || status > 299)
     return { failure: failed(`${method}: HTTP ${status}`, status, rttMs), status, rttMs };
   let parsed: unknown;
@@ -136,7 +139,10 @@ async function rpc(
   if (message.error !== undefined && message.error !== null) {
     const code = typeof message.error.code === 'number' ? message.error.code : undefined;
     const text = typeof message.error.message === 'string' ? message.error.message.slice(0, 120) : 'no message';
-    const failure = failed(`${method}: error ${code ?? '?'} ${text}`, status, rttMs);
+    const reason = `${method}: error ${code ?? '?'} ${text}`;
+    const failure = rateLimitAnswer(message.error)
+      ? throttledCheck(reason, status, rttMs)
+      : failed(reason, status, rttMs);
     return code === undefined ? { failure, status, rttMs } : { failure, status, rttMs, errorCode: code };
   }
   if (!('result' in message))

@@ -218,9 +218,14 @@ export class ClientConnection implements ResponseSink, ExchangeHost {
     this.#socket.resume();
   }
 
-  onResponseHead(status: number, length: number | undefined, location: string | undefined): void {
+  onResponseHead(
+    status: number,
+    length: number | undefined,
+    location: string | undefined,
+    retryAfter: string | undefined,
+  ): void {
     this.#headSeen = true;
-    this.#current?.head(status, length, location);
+    this.#current?.head(status, length, location, retryAfter);
   }
 
   onResponseData(chunk: Buffer): void {

@@ -43,6 +43,8 @@ export interface ClientResponse {
   readonly length?: number;
   /** The Location header, when the origin sent one (once). */
   readonly location?: string;
+  /** The Retry-After header's raw value, when the origin sent one (a 429's wait). */
+  readonly retryAfter?: string;
 }
 
 /** An exchange in flight: its answer, and a way to stop it (rejects `response` with `reason`). */
@@ -120,6 +122,7 @@ export class ClientExchange implements PendingResponse {
   #status = 0;
   #length: number | undefined;
   #location: string | undefined;
+  #retryAfter: string | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
   #rest: Readable | undefined;
@@ -213,10 +216,11 @@ export class ClientExchange implements PendingResponse {
     return true;
   }
 
-  head(status: number, length: number | undefined, location: string | undefined): void {
+  head(status: number, length: number | undefined, location: string | undefined, retryAfter?: string): void {
     this.#status = status;
     this.#length = length;
     this.#location = location;
+    this.#retryAfter = retryAfter;
   }
 
   /**
@@ -267,7 +271,16 @@ export class ClientExchange implements PendingResponse {
       length === undefined
         ? { status: this.#status, body: this.#body() }
         : { status: this.#status, body: this.#body(), length };
-    this.#resolve(this.#location === undefined ? response : { ...response, location: this.#location });
+    // Location and Retry-After are rare (redirects, 429s): the usual answer keeps its two-field shape.
+    if (this.#location === undefined && this.#retryAfter === undefined) {
+      this.#resolve(response);
+      return;
+    }
+    this.#resolve({
+      ...response,
+      ...(this.#location === undefined ? {} : { location: this.#location }),
+      ...(this.#retryAfter === undefined ? {} : { retryAfter: this.#retryAfter }),
+    });
   }
 
   /**

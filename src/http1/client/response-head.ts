@@ -26,6 +26,8 @@ export interface ResponseHead {
   readonly keepAliveMs: number | undefined;
   /** The Location header's value, when sent exactly once (a second one makes it no usable target). */
   readonly location: string | undefined;
+  /** The Retry-After header's value (raw), when sent. */
+  readonly retryAfter: string | undefined;
 }
 
 /**
@@ -90,6 +92,7 @@ export function parseResponseHead(head: string): ResponseHead {
   let keepAlive: string | undefined;
   let location: string | undefined;
   let locations = 0;
+  let retryAfter: string | undefined;
   let lines = 0;
   let at = statusEnd;
   while (at < head.length) {
@@ -115,6 +118,8 @@ export function parseResponseHead(head: string): ResponseHead {
     } else if (nameLength === 8 && nameIs(head, from, 'location')) {
       location = head.slice(valueStart, valueEnd);
       locations += 1;
+    } else if (nameLength === 11 && nameIs(head, from, 'retry-after')) {
+      retryAfter = head.slice(valueStart, valueEnd);
     }
   }
   return {
@@ -125,6 +130,7 @@ export function parseResponseHead(head: string): ResponseHead {
     reusable: minor === 1 ? !listHas(connection, 'close') : listHas(connection, 'keep-alive'),
     keepAliveMs: keepAlive === undefined ? undefined : keepAliveTimeout(keepAlive),
     location: locations === 1 ? location : undefined,
+    retryAfter,
   };
 }
 

@@ -33,7 +33,12 @@ import { MAX_HEADER_LINES, parseResponseHead, scanField } from './response-head.
 export { MAX_HEADER_LINES };
 
 export interface ResponseSink {
-  onResponseHead(status: number, length: number | undefined, location: string | undefined): void;
+  onResponseHead(
+    status: number,
+    length: number | undefined,
+    location: string | undefined,
+    retryAfter?: string | undefined,
+  ): void;
   onResponseData(chunk: Buffer): void;
   onResponseEnd(): void;
 }
@@ -219,7 +224,7 @@ export class ResponseParser {
     this.#keepAliveMs = head.keepAliveMs;
     this.#reusable = head.reusable;
     if (status === 204 || status === 304 || this.forHead) {
-      this.#sink.onResponseHead(status, undefined, head.location);
+      this.#sink.onResponseHead(status, undefined, head.location, head.retryAfter);
       if (this.#state !== HALTED) this.#end();
       return;
     }
@@ -234,18 +239,18 @@ export class ResponseParser {
       this.#lineBytes = 0;
       this.#trailerLines = 0;
       this.#trailerBytes = 0;
-      this.#sink.onResponseHead(status, undefined, head.location);
+      this.#sink.onResponseHead(status, undefined, head.location, head.retryAfter);
       return;
     }
     if (length === undefined) {
       this.#reusable = false;
       this.#state = BODY_CLOSE;
-      this.#sink.onResponseHead(status, undefined, head.location);
+      this.#sink.onResponseHead(status, undefined, head.location, head.retryAfter);
       return;
     }
     this.#remaining = length;
     this.#state = BODY_LENGTH;
-    this.#sink.onResponseHead(status, length, head.location);
+    this.#sink.onResponseHead(status, length, head.location, head.retryAfter);
     if (length === 0 && this.#state === BODY_LENGTH) this.#end();
   }
 
