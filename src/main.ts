@@ -110,7 +110,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     };
     await alerts.startNotifications();
     await alerts.startIncidents();
-    const reloader = new ConfigReloader(s, { store, directory, monitor, gateway, api, live, ...alerts });
+    const reloader = new ConfigReloader(s, { store, directory, gateway, api, live, ...alerts });
     s.logger.info('switchyard started', { gateway: gateway.url, api: api.url });
     return running(s, {
       gatewayUrl: gateway.url,

@@ -63,7 +63,6 @@ import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
-import { AddressRanges } from '../model/ip-address.js';
 import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
@@ -75,20 +74,19 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
+import { buildEdge } from './edge-parts.js';
 import { gatewayEdge } from './http/edge.js';
-import { GatewayAuth } from './http/key-auth.js';
 import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
 import { fittedMaxConnections, listenerOptions } from './listener-options.js';
 import { GatewayMetrics } from './metrics.js';
-import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import type { LogFilterLimits } from './rpc/log-filter-limits.js';
 import type { QuotaCounter } from './rpc/quota.js';
 import { type Limiter, RateLimiter } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
-import { adjustListener, forwardingSettings, keySettings, rpcSettings, wsSettings } from './settings.js';
+import { adjustListener, forwardingSettings, rpcSettings } from './settings.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
@@ -99,8 +97,6 @@ import { OriginForwarder } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
-import { WsMetrics } from './ws/metrics.js';
-import { WsGateway } from './ws/upgrade.js';
 
 /** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
 export interface SubscriptionDeps {
@@ -237,7 +233,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   const reconfigure = (config: Readonly<Config>, tls: TlsPair | undefined): void => {
     metrics.addNetworks(Object.keys(config.networks));
     upstream.reconfigure(config);
-    handler.reconfigure(rpcSettings(config));
+    const rpc = rpcSettings(config);
+    handler.reconfigure(rpc.settings, rpc.rateSpec);
     hub.reconfigure?.({ networks: config.networks, filterLimits: config.gateway.websocket });
     edge.reconfigure(config);
     adjustListener(listener, config, fittedMaxConnections({ ...options, config }), tls);
@@ -356,7 +353,7 @@ function buildRouter(
 /** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
 function buildHandler(options: ServeGatewayOptions, forwarder: Forwarder, metrics: GatewayMetrics): RpcHandler {
   const { clock } = options;
-  const { rateSpec: spec, ...settings } = rpcSettings(options.config);
+  const { rateSpec: spec, settings } = rpcSettings(options.config);
   return new RpcHandler({
     ...settings,
     forwarder,
@@ -390,45 +387,4 @@ function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder
       timeoutMs: Math.min(config.gateway.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
     }),
   });
-}
-
-/** What the listener's edge checks with: readiness, keys, trusted proxies, the WebSocket upgrade. */
-function buildEdge(
-  options: ServeGatewayOptions,
-  handler: RpcHandler,
-  hub: Subscriptions,
-): {
-  readiness: GatewayReadiness;
-  auth: GatewayAuth;
-  trustedProxies: AddressRanges | undefined;
-  websocket: WsGateway;
-  reconfigure(config: Readonly<Config>): void;
-} {
-  const settings = options.config.gateway;
-  const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
-  const readiness = new GatewayReadiness({
-    networks: options.config.networks,
-    directory: options.directory,
-    health: options.health,
-    store: options.storeReadiness,
-    clock: options.clock,
-  });
-  const auth = new GatewayAuth({ ...keySettings(options.config), table: options.keys?.table });
-  const websocket = new WsGateway({
-    handler,
-    auth,
-    keys: options.keys?.table,
-    trustedProxies,
-    hub,
-    ...wsSettings(options.config),
-    metrics: new WsMetrics(options.metrics),
-    clock: options.clock,
-    logger: options.logger.child({ part: 'websocket' }),
-  });
-  const reconfigure = (config: Readonly<Config>): void => {
-    readiness.reconfigure(config.networks);
-    auth.reconfigure(keySettings(config));
-    websocket.reconfigure(wsSettings(config));
-  };
-  return { readiness, auth, trustedProxies, websocket, reconfigure };
 }

@@ -159,11 +159,6 @@ export class HealthMonitor {
   }
 
   /** Starts the scheduled rounds and the state refresh. */
-  /** Reloaded networks (SPEC §15): which chain ids a pool must report, from its next round on. */
-  reconfigure(networks: NetworkChains): void {
-    this.#options = { ...this.#options, networks };
-  }
-
   async start(): Promise<void> {
     await this.refresh();
     this.#unsubscribe = this.#options.directory.onChange(() => this.#sync());

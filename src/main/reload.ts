@@ -11,9 +11,9 @@
  *   (pools/from-file.ts: `pools_from_file: apply` applies them, `seed` creates missing ones and warns of
  *   differences, the config's warnings logged as at start), the pool directory refreshed; the outbound
  *   policy's trusted accounts; the gateway (its own parts, and in the worker processes); the API (routes
- *   made again from the new config, TLS); the health monitor's networks; the config in force; then the
- *   notification service (when `webhooks`, mail or retention settings changed) and the incident detector
- *   (when what it watches changed) are restarted with it.
+ *   made again from the new config, TLS); the config in force (the health monitor reads its networks
+ *   there at each round); then the notification service (when `webhooks`, mail or retention settings
+ *   changed) and the incident detector (when what it watches changed) are restarted with it.
  * - One reload at a time: a reload asked for while one runs waits for it.
  *
  * Metrics: `switchyard_config_reloads_total` (reloads attempted, failed ones included),
@@ -26,7 +26,6 @@ import { type ConfigProblem, problemLine } from '../config/problems.js';
 import { changedKeys, keepRestartKeys } from '../config/restart-keys.js';
 import type { Config } from '../config/schema.js';
 import { loadTlsPair, type TlsPair } from '../config/tls-files.js';
-import type { HealthMonitor } from '../health/monitor.js';
 import type { Counter } from '../metrics/registry.js';
 import { poolsFromFile } from '../pools/from-file.js';
 import type { StorePoolDirectory } from '../pools/store-directory.js';
@@ -43,7 +42,6 @@ export type ReloadOutcome =
 export interface ReloadTargets {
   store: Store;
   directory: StorePoolDirectory;
-  monitor: HealthMonitor;
   gateway: RunningGateway;
   api: RunningApi;
   live: LiveParts;
@@ -144,11 +142,10 @@ export class ConfigReloader {
     tls: ListenerPairs,
     changed: readonly string[],
   ): Promise<void> {
-    const { live, gateway, api, monitor } = this.#targets;
+    const { live, gateway, api } = this.#targets;
     live.outbound.retrust(config.outbound.trusted_accounts);
     gateway.reconfigure(config, tls.gateway);
     api.reconfigure(config, tls.api);
-    monitor.reconfigure(config.networks);
     live.config = config;
     if (changed.some((key) => NOTIFICATION_KEYS.includes(key.split('.')[0] as string))) {
       await live.restart('notifications', () => this.#targets.startNotifications());

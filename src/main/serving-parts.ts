@@ -59,7 +59,10 @@ export async function startHealth(
     store,
     directory,
     routingAccountId: s.config.account_id,
-    networks: s.config.networks,
+    // Read at each round: the networks in force (a reload replaces them: the chain ids a pool must report).
+    get networks() {
+      return live.config.networks;
+    },
     clock: s.clock,
     logger: s.part('health'),
     metrics: s.metrics,

@@ -17,11 +17,8 @@
  * 204); the origin's body itself when it answers every call in order. HTTP status: batch-response.ts.
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
- * call of a key is counted to its usage there.
- *
- * A config reload (SPEC §15) hands in new settings (`reconfigure`: networks, `max_batch`, the rate
- * limit's spec, log filter limits); a request takes its network's route when it starts, so one in flight
- * finishes on the settings it began with and the next one gets the new.
+ * call of a key is counted to its usage there. A config reload (SPEC §15) hands in new settings
+ * (`reconfigure`): a request takes its route when it starts, so it finishes on the settings it began with.
  */
 import { setMaxListeners } from 'node:events';
 import type { ChainView } from '../../chain/types.js';
@@ -44,7 +41,6 @@ import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
-import type { RateSpec } from './rate-limit.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 
@@ -63,15 +59,6 @@ export interface RpcHandlerOptions {
   chain?: Pick<ChainView, 'networkHead'> | undefined;
   /** How large an eth_getLogs / eth_newFilter filter may be (log-filter-limits.ts); none: unchecked. */
   filterLimits?: LogFilterLimits | undefined;
-}
-
-/** What a config reload changes (`reconfigure`); the rate limit's buckets stay. */
-export interface RpcSettings {
-  networks: RpcHandlerOptions['networks'];
-  maxBatch: number;
-  /** `gateway.rate_limit` (none: unlimited, except keys with their own). */
-  rateSpec: RateSpec | undefined;
-  filterLimits: LogFilterLimits | undefined;
 }
 
 interface CallContext {
@@ -98,16 +85,13 @@ export class RpcHandler {
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
 
-  /** New settings for the requests that start from now on (see the header). */
-  reconfigure(settings: RpcSettings): void {
+  /** New settings for the requests that start from now on (see the header); the rate buckets stay. */
+  reconfigure(
+    settings: Pick<RpcHandlerOptions, 'networks' | 'maxBatch' | 'filterLimits'>,
+    rateSpec: NonNullable<RpcHandlerOptions['rateLimit']>['spec'],
+  ): void {
     const { rateLimit } = this.#options;
-    this.#options = {
-      ...this.#options,
-      networks: settings.networks,
-      maxBatch: settings.maxBatch,
-      filterLimits: settings.filterLimits,
-      rateLimit: rateLimit === undefined ? undefined : { ...rateLimit, spec: settings.rateSpec },
-    };
+    this.#options = { ...this.#options, ...settings, rateLimit: rateLimit && { ...rateLimit, spec: rateSpec } };
     this.#admission = new CallAdmission(this.#options);
     this.#routes = new NetworkRoutes(settings.networks, this.#options.clock);
   }
