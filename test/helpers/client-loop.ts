@@ -3,22 +3,28 @@
  * back to back until `stop()`, half of them on keep-alive connections and half on connections of their
  * own. Every answer that is not a 200 with a JSON-RPC `result` is a failure, kept with what came back.
  * The default method, eth_blockNumber, is never answered from the response cache: each call reaches an origin.
- * `calls` counts the answers so far, so a test can wait until the loop is under way.
+ * `calls` counts the answers so far, so a test can wait until the loop is under way. The loop is bounded:
+ * it stops by itself after `maxMs` (60 s; a test that failed before calling `stop()` still ends).
  */
 import { Agent, request } from 'undici';
 import { freshCall } from './http.js';
 
 export interface ClientLoop {
   readonly calls: number;
-  /** Stops the lanes (each ends its call in flight) and gives what they saw. */
+  /** Stops the lanes (each ends its call in flight) and gives what they saw (again when called again). */
   stop(): Promise<{ calls: number; failures: string[] }>;
 }
 
-export function startClientLoop(url: string, method = 'eth_blockNumber', lanes = 4): ClientLoop {
+export function startClientLoop(url: string, method = 'eth_blockNumber', lanes = 4, maxMs = 60_000): ClientLoop {
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   const failures: string[] = [];
   let calls = 0;
   let running = true;
+  let stopped: Promise<{ calls: number; failures: string[] }> | undefined;
+  const bound = setTimeout(() => {
+    running = false;
+  }, maxMs);
+  bound.unref();
   const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: [] });
   const keepAlive = async (): Promise<string | undefined> => {
     const res = await request(url, {
@@ -52,11 +58,11 @@ export function startClientLoop(url: string, method = 'eth_blockNumber', lanes =
     get calls() {
       return calls;
     },
-    async stop() {
+    stop() {
       running = false;
-      await done;
-      await agent.close();
-      return { calls, failures };
+      clearTimeout(bound);
+      stopped ??= done.then(() => agent.close()).then(() => ({ calls, failures }));
+      return stopped;
     },
   };
 }
@@ -68,5 +74,25 @@ export async function moreCalls(loop: ClientLoop, more: number, timeoutMs = 10_0
   while (loop.calls < target) {
     if (Date.now() > deadline) throw new Error(`the client loop made no ${more} calls within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Runs `during` while a client loop calls `url`: 20 answers before it starts and 20 after it ends. The
+ * loop is stopped whatever happens (a failing `during` does not leave it running); its failures and
+ * what `during` returned.
+ */
+export async function callsThroughout<T>(
+  url: string,
+  during: () => Promise<T>,
+): Promise<{ result: T; failures: string[] }> {
+  const loop = startClientLoop(url);
+  try {
+    await moreCalls(loop, 20);
+    const result = await during();
+    await moreCalls(loop, 20);
+    return { result, failures: (await loop.stop()).failures };
+  } finally {
+    await loop.stop();
   }
 }

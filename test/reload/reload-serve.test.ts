@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
-import { moreCalls, startClientLoop } from '../helpers/client-loop.js';
+import { callsThroughout } from '../helpers/client-loop.js';
 import { post, rpc } from '../helpers/http.js';
 
 /** An address funded only on origin B's node: an answer tells which origin served it. */
@@ -70,25 +70,23 @@ describe('serve reloads on SIGHUP and switchyard reload', () => {
   });
 
   it('SIGHUP: a network added, a method denied, a limit lowered and an origin added are live at once', async () => {
-    const loop = startClientLoop(`${gateway}/v1/sepolia`);
-    await moreCalls(loop, 20);
-    write(
-      {
-        sepolia: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_getBalance'] },
-        holesky: { chain_id: 11155111, pools: ['main'] },
-      },
-      [
-        { name: 'a', address: nodes[0]?.url, weight: 0 },
-        { name: 'b', address: nodes[1]?.url },
-      ],
-      { max_batch: 2 },
-    );
-    serve?.kill('SIGHUP');
-    const line = await reloaded(1);
+    const { result: line, failures } = await callsThroughout(`${gateway}/v1/sepolia`, async () => {
+      write(
+        {
+          sepolia: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_getBalance'] },
+          holesky: { chain_id: 11155111, pools: ['main'] },
+        },
+        [
+          { name: 'a', address: nodes[0]?.url, weight: 0 },
+          { name: 'b', address: nodes[1]?.url },
+        ],
+        { max_batch: 2 },
+      );
+      serve?.kill('SIGHUP');
+      return reloaded(1);
+    });
     assert.deepEqual(line?.changed, ['gateway.max_batch', 'networks.sepolia', 'networks.holesky', 'pools']);
-    await moreCalls(loop, 20);
-    const seen = await loop.stop();
-    assert.deepEqual(seen.failures, [], 'no call failed during the reload');
+    assert.deepEqual(failures, [], 'no call failed during the reload');
 
     const holesky = await rpc(`${gateway}/v1/holesky`, 'eth_getBalance', [PROBE, 'latest']);
     assert.equal(holesky.answer.result, PROBE_BALANCE, 'the new network answers, from the origin added');

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
-import { moreCalls, startClientLoop } from '../helpers/client-loop.js';
+import { callsThroughout } from '../helpers/client-loop.js';
 import { freshCall, send } from '../helpers/http.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
@@ -81,29 +81,35 @@ describe('reload with gateway.workers: 2', () => {
 
   it('every worker serves the reloaded config from the first call after the reload', async () => {
     assert.equal((await freshCall(`${gateway}/v1/holesky`, 'eth_chainId')).status, 404);
-    const loop = startClientLoop(`${gateway}/v1/sepolia`);
-    await moreCalls(loop, 20);
-    write(
-      {
-        sepolia: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_getBalance'] },
-        holesky: { chain_id: 11155111, pools: ['main'] },
-      },
-      { max_batch: 2 },
-    );
-    serve?.kill('SIGHUP');
-    await serve?.waitForLog((line) => line.msg === 'config reloaded', 30_000);
-    const before = await workerRequests(apiRoot);
-    for (let i = 0; i < 10; i += 1) {
-      const added = await freshCall(`${gateway}/v1/holesky`, 'eth_chainId');
-      assert.deepEqual([added.status, added.body.result], [200, '0xaa36a7'], `call ${i} on the network added`);
-      const denied = await freshCall(`${gateway}/v1/sepolia`, 'eth_getBalance', [ADDRESS, 'latest']);
-      assert.equal((denied.body.error as { code?: number } | undefined)?.code, -32601, `call ${i} of a method denied`);
-      assert.equal(await freshBatch(`${gateway}/v1/sepolia`), 413, `batch ${i} over the lowered max_batch`);
-    }
-    const after = await workerRequests(apiRoot);
-    assert.ok(after[0] - before[0] >= 10 && after[1] - before[1] >= 10, `both workers answered: ${before} → ${after}`);
-    const seen = await loop.stop();
-    assert.deepEqual(seen.failures, [], 'no call failed during the reload');
+    const { failures } = await callsThroughout(`${gateway}/v1/sepolia`, async () => {
+      write(
+        {
+          sepolia: { chain_id: 11155111, pools: ['main'], deny_methods: ['eth_getBalance'] },
+          holesky: { chain_id: 11155111, pools: ['main'] },
+        },
+        { max_batch: 2 },
+      );
+      serve?.kill('SIGHUP');
+      await serve?.waitForLog((line) => line.msg === 'config reloaded', 30_000);
+      const before = await workerRequests(apiRoot);
+      for (let i = 0; i < 10; i += 1) {
+        const added = await freshCall(`${gateway}/v1/holesky`, 'eth_chainId');
+        assert.deepEqual([added.status, added.body.result], [200, '0xaa36a7'], `call ${i} on the network added`);
+        const denied = await freshCall(`${gateway}/v1/sepolia`, 'eth_getBalance', [ADDRESS, 'latest']);
+        assert.equal(
+          (denied.body.error as { code?: number } | undefined)?.code,
+          -32601,
+          `call ${i} of a method denied`,
+        );
+        assert.equal(await freshBatch(`${gateway}/v1/sepolia`), 413, `batch ${i} over the lowered max_batch`);
+      }
+      const after = await workerRequests(apiRoot);
+      assert.ok(
+        after[0] - before[0] >= 10 && after[1] - before[1] >= 10,
+        `both workers answered: ${before} → ${after}`,
+      );
+    });
+    assert.deepEqual(failures, [], 'no call failed during the reload');
   });
 
   it('a worker started after the reload serves the reloaded config', async () => {

@@ -20,7 +20,7 @@ import { createLogger } from '../../src/log.js';
 import type { ReloadOutcome } from '../../src/main/reload.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { poolOf, startApp, type TestApp } from '../helpers/app.js';
-import { moreCalls, startClientLoop } from '../helpers/client-loop.js';
+import { callsThroughout } from '../helpers/client-loop.js';
 import { post, rpc, send } from '../helpers/http.js';
 import { testStoreLocation } from '../helpers/store.js';
 
@@ -62,12 +62,8 @@ describe('reload without restart', () => {
 
   /** Reloads `next` while a client calls sepolia throughout; none of its calls may fail. */
   const reloadUnderLoad = async (next: Raw): Promise<ReloadOutcome> => {
-    const loop = startClientLoop(app.rpcUrl('sepolia'));
-    await moreCalls(loop, 20);
-    const outcome = await app.reloadWith(next);
-    await moreCalls(loop, 20);
-    const seen = await loop.stop();
-    assert.deepEqual(seen.failures, [], 'no call failed during the reload');
+    const { result: outcome, failures } = await callsThroughout(app.rpcUrl('sepolia'), () => app.reloadWith(next));
+    assert.deepEqual(failures, [], 'no call failed during the reload');
     file = next;
     return outcome;
   };
