@@ -68,6 +68,7 @@ const POSTGRES_SUITES = [
   'test/notifications/late-events.test.ts',
   'test/migration/real-server.test.ts',
   'test/limits/quota-concurrency.test.ts',
+  'test/reload/reload.test.ts',
 ];
 
 function runFiles(list, env = {}) {
