@@ -1,7 +1,7 @@
 /**
- * The composition root: config → store → devnet → pool directory + gateway keys + origin scores + health
- * → gateway → API → notifications → incidents. Nothing else wires the parts of a process together (the CLI only calls
- * this; a gateway worker process wires its own gateway through the same gateway/gateway.ts
+ * The composition root: config → store → secrets → devnet → pool directory + gateway keys + origin scores
+ * + health → gateway → API → notifications → incidents. Nothing else wires the parts of a process together
+ * (the CLI only calls this; a gateway worker process wires its own gateway through the same gateway/gateway.ts
  * `serveGateway`). Start-up is the list of named steps below, each a function in src/main/ that starts
  * one part and registers how to stop it (main/start-up.ts). A failing step undoes what was started;
  * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
@@ -38,6 +38,7 @@ import { startApi, startGatewayListener, startHealth, startLimits, startOriginSc
 import { StartUp } from './main/start-up.js';
 import {
   openStore,
+  openStoreSecrets,
   seedPools,
   startClockOffsetCheck,
   startDevnetIfEnabled,
@@ -47,6 +48,7 @@ import {
 } from './main/store-parts.js';
 import type { Resolver } from './outbound/policy.js';
 import type { Store } from './store/database.js';
+import type { StoreSecrets } from './store/store-secrets.js';
 
 export interface SwitchyardOptions {
   config: Readonly<Config>;
@@ -69,6 +71,8 @@ export interface Switchyard {
   /** e.g. http://127.0.0.1:8787/client/v4 */
   readonly apiUrl: string;
   readonly store: Store;
+  /** Opens and seals the secrets the store holds (store/store-secrets.ts). */
+  readonly secrets: StoreSecrets;
   /** The anvil devnet when `devnet.enabled` (the offline default), else undefined. */
   readonly devnet: Devnet | undefined;
   /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
@@ -82,40 +86,42 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const s = new StartUp(options);
   try {
     const store = await openStore(s);
+    const secrets = await openStoreSecrets(s, store);
     const devnet = await startDevnetIfEnabled(s);
-    await seedPools(s, store, devnet);
+    await seedPools(s, store, secrets, devnet);
     // One outbound target policy for every address contacted on an account's behalf.
     const live = new LiveParts(s.config, outboundPolicy(s.config, options.resolve));
-    const directory = await startPoolDirectory(s, store);
+    const directory = await startPoolDirectory(s, store, secrets);
     const keys = await startGatewayKeys(s, store);
     const stats = startOriginStats(s, store);
     await startClockOffsetCheck(s, store);
     const scores = startOriginScores(s, directory, live);
     // What probes reveal of an origin's head reaches the gateway's chain tracker once it runs.
     let chain: (ChainFeedback & Pick<ChainView, 'networkHead'>) | undefined;
-    const monitor = await startHealth(s, store, directory, live, scores, {
+    const monitor = await startHealth(s, store, secrets, directory, live, scores, {
       sawHead: (pool, origin, block) => chain?.sawHead(pool, origin, block),
       // max_block_lag is judged against the head the tracker adopted, never one origin's claim (SPEC §20).
       adoptedHead: (network) => chain?.networkHead(network),
     });
     const limits = await startLimits(s, keys);
-    const parts = { store, directory, monitor, keys, stats, scores, limits, live };
+    const parts = { store, secrets, directory, monitor, keys, stats, scores, limits, live };
     const gateway = await startGatewayListener(s, parts);
     chain = gateway.chain;
     const api = await startApi(s, parts, gateway);
     s.onStop(() => live.stop());
     const alerts = {
-      startNotifications: () => startNotifications(s, store, live, api.url),
+      startNotifications: () => startNotifications(s, store, secrets, live, api.url),
       startIncidents: () => startIncidents(s, store, live, gateway.chain),
     };
     await alerts.startNotifications();
     await alerts.startIncidents();
-    const reloader = new ConfigReloader(s, { store, directory, gateway, api, live, ...alerts });
+    const reloader = new ConfigReloader(s, { store, secrets, directory, gateway, api, live, ...alerts });
     s.logger.info('switchyard started', { gateway: gateway.url, api: api.url });
     return running(s, {
       gatewayUrl: gateway.url,
       apiUrl: api.url,
       store,
+      secrets,
       devnet,
       chain: gateway.chain,
       reload: (check) => reloader.reload(check),

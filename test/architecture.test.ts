@@ -43,8 +43,9 @@ const ALLOWED: Record<string, readonly string[]> = {
     'config',
     'model',
     'store',
+    'secrets',
   ],
-  cli: ['main', 'accounts', 'keys', 'pools', 'config', 'model', 'store'],
+  cli: ['main', 'accounts', 'keys', 'pools', 'config', 'model', 'store', 'secrets'],
   // gateway/: only rpc/json-members.ts (duplicate members in request bodies, on the gateway's lexer).
   api: [
     'gateway',
@@ -62,6 +63,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'store',
   ],
   devnet: ['notifications', 'pools', 'config', 'model', 'store'],
+  // Secrets at rest (SPEC §16): the key, the start step and rotation re-seal every table that holds secrets.
+  secrets: ['pools', 'health', 'notifications', 'config', 'model', 'store'],
   notifications: ['health', 'incidents', 'pools', 'outbound', 'config', 'model', 'store'],
   incidents: ['chain', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],

@@ -10,6 +10,8 @@
  * → read and validate the JSON body (413, 415, 400) → handler → v4 envelope. Headers the official SDK
  * adds (`api-version`, `x-stainless-*`, `user-agent`) are accepted and ignored. A client that goes away
  * mid-body is logged at debug (not error) and counted with status 499 ("client closed request").
+ * Every request has an id (model/request-id.ts: the client's `X-Request-Id` when usable, else a new one),
+ * returned in `X-Request-Id` and carried by the request's log lines (`request_id`).
  *
  * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
  * `shutdown_grace`, then drops the remaining connections (src/api/connection-tracker.ts).
@@ -29,6 +31,7 @@ import { readTlsPair, type TlsPair } from '../config/tls-files.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Counter, type Histogram, MetricsRegistry } from '../metrics/registry.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../model/request-id.js';
 import type { Store } from '../store/database.js';
 import { authenticate, authorize } from './auth.js';
 import { RequestAbortedError, readJsonBody } from './body.js';
@@ -133,14 +136,18 @@ class ApiHandler {
   }
 
   onRequest(req: IncomingMessage, res: ServerResponse): void {
-    this.#handle(req, res).catch((err: unknown) => {
+    const header = req.headers[REQUEST_ID_HEADER];
+    const id = requestIdOf(typeof header === 'string' ? header : undefined);
+    res.setHeader(REQUEST_ID_HEADER, id);
+    const log = this.#logger.child({ request_id: id });
+    this.#handle(req, res, log).catch((err: unknown) => {
       // Only reachable if writing the answer itself failed; still an envelope when nothing was sent.
-      this.#logger.error('api response failed', { err });
+      log.error('api response failed', { err });
       try {
         if (res.headersSent) res.end();
         else {
           const internal = new SwitchyardError('API_INTERNAL', 'Internal error', { cause: err });
-          sendJson(res, 500, errorResponse(internal, this.#logger).body);
+          sendJson(res, 500, errorResponse(internal, log).body);
         }
       } catch {
         res.destroy();
@@ -148,7 +155,7 @@ class ApiHandler {
     });
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #handle(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
     const started = this.#clock.monotonic();
     const seen = { route: 'unmatched', status: 500 };
     try {
@@ -161,12 +168,12 @@ class ApiHandler {
       if (reply.raw === undefined) sendJsonText(res, seen.status, successBody(reply));
       else sendJson(res, seen.status, reply.raw);
     } catch (err) {
-      seen.status = this.#failed(req, res, err, seen.route);
+      seen.status = this.#failed(req, res, err, seen.route, log);
     } finally {
       const method = req.method ?? '';
       this.#requests.inc({ method, route: seen.route, status: String(seen.status) });
       this.#duration.observe({ method, route: seen.route }, (this.#clock.monotonic() - started) / 1000);
-      this.#logger.debug('api request', { method: req.method, route: seen.route, status: seen.status });
+      log.debug('api request', { method: req.method, route: seen.route, status: seen.status });
     }
   }
 
@@ -195,13 +202,13 @@ class ApiHandler {
   }
 
   /** The error envelope (or, for a client that went away, nothing); returns the status to count. */
-  #failed(req: IncomingMessage, res: ServerResponse, err: unknown, route: string): number {
+  #failed(req: IncomingMessage, res: ServerResponse, err: unknown, route: string, log: Logger): number {
     if (err instanceof RequestAbortedError) {
-      this.#logger.debug('api request aborted by the client', { method: req.method, route });
+      log.debug('api request aborted by the client', { method: req.method, route });
       res.destroy();
       return CLIENT_CLOSED_REQUEST;
     }
-    const failure = errorResponse(err, this.#logger);
+    const failure = errorResponse(err, log);
     sendJson(res, failure.status, failure.body, failure.headers);
     return failure.status;
   }

@@ -9,11 +9,14 @@ import type { Logger } from '../log.js';
 import type { OriginScoreView } from '../model/origin-score.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { PoolHealthSource } from './health-source.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
   store: Store;
+  /** Opens and seals the secrets held in the store (origin credentials, monitor headers, webhooks). */
+  secrets: StoreSecrets;
   clock: Clock;
   logger: Logger;
   /** The outbound target policy: origin addresses and webhook URLs are checked against it. */

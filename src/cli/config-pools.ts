@@ -2,7 +2,11 @@
  * `switchyard config diff` and `switchyard config apply [--yes] [--prune]` (SPEC §15), on the store
  * `serve` uses (also while it runs: serve notices a changed pool within its 250 ms poll). Both read only
  * what they need of the config (the store, `account_id`, `pools`, `networks`, `devnet`, `outbound`,
- * `limits`): a `${VAR}` elsewhere in the file may be unset.
+ * `limits`, `secrets_key_file`, `log_level`): a `${VAR}` elsewhere in the file may be unset.
+ *
+ * Both open the store's secrets as `serve` does (secrets/open.ts): the key from `SWITCHYARD_SECRETS_KEY`
+ * or the key file, checked against the store (a wrong or missing key: exit 2, nothing read or written).
+ * The diff compares the stored pools' opened values with the file's and shows both masked.
  *
  * diff: one block per declared pool that differs — `+ NAME` (not in the store), `~ NAME` with a line per
  * field `field: store → file` (masked) — and `- NAME` for the account's pools the file does not declare
@@ -18,14 +22,34 @@
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { SwitchyardError } from '../errors/base.js';
+import { createLogger } from '../log.js';
 import { applyDeclaredPools, prunablePools, prunePools } from '../pools/apply.js';
 import { diffPools, type PoolDifference } from '../pools/diff.js';
+import { openSecrets } from '../secrets/open.js';
+import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import { parseFlags } from './args.js';
 import { ask, isInteractive } from './terminal.js';
 import { CONFIG_FLAGS, commandConfig, openExistingStore, STORE_KEYS, withStore } from './with-store.js';
 
 /** What diff and apply read of the config. */
-const POOL_KEYS = [...STORE_KEYS, 'account_id', 'pools', 'networks', 'devnet', 'outbound', 'limits'];
+const POOL_KEYS = [
+  ...STORE_KEYS,
+  'account_id',
+  'pools',
+  'networks',
+  'devnet',
+  'outbound',
+  'limits',
+  'secrets_key_file',
+  'log_level',
+];
+
+/** The store's secrets, opened as `serve` opens them. */
+function storeSecrets(store: Store, config: Readonly<Config>): Promise<StoreSecrets> {
+  const logger = createLogger({ level: config.log_level, clock: systemClock }).child({ part: 'secrets' });
+  return openSecrets({ store, config, env: process.env, clock: systemClock, logger });
+}
 
 export async function configDiff(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, CONFIG_FLAGS, 'config diff');
@@ -35,7 +59,7 @@ export async function configDiff(argv: string[]): Promise<number> {
     const differences =
       store === undefined
         ? config.pools.map((pool): PoolDifference => ({ kind: 'create', pool }))
-        : await diffPools(store.db, config.account_id, config.pools);
+        : await diffPools(store.db, await storeSecrets(store, config), config.account_id, config.pools);
     const extra = store === undefined ? [] : await prunablePools(store.db, config.account_id, keptNames(config));
     const lines = differences.flatMap(differenceLines);
     for (const pool of extra) lines.push(`- ${pool.name}: only in the store (kept; config apply --prune deletes it)`);
@@ -55,6 +79,7 @@ export async function configDiff(argv: string[]): Promise<number> {
 export async function configApply(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, { ...CONFIG_FLAGS, yes: 'boolean', prune: 'boolean' }, 'config apply');
   return withStore(flags, POOL_KEYS, async (store, config) => {
+    const secrets = await storeSecrets(store, config);
     const doomed = flags.prune ? await prunablePools(store.db, config.account_id, keptNames(config)) : [];
     if (doomed.length > 0 && !flags.yes && !(await confirmed(doomed.map((pool) => pool.name)))) {
       process.stderr.write('switchyard config apply: cancelled; nothing changed\n');
@@ -62,6 +87,7 @@ export async function configApply(argv: string[]): Promise<number> {
     }
     const outcome = await applyDeclaredPools({
       store,
+      secrets,
       clock: systemClock,
       accountId: config.account_id,
       pools: config.pools,

@@ -30,6 +30,9 @@ export const CONFIG_USAGE = [
   "  diff    how the file's pools (and their monitors) differ from the store, field by field; exit 0 none, 1 some",
   "  apply   make the store match the file's pools (create, update); --prune also deletes the account's pools",
   '          the file does not declare (asks first, unless --yes; refused without a terminal and without --yes)',
+  '',
+  'diff and apply open the secrets key as serve does: $SWITCHYARD_SECRETS_KEY, else the key file',
+  "(secrets_key_file, default DATA_DIR/secrets.key); a key that is not the store's is exit 2.",
 ].join('\n');
 
 export async function configCommand(argv: string[]): Promise<number> {

@@ -63,6 +63,13 @@ const COMMANDS: Record<string, CommandEntry> = {
       return { run: module.key, usage: module.KEY_USAGE };
     },
   },
+  secrets: {
+    summary: 're-encrypt the secrets in the store under a new key (secrets rotate; works while serve runs)',
+    load: async () => {
+      const module = await import('./secrets.js');
+      return { run: module.secrets, usage: module.SECRETS_USAGE };
+    },
+  },
   'migrate-notifications': {
     summary: "move pools' notification_email to account-level policies",
     load: async () => {

@@ -23,7 +23,7 @@
  */
 import { checkConfig, validConfig } from '../config/load.js';
 import { configFileFrom } from '../config/overrides.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger, logFormatFor } from '../log.js';
 import { type Switchyard, startSwitchyard } from '../main.js';
 import { parseFlags } from './args.js';
 import { writePidFile } from './pid-file.js';
@@ -57,7 +57,7 @@ export async function serve(argv: string[]): Promise<number> {
   };
   const checked = checkConfig(file, { settings });
   const config = validConfig(checked);
-  const logger = createLogger({ level: config.log_level });
+  const logger = createLogger({ level: config.log_level, format: logFormatFor(config.log_format) });
   const reloads = new Reloads(logger, () => checkConfig(file, { settings }));
   process.on('SIGHUP', reloads.asked);
   const removePidFile = writePidFile(config.data_dir, (pid) =>

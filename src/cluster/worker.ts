@@ -34,7 +34,8 @@ import { outboundPolicy } from '../config/outbound.js';
 import type { Config } from '../config/schema.js';
 import type { TlsPair } from '../config/tls-files.js';
 import { type ServedGateway, serveGateway } from '../gateway/gateway.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger, logFormatFor } from '../log.js';
+import { registerProcessMetrics } from '../metrics/process.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import { ControlLink } from './control-link.js';
@@ -62,8 +63,13 @@ export async function runGatewayWorker(): Promise<void> {
   const inbox = new ControlInbox();
   const init = await inbox.init(link);
   const config = init.config;
-  const logger = createLogger({ level: config.log_level }).child({ worker: init.slot });
-  const base = workerBase(config, logger, new MetricsRegistry(), link, init.clockOffsetMs);
+  const logger = createLogger({ level: config.log_level, format: logFormatFor(config.log_format) }).child({
+    worker: init.slot,
+  });
+  const metrics = new MetricsRegistry();
+  // Its CPU, memory and event loop, added to the control's at scrape time (metrics/process.ts).
+  registerProcessMetrics(metrics);
+  const base = workerBase(config, logger, metrics, link, init.clockOffsetMs);
   const replicas = buildReplicas(base, init);
   const shared = buildSharedParts(base);
   const affinity = new WorkerAffinity(link, init.affinity);

@@ -4,6 +4,7 @@
  */
 export const DEFAULTS = {
   data_dir: './data',
+  // secrets_key_file: <data_dir>/secrets.key — it depends on data_dir, so secrets/key-source.ts fills it in.
   gateway: {
     listen: '127.0.0.1:8545',
     max_body_bytes: 1_048_576, // bytes (1 MiB)
@@ -21,6 +22,7 @@ export const DEFAULTS = {
     require_key: false, // true: a call without a key (gateway.api_keys or a gateway key) gets 401
     steering_exploration: 0.05, // share of calls dynamic_latency steering sends to another origin than the best
     workers: 1, // processes serving the gateway listener; > 1: node:cluster workers fed by the control process
+    access_log: 'errors', // one line per request: off, errors (status ≥ 400 or a gateway error) or all
     websocket: {
       max_connections_per_client: 64, // WebSocket connections per client (API key, else remote address)
       max_subscriptions_per_connection: 100, // eth_subscribe subscriptions one connection holds at once
@@ -36,6 +38,9 @@ export const DEFAULTS = {
     head_poll_interval: 1_000, // ms between head polls of each origin (chain tracker)
     max_head_lag: 0, // blocks an origin may be behind the network head and still take head-relative calls
     max_logs_block_range: 10_000, // blocks one eth_getLogs / eth_newFilter may span; null = no limit
+    max_logs_block_range_split: 1_000_000, // the same, when logs_split is on and max_logs_block_range is not set
+    logs_split: { chunk: 2_000, concurrency: 4 }, // blocks per eth_getLogs chunk, chunks at once (when logs_split is given)
+    send_transactions: 'one' as 'one' | 'all', // eth_sendRawTransaction to one origin (failsafe plan) or every healthy origin
     finality_depth: 64, // blocks below the head taken as final where an origin has no finalized tag
     steering: 'off' as 'off' | 'dynamic_latency', // pools in failover order; dynamic_latency: by best origin score
     hedge_max: 1, // extra requests a hedged read may send (networks.{name}.hedge.max); hedging itself is off by default
@@ -63,6 +68,7 @@ export const DEFAULTS = {
     max_origins_per_pool: 64,
   },
   log_level: 'info',
+  // log_format: unset = json, or pretty when stderr is a terminal (log.ts `logFormatFor`)
   pools_from_file: 'seed', // 'seed': config pools are created once; 'apply': applied at every start
   shutdown_grace: 10_000, // ms to finish in-flight requests on SIGTERM
   health: {

@@ -120,6 +120,39 @@ describe('config pipeline', () => {
     );
   });
 
+  it('networks.{name}.logs_split raises the default max_logs_block_range; an explicit one wins', () => {
+    const config = buildConfig(
+      {
+        networks: {
+          plain: { chain_id: 1 },
+          split: { chain_id: 1, logs_split: {} },
+          bounded: { chain_id: 1, logs_split: { chunk: 500, concurrency: 2 }, max_logs_block_range: 50_000 },
+          open: { chain_id: 1, logs_split: { chunk: 10 }, max_logs_block_range: null },
+        },
+      },
+      'x',
+    );
+    const { plain, split, bounded, open } = config.networks;
+    assert.equal(plain?.max_logs_block_range, 10_000);
+    assert.equal(plain?.logs_split, undefined);
+    assert.equal(plain?.send_transactions, 'one');
+    assert.equal(split?.max_logs_block_range, 1_000_000);
+    assert.deepEqual(split?.logs_split, { chunk: 2_000, concurrency: 4 });
+    assert.equal(bounded?.max_logs_block_range, 50_000);
+    assert.deepEqual(bounded?.logs_split, { chunk: 500, concurrency: 2 });
+    assert.equal(open?.max_logs_block_range, null);
+    rejects(
+      () => buildConfig({ networks: { n: { chain_id: 1, logs_split: { chunk: 0 } } } }, 'x'),
+      'CONFIG_INVALID',
+      /networks\.n\.logs_split\.chunk/,
+    );
+    rejects(
+      () => buildConfig({ networks: { n: { chain_id: 1, send_transactions: 'some' } } }, 'x'),
+      'CONFIG_INVALID',
+      /networks\.n\.send_transactions/,
+    );
+  });
+
   it('a missing environment variable is an error naming the variable and the key', () => {
     const path = file('env.yaml', `database_url: \${SWITCHYARD_TEST_DB_URL_UNSET}\n`);
     rejects(

@@ -29,6 +29,11 @@ export const RESTART_KEYS: readonly RestartKey[] = [
   { path: 'account_id', why: 'the pool directory, gateway keys and monitors follow the routing account' },
   { path: 'devnet', why: 'the devnet nodes are running' },
   { path: 'log_level', why: 'the loggers are made at start' },
+  { path: 'log_format', why: 'the loggers are made at start' },
+  {
+    path: 'secrets_key_file',
+    why: 'the store secrets are opened with the key file named at start',
+  },
   {
     path: 'gateway.connections_per_origin',
     why: 'origin connection pools and the file-descriptor budget are sized at start',

@@ -97,6 +97,8 @@ const gateway = z.strictObject({
     .union([z.number().int().min(1).max(256), z.literal('auto')])
     .default(DEFAULTS.gateway.workers)
     .transform((value) => (value === 'auto' ? availableParallelism() : value)),
+  /** One log line per request: `off`, `errors` (status ≥ 400 or a gateway error in the answer) or `all`. */
+  access_log: z.enum(['off', 'errors', 'all']).default(DEFAULTS.gateway.access_log),
 });
 
 /** A method name, or a `namespace_*` pattern (allow_methods, deny_methods, methods). */
@@ -118,6 +120,15 @@ const methodRules = z.strictObject({
   hedge: z.union([z.literal('off'), hedge]).optional(),
 });
 
+/**
+ * eth_getLogs over wide ranges (SPEC §17, docs/routing.md): a range wider than `chunk` blocks is asked in
+ * chunks, `concurrency` at once, across the network's origins, and merged.
+ */
+const logsSplit = z.strictObject({
+  chunk: z.number().int().min(1).max(1_000_000).default(DEFAULTS.network.logs_split.chunk),
+  concurrency: z.number().int().min(1).max(32).default(DEFAULTS.network.logs_split.concurrency),
+});
+
 const api = z.strictObject({
   listen: listen.default(DEFAULTS.api.listen),
   tls: tls.optional(),
@@ -127,50 +138,71 @@ const api = z.strictObject({
 
 export const networkName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"');
 
-export const networkSchema = z.strictObject({
-  chain_id: z.number().int().positive(),
-  pools: z.array(poolName).default([]),
-  retired_on: isoDate.optional(),
-  replacement: z.string().optional(),
-  /** Extra methods or namespaces allowed on this network, e.g. ["debug_*", "txpool_content"]. */
-  allow_methods: z.array(methodPattern).default([]),
-  /** Methods refused on this network even though the standard policy allows them. */
-  deny_methods: z.array(methodPattern).default([]),
-  /** How often the chain tracker asks each origin for its head. */
-  head_poll_interval: durationMs
-    .prefault(DEFAULTS.network.head_poll_interval / 1000)
-    .refine((ms) => ms >= 10, 'must be at least 10 ms'),
-  /** Blocks behind the network head an origin may be and still take head-relative calls. */
-  max_head_lag: z.number().int().nonnegative().default(DEFAULTS.network.max_head_lag),
-  /** Widest eth_getLogs / eth_newFilter block range; null = no limit. */
-  max_logs_block_range: z.number().int().positive().nullable().default(DEFAULTS.network.max_logs_block_range),
-  /** Blocks below the head taken as final where an origin has no `finalized` tag (incident divergence). */
-  finality_depth: z.number().int().nonnegative().default(DEFAULTS.network.finality_depth),
-  /** The operator's own origins, trusted on their word (SPEC §18's trust anchor; §20's head adoption). */
-  verify_anchor: z
-    .strictObject({
-      /** `pool/origin`, or a bare origin name unique in the network (chain/anchor.ts). */
-      origins: z.array(plainText().min(1).max(201)).default([]),
-    })
-    .prefault({}),
-  /** Chain-incident alert thresholds (SPEC §14, docs/incidents.md); durations left out are derived from the chain. */
-  incidents: z
-    .strictObject({
-      /** A head that has not advanced this long is a stall; default 10 × the median block interval, ≥ 10 s. */
-      head_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
-      /** A finalized block that has not advanced this long; default 3 × its median advance, ≥ head_stall_after. */
-      finality_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
-      /** The fewest replaced blocks a reorg alert is raised for. */
-      reorg_min_depth: z.number().int().min(1).default(DEFAULTS.network.incidents.reorg_min_depth),
-    })
-    .prefault({}),
-  /** Order of the network's pools: `off` = as listed (failover); `dynamic_latency` = by their best origin score. */
-  steering: z.enum(['off', 'dynamic_latency']).default(DEFAULTS.network.steering),
-  /** Hedged reads (docs/routing.md); absent: off. */
-  hedge: hedge.optional(),
-  /** Rules per method name or `namespace_*` pattern (an exact name wins over a pattern). */
-  methods: z.record(methodPattern, methodRules).default({}),
-});
+export const networkSchema = z
+  .strictObject({
+    chain_id: z.number().int().positive(),
+    pools: z.array(poolName).default([]),
+    retired_on: isoDate.optional(),
+    replacement: z.string().optional(),
+    /** Extra methods or namespaces allowed on this network, e.g. ["debug_*", "txpool_content"]. */
+    allow_methods: z.array(methodPattern).default([]),
+    /** Methods refused on this network even though the standard policy allows them. */
+    deny_methods: z.array(methodPattern).default([]),
+    /** How often the chain tracker asks each origin for its head. */
+    head_poll_interval: durationMs
+      .prefault(DEFAULTS.network.head_poll_interval / 1000)
+      .refine((ms) => ms >= 10, 'must be at least 10 ms'),
+    /** Blocks behind the network head an origin may be and still take head-relative calls. */
+    max_head_lag: z.number().int().nonnegative().default(DEFAULTS.network.max_head_lag),
+    /** Widest eth_getLogs / eth_newFilter block range; null = no limit; unset: by `logs_split` (withLogsRangeDefault). */
+    max_logs_block_range: z.number().int().positive().nullable().optional(),
+    /** Blocks below the head taken as final where an origin has no `finalized` tag (incident divergence). */
+    finality_depth: z.number().int().nonnegative().default(DEFAULTS.network.finality_depth),
+    /** The operator's own origins, trusted on their word (SPEC §18's trust anchor; §20's head adoption). */
+    verify_anchor: z
+      .strictObject({
+        /** `pool/origin`, or a bare origin name unique in the network (chain/anchor.ts). */
+        origins: z.array(plainText().min(1).max(201)).default([]),
+      })
+      .prefault({}),
+    /** Chain-incident alert thresholds (SPEC §14, docs/incidents.md); durations left out are derived from the chain. */
+    incidents: z
+      .strictObject({
+        /** A head that has not advanced this long is a stall; default 10 × the median block interval, ≥ 10 s. */
+        head_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
+        /** A finalized block that has not advanced this long; default 3 × its median advance, ≥ head_stall_after. */
+        finality_stall_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms').optional(),
+        /** The fewest replaced blocks a reorg alert is raised for. */
+        reorg_min_depth: z.number().int().min(1).default(DEFAULTS.network.incidents.reorg_min_depth),
+      })
+      .prefault({}),
+    /** Order of the network's pools: `off` = as listed (failover); `dynamic_latency` = by their best origin score. */
+    steering: z.enum(['off', 'dynamic_latency']).default(DEFAULTS.network.steering),
+    /** Hedged reads (docs/routing.md); absent: off. */
+    hedge: hedge.optional(),
+    /** Rules per method name or `namespace_*` pattern (an exact name wins over a pattern). */
+    methods: z.record(methodPattern, methodRules).default({}),
+    /** eth_getLogs over wide ranges in chunks (docs/routing.md); absent: off (the range guard answers). */
+    logs_split: logsSplit.optional(),
+    /** eth_sendRawTransaction to `one` origin (the failsafe plan) or to `all` healthy origins of the network. */
+    send_transactions: z.enum(['one', 'all']).default(DEFAULTS.network.send_transactions),
+  })
+  .transform(withLogsRangeDefault);
+
+/**
+ * `max_logs_block_range` left out: 1 000 000 blocks when `logs_split` is on (a split query may be wide),
+ * else 10 000. The defaults table has both.
+ */
+function withLogsRangeDefault<N extends { max_logs_block_range?: number | null | undefined; logs_split?: object }>(
+  network: N,
+): N & { max_logs_block_range: number | null } {
+  if (network.max_logs_block_range !== undefined) return network as N & { max_logs_block_range: number | null };
+  const limit =
+    network.logs_split === undefined
+      ? DEFAULTS.network.max_logs_block_range
+      : DEFAULTS.network.max_logs_block_range_split;
+  return { ...network, max_logs_block_range: limit };
+}
 
 const devnet = z.strictObject({
   enabled: z.boolean().default(false),
@@ -195,6 +227,11 @@ export const configObject = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL; leave it out for the embedded SQLite store')
     .optional(),
+  /**
+   * The key that seals secrets in the store (SPEC §16; secrets/key-source.ts): unset means
+   * `<data_dir>/secrets.key`, created on first start; SWITCHYARD_SECRETS_KEY wins over it.
+   */
+  secrets_key_file: z.string().min(1).optional(),
   /** Redis shared by every instance for global rate limits, key quotas and revocation (SPEC §11). */
   redis_url: z
     .string()
@@ -235,6 +272,8 @@ export const configObject = z.strictObject({
     })
     .prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
+  /** `json` lines, or `pretty` one-line text for terminals; unset: pretty when stderr is a terminal (log.ts). */
+  log_format: z.enum(['json', 'pretty']).optional(),
   shutdown_grace: durationMs.prefault(DEFAULTS.shutdown_grace / 1000),
   networks: z.record(networkName, networkSchema).default({}),
   pools: z.array(poolInput).default([]),

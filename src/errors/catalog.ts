@@ -165,6 +165,11 @@ export const CATALOG = {
     summary: 'The test message to a webhook destination did not get a 2xx answer.',
   },
   API_INTERNAL: { http: 500, v4: 10001, summary: 'An unexpected internal error; the log has details.' },
+  SECRETS_KEY_STALE: {
+    http: 503,
+    v4: 10503,
+    summary: "The store's secrets were re-encrypted under a key this process does not hold; restart it with that key.",
+  },
 
   // ── Config and CLI (never on the wire; exit code 2) ───────────────────────────────────────────
   CONFIG_INVALID: { http: 500, summary: 'The configuration is invalid; the message names the key and the file.' },
@@ -172,6 +177,10 @@ export const CATALOG = {
   CONFIG_ENV_MISSING: { http: 500, summary: 'The configuration refers to an environment variable that is not set.' },
   CONFIG_FILE_UNREADABLE: { http: 500, summary: 'The configuration file cannot be read or parsed as YAML.' },
   CLI_USAGE: { http: 500, summary: 'The command line is invalid; the message says what was expected.' },
+  CONFIG_SECRETS_KEY: {
+    http: 500,
+    summary: "The secrets key is missing, malformed or not the store's key; the message names the file or variable.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof CATALOG;

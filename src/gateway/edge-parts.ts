@@ -13,6 +13,7 @@ import type { HealthView } from '../model/health-view.js';
 import { AddressRanges } from '../model/ip-address.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
+import type { AccessLog } from './http/access-log.js';
 import { GatewayAuth } from './http/key-auth.js';
 import { GatewayReadiness } from './readiness.js';
 import type { RpcHandler } from './rpc/handler.js';
@@ -38,6 +39,7 @@ export function buildEdge(
   options: EdgeSources,
   handler: RpcHandler,
   hub: Subscriptions,
+  accessLog: AccessLog,
 ): {
   readiness: GatewayReadiness;
   auth: GatewayAuth;
@@ -63,6 +65,7 @@ export function buildEdge(
     hub,
     ...wsSettings(options.config),
     metrics: new WsMetrics(options.metrics),
+    accessLog,
     clock: options.clock,
     logger: options.logger.child({ part: 'websocket' }),
   });

@@ -75,6 +75,7 @@ import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
 import { buildEdge } from './edge-parts.js';
+import { AccessLog } from './http/access-log.js';
 import { gatewayEdge } from './http/edge.js';
 import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
@@ -214,7 +215,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   const upstream = buildUpstream(options, metrics, buffers);
   const handler = buildHandler(options, upstream.forwarder, metrics);
   const hub = buildSubscriptionHub(options, upstream.forwarder);
-  const edge = buildEdge(options, handler, hub);
+  const accessLog = new AccessLog(options.config.gateway.access_log, logger);
+  const edge = buildEdge(options, handler, hub, accessLog);
   const listener = await startListener(
     listenerOptions(options, edge.trustedProxies, metrics, buffers),
     gatewayEdge({
@@ -224,6 +226,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
       probes: probeEndpoints(edge.readiness, logger),
       metrics,
       logger,
+      accessLog,
       streamStallMs: options.config.gateway.stream_stall_timeout,
       upgrade: (exchange, socket, rest) => edge.websocket.upgrade(exchange, socket, rest),
     }),
@@ -232,9 +235,9 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   chain.start();
   const reconfigure = (config: Readonly<Config>, tls: TlsPair | undefined): void => {
     metrics.addNetworks(Object.keys(config.networks));
+    accessLog.setMode(config.gateway.access_log);
     upstream.reconfigure(config);
-    const rpc = rpcSettings(config);
-    handler.reconfigure(rpc.settings, rpc.rateSpec);
+    handler.reconfigure(rpcSettings(config));
     hub.reconfigure?.({ networks: config.networks, filterLimits: config.gateway.websocket });
     edge.reconfigure(config);
     adjustListener(listener, config, fittedMaxConnections({ ...options, config }), tls);
@@ -353,7 +356,7 @@ function buildRouter(
 /** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
 function buildHandler(options: ServeGatewayOptions, forwarder: Forwarder, metrics: GatewayMetrics): RpcHandler {
   const { clock } = options;
-  const { rateSpec: spec, settings } = rpcSettings(options.config);
+  const { rateSpec: spec, ...settings } = rpcSettings(options.config);
   return new RpcHandler({
     ...settings,
     forwarder,

@@ -13,8 +13,13 @@
  *   switchyard_gateway_streams_cut_total                        streamed answers cut: client stalled
  *   switchyard_gateway_connections_refused_total{limit}         connections closed on accept, by limit
  *                                                               (max_connections | max_connections_per_client)
+ * and the per-origin and per-method series of origin-metrics.ts and rpc-metrics.ts, whose labels are
+ * pool and origin names (never addresses) and standard method names (else "other").
  */
 import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry.js';
+import { OriginMetrics } from './origin-metrics.js';
+import { type CallOutcome, RpcMetrics } from './rpc-metrics.js';
+import type { OriginOutcome } from './upstream/origin-outcome.js';
 
 interface NetworkSeries {
   /** The `network` label: a configured network, or "unknown". */
@@ -38,9 +43,14 @@ export class GatewayMetrics {
   readonly #attempts: Counter | undefined;
   readonly #streamsCut: { inc(value?: number): void } | undefined;
   readonly #refused: Counter | undefined;
+  readonly #origins: OriginMetrics | undefined;
+  readonly #rpc: RpcMetrics | undefined;
   readonly #hedges: Counter | undefined;
 
   constructor(registry: MetricsRegistry | undefined, networks: Iterable<string>) {
+    const configured = [...networks];
+    this.#origins = registry === undefined ? undefined : new OriginMetrics(registry);
+    this.#rpc = registry === undefined ? undefined : new RpcMetrics(registry, configured);
     this.#requests = registry?.counter(
       'switchyard_gateway_requests_total',
       'Gateway HTTP requests by network and status',
@@ -74,7 +84,7 @@ export class GatewayMetrics {
       'Client connections closed as accepted, by the limit they were over',
       ['limit'],
     );
-    for (const network of networks) this.#bind(network);
+    for (const network of configured) this.#bind(network);
     if (!this.#series.has('unknown')) this.#bind('unknown');
   }
 
@@ -125,6 +135,16 @@ export class GatewayMetrics {
 
   connectionRefused(limit: string): void {
     this.#refused?.series({ limit }).inc();
+  }
+
+  /** One attempt of a client call on an origin (origin-metrics.ts). */
+  originAttempt(network: string, pool: string, origin: string, outcome: OriginOutcome, seconds: number): void {
+    this.#origins?.attempt(network, pool, origin, outcome, seconds);
+  }
+
+  /** One JSON-RPC call's outcome (rpc-metrics.ts). */
+  rpcCall(network: string, method: string, outcome: CallOutcome): void {
+    this.#rpc?.call(network, method, outcome);
   }
 
   /** A hedged call was answered: by the hedge (`won`) or by the attempt it hedged (`lost`). */

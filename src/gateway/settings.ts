@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import type { TlsPair } from '../config/tls-files.js';
 import { ApiKeys } from './http/api-keys.js';
 import type { Listener } from './http/listener.js';
+import type { RpcSettings } from './rpc/handler-options.js';
 import { rateSpec } from './rpc/rate-limit.js';
 
 /** What forwarding reads of the config (at start and at each reload). */
@@ -17,12 +18,14 @@ export function forwardingSettings(config: Readonly<Config>) {
   };
 }
 
-/** What the JSON-RPC rules read of the config (at start and at each reload), and the rate limit's spec. */
-export function rpcSettings(config: Readonly<Config>) {
+/** What the JSON-RPC rules read of the config (at start and at each reload). */
+export function rpcSettings(config: Readonly<Config>): RpcSettings {
   const { rate_limit } = config.gateway;
   return {
-    settings: { networks: config.networks, maxBatch: config.gateway.max_batch, filterLimits: config.gateway.websocket },
+    networks: config.networks,
+    maxBatch: config.gateway.max_batch,
     rateSpec: rate_limit ? rateSpec(rate_limit) : undefined,
+    filterLimits: config.gateway.websocket,
   };
 }
 

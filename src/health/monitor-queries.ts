@@ -8,6 +8,10 @@
  * stored types (missing ones take their defaults). A row that is not — a hand edit, a bad restore —
  * is skipped by lists and reported through `onCorrupt`; a read of that one monitor throws
  * `CorruptMonitorError` (the API answers a logged 500; the health engine logs it and retries next round).
+ *
+ * The values of secret headers are sealed in `settings` (store/sealed-settings.ts, context
+ * `monitors/<id>`); the clear copy shows them as `***`. Reads take an `Opener`, writes the `StoreSecrets`
+ * (store/store-secrets.ts), whose sealer they take first in their transaction.
  */
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -18,6 +22,17 @@ import { newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
 import { ReusableQuery } from '../store/reusable-query.js';
 import type { Database } from '../store/schema.js';
+import { joinSecrets, splitSecrets } from '../store/sealed-fields.js';
+import {
+  isJsonObject,
+  openSettings,
+  resealSettings,
+  type SettingsSecrets,
+  sealSettings,
+  settingsContext,
+} from '../store/sealed-settings.js';
+import { SealedValueError } from '../store/secret-box.js';
+import type { Opener, Sealer, StoreSecrets } from '../store/store-secrets.js';
 import type { MonitorsTable } from '../store/tables/core.js';
 import { inTransaction } from '../store/transaction.js';
 
@@ -43,7 +58,7 @@ export class CorruptMonitorError extends Error {
 export type OnCorruptMonitor = (corrupt: { monitor_id: string; reason: string }) => void;
 
 /** The types of what `createMonitor`/`saveMonitor` write (values were validated on the way in). */
-const storedSettings = z.object({
+const storedShape = z.object({
   type: z.enum(MONITOR_TYPES).optional(),
   method: z.string().optional(),
   path: z.string().optional(),
@@ -62,14 +77,34 @@ const storedSettings = z.object({
   max_block_lag: z.number().optional(),
 });
 
-function decodeRow(row: MonitorsTable): { monitor: Monitor } | { reason: string } {
+const HEADER_SECRETS = { header: 'headers' } as const;
+
+/** A monitor's secrets: the values of its secret headers. */
+const MONITOR_SECRETS: SettingsSecrets = {
+  split(settings) {
+    const { clear, secrets } = splitSecrets(settings, HEADER_SECRETS);
+    return { clear, parts: secrets };
+  },
+  join(clear, parts) {
+    if (!isJsonObject(parts)) throw new SealedValueError('the sealed monitor secrets are not an object');
+    return joinSecrets(clear, parts, HEADER_SECRETS);
+  },
+};
+
+function storedSettings(id: string, settings: MonitorSettings, sealer: Sealer): string {
+  return JSON.stringify(sealSettings({ ...settings }, MONITOR_SECRETS, sealer, settingsContext('monitors', id)));
+}
+
+function decodeRow(row: MonitorsTable, opener: Opener): { monitor: Monitor } | { reason: string } {
   let json: unknown;
   try {
-    json = JSON.parse(row.settings);
-  } catch {
-    return { reason: 'not JSON' };
+    json = openSettings(JSON.parse(row.settings), MONITOR_SECRETS, opener, settingsContext('monitors', row.id));
+  } catch (err) {
+    if (err instanceof SealedValueError) return { reason: err.message };
+    if (err instanceof SyntaxError) return { reason: 'not JSON' };
+    throw err;
   }
-  const parsed = storedSettings.safeParse(json);
+  const parsed = storedShape.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { reason: `${issue?.path.join('.') || 'settings'}: ${issue?.message ?? 'invalid'}` };
@@ -86,25 +121,34 @@ function decodeRow(row: MonitorsTable): { monitor: Monitor } | { reason: string 
   };
 }
 
-function toMonitor(row: MonitorsTable): Monitor {
-  const decoded = decodeRow(row);
+function toMonitor(row: MonitorsTable, opener: Opener): Monitor {
+  const decoded = decodeRow(row, opener);
   if ('monitor' in decoded) return decoded.monitor;
   throw new CorruptMonitorError(row.id, decoded.reason);
 }
 
-function toMonitors(rows: readonly MonitorsTable[], onCorrupt: OnCorruptMonitor | undefined): Monitor[] {
+function toMonitors(
+  rows: readonly MonitorsTable[],
+  opener: Opener,
+  onCorrupt: OnCorruptMonitor | undefined,
+): Monitor[] {
   const monitors: Monitor[] = [];
   for (const row of rows) {
-    const decoded = decodeRow(row);
+    const decoded = decodeRow(row, opener);
     if ('monitor' in decoded) monitors.push(decoded.monitor);
     else onCorrupt?.({ monitor_id: row.id, reason: decoded.reason });
   }
   return monitors;
 }
 
-export async function getMonitor(db: Kysely<Database>, accountId: string, id: string): Promise<Monitor | undefined> {
+export async function getMonitor(
+  db: Kysely<Database>,
+  secrets: Opener,
+  accountId: string,
+  id: string,
+): Promise<Monitor | undefined> {
   const row = await getMonitorRow(db, accountId, id);
-  return row === undefined ? undefined : toMonitor(row);
+  return row === undefined ? undefined : toMonitor(row, secrets);
 }
 
 /** The stored row, not decoded (the health checker decodes a row only when its settings changed). */
@@ -126,12 +170,13 @@ const selectMonitor = new ReusableQuery(['account_id', 'id'], (db, v) =>
 );
 
 /** Decodes a row read by `getMonitorRow`; throws `CorruptMonitorError` as `getMonitor` does. */
-export function monitorFromRow(row: MonitorsTable): Monitor {
-  return toMonitor(row);
+export function monitorFromRow(row: MonitorsTable, secrets: Opener): Monitor {
+  return toMonitor(row, secrets);
 }
 
 export async function listMonitors(
   db: Kysely<Database>,
+  secrets: Opener,
   accountId: string,
   window: PageWindow,
   onCorrupt?: OnCorruptMonitor,
@@ -150,43 +195,57 @@ export async function listMonitors(
     .select((eb) => eb.fn.countAll().as('n'))
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
-  return { monitors: toMonitors(rows, onCorrupt), total: Number(count.n) };
+  return { monitors: toMonitors(rows, secrets, onCorrupt), total: Number(count.n) };
 }
 
 export async function createMonitor(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   clock: Clock,
   accountId: string,
   settings: MonitorSettings,
 ): Promise<Monitor> {
-  const now = timestamp(clock);
-  const row: MonitorsTable = {
-    id: newId(),
-    account_id: accountId,
-    settings: JSON.stringify(settings),
-    created_on: now,
-    modified_on: now,
-  };
-  await db.insertInto('monitors').values(row).execute();
-  return toMonitor(row);
+  return inTransaction(db, async (trx) => {
+    const sealer = await secrets.sealer(trx);
+    const now = timestamp(clock);
+    const id = newId();
+    const row: MonitorsTable = {
+      id,
+      account_id: accountId,
+      settings: storedSettings(id, settings, sealer),
+      created_on: now,
+      modified_on: now,
+    };
+    await trx.insertInto('monitors').values(row).execute();
+    return toMonitor(row, secrets);
+  });
 }
 
 /** Replaces every setting; undefined when the monitor does not exist in this account. */
 export async function saveMonitor(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   clock: Clock,
   accountId: string,
   id: string,
   settings: MonitorSettings,
 ): Promise<Monitor | undefined> {
-  const result = await db
-    .updateTable('monitors')
-    .set({ settings: JSON.stringify(settings), modified_on: timestamp(clock) })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
-  return getMonitor(db, accountId, id);
+  return inTransaction(db, async (trx) => {
+    const sealer = await secrets.sealer(trx);
+    const result = await trx
+      .updateTable('monitors')
+      .set({ settings: storedSettings(id, settings, sealer), modified_on: timestamp(clock) })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    return getMonitor(trx, secrets, accountId, id);
+  });
+}
+
+/** Seals every monitor row holding a secret in the clear or under another key than `sealer`'s. */
+export function resealMonitors(db: Kysely<Database>, opener: Opener, sealer: Sealer): Promise<number> {
+  return resealSettings(db, 'monitors', MONITOR_SECRETS, opener, sealer);
 }
 
 /** Pools (id, name) of the account that use this monitor, by name. */

@@ -34,10 +34,12 @@ import type { MonitorSettings } from '../model/monitor-schema.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
+import type { Opener } from '../store/store-secrets.js';
 import { EjectionConfirmer } from './confirmation.js';
 import type { HealthEventInput } from './events.js';
 import { LiveState } from './live-state.js';
-import { type MonitorSource, storeMonitorSource } from './monitor-source.js';
+import { type MonitorSource, monitorSourceOf } from './monitor-source.js';
+import { registerOriginGauges } from './origin-healthy.js';
 import type { ProbeResult } from './probes/result.js';
 import { ProbeTransport } from './probes/transport.js';
 import {
@@ -64,6 +66,8 @@ export interface NetworkChains {
 
 export interface HealthMonitorOptions {
   store: Store;
+  /** Opens monitors' sealed secret headers: needed by the default monitor source (from the store). */
+  secrets?: Opener;
   directory: PoolDirectory;
   /** The account the gateway routes for; the networks' pool names refer to its pools. */
   routingAccountId: string;
@@ -112,12 +116,9 @@ export class HealthMonitor {
   constructor(options: HealthMonitorOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#transport = new ProbeTransport({
-      outbound: options.outbound,
-      clock: this.#clock,
-    });
+    this.#transport = new ProbeTransport({ outbound: options.outbound, clock: this.#clock });
     this.#logger = options.logger ?? silentLogger;
-    this.#monitors = options.monitors ?? storeMonitorSource(options.store);
+    this.#monitors = monitorSourceOf(options.store, options.secrets, options.monitors);
     this.#scheduler = new JitteredScheduler({
       ...(options.random === undefined ? {} : { random: options.random }),
       onError: (poolId, err) => this.#logger.error('health round failed', { pool_id: poolId, err }),
@@ -280,7 +281,7 @@ export class HealthMonitor {
 
   #ejected(poolId: string, originName: string): void {
     const pool = this.#options.directory.poolById(poolId);
-    this.#logger.info('origin taken out of rotation by live traffic', {
+    this.#logger.warn('origin taken out of rotation by live traffic', {
       pool: pool?.name,
       origin: originName,
       reason: this.view.ejected(poolId, originName),
@@ -377,13 +378,8 @@ export class HealthMonitor {
     const rtt = metrics.histogram('switchyard_health_check_rtt_seconds', 'Round trip of passed and failed checks', [
       'type',
     ]);
-    metrics.gauge('switchyard_health_origins', 'Monitored origins by current state', ['status'], () => {
-      const counts = { Healthy: 0, Unhealthy: 0, Unknown: 0 };
-      for (const pool of this.#options.directory.allPools()) {
-        for (const row of this.live.origins(pool.id).values()) counts[row.status] += 1;
-      }
-      return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
-    });
+    const { networks, directory } = this.#options;
+    registerOriginGauges(metrics, { networks, directory, view: this.view, live: this.live });
     this.#ctx.onCheck = (_pool, _origin, result, type) => {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);

@@ -1,6 +1,6 @@
 import { maskAddress } from '../model/origin-address.js';
 import type { Origin, Pool } from '../model/pool.js';
-import type { OriginHealthRow } from './state-queries.js';
+import { type OriginHealthRow, stateAddress } from './state-queries.js';
 
 /**
  * Live health as the management API shows it: `GET …/pools/{id}/health` (Cloudflare shape) and the
@@ -36,7 +36,7 @@ export function originHealthy(pool: Pool, origin: Origin, lookup: OriginStateLoo
   if (!pool.enabled || !origin.enabled) return false;
   if (pool.monitor === null) return true;
   const row = lookup(pool.id, origin.name);
-  return row === undefined || row.origin_address !== origin.address || row.status !== 'Unhealthy';
+  return row === undefined || row.origin_address !== stateAddress(origin) || row.status !== 'Unhealthy';
 }
 
 export function poolHealthy(pool: Pool, lookup: OriginStateLookup): boolean {
@@ -58,7 +58,9 @@ function originReport(pool: Pool, origin: Origin, lookup: OriginStateLookup): Or
   if (!origin.enabled) return { healthy, failure_reason: 'origin disabled' };
   if (pool.monitor === null) return { healthy, failure_reason: 'pool has no monitor' };
   const row = lookup(pool.id, origin.name);
-  if (row === undefined || row.origin_address !== origin.address) return { healthy, failure_reason: 'not checked yet' };
+  if (row === undefined || row.origin_address !== stateAddress(origin)) {
+    return { healthy, failure_reason: 'not checked yet' };
+  }
   return {
     healthy,
     failure_reason: row.last_ok === 1 ? 'No failures' : row.failure_reason,

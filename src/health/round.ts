@@ -35,6 +35,7 @@ import {
   loadPoolHealth,
   type OriginHealthRow,
   type PoolHealthRow,
+  stateAddress,
 } from './state-queries.js';
 
 export interface RoundContext {
@@ -168,7 +169,8 @@ async function dropStaleOrigins(trx: Db, round: Round, stored: Map<string, Origi
   const keep = new Set(round.plan.monitor === undefined ? [] : enabled.map((origin) => origin.name));
   const stale = [...stored.values()].filter(
     (row) =>
-      !keep.has(row.origin_name) || enabled.find((o) => o.name === row.origin_name)?.address !== row.origin_address,
+      !keep.has(row.origin_name) ||
+      stateAddress(enabled.find((o) => o.name === row.origin_name) as Origin) !== row.origin_address,
   );
   await deleteOriginHealth(
     trx,
@@ -201,7 +203,7 @@ async function writeOriginStates(
     const row: OriginHealthRow = {
       pool_id: pool.id,
       origin_name: origin.name,
-      origin_address: origin.address,
+      origin_address: stateAddress(origin),
       status: step.state.status,
       failures: step.state.failures,
       successes: step.state.successes,
@@ -292,7 +294,8 @@ function announce(round: Round, events: readonly HealthEventInput[]): void {
   }
   for (const event of events) {
     ctx.onEvent?.(event);
-    ctx.logger.info('health change', {
+    // Losing health is what an operator must see; recovering is good news.
+    ctx.logger[event.new_health === 'Unhealthy' ? 'warn' : 'info']('health change', {
       event_source: event.event_source,
       pool: pool.name,
       origin: event.origin_name ?? undefined,

@@ -1,3 +1,5 @@
+import { maskAddress } from '../model/origin-address.js';
+import type { Origin } from '../model/pool.js';
 import type { Db } from '../store/database.js';
 import { ReusableQuery } from '../store/reusable-query.js';
 import type { OriginHealthTable, PoolHealthTable } from '../store/tables/health.js';
@@ -13,6 +15,22 @@ import type { OriginHealthTable, PoolHealthTable } from '../store/tables/health.
 
 export type OriginHealthRow = OriginHealthTable;
 export type PoolHealthRow = PoolHealthTable;
+
+const stateAddresses = new WeakMap<Origin, string>();
+
+/**
+ * What `origin_health.origin_address` holds for an origin: its masked address, so no credential is
+ * stored there (store/tables/health.ts). A row whose address differs was measured elsewhere and does not
+ * count. Kept per Origin object: the gateway asks on every forwarded call.
+ */
+export function stateAddress(origin: Origin): string {
+  let address = stateAddresses.get(origin);
+  if (address === undefined) {
+    address = maskAddress(origin.address);
+    stateAddresses.set(origin, address);
+  }
+  return address;
+}
 const selectPoolOrigins = new ReusableQuery(['pool_id'], (db, v) =>
   db
     .selectFrom('origin_health')

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { HealthView, LiveFailureKind } from '../model/health-view.js';
 import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
 import type { LiveState } from './live-state.js';
+import { stateAddress } from './state-queries.js';
 
 /**
  * The monitor-backed HealthView the gateway routes by. Synchronous: every answer comes from memory.
@@ -160,7 +161,7 @@ export class MonitoredHealthView implements HealthView {
       return true;
     }
     const row = this.#live.origin(pool.id, origin.name);
-    const state = row !== undefined && row.origin_address === origin.address ? row : undefined;
+    const state = row !== undefined && row.origin_address === stateAddress(origin) ? row : undefined;
     if (ejection !== undefined) {
       const notUnhealthy = state?.status !== 'Unhealthy';
       const checkedLater =

@@ -84,6 +84,29 @@ describe('IncidentDetector', () => {
     await detector.stop();
   });
 
+  test('a chain whose head moves only on demand (the idle devnet) raises no head or finality stall', async () => {
+    for (const onDemand of [true, false]) {
+      await store.db.deleteFrom('chain_incidents').execute();
+      const clock = new ManualClock(T0);
+      const chain = new ScriptedChain();
+      const detector = scriptedDetector(store, chain, clock, {}, 2, onDemand ? ['net'] : []);
+      await detector.start();
+      // A burst of transactions mined one block each, then the devnet sits idle for ten minutes.
+      for (let n = 1; n <= 10; n++) {
+        clock.advance(1_000);
+        chain.emitHead(block(n));
+        chain.emitFinalized(block(n));
+      }
+      clock.advance(600_000);
+      detector.check();
+      await detector.settled();
+      const kinds = (await rows(store)).map((row) => row.kind).sort();
+      if (onDemand) assert.deepEqual(kinds, [], 'no stall on a chain that advances only on demand');
+      else assert.deepEqual(kinds, ['finality_stall', 'head_stall'], 'the same silence elsewhere is a stall');
+      await detector.stop();
+    }
+  });
+
   test('head stall with a configured threshold; a second detector on the same store records nothing twice', async () => {
     const { clock, chainA, chainB, a, b } = await twoDetectors();
     chainA.emitHead(block(1));

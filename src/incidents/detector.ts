@@ -17,6 +17,9 @@
  *   `head − finality_depth`.
  * - reorg: a tracker reorg that replaced at least `incidents.reorg_min_depth` (default 2) blocks; a
  *   one-off whose id derives from (network, fork point, first replaced hash).
+ * A network whose head advances only on demand (`onDemandHeads`: the offline devnet mining a block per
+ * transaction, `devnet.block_time` 0: devnet/idle-heads.ts) is never judged stalled, head or finality:
+ * an idle chain there is the normal state, not an incident. Divergence and reorgs are still watched.
  * A stall's id derives from what stalled (head: network, block number and hash; finality: network and
  *   finalized number), so a process that sees the stall late — after another process recorded it and
  *   already its END — finds that row (the insert conflicts on the id) instead of opening it again.
@@ -59,6 +62,8 @@ export interface IncidentDetectorOptions {
   readonly logger: Logger;
   /** Called after an incident was written (main.ts wakes the notification service). */
   readonly onRecorded?: () => void;
+  /** Networks whose head moves only when asked to (see the header): no stall alerts there. */
+  readonly onDemandHeads?: readonly string[];
   readonly tickMs?: number;
 }
 
@@ -68,6 +73,8 @@ interface NetworkIncidents {
   readonly reorgMinDepth: number;
   readonly head: Stall;
   readonly finality: Stall;
+  /** Whether head and finality stalls are judged (not for a chain that advances only on demand). */
+  readonly stalls: boolean;
   readonly divergence: Divergence;
   /**
    * Kinds whose START this process judged but found already ended by another process (queries.ts
@@ -112,6 +119,7 @@ export class IncidentDetector {
         reorgMinDepth: config.incidents.reorg_min_depth,
         head,
         finality,
+        stalls: !(options.onDemandHeads ?? []).includes(name),
         divergence: new Divergence(),
         coveredStarts: new Set(),
       });
@@ -162,7 +170,7 @@ export class IncidentDetector {
     for (const state of this.#networks.values()) {
       this.#options.chain.touch(state.name);
       this.#judgeDivergence(state);
-      const head = state.head.check(now);
+      const head = state.stalls ? state.head.check(now) : undefined;
       if (head !== undefined) {
         // The stalled block's hash (when the canonical tip is that block) makes the id the same in every
         // process that sees this stall, and distinct from a stall at that height on another branch.
@@ -172,7 +180,7 @@ export class IncidentDetector {
           id: derivedId(`${state.name}|head_stall|${head.number}|${hash}`),
         });
       }
-      const finality = state.finality.check(now);
+      const finality = state.stalls ? state.finality.check(now) : undefined;
       if (finality !== undefined) {
         // A finalized block is final: its number names the stall in every process.
         this.#open(

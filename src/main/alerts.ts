@@ -4,9 +4,11 @@
  * build a replacement from a new config (see live.ts); `live.stop()` stops whichever are current.
  */
 import type { ChainTracker } from '../chain/tracker.js';
+import { devnetOnDemandHeads } from '../devnet/idle-heads.js';
 import { IncidentDetector } from '../incidents/detector.js';
 import { NotificationService } from '../notifications/service.js';
 import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { LiveParts } from './live.js';
 import type { StartUp } from './start-up.js';
 
@@ -15,9 +17,16 @@ import type { StartUp } from './start-up.js';
  * deprecation notices. Started after the API listener so emails name its real URL (`apiUrl`); stopped
  * before it (undelivered alerts stay queued in the store).
  */
-export async function startNotifications(s: StartUp, store: Store, live: LiveParts, apiUrl: string): Promise<void> {
+export async function startNotifications(
+  s: StartUp,
+  store: Store,
+  secrets: StoreSecrets,
+  live: LiveParts,
+  apiUrl: string,
+): Promise<void> {
   const notifications = new NotificationService({
     store,
+    secrets,
     config: live.config,
     clock: s.clock,
     logger: s.part('notifications'),
@@ -41,6 +50,8 @@ export async function startIncidents(s: StartUp, store: Store, live: LiveParts, 
     clock: s.clock,
     logger: s.part('incidents'),
     onRecorded: () => live.wakeNotifications(),
+    // The devnet mining a block per transaction sits still while idle: that is no stall.
+    onDemandHeads: devnetOnDemandHeads(s.config),
   });
   await incidents.start();
   live.incidents = incidents;

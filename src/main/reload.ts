@@ -30,6 +30,7 @@ import type { Counter } from '../metrics/registry.js';
 import { poolsFromFile } from '../pools/from-file.js';
 import type { StorePoolDirectory } from '../pools/store-directory.js';
 import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { LiveParts } from './live.js';
 import type { RunningApi, RunningGateway } from './serving-parts.js';
 import type { StartUp } from './start-up.js';
@@ -41,6 +42,7 @@ export type ReloadOutcome =
 /** What a reload reaches in the running process. */
 export interface ReloadTargets {
   store: Store;
+  secrets: StoreSecrets;
   directory: StorePoolDirectory;
   gateway: RunningGateway;
   api: RunningApi;
@@ -131,8 +133,8 @@ export class ConfigReloader {
 
   /** The file's pools in the store (by `pools_from_file`), then the directory the gateway reads. */
   async #applyPools(config: Readonly<Config>): Promise<void> {
-    const { store, directory } = this.#targets;
-    await poolsFromFile({ store, clock: this.#s.clock, logger: this.#s.part('store'), config });
+    const { store, secrets, directory } = this.#targets;
+    await poolsFromFile({ store, secrets, clock: this.#s.clock, logger: this.#s.part('store'), config });
     await directory.refresh();
   }
 

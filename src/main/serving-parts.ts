@@ -25,6 +25,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { registerScoreMetric } from '../routing/scores/score-metric.js';
 import type { Store } from '../store/database.js';
 import { StoreProbe } from '../store/probe.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { LiveParts } from './live.js';
 import { bound, type StartUp } from './start-up.js';
 import type { GatewayKeys } from './store-parts.js';
@@ -50,6 +51,7 @@ export function startOriginScores(s: StartUp, directory: StorePoolDirectory, liv
 export async function startHealth(
   s: StartUp,
   store: Store,
+  secrets: StoreSecrets,
   directory: StorePoolDirectory,
   live: LiveParts,
   scores: ScoreBook,
@@ -57,6 +59,7 @@ export async function startHealth(
 ): Promise<HealthMonitor> {
   const monitor = new HealthMonitor({
     store,
+    secrets,
     directory,
     routingAccountId: s.config.account_id,
     // Read at each round: the networks in force (a reload replaces them: the chain ids a pool must report).
@@ -128,6 +131,8 @@ export async function startLimits(s: StartUp, keys: GatewayKeys): Promise<Limits
 /** What the gateway is built from (all the ports gateway/gateway.ts `serveGateway` reads). */
 export interface GatewayParts {
   store: Store;
+  /** Opens and seals the secrets the store holds: the API's pools, monitors and webhook destinations. */
+  secrets: StoreSecrets;
   directory: StorePoolDirectory;
   monitor: HealthMonitor;
   keys: GatewayKeys;
@@ -200,6 +205,7 @@ export async function startApi(s: StartUp, parts: GatewayParts, gateway: Running
     coreRoutes({
       config,
       store,
+      secrets: parts.secrets,
       clock,
       logger: s.part('api'),
       health: parts.monitor,

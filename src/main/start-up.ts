@@ -8,8 +8,10 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { SettingSource } from '../config/overrides.js';
 import type { Config } from '../config/schema.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger, logFormatFor } from '../log.js';
 import type { SwitchyardOptions } from '../main.js';
+import { registerBuildInfo } from '../metrics/build-info.js';
+import { registerProcessMetrics } from '../metrics/process.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 
 type Stop = () => Promise<void> | void;
@@ -27,7 +29,11 @@ export class StartUp {
     this.options = options;
     this.config = options.config;
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? createLogger({ level: options.config.log_level, clock: this.clock });
+    const { log_level: level, log_format: format } = options.config;
+    this.logger = options.logger ?? createLogger({ level, format: logFormatFor(format), clock: this.clock });
+    // This process's CPU, memory and event loop (each gateway worker adds its own); the build once.
+    registerProcessMetrics(this.metrics);
+    registerBuildInfo(this.metrics);
   }
 
   /** The logger of one part (`part` in every line). */

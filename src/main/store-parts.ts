@@ -1,5 +1,6 @@
 /**
- * Start-up steps over the store (main.ts calls them in this order): open it, start the offline devnet,
+ * Start-up steps over the store (main.ts calls them in this order): open it and its secrets, start the
+ * offline devnet,
  * seed the config's pools, then the store-backed parts the gateway reads — the pool directory, gateway
  * keys with their usage and quotas, per-origin statistics — and the clock-offset check.
  */
@@ -13,15 +14,25 @@ import { UsageRecorder } from '../keys/usage-recorder.js';
 import { LocalQuotaBackend } from '../limits/local-backend.js';
 import { poolsFromFile } from '../pools/from-file.js';
 import { StorePoolDirectory } from '../pools/store-directory.js';
+import { openSecrets } from '../secrets/open.js';
 import { StatsRecorder } from '../stats/recorder.js';
 import { ClockOffsetCheck } from '../store/clock-offset.js';
 import { openStore as open, type Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import type { StartUp } from './start-up.js';
 
 export async function openStore(s: StartUp): Promise<Store> {
   const store = await open({ data_dir: s.config.data_dir, database_url: s.config.database_url });
   s.onStop(() => store.close());
   return store;
+}
+
+/**
+ * Secrets at rest (SPEC §16): the key is checked against the store and older rows sealed, before anything
+ * reads a pool, monitor or webhook destination (secrets/open.ts).
+ */
+export async function openStoreSecrets(s: StartUp, store: Store): Promise<StoreSecrets> {
+  return openSecrets({ store, config: s.config, env: s.options.env, clock: s.clock, logger: s.part('secrets') });
 }
 
 /** The anvil devnet when `devnet.enabled` (the offline default), else undefined. */
@@ -37,9 +48,14 @@ export async function startDevnetIfEnabled(s: StartUp): Promise<Devnet | undefin
  * `account_id`, the config's warnings logged; the gateway reads the store's snapshot. With the devnet, the
  * offline demo's alert too: a policy emailing `devnet.alert_email` (into data_dir/outbox/ without smtp_url).
  */
-export async function seedPools(s: StartUp, store: Store, devnet: Devnet | undefined): Promise<void> {
+export async function seedPools(
+  s: StartUp,
+  store: Store,
+  secrets: StoreSecrets,
+  devnet: Devnet | undefined,
+): Promise<void> {
   const { config, clock } = s;
-  await poolsFromFile({ store, clock, logger: s.part('store'), config, devnetPool: devnet?.pool });
+  await poolsFromFile({ store, secrets, clock, logger: s.part('store'), config, devnetPool: devnet?.pool });
   if (devnet === undefined || config.devnet === undefined) return;
   await seedDevnetAlertPolicy({
     store,
@@ -52,9 +68,10 @@ export async function seedPools(s: StartUp, store: Store, devnet: Devnet | undef
 }
 
 /** The routing account's pools as the gateway and monitors see them (the store's, kept fresh). */
-export async function startPoolDirectory(s: StartUp, store: Store): Promise<StorePoolDirectory> {
+export async function startPoolDirectory(s: StartUp, store: Store, secrets: StoreSecrets): Promise<StorePoolDirectory> {
   const directory = await StorePoolDirectory.start({
     store,
+    secrets,
     accountId: s.config.account_id,
     logger: s.part('pools'),
     metrics: s.metrics,

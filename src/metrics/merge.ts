@@ -2,7 +2,8 @@
  * Renders several registries' metrics as one Prometheus text (format 0.0.4): the control process's own
  * and each gateway worker's (SPEC §11 "/metrics sums all workers"). Families merge by name; samples with
  * the same labels are summed — counters and gauges (connections open, bytes cached: the whole's value is
- * the sum of the parts), histograms bucket by bucket with their sum and count. The first family of a name
+ * the sum of the parts), histograms bucket by bucket with their sum and count; a family marked
+ * `merge: 'max'` (registry.ts MergeRule) keeps the largest sample instead. The first family of a name
  * gives its help and type; a later family of the same name with another type, or a histogram with other
  * buckets, is left out (one code base registers each name once, so this only guards against skew).
  */
@@ -31,7 +32,8 @@ export function renderMerged(sources: readonly (readonly MetricFamily[])[]): str
           const key = keyOf(family.labelNames, sample.labels);
           const held = into.samples.get(key);
           if (held === undefined) into.samples.set(key, { labels: sample.labels, value: sample.value });
-          else held.value += sample.value;
+          else
+            held.value = into.family.merge === 'max' ? Math.max(held.value, sample.value) : held.value + sample.value;
         }
     }
   }

@@ -21,6 +21,19 @@ export interface Sample {
 type Collect = () => number | readonly Sample[];
 
 /**
+ * How the control process adds up a family that several processes report (merge.ts): `sum` (the
+ * default: requests, bytes, memory — the whole is the sum of the parts) or `max` (e.g. the event loop's
+ * lag: the worst process is what an alert wants).
+ */
+export type MergeRule = 'sum' | 'max';
+
+/** A metric read at scrape time rather than counted: `collect` gives its value(s); `merge` as above. */
+export interface CollectOptions {
+  readonly collect?: Collect;
+  readonly merge?: MergeRule;
+}
+
+/**
  * One metric as plain data (what a gateway worker sends its control process at scrape time, SPEC §11;
  * merge.ts sums them): samples for counters and gauges, buckets and series for histograms.
  */
@@ -34,6 +47,8 @@ export interface MetricFamily {
   readonly buckets?: readonly number[];
   /** Histograms: cumulative counts per bucket, sum and count per label set. */
   readonly series?: readonly HistogramData[];
+  /** How processes' samples of it add up (default `sum`). */
+  readonly merge?: MergeRule;
 }
 
 export interface HistogramData {
@@ -47,13 +62,19 @@ const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 abstract class Metric {
   readonly #values = new Map<string, Sample>();
+  readonly #collect: Collect | undefined;
+  readonly #merge: MergeRule | undefined;
 
   constructor(
     readonly name: string,
     readonly help: string,
     readonly type: 'counter' | 'gauge' | 'histogram',
     readonly labelNames: readonly string[],
-  ) {}
+    options: CollectOptions = {},
+  ) {
+    this.#collect = options.collect;
+    this.#merge = options.merge;
+  }
 
   protected add(labels: Labels, delta: number, replace: boolean): void {
     const sample = this.sample(labels);
@@ -72,12 +93,15 @@ abstract class Metric {
   }
 
   samples(): readonly Sample[] {
-    return [...this.#values.values()];
+    if (this.#collect === undefined) return [...this.#values.values()];
+    const collected = this.#collect();
+    return typeof collected === 'number' ? [{ labels: {}, value: collected }] : collected;
   }
 
   family(): MetricFamily {
     const samples = this.samples().map((s) => ({ labels: { ...s.labels }, value: s.value }));
-    return { name: this.name, help: this.help, type: this.type, labelNames: [...this.labelNames], samples };
+    const family = { name: this.name, help: this.help, type: this.type, labelNames: [...this.labelNames], samples };
+    return this.#merge === undefined ? family : { ...family, merge: this.#merge };
   }
 
   render(): string {
@@ -114,11 +138,8 @@ export class Counter extends Metric {
 }
 
 export class Gauge extends Metric {
-  readonly #collect: Collect | undefined;
-
-  constructor(name: string, help: string, labelNames: readonly string[], collect?: Collect) {
-    super(name, help, 'gauge', labelNames);
-    this.#collect = collect;
+  constructor(name: string, help: string, labelNames: readonly string[], options?: CollectOptions) {
+    super(name, help, 'gauge', labelNames, options);
   }
 
   set(labels: Labels, value: number): void {
@@ -131,12 +152,6 @@ export class Gauge extends Metric {
 
   dec(labels: Labels = {}, value = 1): void {
     this.add(labels, -value, false);
-  }
-
-  override samples(): readonly Sample[] {
-    if (this.#collect === undefined) return super.samples();
-    const collected = this.#collect();
-    return typeof collected === 'number' ? [{ labels: {}, value: collected }] : collected;
   }
 }
 
@@ -222,13 +237,18 @@ export const DEFAULT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 export class MetricsRegistry {
   readonly #metrics = new Map<string, Metric>();
 
-  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
-    return this.#register(name, () => new Counter(name, help, 'counter', labelNames), Counter);
+  /** With `collect`, the total is read at scrape time (e.g. the CPU time the process used). */
+  counter(name: string, help: string, labelNames: readonly string[] = [], collect?: CollectOptions): Counter {
+    return this.#register(name, () => new Counter(name, help, 'counter', labelNames, collect), Counter);
   }
 
-  /** With `collect`, the value is computed at scrape time (e.g. a pool count read from a snapshot). */
-  gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: Collect): Gauge {
-    return this.#register(name, () => new Gauge(name, help, labelNames, collect), Gauge);
+  /**
+   * With `collect`, the value is computed at scrape time (e.g. a pool count read from a snapshot);
+   * a function alone is the collect of a gauge summed over processes.
+   */
+  gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: Collect | CollectOptions): Gauge {
+    const options = typeof collect === 'function' ? { collect } : collect;
+    return this.#register(name, () => new Gauge(name, help, labelNames, options), Gauge);
   }
 
   histogram(

@@ -22,6 +22,12 @@ export function isSecretHeader(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 
+/** The secret headers of a map (what `maskHeaders` hides, and what the store seals), or undefined when none. */
+export function secretHeaders(headers: HeaderValues): HeaderValues | undefined {
+  const secret = Object.entries(headers).filter(([name, values]) => isSecretHeader(name) && values.length > 0);
+  return secret.length === 0 ? undefined : Object.fromEntries(secret);
+}
+
 export function maskHeaders(headers: HeaderValues): HeaderValues {
   return Object.fromEntries(
     Object.entries(headers).map(([name, values]) => [

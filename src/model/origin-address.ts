@@ -280,6 +280,11 @@ export function maskAddress(address: string): string {
   return `${parts.scheme}//${userinfo}${parts.hostPort}${maskPath(parts.path)}${query}${fragment}`;
 }
 
+/** True when `maskAddress` hides something of the address: it holds a secret (the store seals it). */
+export function holdsSecrets(address: string): boolean {
+  return maskAddress(address) !== address;
+}
+
 export function isMasked(address: string): boolean {
   return address.includes(MASK);
 }

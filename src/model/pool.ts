@@ -74,3 +74,25 @@ export interface PoolDirectory {
   /** Subscribe to snapshot changes; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
 }
+
+/** The networks' pool lists as the config names them (`networks.{name}.pools`). */
+export type NetworkPools = Readonly<Record<string, { readonly pools: readonly string[] }>>;
+
+/**
+ * Calls `visit` for each origin of each pool a network names, network by network in config order (pools
+ * by name in the routing account's directory; a name with no pool now is skipped): the label sets of
+ * the per-origin gauges read at scrape time.
+ */
+export function eachNetworkOrigin(
+  networks: NetworkPools,
+  directory: PoolDirectory,
+  visit: (network: string, pool: Pool, origin: Origin) => void,
+): void {
+  for (const [network, { pools }] of Object.entries(networks)) {
+    for (const name of pools) {
+      const pool = directory.poolByName(name);
+      if (pool === undefined) continue;
+      for (const origin of pool.origins) visit(network, pool, origin);
+    }
+  }
+}

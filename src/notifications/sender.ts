@@ -24,6 +24,7 @@ import type { Logger } from '../log.js';
 import { parseNotificationEmail } from '../model/pool-schema.js';
 import { poolsWithLegacyEmail } from '../pools/legacy-email.js';
 import type { Store } from '../store/database.js';
+import type { Opener } from '../store/store-secrets.js';
 import { retryDelayMs, retryWindowOver } from './backoff.js';
 import { type Mailer, SmtpTlsRequiredError } from './mailer.js';
 import { getDestinationTarget, recordDestinationOutcome } from './queries/destinations.js';
@@ -41,6 +42,8 @@ const BATCH = 20;
 
 export interface SenderOptions {
   store: Store;
+  /** Opens the destinations' sealed URLs and secrets. */
+  secrets: Opener;
   clock: Clock;
   logger: Logger;
   mailer: Mailer;
@@ -149,8 +152,8 @@ export class DeliverySender {
   }
 
   async #sendWebhook(row: DeliveryRow, payload: DeliveryPayload): Promise<Outcome> {
-    const { store, webhooks, clock } = this.#o;
-    const target = await getDestinationTarget(store.db, row.mechanism);
+    const { store, secrets, webhooks, clock } = this.#o;
+    const target = await getDestinationTarget(store.db, secrets, row.mechanism);
     if (target === undefined || target.account_id !== row.account_id)
       return { cancel: 'webhook destination was deleted' };
     const result = await webhooks.post({

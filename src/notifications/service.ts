@@ -27,6 +27,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import { maskAddress } from '../model/origin-address.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import type { Store } from '../store/database.js';
+import type { Opener } from '../store/store-secrets.js';
 import { DeprecationNotices } from './deprecation.js';
 import { Dispatcher } from './dispatcher.js';
 import { IncidentDispatch } from './incident-dispatch.js';
@@ -48,6 +49,8 @@ export type NotificationConfig = Pick<
 
 export interface NotificationServiceOptions {
   store: Store;
+  /** Opens the webhook destinations' sealed URLs and secrets (store/store-secrets.ts). */
+  secrets: Opener;
   config: Readonly<NotificationConfig>;
   clock?: Clock;
   logger?: Logger;
@@ -130,6 +133,7 @@ export class NotificationService {
     );
     this.#sender = new DeliverySender({
       store,
+      secrets: options.secrets,
       clock,
       logger,
       mailer: this.#mailer,

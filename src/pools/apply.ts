@@ -23,6 +23,7 @@ import { createMonitor, poolsUsingMonitor, saveMonitor } from '../health/monitor
 import type { Pool, PoolFields } from '../model/pool.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Db, Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import { inTransaction } from '../store/transaction.js';
 import { DECLARED_FIELDS, declaredMonitor } from './declared.js';
 import { diffPools, type PoolDifference } from './diff.js';
@@ -31,6 +32,8 @@ import { createConfigPool } from './seed.js';
 
 export interface ApplyPoolsOptions {
   store: Store;
+  /** Opens the stored pools and monitors for the diff, seals what is written. */
+  secrets: StoreSecrets;
   clock: Clock;
   /** The routing account (`account_id`). */
   accountId: string;
@@ -47,16 +50,15 @@ export interface ApplyOutcome {
 
 export async function applyDeclaredPools(options: ApplyPoolsOptions): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { created: [], updated: [], unchanged: [] };
-  const differences = await diffPools(options.store.db, options.accountId, options.pools);
+  const { store, secrets, clock, accountId } = options;
+  const differences = await diffPools(store.db, secrets, accountId, options.pools);
   for (const difference of differences) {
     const name = difference.pool.name;
     if (difference.kind === 'same') outcome.unchanged.push(name);
     else if (difference.kind === 'update') {
       await updateDeclaredPool(options, difference);
       outcome.updated.push(name);
-    } else if (
-      await createConfigPool(options.store.db, options.clock, options.accountId, difference.pool, guard(options))
-    ) {
+    } else if (await createConfigPool(store.db, secrets, clock, accountId, difference.pool, guard(options))) {
       outcome.created.push(name);
     } else {
       // Another process created it from the same file between the diff and the write.
@@ -76,12 +78,13 @@ async function updateDeclaredPool(
   options: ApplyPoolsOptions,
   difference: Extract<PoolDifference, { kind: 'update' }>,
 ): Promise<void> {
-  const { store, clock, accountId } = options;
+  const { store, secrets, clock, accountId } = options;
   await inTransaction(store.db, async (trx) => {
     const monitorId = await declaredMonitorId(trx, options, difference);
     const declared = poolFieldsFromConfig(difference.pool, monitorId);
     const updated = await updatePool(
       trx,
+      secrets,
       store.dialect,
       clock,
       accountId,
@@ -110,7 +113,7 @@ async function declaredMonitorId(
   options: ApplyPoolsOptions,
   difference: Extract<PoolDifference, { kind: 'update' }>,
 ): Promise<string | null> {
-  const { clock, accountId, limits } = options;
+  const { secrets, clock, accountId, limits } = options;
   const settings = declaredMonitor(difference.pool);
   if (settings === undefined) return null;
   const current = difference.monitor;
@@ -120,12 +123,12 @@ async function declaredMonitorId(
       const changed = difference.changes.some((change) => /^monitor(\.|$)/.test(change.field));
       if (changed) {
         await enforceAccountLimits(trx, accountId, limits, { monitor: { id: current.id, settings } });
-        await saveMonitor(trx, clock, accountId, current.id, settings);
+        await saveMonitor(trx, secrets, clock, accountId, current.id, settings);
       }
       return current.id;
     }
   }
-  return (await createMonitor(trx, clock, accountId, settings)).id;
+  return (await createMonitor(trx, secrets, clock, accountId, settings)).id;
 }
 
 /** The account's pools whose names are not in `keep`, by name. */

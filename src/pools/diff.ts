@@ -6,8 +6,9 @@
  * field, and their order) and the inline monitor (each setting, against the pool's monitor in the store;
  * a pool without `monitor:` in the file is to have none). What the file cannot say (check_regions,
  * latitude, longitude, load_shedding, disabled_at) is left out and kept by `apply`.
- * Values are shown masked (model/origin-address.ts, model/header-secrets.ts); a secret that differs
- * only inside its mask is still a difference, said so.
+ * The store's side is read with its secrets opened (`secrets`: the key serve uses), so values are
+ * compared in full; they are shown masked (model/origin-address.ts, model/header-secrets.ts), and a
+ * secret that differs only inside its mask is still a difference, said so.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Kysely } from 'kysely';
@@ -19,6 +20,7 @@ import { maskAddress } from '../model/origin-address.js';
 import type { Origin, Pool } from '../model/pool.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Database } from '../store/schema.js';
+import type { Opener } from '../store/store-secrets.js';
 import { DECLARED_FIELDS, declaredMonitor } from './declared.js';
 import { findPoolByName, poolFields } from './pool-queries.js';
 
@@ -39,17 +41,18 @@ const ORIGIN_FIELDS = ['address', 'enabled', 'weight', 'header', 'archive', 'ws_
 /** Each declared pool against the store's pool of the same name in `accountId`. */
 export async function diffPools(
   db: Kysely<Database>,
+  secrets: Opener,
   accountId: string,
   pools: readonly PoolConfig[],
 ): Promise<PoolDifference[]> {
   const out: PoolDifference[] = [];
   for (const pool of pools) {
-    const current = await findPoolByName(db, accountId, pool.name);
+    const current = await findPoolByName(db, secrets, accountId, pool.name);
     if (current === undefined) {
       out.push({ kind: 'create', pool });
       continue;
     }
-    const monitor = current.monitor === null ? undefined : await getMonitor(db, accountId, current.monitor);
+    const monitor = current.monitor === null ? undefined : await getMonitor(db, secrets, accountId, current.monitor);
     const changes = poolChanges(pool, current, monitor);
     out.push(
       changes.length === 0 ? { kind: 'same', pool, current } : { kind: 'update', pool, current, monitor, changes },

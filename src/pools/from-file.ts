@@ -15,6 +15,7 @@ import type { Config, PoolConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import { type ApplyOutcome, applyDeclaredPools } from './apply.js';
 import { diffPools } from './diff.js';
 import { poolNamesOf } from './pool-queries.js';
@@ -22,6 +23,8 @@ import { seedFromConfig } from './seed.js';
 
 export interface PoolsFromFileOptions {
   store: Store;
+  /** Opens the stored pools for the comparison, seals what is written. */
+  secrets: StoreSecrets;
   clock: Clock;
   logger: Logger;
   config: Readonly<Config>;
@@ -32,11 +35,12 @@ export interface PoolsFromFileOptions {
 export const DIFF_COMMAND = 'switchyard config diff';
 
 export async function poolsFromFile(options: PoolsFromFileOptions): Promise<void> {
-  const { store, clock, logger, config } = options;
+  const { store, secrets, clock, logger, config } = options;
   const generated = options.devnetPool === undefined ? [] : [options.devnetPool];
   const apply = config.pools_from_file === 'apply';
   await seedFromConfig({
     store,
+    secrets,
     clock,
     logger,
     accountId: config.account_id,
@@ -53,9 +57,10 @@ export async function poolsFromFile(options: PoolsFromFileOptions): Promise<void
 
 /** `pools_from_file: apply`: the declared pools made to match the file; logs what changed. */
 export async function applyFilePools(options: Omit<PoolsFromFileOptions, 'devnetPool'>): Promise<ApplyOutcome> {
-  const { store, clock, logger, config } = options;
+  const { store, secrets, clock, logger, config } = options;
   const outcome = await applyDeclaredPools({
     store,
+    secrets,
     clock,
     accountId: config.account_id,
     pools: config.pools,
@@ -71,8 +76,8 @@ export async function applyFilePools(options: Omit<PoolsFromFileOptions, 'devnet
 }
 
 async function warnOfDifferences(options: PoolsFromFileOptions): Promise<void> {
-  const { store, logger, config } = options;
-  const differences = await diffPools(store.db, config.account_id, config.pools);
+  const { store, secrets, logger, config } = options;
+  const differences = await diffPools(store.db, secrets, config.account_id, config.pools);
   const differing = differences.filter((difference) => difference.kind === 'update').map((d) => d.pool.name);
   if (differing.length === 0) return;
   logger.warn(

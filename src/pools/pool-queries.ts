@@ -10,10 +10,12 @@
  * compared bytewise on both backends (PostgreSQL uses COLLATE "C"; SQLite's default is bytewise), so a
  * page is the same set of pools whichever database holds them.
  *
- * `disabled_at` (pool and origin) is kept here: set when `enabled` turns false, kept while it stays
- * false, dropped when it turns true again.
+ * Every write checks the monitor reference and the unique name and stamps `disabled_at` (pool and
+ * origin) by the rules in pool-write-rules.ts.
  *
- * Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
+ * Origins' secrets are sealed in the row (pool-secrets.ts): reads take an `Opener` (the store's secrets,
+ * store/store-secrets.ts), writes the `StoreSecrets`, whose sealer each write takes first in its
+ * transaction. Rows are decoded defensively (pool-rows.ts): lists and the routing snapshot skip a row that cannot be
  * decoded and report it through `onCorrupt` (callers log it), a read of that one pool throws
  * `CorruptPoolError` (a logged 500 on the API), and it can still be deleted.
  *
@@ -23,12 +25,12 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
-import { SwitchyardError } from '../errors/base.js';
 import type { Pool, PoolFields } from '../model/pool.js';
 import type { Dialect } from '../store/database.js';
 import { isUniqueViolation, newId, timestamp } from '../store/ids.js';
 import type { PageWindow } from '../store/page-window.js';
 import type { Database } from '../store/schema.js';
+import type { Opener, StoreSecrets } from '../store/store-secrets.js';
 import { inTransaction } from '../store/transaction.js';
 import {
   type DecodedPoolMemo,
@@ -38,6 +40,7 @@ import {
   rowsToPools,
   rowToPool,
 } from './pool-rows.js';
+import { checkReferences, duplicateName, stampDisabled } from './pool-write-rules.js';
 
 export { CorruptPoolError, DecodedPoolMemo, type OnCorruptPool } from './pool-rows.js';
 export type { PoolFields };
@@ -57,19 +60,30 @@ function selectPool(db: Kysely<Database>, accountId: string) {
   return db.selectFrom('pools').selectAll().where('account_id', '=', accountId);
 }
 
-export async function getPool(db: Kysely<Database>, accountId: string, id: string): Promise<Pool | undefined> {
+export async function getPool(
+  db: Kysely<Database>,
+  secrets: Opener,
+  accountId: string,
+  id: string,
+): Promise<Pool | undefined> {
   const row = await selectPool(db, accountId).where('id', '=', id).executeTakeFirst();
-  return row === undefined ? undefined : rowToPool(row);
+  return row === undefined ? undefined : rowToPool(row, secrets);
 }
 
-export async function findPoolByName(db: Kysely<Database>, accountId: string, name: string): Promise<Pool | undefined> {
+export async function findPoolByName(
+  db: Kysely<Database>,
+  secrets: Opener,
+  accountId: string,
+  name: string,
+): Promise<Pool | undefined> {
   const row = await selectPool(db, accountId).where('name', '=', name).executeTakeFirst();
-  return row === undefined ? undefined : rowToPool(row);
+  return row === undefined ? undefined : rowToPool(row, secrets);
 }
 
 /** The account's pools of these names (in no particular order); undecodable rows are left out and reported. */
 export async function poolsNamed(
   db: Kysely<Database>,
+  secrets: Opener,
   accountId: string,
   names: readonly string[],
   onCorrupt?: OnCorruptPool,
@@ -78,7 +92,7 @@ export async function poolsNamed(
   const rows = await selectPool(db, accountId)
     .where('name', 'in', [...new Set(names)])
     .execute();
-  return rowsToPools(rows, onCorrupt);
+  return rowsToPools(rows, secrets, onCorrupt);
 }
 
 /**
@@ -87,11 +101,12 @@ export async function poolsNamed(
  */
 export async function listAllPools(
   db: Kysely<Database>,
+  secrets: Opener,
   onCorrupt?: OnCorruptPool,
 ): Promise<{ pools: Pool[]; versions: Map<string, number> }> {
   const rows = await db.selectFrom('pools').selectAll().orderBy('account_id').orderBy('id').execute();
   return {
-    pools: rowsToPools(rows, onCorrupt),
+    pools: rowsToPools(rows, secrets, onCorrupt),
     versions: new Map(rows.map((row) => [row.id, Number(row.version)])),
   };
 }
@@ -113,14 +128,15 @@ export interface PoolListFilter {
 
 export async function listPools(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   accountId: string,
   window: PageWindow,
   filter: PoolListFilter = {},
 ): Promise<{ pools: Pool[]; total: number }> {
-  if (filter.memo !== undefined) return listPoolsMemo(db, dialect, accountId, window, filter, filter.memo);
+  if (filter.memo !== undefined) return listPoolsMemo(db, secrets, dialect, accountId, window, filter, filter.memo);
   const { rows, total } = await pageRows(db, dialect, accountId, window, filter.monitor);
-  return { pools: rowsToPools(rows, filter.onCorrupt), total };
+  return { pools: rowsToPools(rows, secrets, filter.onCorrupt), total };
 }
 
 /**
@@ -131,6 +147,7 @@ export async function listPools(
  */
 async function listPoolsMemo(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   accountId: string,
   window: PageWindow,
@@ -151,7 +168,7 @@ async function listPoolsMemo(
   const fresh = new Map<string, Pool>();
   if (missing.length > 0) {
     const rows = await selectPool(db, accountId).where('id', 'in', missing).execute();
-    for (const pool of memo.rowsToPools(rows, filter.onCorrupt)) fresh.set(pool.id, pool);
+    for (const pool of memo.rowsToPools(rows, secrets, filter.onCorrupt)) fresh.set(pool.id, pool);
   }
   const pools = columns.map((row, i) => known[i] ?? fresh.get(row.id));
   return { pools: pools.filter((pool) => pool !== undefined), total };
@@ -194,12 +211,14 @@ export type PoolWriteGuard = (trx: Kysely<Database>, next: PoolFields, current: 
 
 export async function createPool(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   clock: Clock,
   accountId: string,
   fields: PoolFields,
   guard?: PoolWriteGuard,
 ): Promise<Pool> {
   return inTransaction(db, async (trx) => {
+    const sealer = await secrets.sealer(trx);
     await checkReferences(trx, accountId, fields, undefined);
     await guard?.(trx, fields, undefined);
     const now = timestamp(clock);
@@ -208,7 +227,7 @@ export async function createPool(
     try {
       await trx
         .insertInto('pools')
-        .values({ ...row, ...fieldsToColumns(stamped) })
+        .values({ ...row, ...fieldsToColumns(stamped, sealer, row.id) })
         .execute();
     } catch (err) {
       throw isUniqueViolation(err) ? duplicateName(fields.name) : err;
@@ -223,6 +242,7 @@ export async function createPool(
  */
 export async function updatePool(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   dialect: Dialect,
   clock: Clock,
   accountId: string,
@@ -231,6 +251,8 @@ export async function updatePool(
   guard?: PoolWriteGuard,
 ): Promise<Pool | undefined> {
   return inTransaction(db, async (trx) => {
+    // First, so that every writer takes the key record before any pool row (store-secrets.ts).
+    const sealer = await secrets.sealer(trx);
     const row = await trx
       .selectFrom('pools')
       .selectAll()
@@ -239,7 +261,7 @@ export async function updatePool(
       .$if(dialect === 'postgres', (query) => query.forUpdate())
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const current = rowToPool(row);
+    const current = rowToPool(row, secrets);
     const next = change(current);
     await checkReferences(trx, accountId, next, id);
     await guard?.(trx, next, current);
@@ -248,7 +270,7 @@ export async function updatePool(
     try {
       await trx
         .updateTable('pools')
-        .set({ ...fieldsToColumns(stamped), modified_on: now, version: sql`version + 1` })
+        .set({ ...fieldsToColumns(stamped, sealer, id), modified_on: now, version: sql`version + 1` })
         .where('id', '=', id)
         .execute();
     } catch (err) {
@@ -289,6 +311,7 @@ export async function deletePool(
  */
 export async function clearNotificationEmailPage(
   db: Kysely<Database>,
+  secrets: Opener,
   dialect: Dialect,
   clock: Clock,
   accountId: string,
@@ -299,7 +322,7 @@ export async function clearNotificationEmailPage(
     // Decided on the columns alone, so an undecodable row on the page is cleared like the others.
     const { rows, total } = await pageRows(trx, dialect, accountId, window);
     const ids = rows.filter((row) => row.notification_email !== '').map((row) => row.id);
-    if (ids.length === 0) return { pools: rowsToPools(rows, onCorrupt), total };
+    if (ids.length === 0) return { pools: rowsToPools(rows, secrets, onCorrupt), total };
     await trx
       .updateTable('pools')
       .set({ notification_email: '', modified_on: timestamp(clock), version: sql`version + 1` })
@@ -312,57 +335,12 @@ export async function clearNotificationEmailPage(
     return {
       pools: rowsToPools(
         rows.map((row) => changed.get(row.id) ?? row),
+        secrets,
         onCorrupt,
       ),
       total,
     };
   });
-}
-
-async function checkReferences(
-  db: Kysely<Database>,
-  accountId: string,
-  fields: PoolFields,
-  selfId: string | undefined,
-): Promise<void> {
-  if (fields.monitor !== null) {
-    const monitor = await db
-      .selectFrom('monitors')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', '=', fields.monitor)
-      .executeTakeFirst();
-    if (monitor === undefined) {
-      throw new SwitchyardError('API_VALIDATION', `monitor: no monitor with id "${fields.monitor}" in this account`, {
-        details: { pointer: '/monitor' },
-      });
-    }
-  }
-  let clash = db.selectFrom('pools').select('id').where('account_id', '=', accountId).where('name', '=', fields.name);
-  if (selfId !== undefined) clash = clash.where('id', '<>', selfId);
-  if ((await clash.executeTakeFirst()) !== undefined) throw duplicateName(fields.name);
-}
-
-function duplicateName(name: string): SwitchyardError {
-  return new SwitchyardError('API_NOT_UNIQUE', `name: a pool named "${name}" already exists in this account`, {
-    details: { pointer: '/name' },
-  });
-}
-
-/** Applies the disabled_at rule (see header) to the pool and each origin (matched by name). */
-function stampDisabled(current: Pool | undefined, next: PoolFields, now: string): PoolFields {
-  const since = (wasEnabled: boolean | undefined, was: string | undefined, enabled: boolean) =>
-    enabled ? undefined : wasEnabled === false ? (was ?? now) : now;
-  const previousOrigins = new Map((current?.origins ?? []).map((origin) => [origin.name, origin]));
-  const origins = next.origins.map((origin) => {
-    const { disabled_at: _ignored, ...rest } = origin;
-    const before = previousOrigins.get(origin.name);
-    const at = since(before?.enabled, before?.disabled_at, origin.enabled);
-    return at === undefined ? rest : { ...rest, disabled_at: at };
-  });
-  const { disabled_at: _ignored, ...rest } = next;
-  const at = since(current?.enabled, current?.disabled_at, next.enabled);
-  return at === undefined ? { ...rest, origins } : { ...rest, origins, disabled_at: at };
 }
 
 /** The id and name of every pool of the account, by name (readable even when a row's settings are not). */

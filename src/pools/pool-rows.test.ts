@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { generateKey, SecretBox } from '../store/secret-box.js';
 import { DecodedPoolMemo, type OnCorruptPool, type PoolRow } from './pool-rows.js';
+
+const box = new SecretBox(generateKey());
 
 function row(id: string, overrides: Partial<PoolRow> = {}): PoolRow {
   return {
@@ -20,8 +23,8 @@ function row(id: string, overrides: Partial<PoolRow> = {}): PoolRow {
 
 test('an unchanged stamp gives back the very same Pool; a new version or modified_on decodes the row again', () => {
   const memo = new DecodedPoolMemo();
-  const [first] = memo.rowsToPools([row('1')], undefined);
-  const [again] = memo.rowsToPools([row('1')], undefined);
+  const [first] = memo.rowsToPools([row('1')], box, undefined);
+  const [again] = memo.rowsToPools([row('1')], box, undefined);
   assert.ok(first !== undefined);
   assert.equal(again, first);
   assert.equal(memo.get(row('1')), first);
@@ -37,7 +40,7 @@ test('an unchanged stamp gives back the very same Pool; a new version or modifie
   ] satisfies Partial<PoolRow>[]) {
     assert.equal(memo.get(row('1', changed)), undefined, JSON.stringify(changed));
   }
-  const [next] = memo.rowsToPools([row('1', { version: 2, notification_email: 'ops@example.com' })], undefined);
+  const [next] = memo.rowsToPools([row('1', { version: 2, notification_email: 'ops@example.com' })], box, undefined);
   assert.notEqual(next, first);
   assert.equal(next?.notification_email, 'ops@example.com');
   assert.equal(memo.get(row('1')), undefined, 'the old version is gone');
@@ -45,9 +48,9 @@ test('an unchanged stamp gives back the very same Pool; a new version or modifie
 
 test('an undecodable row is reported and never remembered', () => {
   const memo = new DecodedPoolMemo();
-  memo.rowsToPools([row('1')], undefined);
+  memo.rowsToPools([row('1')], box, undefined);
   const corrupt: Parameters<OnCorruptPool>[0][] = [];
-  const pools = memo.rowsToPools([row('1', { settings: '{}', version: 2 }), row('2')], (c) => corrupt.push(c));
+  const pools = memo.rowsToPools([row('1', { settings: '{}', version: 2 }), row('2')], box, (c) => corrupt.push(c));
   assert.deepEqual(
     pools.map((pool) => pool.id),
     ['2'],
@@ -60,9 +63,9 @@ test('an undecodable row is reported and never remembered', () => {
 
 test('the memo keeps at most maxEntries rows, dropping those seen longest ago', () => {
   const memo = new DecodedPoolMemo(3);
-  memo.rowsToPools([row('1'), row('2'), row('3')], undefined);
+  memo.rowsToPools([row('1'), row('2'), row('3')], box, undefined);
   memo.get(row('1'));
-  memo.rowsToPools([row('4')], undefined);
+  memo.rowsToPools([row('4')], box, undefined);
   assert.equal(memo.size, 3);
   assert.equal(memo.get(row('2')), undefined, 'seen longest ago');
   assert.notEqual(memo.get(row('1')), undefined);

@@ -2,11 +2,16 @@
  * How a pool is stored: the columns (name, notification_email, monitor_id, enabled) plus JSON `settings`
  * (PoolSettings) for every other field, and back.
  *
+ * The origins' secrets are sealed in `settings` (pool-secrets.ts): writing takes the `Sealer` of the
+ * write's transaction (store/store-secrets.ts), reading an `Opener`.
+ *
  * Reading is defensive: `settings` is checked against the shape `fieldsToColumns` writes (members added
  * later, or missing, take their defaults). A row that still cannot be decoded — not JSON, `{}` (no
- * `origins`), a string where a list belongs: what a hand edit or a bad restore leaves — is reported, never
- * thrown at a caller that reads many rows: `rowsToPools` skips it and tells `onCorrupt`; `rowToPool`
- * (one pool asked for by id or name) throws `CorruptPoolError`.
+ * `origins`), a string where a list belongs, sealed secrets that do not open: what a hand edit or a bad
+ * restore leaves — is reported, never thrown at a caller that reads many rows: `rowsToPools` skips it and
+ * tells `onCorrupt`; `rowToPool` (one pool asked for by id or name) throws `CorruptPoolError`. Secrets
+ * sealed with a key this process does not hold are not a damaged row: that throws `SECRETS_KEY_STALE`
+ * (store-secrets.ts) to every caller.
  *
  * `DecodedPoolMemo` keeps the Pool decoded from each row it saw, keyed by pool id and valid while the row's
  * `version` and `modified_on` are the same. Every write of a pool bumps `version` (pool-queries.ts,
@@ -20,7 +25,10 @@
 import { z } from 'zod';
 import type { Pool, PoolFields } from '../model/pool.js';
 import { notificationFilter, STEERING_POLICIES } from '../model/pool-schema.js';
+import { SealedValueError } from '../store/secret-box.js';
+import type { Opener, Sealer } from '../store/store-secrets.js';
 import type { PoolSettings, PoolsTable } from '../store/tables/core.js';
+import { openPoolSettings, sealPoolSettings } from './pool-secrets.js';
 
 export type PoolRow = Omit<PoolsTable, 'version'> & { version: number | string };
 
@@ -65,12 +73,14 @@ const storedSettings = z.object({
   load_shedding: z.record(z.string(), z.unknown()).optional(),
 });
 
-function decodeSettings(text: string): { settings: PoolSettings } | { reason: string } {
+function decodeSettings(row: PoolRow, opener: Opener): { settings: PoolSettings } | { reason: string } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch {
-    return { reason: 'not JSON' };
+    json = openPoolSettings(JSON.parse(row.settings), opener, row.id);
+  } catch (err) {
+    if (err instanceof SealedValueError) return { reason: err.message };
+    if (err instanceof SyntaxError) return { reason: 'not JSON' };
+    throw err;
   }
   const parsed = storedSettings.safeParse(json);
   if (!parsed.success) {
@@ -81,8 +91,8 @@ function decodeSettings(text: string): { settings: PoolSettings } | { reason: st
 }
 
 /** The row as a Pool, or why it cannot be one. */
-function decodeRow(row: PoolRow): { pool: Pool } | { reason: string } {
-  const decoded = decodeSettings(row.settings);
+function decodeRow(row: PoolRow, opener: Opener): { pool: Pool } | { reason: string } {
+  const decoded = decodeSettings(row, opener);
   if (!('settings' in decoded)) return decoded;
   const { settings } = decoded;
   const pool: Pool = {
@@ -106,17 +116,17 @@ function decodeRow(row: PoolRow): { pool: Pool } | { reason: string } {
 }
 
 /** One pool; throws CorruptPoolError when its row cannot be decoded. */
-export function rowToPool(row: PoolRow): Pool {
-  const decoded = decodeRow(row);
+export function rowToPool(row: PoolRow, opener: Opener): Pool {
+  const decoded = decodeRow(row, opener);
   if ('pool' in decoded) return decoded.pool;
   throw new CorruptPoolError(row.id, decoded.reason);
 }
 
 /** Many pools; undecodable rows are skipped and reported. */
-export function rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+export function rowsToPools(rows: readonly PoolRow[], opener: Opener, onCorrupt: OnCorruptPool | undefined): Pool[] {
   const pools: Pool[] = [];
   for (const row of rows) {
-    const decoded = decodeRow(row);
+    const decoded = decodeRow(row, opener);
     if ('pool' in decoded) pools.push(decoded.pool);
     else onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
   }
@@ -146,7 +156,7 @@ export class DecodedPoolMemo {
   }
 
   /** Like `rowsToPools`, reusing the Pool of every row whose stamp is unchanged, and remembering the rest. */
-  rowsToPools(rows: readonly PoolRow[], onCorrupt: OnCorruptPool | undefined): Pool[] {
+  rowsToPools(rows: readonly PoolRow[], opener: Opener, onCorrupt: OnCorruptPool | undefined): Pool[] {
     const pools: Pool[] = [];
     for (const row of rows) {
       const known = this.get(row);
@@ -155,7 +165,7 @@ export class DecodedPoolMemo {
         continue;
       }
       this.#entries.delete(row.id);
-      const decoded = decodeRow(row);
+      const decoded = decodeRow(row, opener);
       if (!('pool' in decoded)) {
         onCorrupt?.({ pool_id: row.id, reason: decoded.reason });
         continue;
@@ -192,7 +202,8 @@ function copyOptional(from: Partial<PoolSettings | PoolFields>, to: Partial<Pool
   if (from.load_shedding !== undefined) to.load_shedding = from.load_shedding;
 }
 
-export function fieldsToColumns(fields: PoolFields) {
+/** The columns of pool `poolId` for these fields, its secrets sealed with `sealer`. */
+export function fieldsToColumns(fields: PoolFields, sealer: Sealer, poolId: string) {
   const settings: PoolSettings = {
     description: fields.description,
     minimum_origins: fields.minimum_origins,
@@ -207,6 +218,6 @@ export function fieldsToColumns(fields: PoolFields) {
     notification_email: fields.notification_email,
     monitor_id: fields.monitor,
     enabled: fields.enabled ? 1 : 0,
-    settings: JSON.stringify(settings),
+    settings: JSON.stringify(sealPoolSettings({ ...settings }, sealer, poolId)),
   };
 }

@@ -19,12 +19,15 @@ import type { Logger } from '../log.js';
 import { poolFieldsFromConfig } from '../model/pool-defaults.js';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
+import type { StoreSecrets } from '../store/store-secrets.js';
 import { inTransaction } from '../store/transaction.js';
 import { declaredMonitor } from './declared.js';
 import { createPool, findPoolByName, type PoolWriteGuard, poolFields, updatePool } from './pool-queries.js';
 
 export interface SeedOptions {
   store: Store;
+  /** Seals the origins' and monitors' secrets. */
+  secrets: StoreSecrets;
   clock: Clock;
   logger: Logger;
   accountId: string;
@@ -34,19 +37,19 @@ export interface SeedOptions {
 }
 
 export async function seedFromConfig(options: SeedOptions): Promise<void> {
-  const { store, clock, logger, accountId } = options;
+  const { store, secrets, clock, logger, accountId } = options;
   await ensureAccount(store.db, clock, accountId, 'default');
   for (const pool of options.pools) {
-    const existing = await findPoolByName(store.db, accountId, pool.name);
+    const existing = await findPoolByName(store.db, secrets, accountId, pool.name);
     if (existing === undefined) {
-      const created = await createConfigPool(store.db, clock, accountId, pool);
+      const created = await createConfigPool(store.db, secrets, clock, accountId, pool);
       if (created) logger.info('created pool from config', { pool: pool.name, account_id: accountId });
       continue;
     }
     if (!(options.refreshOrigins ?? []).includes(pool.name)) continue;
     const addresses = new Map(pool.origins.map((origin) => [origin.name, origin.address]));
     if (existing.origins.every((origin) => (addresses.get(origin.name) ?? origin.address) === origin.address)) continue;
-    await updatePool(store.db, store.dialect, clock, accountId, existing.id, (current) => {
+    await updatePool(store.db, secrets, store.dialect, clock, accountId, existing.id, (current) => {
       const origins = current.origins.map((origin) => ({
         ...origin,
         address: addresses.get(origin.name) ?? origin.address,
@@ -63,6 +66,7 @@ export async function seedFromConfig(options: SeedOptions): Promise<void> {
  */
 export async function createConfigPool(
   db: Kysely<Database>,
+  secrets: StoreSecrets,
   clock: Clock,
   accountId: string,
   pool: PoolConfig,
@@ -71,8 +75,9 @@ export async function createConfigPool(
   try {
     await inTransaction(db, async (trx) => {
       const settings = declaredMonitor(pool);
-      const monitorId = settings === undefined ? null : (await createMonitor(trx, clock, accountId, settings)).id;
-      await createPool(trx, clock, accountId, poolFieldsFromConfig(pool, monitorId), guard);
+      const monitorId =
+        settings === undefined ? null : (await createMonitor(trx, secrets, clock, accountId, settings)).id;
+      await createPool(trx, secrets, clock, accountId, poolFieldsFromConfig(pool, monitorId), guard);
     });
     return true;
   } catch (err) {

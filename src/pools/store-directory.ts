@@ -19,12 +19,18 @@ import type { Pool, PoolDirectory } from '../model/pool.js';
 import { PoolSnapshot } from '../model/pool-snapshot.js';
 import type { Store } from '../store/database.js';
 import { PolledReload, sameVersions } from '../store/polled-reload.js';
+import type { Opener } from '../store/store-secrets.js';
 import { listAllPools, poolVersions } from './pool-queries.js';
 
 export const DEFAULT_POLL_MS = 250;
 
 export interface StorePoolDirectoryOptions {
   store: Store;
+  /**
+   * Opens the origins' sealed secrets. A reload that meets secrets sealed with a key this process does
+   * not hold fails as a whole (SECRETS_KEY_STALE, logged): the last snapshot keeps routing.
+   */
+  secrets: Opener;
   /** The routing account: `poolByName` looks up its pools. */
   accountId: string;
   logger: Logger;
@@ -35,6 +41,7 @@ export interface StorePoolDirectoryOptions {
 
 export class StorePoolDirectory implements PoolDirectory {
   readonly #store: Store;
+  readonly #secrets: Opener;
   readonly #logger: Logger;
   readonly #snapshot: PoolSnapshot;
   #versions = new Map<string, number>();
@@ -45,6 +52,7 @@ export class StorePoolDirectory implements PoolDirectory {
 
   private constructor(options: StorePoolDirectoryOptions) {
     this.#store = options.store;
+    this.#secrets = options.secrets;
     this.#logger = options.logger;
     this.#reloader = new PolledReload({
       reload: () => this.#reload(),
@@ -113,7 +121,7 @@ export class StorePoolDirectory implements PoolDirectory {
 
   async #reload(): Promise<void> {
     const corrupt: { pool_id: string; reason: string }[] = [];
-    const { pools, versions } = await listAllPools(this.#store.db, (row) => corrupt.push(row));
+    const { pools, versions } = await listAllPools(this.#store.db, this.#secrets, (row) => corrupt.push(row));
     if (sameVersions(versions, this.#versions)) return;
     for (const row of corrupt) {
       this.#logger.error('pool directory: skipping a pool whose stored settings cannot be read', row);

@@ -9,6 +9,7 @@ import { gatewayKeysMigration } from './migrations/006_gateway_keys.js';
 import { originStatsMigration } from './migrations/007_origin_stats.js';
 import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
 import { keyQuotaBigintMigration } from './migrations/009_key_quota_bigint.js';
+import { secretsAtRestMigration } from './migrations/010_secrets_at_rest.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -17,7 +18,7 @@ import { keyQuotaBigintMigration } from './migrations/009_key_quota_bigint.js';
  */
 type DialectMigration = (dialect: Dialect) => Migration;
 
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001_core': coreMigration,
   '002_health': healthMigration,
   '003_notifications': notificationsMigration,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '007_origin_stats': originStatsMigration,
   '008_chain_incidents': chainIncidentsMigration,
   '009_key_quota_bigint': keyQuotaBigintMigration,
+  '010_secrets_at_rest': secretsAtRestMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

@@ -3,6 +3,7 @@ import type { HealthTables } from './tables/health.js';
 import type { IncidentTables } from './tables/incidents.js';
 import type { KeyTables } from './tables/keys.js';
 import type { NotificationTables } from './tables/notifications.js';
+import type { SecretsTables } from './tables/secrets.js';
 import type { StatsTables } from './tables/stats.js';
 
 /** The whole database as Kysely sees it: one interface per area, merged. */
@@ -12,4 +13,5 @@ export interface Database
     NotificationTables,
     KeyTables,
     StatsTables,
-    IncidentTables {}
+    IncidentTables,
+    SecretsTables {}

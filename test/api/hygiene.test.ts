@@ -57,6 +57,7 @@ describe('input hygiene', () => {
     ids.policy = (policy.body.result as { id: string }).id;
     await insertDestination(
       f.app.store.db,
+      f.app.secrets,
       f.accountId,
       ids.destination,
       { name: 'hook', url: 'http://127.0.0.1:9/hook', secret: null },

@@ -160,7 +160,7 @@ describe('per-account limits', () => {
   test('an account already over a limit may make changes that do not make it worse', async () => {
     await deleteAll();
     // Written below the API (as if the operator had lowered the limit since): 3 × 5 = 15 > 10.
-    const over = await createPool(f.app.store.db, systemClock, f.accountId, {
+    const over = await createPool(f.app.store.db, f.app.secrets, systemClock, f.accountId, {
       ...POOL_DEFAULTS,
       name: 'over',
       monitor: monitors.fast,

@@ -42,7 +42,7 @@ describe('origin addresses and secrets bound to their destination', () => {
   after(() => f?.close());
 
   const stored = async () => {
-    const pool = await getPool(f.app.store.db, f.accountId, poolId);
+    const pool = await getPool(f.app.store.db, f.app.secrets, f.accountId, poolId);
     assert.ok(pool);
     return pool;
   };
@@ -67,7 +67,10 @@ describe('origin addresses and secrets bound to their destination', () => {
     });
     assert.equal(spelled.status, 200);
     const id = (spelled.body.result as { id: string }).id;
-    assert.equal((await getPool(f.app.store.db, f.accountId, id))?.origins[0]?.address, 'http://node.example/v1');
+    assert.equal(
+      (await getPool(f.app.store.db, f.app.secrets, f.accountId, id))?.origins[0]?.address,
+      'http://node.example/v1',
+    );
     assert.equal((await f.call('DELETE', `${pools}/${id}`)).status, 200);
   });
 
@@ -228,7 +231,7 @@ describe('webhook destinations: masked URLs and secrets bound to the URL origin'
     await elsewhere?.close();
   });
 
-  const target = async () => getDestinationTarget(f.app.store.db, id);
+  const target = async () => getDestinationTarget(f.app.store.db, f.app.secrets, id);
   const hookUrl = (r: Receiver) => `http://hookuser:HOOKPW@127.0.0.1:${r.port}/hook/${HOOK_KEY}?token=T0K`;
 
   test('the URL is shown masked; *** in it and an omitted or *** secret keep the stored ones', async () => {

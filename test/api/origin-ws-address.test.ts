@@ -54,7 +54,7 @@ describe('origins[].ws_address', () => {
   after(() => f?.close());
 
   const stored = async (id: string) => {
-    const pool = await getPool(f.app.store.db, f.accountId, id);
+    const pool = await getPool(f.app.store.db, f.app.secrets, f.accountId, id);
     assert.ok(pool);
     return pool.origins.map((o) => [o.name, o.ws_address]);
   };
@@ -258,7 +258,7 @@ describe('origins[].ws_address', () => {
         ['pushed', 'ws://127.0.0.1:2/ws/***'],
         ['polled', undefined],
       ]);
-      const row = await getPool(seeded.app.store.db, seeded.accountId, pool?.id as string);
+      const row = await getPool(seeded.app.store.db, seeded.app.secrets, seeded.accountId, pool?.id as string);
       assert.equal(row?.origins[0]?.ws_address, `ws://127.0.0.1:2/ws/${KEY}`);
     } finally {
       await seeded.close();

@@ -9,6 +9,7 @@ import { systemClock } from '../../src/clock.js';
 import { buildConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { type Switchyard, startSwitchyard } from '../../src/main.js';
+import { getPool } from '../../src/pools/pool-queries.js';
 import { testStoreLocation } from '../helpers/store.js';
 
 const ACCOUNT = 'c0ffee00c0ffee00c0ffee00c0ffee00';
@@ -96,12 +97,8 @@ test('a restart keeps accounts, tokens, monitors, pools and API changes to confi
     const origins = (got.origins ?? []).map((o) => ({ name: o.name, address: o.address, weight: 0.5 }));
     const put = await sdk.loadBalancers.pools.update(extra.id as string, { account_id, name: 'api-pool', origins });
     assert.equal(put.origins?.[0]?.weight, 0.5);
-    const stored = await app.store.db
-      .selectFrom('pools')
-      .select('settings')
-      .where('id', '=', extra.id as string)
-      .executeTakeFirstOrThrow();
-    assert.match(stored.settings, /user:secret@rpc\.example\/v3\/0123456789abcdef0123456789abcdef/);
+    const stored = await getPool(app.store.db, app.secrets, account_id, extra.id as string);
+    assert.equal(stored?.origins[0]?.address, 'https://user:secret@rpc.example/v3/0123456789abcdef0123456789abcdef');
     await assert.rejects(
       sdk.loadBalancers.pools.edit(extra.id as string, {
         account_id,

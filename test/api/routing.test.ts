@@ -9,6 +9,7 @@ import { createPool } from '../../src/pools/pool-queries.js';
 import { StorePoolDirectory } from '../../src/pools/store-directory.js';
 import { openStore } from '../../src/store/database.js';
 import { rpc, startHttpServer, type TestServer } from '../helpers/http.js';
+import { openTestSecrets } from '../helpers/store.js';
 import { type ApiFixture, startApiFixture } from './setup.js';
 
 describe('pools from the store drive routing', () => {
@@ -55,8 +56,10 @@ describe('pools from the store drive routing', () => {
         ? await openStore({ data_dir: f.app.config.data_dir, database_url: f.app.config.database_url })
         : undefined;
     const writer = other ?? f.app.store;
+    const writerSecrets = other === undefined ? f.app.secrets : await openTestSecrets(other, f.app.config.data_dir);
     const directory = await StorePoolDirectory.start({
       store: f.app.store,
+      secrets: f.app.secrets,
       accountId: f.accountId,
       logger: silentLogger,
       pollMs: 50,
@@ -71,7 +74,7 @@ describe('pools from the store drive routing', () => {
         { name: 'written-elsewhere', origins: [{ name: 'x', address: 'h:1' }] },
         null,
       );
-      await createPool(writer.db, systemClock, f.accountId, fields);
+      await createPool(writer.db, writerSecrets, systemClock, f.accountId, fields);
       const deadline = Date.now() + 5000;
       while (directory.poolByName('written-elsewhere') === undefined && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));

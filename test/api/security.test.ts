@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Cloudflare from 'cloudflare';
+import { getMonitor } from '../../src/health/monitor-queries.js';
 import { createLogger } from '../../src/log.js';
+import { getPool } from '../../src/pools/pool-queries.js';
 import { type ApiFixture, OTHER_ACCOUNT, startApiFixture } from './setup.js';
 
 const KEY = '0123456789abcdef0123456789abcdef';
@@ -136,13 +138,9 @@ describe('account isolation, secrets and hostile input', () => {
     assert.ok(JSON.stringify(health.body).includes('https://***:***@rpc.example/v3/***?apikey=***'));
     const put = await raw('PUT', path, { body: JSON.stringify(got.body.result) });
     assert.equal(put.status, 200, JSON.stringify(put.body));
-    const stored = await f.app.store.db
-      .selectFrom('pools')
-      .select('settings')
-      .where('id', '=', own.pool)
-      .executeTakeFirstOrThrow();
-    assert.ok(stored.settings.includes(SECRET_ADDRESS), 'the real address is still stored');
-    assert.ok(stored.settings.includes('hdr-secret-1'), 'the real header value is still stored');
+    const stored = await getPool(f.app.store.db, f.app.secrets, f.accountId, own.pool);
+    assert.equal(stored?.origins[0]?.address, SECRET_ADDRESS, 'the real address is still stored');
+    assert.deepEqual(stored?.origins[0]?.header['X-Api-Key'], ['hdr-secret-1'], 'the real header value too');
     const invent = await raw('PATCH', path, {
       body: JSON.stringify({
         origins: [{ name: 'keyed', address: SECRET_ADDRESS, header: { 'X-Auth-Token': ['***'] } }],
@@ -163,12 +161,8 @@ describe('account isolation, secrets and hostile input', () => {
       });
       assert.equal(back.status, 200, JSON.stringify(back.body));
     }
-    const row = await f.app.store.db
-      .selectFrom('monitors')
-      .select('settings')
-      .where('id', '=', own.monitor)
-      .executeTakeFirstOrThrow();
-    assert.ok(row.settings.includes('Bearer mon-secret-2'), 'the monitor keeps its real Authorization');
+    const kept = await getMonitor(f.app.store.db, f.app.secrets, f.accountId, own.monitor);
+    assert.deepEqual(kept?.header.Authorization, ['Bearer mon-secret-2'], 'the monitor keeps its real Authorization');
     const fresh = await raw('POST', `/accounts/${f.accountId}/load_balancers/monitors`, {
       body: JSON.stringify({ header: { Authorization: ['***'] } }),
     });

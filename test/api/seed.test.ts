@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import { findPoolByName, listPools, updatePool } from '../../src/pools/pool-queries.js';
 import { seedFromConfig } from '../../src/pools/seed.js';
 import { openStore } from '../../src/store/database.js';
-import { storeOptions, testStoreLocation } from '../helpers/store.js';
+import { openTestSecrets, storeOptions, testStoreLocation } from '../helpers/store.js';
 
 const ACCOUNT = 'd00dd00dd00dd00dd00dd00dd00dd00d';
 const pool = (address: string): PoolConfig => ({
@@ -22,10 +22,16 @@ const pool = (address: string): PoolConfig => ({
 test('seeding: two processes at once create one pool and one monitor; reseeding overwrites nothing', async () => {
   const location = await testStoreLocation();
   const [a, b] = [await openStore(storeOptions(location)), await openStore(storeOptions(location))];
+  const secretsOf = new Map([
+    [a, await openTestSecrets(a, location.data_dir)],
+    [b, await openTestSecrets(b, location.data_dir)],
+  ]);
+  const secrets = secretsOf.get(a) as NonNullable<ReturnType<typeof secretsOf.get>>;
   try {
     const seed = (store: typeof a, address: string, refresh: string[] = []) =>
       seedFromConfig({
         store,
+        secrets: secretsOf.get(store) as typeof secrets,
         clock: systemClock,
         logger: silentLogger,
         accountId: ACCOUNT,
@@ -41,26 +47,26 @@ test('seeding: two processes at once create one pool and one monitor; reseeding 
       await seed(b, 'http://127.0.0.1:1001');
     }
     const page = { offset: 0, limit: 100 };
-    assert.equal((await listPools(a.db, a.dialect, ACCOUNT, page)).total, 1);
-    assert.equal((await listMonitors(a.db, ACCOUNT, page)).total, 1);
+    assert.equal((await listPools(a.db, secrets, a.dialect, ACCOUNT, page)).total, 1);
+    assert.equal((await listMonitors(a.db, secrets, ACCOUNT, page)).total, 1);
 
-    const created = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    const created = await findPoolByName(a.db, secrets, ACCOUNT, 'devnet');
     assert.ok(created);
-    await updatePool(a.db, a.dialect, systemClock, ACCOUNT, created.id, (current) => ({
+    await updatePool(a.db, secrets, a.dialect, systemClock, ACCOUNT, created.id, (current) => ({
       ...current,
       description: 'edited through the API',
     }));
 
     await seed(a, 'http://127.0.0.1:2002');
-    const kept = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    const kept = await findPoolByName(a.db, secrets, ACCOUNT, 'devnet');
     assert.equal(kept?.origins[0]?.address, 'http://127.0.0.1:1001', 'config never overwrites');
 
     await seed(a, 'http://127.0.0.1:2002', ['devnet']);
-    const refreshed = await findPoolByName(a.db, ACCOUNT, 'devnet');
+    const refreshed = await findPoolByName(a.db, secrets, ACCOUNT, 'devnet');
     assert.equal(refreshed?.origins[0]?.address, 'http://127.0.0.1:2002', 'generated pool follows its nodes');
     assert.equal(refreshed?.description, 'edited through the API', 'nothing else changes');
     assert.equal(refreshed?.monitor, created.monitor);
-    assert.equal((await listMonitors(a.db, ACCOUNT, page)).total, 1);
+    assert.equal((await listMonitors(a.db, secrets, ACCOUNT, page)).total, 1);
   } finally {
     await a.close();
     await b.close();

@@ -48,7 +48,7 @@ export interface BatchChain {
   /** Mined transactions in a final block, and in the head block. */
   readonly finalTxs: readonly string[];
   readonly recentTxs: readonly string[];
-  /** Signed transactions never sent: each is accepted once by each node (a hash), then "already imported". */
+  /** Signed transactions never sent: each is accepted by each node (a hash); sent again, its hash again (the node answers "already imported", which the gateway answers as success). */
   readonly freshWrites: readonly string[];
   /** The transaction hash of each of `freshWrites`, same order. */
   readonly freshHashes: readonly string[];

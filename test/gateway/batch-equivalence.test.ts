@@ -115,10 +115,18 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
   return results;
 }
 
-/** The parsed answer without its id (ids are compared as raw text). */
+/**
+ * The parsed answer without its id (ids are compared as raw text) and without the request id of a
+ * gateway error (each request has its own).
+ */
 function withoutId(text: string): unknown {
-  const parsed = JSON.parse(text) as Record<string, unknown>;
+  const parsed = JSON.parse(text) as Record<string, unknown> & { error?: { data?: unknown } };
   delete parsed.id;
+  const data = parsed.error?.data;
+  if (typeof data === 'object' && data !== null && 'request_id' in data) {
+    delete data.request_id;
+    if (Object.keys(data).length === 0) delete parsed.error?.data;
+  }
   return parsed;
 }
 

@@ -65,7 +65,7 @@ export class BatchGenerator {
   readonly #chain: BatchChain;
   /** The last small id handed out (ids 1, 2, … of this run). */
   #counter = 0;
-  /** Fresh writes handed out so far (each goes to each node once, then answers "already imported"). */
+  /** Fresh writes handed out so far (each goes to each node once; sent again, it answers its hash again). */
   #nextFresh = 0;
   /** Hashes of writes both nodes have (BatchOptions.pendingHashes of the batch being made). */
   #pendingHashes: readonly string[] = [];
@@ -332,7 +332,7 @@ export class BatchGenerator {
     const id = this.#id(ids) ?? String(this.#nextId()); // a write always has an answer to compare
     const roll = rng.next();
     if (roll < 0.6 && fresh.size < chain.freshWrites.length) {
-      // A fresh write (or, once they are all used, one both nodes already have: "already imported"),
+      // A fresh write (or, once they are all used, one both nodes already have: its hash again),
       // at most once per batch: its calls run side by side, so a second copy would race the first.
       let index = this.#nextFresh < chain.freshWrites.length ? this.#nextFresh++ : rng.int(chain.freshWrites.length);
       while (fresh.has(index)) index = (index + 1) % chain.freshWrites.length;

@@ -8,6 +8,7 @@
  * connections follow the same keys. No key value ever reaches the log. Runs on both store backends.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { ManualClock } from '../../src/clock.js';
@@ -306,9 +307,10 @@ describe('a key revoked in another process sharing the store', () => {
       pools: [poolOf('p', [server.url])],
     };
     f = await startApiFixture(raw);
-    // The same store: the first app's SQLite file, or its PostgreSQL database.
+    // The same store: the first app's SQLite file, or its PostgreSQL database; and the same secrets key.
     second = await startApp({
       ...raw,
+      secrets_key_file: join(f.app.config.data_dir, 'secrets.key'),
       ...(f.app.config.database_url === undefined
         ? { data_dir: f.app.config.data_dir }
         : { database_url: f.app.config.database_url }),

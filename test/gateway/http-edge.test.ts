@@ -106,9 +106,11 @@ describe('gateway HTTP/1.1 (wire listener)', () => {
     );
     const [answer] = await c.responses(1);
     assert.equal(answer?.status, 413);
-    const error = JSON.parse(answer?.body ?? '') as { error: { code: number; data: unknown } };
+    const error = JSON.parse(answer?.body ?? '') as { error: { code: number; data: { request_id?: unknown } } };
     assert.equal(error.error.code, -32005);
-    assert.deepEqual(error.error.data, { max_body_bytes: 2048 });
+    const { request_id, ...data } = error.error.data;
+    assert.deepEqual(data, { max_body_bytes: 2048 });
+    assert.equal(typeof request_id, 'string');
     await c.waitClosed();
   });
 

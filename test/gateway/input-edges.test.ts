@@ -74,7 +74,7 @@ describe('input edges at the gateway', () => {
       const answer = res.json<{ id: unknown; error: { code: number; message: string; data: unknown } }>();
       assert.equal(answer.error.code, -32600);
       assert.match(answer.error.message, /more than 64 levels deep; no origin was asked/);
-      assert.deepEqual(answer.error.data, { max_depth: 64 });
+      assert.deepEqual(answer.error.data, { max_depth: 64, request_id: res.headers['x-request-id'] });
       assert.equal(answer.id, null);
     }
     const ws = new WebSocket(app.rpcUrl().replace(/^http/, 'ws'));

@@ -7,6 +7,7 @@
  * during the test.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { type ApiFixture, startApiFixture } from '../api/setup.js';
@@ -54,6 +55,8 @@ describe('gateway keys on two instances sharing a store and a Redis', () => {
     second = await startApp(
       {
         ...raw,
+        // Instances sharing a store share its secrets key.
+        secrets_key_file: join(f.app.config.data_dir, 'secrets.key'),
         ...(f.app.config.database_url === undefined
           ? { data_dir: f.app.config.data_dir }
           : { database_url: f.app.config.database_url }),

@@ -72,7 +72,8 @@ describe('network lifecycle (injected clock)', () => {
     const res = await post(dated.rpcUrl('rinkeby'), req('eth_chainId', [], 'keep-me'));
     const error = await expectError(res, 410, -32001);
     assert.equal(rawId(res.text), '"keep-me"');
-    assert.deepEqual(error.data, { retired_on: '2023-01-30', replacement: 'sepolia' });
+    const request_id = res.headers['x-request-id'];
+    assert.deepEqual(error.data, { retired_on: '2023-01-30', replacement: 'sepolia', request_id });
     assert.equal(
       error.message,
       'Network rinkeby was retired on 2023-01-30; send the same request to /v1/sepolia instead (only the last path segment changes).',

@@ -97,7 +97,7 @@ interface Verdict {
 async function webhookOutcome(f: ApiFixture, receiver: Receiver): Promise<string> {
   const store: Store = f.app.store;
   const account = f.accountId;
-  const destination = await insertWebhookPolicy(store, account, {
+  const destination = await insertWebhookPolicy(store, f.app.secrets, account, {
     name: 'hook',
     url: `http://hooks.test:${receiver.port}/hook`,
   });

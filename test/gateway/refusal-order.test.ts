@@ -59,7 +59,8 @@ describe('gateway refusals: 404 and 410 before any key check', () => {
       const retired = await post(f.app.rpcUrl('goerli'), CALL, headers);
       assert.equal(retired.status, 410, who);
       const error = retired.json<RpcAnswer>().error;
-      assert.deepEqual(error?.data, { retired_on: '2024-04-01', replacement: 'sepolia' }, who);
+      const request_id = retired.headers['x-request-id'];
+      assert.deepEqual(error?.data, { retired_on: '2024-04-01', replacement: 'sepolia', request_id }, who);
       assert.equal(retired.headers.link, '</v1/sepolia>; rel="successor-version"', who);
     }
     const outside = await post(f.app.rpcUrl('sepolia'), CALL, callers()['a key scoped to holesky']);

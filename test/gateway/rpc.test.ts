@@ -178,7 +178,8 @@ describe('error table', () => {
   it('retired network → 410 / -32001 with data {retired_on, replacement}', async () => {
     const res = await post(app.rpcUrl('rinkeby'), req('eth_chainId', [], 12345678901234567890n.toString()));
     const error = await expectError(res, 410, -32001);
-    assert.deepEqual(error.data, { retired_on: '2023-01-30', replacement: 'sepolia' });
+    const request_id = res.headers['x-request-id'];
+    assert.deepEqual(error.data, { retired_on: '2023-01-30', replacement: 'sepolia', request_id });
     assert.match(error.message, /2023-01-30/);
     assert.match(error.message, /\/v1\/sepolia/);
     assert.equal(res.headers.link, '</v1/sepolia>; rel="successor-version"');

@@ -154,20 +154,28 @@ const call = (method: string, params: unknown[] = [], id: unknown = 1): string =
   JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 describe('handshake', () => {
+  // The same X-Request-Id on both: the bodies then match byte for byte, request_id included.
+  const asked = { 'x-request-id': 'handshake-1' };
+
   it('unknown network → 404 with the HTTP JSON body', async () => {
-    const refused = await refusal(wsUrl('nope'));
+    const refused = await refusal(wsUrl('nope'), { headers: asked });
     assert.equal(refused.status, 404);
-    const http = await post(app.rpcUrl('nope'), call('eth_chainId', [], null));
+    assert.equal(refused.headers['x-request-id'], 'handshake-1');
+    const http = await post(app.rpcUrl('nope'), call('eth_chainId', [], null), asked);
     assert.equal(refused.body, http.text);
     assert.equal(JSON.parse(refused.body).error.code, -32001);
   });
 
   it('retired network → 410 with the same JSON body as HTTP', async () => {
-    const refused = await refusal(wsUrl('rinkeby'));
+    const refused = await refusal(wsUrl('rinkeby'), { headers: asked });
     assert.equal(refused.status, 410);
-    const http = await post(app.rpcUrl('rinkeby'), call('eth_chainId', [], null));
+    const http = await post(app.rpcUrl('rinkeby'), call('eth_chainId', [], null), asked);
     assert.equal(refused.body, http.text);
-    assert.deepEqual(JSON.parse(refused.body).error.data, { retired_on: '2023-01-30', replacement: 'sepolia' });
+    assert.deepEqual(JSON.parse(refused.body).error.data, {
+      retired_on: '2023-01-30',
+      replacement: 'sepolia',
+      request_id: 'handshake-1',
+    });
     assert.equal(refused.headers.link, http.headers.link);
   });
 

@@ -8,8 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createToken } from '../../src/accounts/tokens.js';
@@ -17,6 +15,7 @@ import { systemClock } from '../../src/clock.js';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rpc } from '../helpers/http.js';
+import { type KeyedOrigin, startKeyedOrigin } from '../helpers/keyed-origin.js';
 import { type TestStoreLocation, testStoreLocation } from '../helpers/store.js';
 import { capturingLogger, type Receiver, startReceiver, waitFor } from '../notifications/helpers.js';
 
@@ -28,49 +27,9 @@ const BASIC = `Basic ${Buffer.from(`${USER}:${PASS}`).toString('base64')}`;
 const SECRETS = [PASS, KEY, K, BASIC.slice('Basic '.length)];
 const PATH = `/v3/${KEY}?apikey=${K}`;
 
-interface Seen {
-  url: string;
-  authorization: string | undefined;
-  method: string | undefined;
-}
-
-/** The keyed origin: 401 without the credentials, 404 off the keyed path, 503 while `broken`. */
-async function startKeyedOrigin(upstream: string) {
-  const seen: Seen[] = [];
-  const state = { broken: false };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      seen.push({ url: req.url ?? '', authorization: req.headers.authorization, method: req.method });
-      if (req.headers.authorization !== BASIC) {
-        res.writeHead(401, { 'www-authenticate': 'Basic realm="node"' }).end('unauthorized');
-        return;
-      }
-      if (req.url !== PATH) return void res.writeHead(404).end('no such key');
-      if (state.broken) return void res.writeHead(503).end('maintenance');
-      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    seen,
-    state,
-    address: `http://${USER}:${PASS}@127.0.0.1:${port}${PATH}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('an origin with Basic auth and a keyed path', () => {
   let anvil: AnvilNode;
-  let origin: Awaited<ReturnType<typeof startKeyedOrigin>>;
+  let origin: KeyedOrigin;
   let receiver: Receiver;
   let app: TestApp;
   let location: TestStoreLocation;
@@ -103,7 +62,7 @@ describe('an origin with Basic auth and a keyed path', () => {
 
   before(async () => {
     anvil = await startTestAnvil();
-    origin = await startKeyedOrigin(anvil.url);
+    origin = await startKeyedOrigin(anvil.url, { user: USER, pass: PASS, path: PATH });
     receiver = await startReceiver();
     location = await testStoreLocation();
     app = await startApp(
@@ -157,7 +116,11 @@ describe('an origin with Basic auth and a keyed path', () => {
     assert.match(String(head.answer.result), /^0x[0-9a-f]+$/);
     assert.ok(origin.seen.length >= 5, 'probes and calls arrived');
     for (const request of origin.seen) {
-      assert.deepEqual(request, { url: PATH, authorization: BASIC, method: 'POST' }, 'one request shape for all');
+      assert.deepEqual(
+        request,
+        { url: PATH, authorization: BASIC, method: 'POST', header: undefined },
+        'one request shape for all',
+      );
     }
   });
 

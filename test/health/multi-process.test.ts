@@ -6,6 +6,7 @@
  * writers from recording a change twice, and a stopped holder's pool is taken over without a duplicate.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { runPoolRound } from '../../src/health/round.js';
@@ -117,6 +118,8 @@ describe('two whole apps (serve processes) on one database', () => {
       ...(location.database_url === undefined
         ? { data_dir: location.data_dir }
         : { database_url: location.database_url }),
+      // Both processes seal and open the store's secrets with one key.
+      secrets_key_file: join(location.data_dir, 'secrets.key'),
       networks: { sepolia: { chain_id: 11_155_111, pools: ['shared'] } },
       pools: [
         {

@@ -18,6 +18,7 @@ import type { ReloadOutcome } from '../../src/main/reload.js';
 import { type Switchyard, type SwitchyardOptions, startSwitchyard } from '../../src/main.js';
 import type { Resolver } from '../../src/outbound/policy.js';
 import { type AnvilNode, startTestAnvil } from './anvil.js';
+import type { TestStoreLocation } from './store.js';
 
 export interface TestApp extends Switchyard {
   readonly config: Readonly<Config>;
@@ -70,6 +71,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
     gatewayUrl: app.gatewayUrl,
     apiUrl: app.apiUrl,
     store: app.store,
+    secrets: app.secrets,
     devnet: app.devnet,
     chain: app.chain,
     config,
@@ -86,6 +88,31 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts a whole Switchyard on an existing store (its data_dir and, on PostgreSQL, its database), for tests
+ * that stop and start again on the same store; closing it leaves the store in place. `env` is all the
+ * environment it reads (SWITCHYARD_SECRETS_KEY, …): none of this process's.
+ */
+export async function startOnStore(
+  location: Pick<TestStoreLocation, 'data_dir' | 'database_url'>,
+  raw: Raw = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<Switchyard> {
+  const level = (process.env.SWITCHYARD_TEST_LOG as LogLevel | undefined) ?? 'silent';
+  const config = buildConfig(
+    {
+      data_dir: location.data_dir,
+      ...(location.database_url === undefined ? {} : { database_url: location.database_url }),
+      log_level: level,
+      gateway: { listen: '127.0.0.1:0' },
+      api: { listen: '127.0.0.1:0' },
+      ...raw,
+    },
+    '(test config)',
+  );
+  return startSwitchyard({ config, env, logger: createLogger({ level }) });
 }
 
 /** A config `pools:` entry with one origin per URL (origins named o0, o1, …). */

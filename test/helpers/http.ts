@@ -1,6 +1,6 @@
 /**
  * Plain HTTP for tests: `post` sends exact bytes and returns exact bytes (ids are compared as bytes),
- * `rpc` is a one-line JSON-RPC call, `freshCall` one on a connection of its own, and `startHttpServer` runs a real node:http server on a free port
+ * `rpc` is a one-line JSON-RPC call, `freshCall` one on a connection of its own, `relay` answers as a node would, and `startHttpServer` runs a real node:http server on a free port
  * (for origins that misbehave on purpose: 5xx, garbled bodies, hangs).
  */
 import http from 'node:http';
@@ -78,6 +78,13 @@ export function freshCall(
     req.on('error', reject);
     req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
   });
+}
+
+/** Answers a test origin's request with what the node at `url` answers to `body` (status and body). */
+export async function relay(res: http.ServerResponse, url: string, body: string): Promise<void> {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  res.writeHead(answer.status, { 'content-type': 'application/json' });
+  res.end(await answer.text());
 }
 
 /**

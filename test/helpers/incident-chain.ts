@@ -84,8 +84,10 @@ export function scriptedDetector(
   clock: ManualClock,
   incidents: Record<string, unknown> = {},
   finalityDepth = 2,
+  onDemandHeads: readonly string[] = [],
 ): IncidentDetector {
   return new IncidentDetector({
+    onDemandHeads,
     chain,
     networks: {
       net: {

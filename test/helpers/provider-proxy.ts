@@ -9,7 +9,7 @@
  *   - `rateLimitAnswer`: answer 200 with a provider's rate-limit error in place of the node's answer (a
  *     single call; in a batch, each element) with probability `fraction`, only for `methods` when
  *     given: the message and code given;
- *   - `refuse`: answer this JSON-RPC error to every matching call without forwarding.
+ *   - `refuse`: answer this JSON-RPC error to every matching call (by method and params) without forwarding.
  * Behaviours apply to the calls `applies` picks (default: every call but the chain tracker's head polls,
  * id "switchyard-chain", so the gateway keeps its view of the chain). A monitor probe looks like a
  * forwarded call (the same request, SPEC §8): a test of probes gives the monitored origin a proxy of its own.
@@ -30,7 +30,8 @@ export interface ProviderBehaviour {
   stall?: { fraction: number; ms: number };
   throttle?: { fraction: number; retryAfter?: string; body?: string };
   rateLimitAnswer?: { fraction: number; code: number; message: string; data?: unknown; methods?: readonly string[] };
-  refuse?: { match: (method: string) => boolean; code: number; message: string };
+  /** `params`: the call's params as sent (e.g. to refuse only wide eth_getLogs ranges). */
+  refuse?: { match: (method: string, params: unknown) => boolean; code: number; message: string };
   /** Which calls the behaviour applies to (default: all but chain-tracker polls). */
   applies?: (body: string) => boolean;
 }
@@ -41,8 +42,12 @@ export interface ProviderRequest {
   readonly batch: boolean;
   /** Which connection it came on (numbered as they were opened, from 1). */
   readonly socket: number;
+  /** Its `X-Request-Id` header, if any. */
+  readonly requestId: string | undefined;
   /** What the proxy did: forwarded, throttled (429), rate-limit answer, stalled then forwarded, refused. */
   outcome: 'forwarded' | 'throttled' | 'rate-limited' | 'stalled' | 'refused';
+  /** Whether its answer has been written. */
+  answered: boolean;
 }
 
 export interface ProviderProxy {
@@ -108,7 +113,8 @@ export async function startProviderProxy(
         if (res.writableFinished) counts.answered += 1;
         else counts.cut += 1;
       });
-      void answer(body, socket, res).catch(() => res.destroy());
+      const id = req.headers['x-request-id'];
+      void answer(body, socket, typeof id === 'string' ? id : undefined, res).catch(() => res.destroy());
     });
   });
   // Keeps idle connections as long as the gateway does (30 s), not node's 5 s: a test of connection
@@ -123,21 +129,29 @@ export async function startProviderProxy(
     });
   });
 
-  const answer = async (body: string, socket: number, res: http.ServerResponse): Promise<void> => {
+  const answer = async (
+    body: string,
+    socket: number,
+    requestId: string | undefined,
+    res: http.ServerResponse,
+  ): Promise<void> => {
     const parsed = JSON.parse(body) as unknown;
     const batch = Array.isArray(parsed);
-    const elements = (batch ? parsed : [parsed]) as Array<{ id?: unknown; method?: string }>;
+    const elements = (batch ? parsed : [parsed]) as Array<{ id?: unknown; method?: string; params?: unknown }>;
     const request: ProviderRequest = {
       body,
       methods: elements.map((e) => String(e.method)),
       batch,
       socket,
+      requestId,
       outcome: 'forwarded',
+      answered: false,
     };
     requests.push(request);
     const b = proxy.behaviour;
     const applies = (b.applies ?? ((text: string) => !fromChainTracker(text)))(body);
     const send = (status: number, text: string, headers: Record<string, string> = {}) => {
+      request.answered = true;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(text);
     };
@@ -153,7 +167,7 @@ export async function startProviderProxy(
       );
     }
     const refuse = b.refuse;
-    if (refuse !== undefined && !batch && refuse.match(request.methods[0] as string)) {
+    if (refuse !== undefined && !batch && refuse.match(request.methods[0] as string, elements[0]?.params)) {
       request.outcome = 'refused';
       const id = elements[0]?.id;
       return send(200, JSON.stringify({ jsonrpc: '2.0', id, error: { code: refuse.code, message: refuse.message } }));

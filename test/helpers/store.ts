@@ -9,7 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/log.js';
+import { openSecrets } from '../../src/secrets/open.js';
 import { type OpenStoreOptions, openStore, type Store } from '../../src/store/database.js';
+import type { StoreSecrets } from '../../src/store/store-secrets.js';
 
 export interface TestStoreLocation {
   data_dir: string;
@@ -45,12 +49,27 @@ export function storeOptions(location: TestStoreLocation): OpenStoreOptions {
   return { data_dir: location.data_dir, database_url: location.database_url };
 }
 
-/** A migrated store in a fresh location; `close()` also removes the temp dir. */
-export async function openTestStore(): Promise<{ store: Store; location: TestStoreLocation; close(): Promise<void> }> {
+/**
+ * The store's secrets as `serve` opens them (secrets/open.ts): the key file in `dataDir`, created on
+ * first use; `SWITCHYARD_SECRETS_KEY` of this process is ignored.
+ */
+export function openTestSecrets(store: Store, dataDir: string): Promise<StoreSecrets> {
+  return openSecrets({ store, config: { data_dir: dataDir }, env: {}, clock: systemClock, logger: silentLogger });
+}
+
+/** A migrated store in a fresh location with its secrets opened; `close()` also removes the temp dir. */
+export async function openTestStore(): Promise<{
+  store: Store;
+  secrets: StoreSecrets;
+  location: TestStoreLocation;
+  close(): Promise<void>;
+}> {
   const location = await testStoreLocation();
   const store = await openStore(storeOptions(location));
+  const secrets = await openTestSecrets(store, location.data_dir);
   return {
     store,
+    secrets,
     location,
     async close() {
       await store.close();

@@ -53,6 +53,8 @@ test('two serve processes on one PostgreSQL: one alert per chain incident', asyn
         [
           `data_dir: ${JSON.stringify(join(dir, name))}`,
           `database_url: ${JSON.stringify(location.database_url)}`,
+          // Instances sharing a database share its secrets key.
+          `secrets_key_file: ${JSON.stringify(join(dir, 'secrets.key'))}`,
           `account_id: ${ACCOUNT}`,
           `gateway: { listen: "127.0.0.1:0"${gateway} }`,
           'api: { listen: "127.0.0.1:0" }',

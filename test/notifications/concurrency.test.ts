@@ -14,7 +14,7 @@ import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { openStore } from '../../src/store/database.js';
-import { storeOptions, testStoreLocation } from '../helpers/store.js';
+import { openTestSecrets, storeOptions, testStoreLocation } from '../helpers/store.js';
 import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver } from './helpers.js';
 
 const EVENTS = 30;
@@ -25,12 +25,14 @@ test('two services never dispatch an event twice nor send a delivery twice', asy
   const storeB = location.backend === 'postgres' ? await openStore(storeOptions(location)) : storeA;
   const receiver = await startReceiver();
   const config = buildConfig({ data_dir: location.data_dir }, '(test)');
-  const a = new NotificationService({ store: storeA, config, outbound: outboundPolicy(config) });
-  const b = new NotificationService({ store: storeB, config, outbound: outboundPolicy(config) });
+  const secretsA = await openTestSecrets(storeA, location.data_dir);
+  const secretsB = storeB === storeA ? secretsA : await openTestSecrets(storeB, location.data_dir);
+  const a = new NotificationService({ store: storeA, secrets: secretsA, config, outbound: outboundPolicy(config) });
+  const b = new NotificationService({ store: storeB, secrets: secretsB, config, outbound: outboundPolicy(config) });
   try {
     const account = await insertAccount(storeA, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(storeA, account, { name: 'shared' });
-    await insertWebhookPolicy(storeA, account, { name: 'shared', url: receiver.url });
+    await insertWebhookPolicy(storeA, secretsA, account, { name: 'shared', url: receiver.url });
     for (let i = 0; i < EVENTS; i++) {
       await insertEvent(storeA, {
         account_id: account,

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { openStore } from '../../src/store/database.js';
 import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { openTestSecrets } from '../helpers/store.js';
 import { insertAccount, insertEvent, insertPool, insertWebhookPolicy, startReceiver, waitFor } from './helpers.js';
 
 test('kill -9 with a delivery in flight → delivered after restart with the same webhook-id', async () => {
@@ -22,7 +23,8 @@ test('kill -9 with a delivery in flight → delivered after restart with the sam
   try {
     const account = await insertAccount(store);
     const pool = await insertPool(store, account, { name: 'crash' });
-    await insertWebhookPolicy(store, account, { name: 'crash', url: receiver.url, secret: 's3cret' });
+    const secrets = await openTestSecrets(store, dataDir);
+    await insertWebhookPolicy(store, secrets, account, { name: 'crash', url: receiver.url, secret: 's3cret' });
     const config = join(dataDir, 'switchyard.yaml');
     writeFileSync(
       config,

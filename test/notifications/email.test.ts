@@ -53,6 +53,7 @@ async function setup(smtpUrl: string | undefined, apiBase?: string): Promise<Fix
   );
   const service = new NotificationService({
     store: opened.store,
+    secrets: opened.secrets,
     config,
     outbound: outboundPolicy(config),
     clock,

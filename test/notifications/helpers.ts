@@ -15,7 +15,9 @@ import { createLogger, type Logger } from '../../src/log.js';
 import type { NotificationFilter } from '../../src/model/pool-schema.js';
 import { insertPolicy, type PolicyMechanisms } from '../../src/notifications/queries/alert-policies.js';
 import { insertDestination } from '../../src/notifications/queries/destinations.js';
+import { verifyWebhook } from '../../src/notifications/signature.js';
 import type { Store } from '../../src/store/database.js';
+import type { StoreSecrets } from '../../src/store/store-secrets.js';
 import type { HealthStatus } from '../../src/store/tables/health.js';
 import { makeSelfSignedCert } from '../helpers/tls.js';
 
@@ -38,6 +40,17 @@ export interface Receiver {
   down(): Promise<void>;
   reopen(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** True when the request carries a Standard Webhooks signature made with `secret`. */
+export function signedWith(secret: string, request: ReceivedRequest): boolean {
+  return verifyWebhook({
+    id: String(request.headers['webhook-id']),
+    timestamp: String(request.headers['webhook-timestamp']),
+    signature: String(request.headers['webhook-signature']),
+    body: request.body,
+    secret,
+  });
 }
 
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
@@ -277,13 +290,14 @@ export interface WebhookPolicyFixture {
 /** Inserts a webhook destination and a health policy (insertHealthPolicy) sending to it; returns the destination id. */
 export async function insertWebhookPolicy(
   store: Store,
+  secrets: StoreSecrets,
   accountId: string,
   fixture: WebhookPolicyFixture,
 ): Promise<string> {
   const destination = randomUUID();
   const at = fixture.at ?? new Date().toISOString();
   const target = { name: 'r', url: fixture.url, secret: fixture.secret ?? null };
-  await insertDestination(store.db, accountId, destination, target, at);
+  await insertDestination(store.db, secrets, accountId, destination, target, at);
   await insertHealthPolicy(store, accountId, {
     name: fixture.name,
     mechanisms: { webhooks: [{ id: destination }] },

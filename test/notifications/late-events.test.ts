@@ -20,12 +20,18 @@ test('an event committed late with a lower seq is still dispatched once', async 
   const receiver = await startReceiver();
   const clock = new ManualClock('2026-03-01T00:00:00Z');
   const config = buildConfig({ data_dir: opened.location.data_dir }, '(test)');
-  const service = new NotificationService({ store: opened.store, config, outbound: outboundPolicy(config), clock });
+  const service = new NotificationService({
+    store: opened.store,
+    secrets: opened.secrets,
+    config,
+    outbound: outboundPolicy(config),
+    clock,
+  });
   try {
     const { store } = opened;
     const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(store, account, { name: 'late' });
-    await insertWebhookPolicy(store, account, { name: 'late', url: receiver.url, at: '' });
+    await insertWebhookPolicy(store, opened.secrets, account, { name: 'late', url: receiver.url, at: '' });
     const event = (seq: number, reason: string) =>
       store.db
         .insertInto('health_events')

@@ -25,6 +25,7 @@ test('old sent alerts, history and dispatched events are pruned; pending alerts 
   const config = buildConfig({ data_dir: opened.location.data_dir, notification_retention: '2d' }, '(test)');
   const service = new NotificationService({
     store: opened.store,
+    secrets: opened.secrets,
     config,
     outbound: outboundPolicy(config),
     clock,
@@ -35,7 +36,7 @@ test('old sent alerts, history and dispatched events are pruned; pending alerts 
     const account = await insertAccount(store, config.account_id); // trusted: may reach the local receiver
     const pool = await insertPool(store, account, { name: 'kept' });
     const at = () => new Date(clock.now()).toISOString();
-    await insertWebhookPolicy(store, account, { name: 'all', url: receiver.url, at: at() });
+    await insertWebhookPolicy(store, opened.secrets, account, { name: 'all', url: receiver.url, at: at() });
     const event = (new_health: 'Healthy' | 'Unhealthy') =>
       insertEvent(store, { account_id: account, pool_id: pool, pool_name: 'kept', new_health, occurred_at: at() });
 

@@ -43,6 +43,8 @@ test('two serve processes on one PostgreSQL: one event per health change, one de
         [
           `data_dir: ${JSON.stringify(join(dir, name))}`,
           `database_url: ${JSON.stringify(location.database_url)}`,
+          // Instances sharing a database share its secrets key.
+          `secrets_key_file: ${JSON.stringify(join(dir, 'secrets.key'))}`,
           `account_id: ${ACCOUNT}`,
           'gateway: { listen: "127.0.0.1:0" }',
           'api: { listen: "127.0.0.1:0" }',

@@ -45,6 +45,7 @@ async function withService(
   );
   const service = new NotificationService({
     store: opened.store,
+    secrets: opened.secrets,
     config,
     outbound: outboundPolicy(config),
     clock,

@@ -17,7 +17,6 @@ import { listHistory } from '../../src/notifications/queries/history.js';
 import { listDeliveries } from '../../src/notifications/queries/outbox.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { verifyWebhook } from '../../src/notifications/signature.js';
-import type { Store } from '../../src/store/database.js';
 import { openTestStore } from '../helpers/store.js';
 import {
   capturingLogger,
@@ -32,8 +31,7 @@ import {
 
 const SECRET = `hook-secret-${randomUUID()}`;
 
-interface Fixture {
-  store: Store;
+interface Fixture extends Pick<Awaited<ReturnType<typeof openTestStore>>, 'store' | 'secrets'> {
   close(): Promise<void>;
   clock: ManualClock;
   receiver: Receiver;
@@ -50,6 +48,7 @@ async function setup(): Promise<Fixture> {
   const config = buildConfig({ data_dir: opened.location.data_dir, webhooks: { timeout: 5 } }, '(test)');
   const service = new NotificationService({
     store: opened.store,
+    secrets: opened.secrets,
     config,
     outbound: outboundPolicy(config),
     clock,
@@ -59,7 +58,7 @@ async function setup(): Promise<Fixture> {
   // The routing account (trusted by the outbound policy), so webhooks may reach the local receiver.
   const account = await insertAccount(opened.store, config.account_id);
   return {
-    store: opened.store,
+    ...opened,
     clock,
     receiver,
     service,
@@ -93,7 +92,8 @@ function policy(
 async function destination(f: Fixture, account: string, path: string, secret: string | null = SECRET): Promise<string> {
   const id = randomUUID();
   const now = new Date(f.clock.now()).toISOString();
-  await insertDestination(f.store.db, account, id, { name: path, url: `${f.receiver.url}/${path}`, secret }, now);
+  const target = { name: path, url: `${f.receiver.url}/${path}`, secret };
+  await insertDestination(f.store.db, f.secrets, account, id, target, now);
   return id;
 }
 
@@ -275,6 +275,7 @@ describe('background loop', () => {
     // A poll of an hour: anything delivered within the test's bound came from the start pass or wake().
     const loop = new NotificationService({
       store: f.store,
+      secrets: f.secrets,
       config,
       outbound: outboundPolicy(config),
       clock: f.clock,

@@ -21,6 +21,7 @@ import {
   queueState,
   retryDead,
 } from '../../notifications/queries/delivery-queue.js';
+import { getDestinationTarget } from '../../notifications/queries/destinations.js';
 import { timestamp } from '../../store/ids.js';
 import type { NotificationDeliveriesTable } from '../../store/tables/notifications.js';
 import type { ApiDeps } from '../deps.js';
@@ -138,7 +139,7 @@ function retryDeliveryRoute({ store, clock }: ApiDeps): Route {
   });
 }
 
-function testWebhookRoute({ store, clock, config, outbound }: ApiDeps): Route {
+function testWebhookRoute({ store, secrets, clock, config, outbound }: ApiDeps): Route {
   return defineRoute({
     method: 'POST',
     path: '/accounts/:account_id/alerting/v3/destinations/webhooks/:webhook_id/test',
@@ -149,13 +150,8 @@ function testWebhookRoute({ store, clock, config, outbound }: ApiDeps): Route {
     async handler({ params }) {
       const accountId = accountParam(params);
       const id = params.webhook_id as string;
-      const destination = await store.db
-        .selectFrom('webhook_destinations')
-        .select(['id', 'url', 'secret'])
-        .where('account_id', '=', accountId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (destination === undefined) throw objectNotFound('webhook destination', id);
+      const destination = await getDestinationTarget(store.db, secrets, id);
+      if (destination?.account_id !== accountId) throw objectNotFound('webhook destination', id);
       await sendTestMessage(config, outbound, accountId, destination.url, destination.secret, clock.now());
       return { result: { id, ok: true as const } };
     },

@@ -237,7 +237,7 @@ function listDestinationsRoute({ store }: ApiDeps): Route {
   });
 }
 
-function createDestinationRoute({ store, clock, config, outbound }: ApiDeps): Route {
+function createDestinationRoute({ store, secrets, clock, config, outbound }: ApiDeps): Route {
   return defineRoute({
     method: 'POST',
     path: BASE,
@@ -254,7 +254,8 @@ function createDestinationRoute({ store, clock, config, outbound }: ApiDeps): Ro
       const secret = body.secret === undefined || body.secret === '' ? null : body.secret;
       await sendTestMessage(config, outbound, account, body.url, secret, clock.now());
       const id = randomUUID();
-      await insertDestination(store.db, account, id, { name: body.name, url: body.url, secret }, timestamp(clock));
+      const fields = { name: body.name, url: body.url, secret };
+      await insertDestination(store.db, secrets, account, id, fields, timestamp(clock));
       return { status: 201, result: { id } };
     },
   });
@@ -276,7 +277,7 @@ function getDestinationRoute({ store }: ApiDeps): Route {
   });
 }
 
-function updateDestinationRoute({ store, clock, config, outbound }: ApiDeps): Route {
+function updateDestinationRoute({ store, secrets, clock, config, outbound }: ApiDeps): Route {
   return defineRoute({
     method: 'PUT',
     path: `${BASE}/:webhook_id`,
@@ -290,16 +291,17 @@ function updateDestinationRoute({ store, clock, config, outbound }: ApiDeps): Ro
       const account = accountParam(params);
       const id = destinationId(params);
       const current = await getDestination(db, account, id);
-      const target = current === undefined ? undefined : await getDestinationTarget(db, id);
+      const target = current === undefined ? undefined : await getDestinationTarget(db, secrets, id);
       if (current === undefined || target === undefined) throw notFound(id);
-      const { url, secret } = resolveUpdate(body.url, body.secret, { url: current.url, secret: target.secret });
+      const { url, secret } = resolveUpdate(body.url, body.secret, target);
       try {
         await sendTestMessage(config, outbound, account, url, secret, clock.now());
       } catch (err) {
         await recordDestinationOutcome(db, id, false, timestamp(clock));
         throw err;
       }
-      await updateDestination(db, account, id, { name: body.name ?? current.name, url, secret }, timestamp(clock));
+      const name = body.name ?? current.name;
+      await updateDestination(db, secrets, account, id, { name, url, secret }, timestamp(clock));
       return { result: { id } };
     },
   });

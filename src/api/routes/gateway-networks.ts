@@ -64,7 +64,9 @@ function networkView(
   };
 }
 
-export function gatewayNetworkRoutes(deps: Pick<ApiDeps, 'store' | 'config' | 'clock' | 'health' | 'logger'>): Route[] {
+export function gatewayNetworkRoutes(
+  deps: Pick<ApiDeps, 'store' | 'secrets' | 'config' | 'clock' | 'health' | 'logger'>,
+): Route[] {
   const { store, clock, logger } = deps;
   return [
     defineRoute({
@@ -85,6 +87,7 @@ export function gatewayNetworkRoutes(deps: Pick<ApiDeps, 'store' | 'config' | 'c
         if (accountId === config.account_id) {
           const named = await poolsNamed(
             store.db,
+            deps.secrets,
             accountId,
             shown.flatMap(([, network]) => network.pools),
             (corrupt) => logger.error('networks: leaving out a pool whose stored settings cannot be read', corrupt),

@@ -18,6 +18,7 @@ import {
 import { type MonitorSettings, withMonitorDefaults } from '../../model/monitor-schema.js';
 import type { Db } from '../../store/database.js';
 import { ID_PATTERN } from '../../store/ids.js';
+import type { Opener } from '../../store/store-secrets.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { ApiDeps } from '../deps.js';
 import { fileOwnedMessages } from '../file-owned.js';
@@ -46,8 +47,8 @@ const monitorId = (params: Readonly<Record<string, string>>) =>
 const notFound = (id: string) => objectNotFound('monitor', id);
 
 /** The stored monitor the path names, or 404. */
-async function namedMonitor(db: Db, params: Readonly<Record<string, string>>): Promise<Monitor> {
-  const monitor = await getMonitor(db, accountParam(params), monitorId(params));
+async function namedMonitor(db: Db, secrets: Opener, params: Readonly<Record<string, string>>): Promise<Monitor> {
+  const monitor = await getMonitor(db, secrets, accountParam(params), monitorId(params));
   if (monitor === undefined) throw notFound(monitorId(params));
   return monitor;
 }
@@ -60,14 +61,14 @@ async function changeMonitor(
 ) {
   const account = accountParam(params);
   const monitor = await inTransaction(deps.store.db, async (trx) => {
-    const current = await getMonitor(trx, account, monitorId(params));
+    const current = await getMonitor(trx, deps.secrets, account, monitorId(params));
     if (current === undefined) return undefined;
     const settings = next(settingsOf(current));
     // The probe budget depends on interval and retries only: other changes need no lock.
     if (settings.interval !== current.interval || settings.retries !== current.retries) {
       await enforceAccountLimits(trx, account, deps.config.limits, { monitor: { id: current.id, settings } });
     }
-    return saveMonitor(trx, deps.clock, account, monitorId(params), settings);
+    return saveMonitor(trx, deps.secrets, deps.clock, account, monitorId(params), settings);
   });
   if (monitor === undefined) throw notFound(monitorId(params));
   await deps.poolsChanged();
@@ -76,7 +77,7 @@ async function changeMonitor(
   return { result: monitorView(monitor), messages: fileOwnedMessages(deps.config, owned) };
 }
 
-function listMonitorsRoute({ store, logger }: ApiDeps): Route {
+function listMonitorsRoute({ store, secrets, logger }: ApiDeps): Route {
   return defineRoute({
     method: 'GET',
     path: BASE,
@@ -88,7 +89,7 @@ function listMonitorsRoute({ store, logger }: ApiDeps): Route {
     paginated: true,
     async handler({ params, query }) {
       const page = parsePagination(query, { defaultPerPage: MAX_PER_PAGE });
-      const { monitors, total } = await listMonitors(store.db, accountParam(params), page, (corrupt) =>
+      const { monitors, total } = await listMonitors(store.db, secrets, accountParam(params), page, (corrupt) =>
         logger.error('monitors: leaving out a monitor whose stored settings cannot be read', corrupt),
       );
       return { result: monitors.map(monitorView), result_info: resultInfo(page, monitors.length, total) };
@@ -107,14 +108,14 @@ function createMonitorRoute(deps: ApiDeps): Route {
     result: monitorResult,
     async handler({ params, body }) {
       const settings = applyMonitorBody(withMonitorDefaults({}), body);
-      const monitor = await createMonitor(deps.store.db, deps.clock, accountParam(params), settings);
+      const monitor = await createMonitor(deps.store.db, deps.secrets, deps.clock, accountParam(params), settings);
       await deps.poolsChanged();
       return { result: monitorView(monitor) };
     },
   });
 }
 
-function getMonitorRoute({ store }: ApiDeps): Route {
+function getMonitorRoute({ store, secrets }: ApiDeps): Route {
   return defineRoute({
     method: 'GET',
     path: `${BASE}/:monitor_id`,
@@ -123,7 +124,7 @@ function getMonitorRoute({ store }: ApiDeps): Route {
     tag: TAG,
     result: monitorResult,
     async handler({ params }) {
-      return { result: monitorView(await namedMonitor(store.db, params)) };
+      return { result: monitorView(await namedMonitor(store.db, secrets, params)) };
     },
   });
 }
@@ -175,7 +176,7 @@ function deleteMonitorRoute(deps: ApiDeps): Route {
   });
 }
 
-function monitorReferencesRoute({ store }: ApiDeps): Route {
+function monitorReferencesRoute({ store, secrets }: ApiDeps): Route {
   return defineRoute({
     method: 'GET',
     path: `${BASE}/:monitor_id/references`,
@@ -191,7 +192,7 @@ function monitorReferencesRoute({ store }: ApiDeps): Route {
       }),
     ),
     async handler({ params }) {
-      const monitor = await namedMonitor(store.db, params);
+      const monitor = await namedMonitor(store.db, secrets, params);
       const pools = await poolsUsingMonitor(store.db, accountParam(params), monitor.id);
       return {
         result: pools.map((pool) => ({

@@ -149,7 +149,7 @@ function originStatsRoute(deps: StatsDeps): Route {
     async handler({ params, query }) {
       const page = parsePagination(query);
       const window = statsWindow(clock.now(), seriesParam(query), minutesParam(query));
-      const { pools, total } = await listPools(store.db, store.dialect, accountParam(params), page);
+      const { pools, total } = await listPools(store.db, deps.secrets, store.dialect, accountParam(params), page);
       const firstMinute = Math.min(window.windowStart, window.seriesStart ?? window.windowStart);
       const rows = await statsSince(
         store.db,

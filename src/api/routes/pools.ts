@@ -115,7 +115,7 @@ const notFound = (id: string) => objectNotFound('pool', id);
 
 /** The stored pool the path names, or 404. */
 async function namedPool(c: PoolContext, params: Readonly<Record<string, string>>): Promise<Pool> {
-  const pool = await getPool(c.db, accountParam(params), poolId(params));
+  const pool = await getPool(c.db, c.deps.secrets, accountParam(params), poolId(params));
   if (pool === undefined) throw notFound(poolId(params));
   return pool;
 }
@@ -130,10 +130,11 @@ async function changePool(
   next: (current: Pool) => PoolFields,
   checkOrigins: boolean,
 ) {
-  const { store, clock, config, outbound } = c.deps;
+  const { store, secrets, clock, config, outbound } = c.deps;
   const account = accountParam(params);
   const pool = await updatePool(
     c.db,
+    secrets,
     store.dialect,
     clock,
     account,
@@ -167,7 +168,7 @@ function listPoolsRoute(c: PoolContext): Route {
       if (monitor !== undefined && !ID_PATTERN.test(monitor))
         return { result: [], result_info: resultInfo(page, 0, 0) };
       const { store, config, health } = c.deps;
-      const { pools, total } = await listPools(c.db, store.dialect, accountParam(params), page, {
+      const { pools, total } = await listPools(c.db, c.deps.secrets, store.dialect, accountParam(params), page, {
         monitor,
         onCorrupt: c.onCorrupt,
         memo: c.decoded,
@@ -191,9 +192,17 @@ function bulkPatchPoolsRoute(c: PoolContext): Route {
     paginated: true,
     async handler({ params, query }) {
       const page = parsePagination(query);
-      const { store, clock } = c.deps;
+      const { store, secrets, clock } = c.deps;
       const account = accountParam(params);
-      const { pools, total } = await clearNotificationEmailPage(c.db, store.dialect, clock, account, page, c.onCorrupt);
+      const { pools, total } = await clearNotificationEmailPage(
+        c.db,
+        secrets,
+        store.dialect,
+        clock,
+        account,
+        page,
+        c.onCorrupt,
+      );
       await c.deps.poolsChanged();
       return {
         result: pools.map(c.view),
@@ -216,7 +225,14 @@ function createPoolRoute(c: PoolContext): Route {
     async handler({ params, body }) {
       const account = accountParam(params);
       const fields = allowedTargets(c.deps.outbound, account, poolFieldsFromBody(body, undefined));
-      const pool = await createPool(c.db, c.deps.clock, account, fields, c.withinLimits(account, undefined));
+      const pool = await createPool(
+        c.db,
+        c.deps.secrets,
+        c.deps.clock,
+        account,
+        fields,
+        c.withinLimits(account, undefined),
+      );
       await c.deps.poolsChanged();
       return { result: c.view(pool) };
     },
@@ -325,7 +341,7 @@ function poolReferencesRoute(c: PoolContext): Route {
       const pool = await namedPool(c, params);
       const references: z.infer<typeof referenceResult> = [];
       if (pool.monitor !== null) {
-        const monitor = await getMonitor(c.db, accountParam(params), pool.monitor);
+        const monitor = await getMonitor(c.db, c.deps.secrets, accountParam(params), pool.monitor);
         references.push({
           reference_type: 'referral',
           resource_id: pool.monitor,

@@ -5,13 +5,17 @@
  * HTTP-level refusals of the listener (http1 RequestRefusal: malformed request, head too large, body too
  * large, unsupported Transfer-Encoding, request timeout)  become their catalog errors here too
  * (`edgeError`). The JSON-RPC error body itself is rpc/errors.ts `errorResponse`.
+ * Every answer of a request the edge traced (`traceOf`: its RequestTrace, kept in the exchange's `data`)
+ * carries `X-Request-Id`, and its error bodies `data.request_id`.
  */
 import type { Readable } from 'node:stream';
 import { SwitchyardError } from '../../errors/base.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { type RefusalKind, RequestRefusal, type ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
+import { REQUEST_ID_HEADER } from '../../model/request-id.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
+import { RequestTrace } from '../rpc/request-trace.js';
 
 const WIRE_CODES: Record<RefusalKind, ErrorCode> = {
   malformed: 'HTTP_BAD_REQUEST',
@@ -69,6 +73,11 @@ const ADVICE: Record<RefusalKind, string> = {
   aborted: '',
 };
 
+/** The request's trace, when the edge made one (http/edge.ts, ws/upgrade.ts keep it in `data`). */
+export function traceOf(ex: ServerExchange): RequestTrace | undefined {
+  return ex.data instanceof RequestTrace ? ex.data : undefined;
+}
+
 export function sendBody(
   ex: ServerExchange,
   status: number,
@@ -79,9 +88,7 @@ export function sendBody(
   if (ex.answered) return;
   // All headers go out as one flat list; `more` follows `headers` (callers keep their names apart),
   // so nobody merges objects per request. The wire layer adds content-length and connection.
-  const flat: Array<string | number> = [];
-  for (const name in headers) flat.push(name, headers[name] as string);
-  if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
+  const flat = headerList(ex, headers, more);
   if (body === undefined || status === 204) {
     ex.send(status, flat);
     return;
@@ -96,7 +103,9 @@ export function sendError(
   rawId?: Buffer,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendBody(ex, err.httpStatus, errorResponse(err, rawId), headers, err.headers);
+  const trace = traceOf(ex);
+  trace?.error(err.spec.rpc ?? -32603);
+  sendBody(ex, err.httpStatus, errorResponse(err, rawId, trace?.id), headers, err.headers);
 }
 
 /**
@@ -117,9 +126,21 @@ export function sendStream(
     rest.destroy();
     return;
   }
+  const flat = headerList(ex, headers, more);
+  flat.push('content-type', 'application/json');
+  ex.stream(status, flat, head, rest, length);
+}
+
+/** `headers`, then `more`, then the request id, as one flat list (no merged object per request). */
+function headerList(
+  ex: ServerExchange,
+  headers: Readonly<Record<string, string>>,
+  more: Readonly<Record<string, string>> | undefined,
+): Array<string | number> {
   const flat: Array<string | number> = [];
   for (const name in headers) flat.push(name, headers[name] as string);
   if (more !== undefined) for (const name in more) flat.push(name, more[name] as string);
-  flat.push('content-type', 'application/json');
-  ex.stream(status, flat, head, rest, length);
+  const trace = traceOf(ex);
+  if (trace !== undefined) flat.push(REQUEST_ID_HEADER, trace.id);
+  return flat;
 }

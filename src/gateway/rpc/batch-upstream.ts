@@ -13,6 +13,7 @@ import type { BatchOutcome, BatchRequest, BatchResult, ClientSignal, Forwarder }
 import { STANDARD_METHODS } from './methods.js';
 import { PlainIds } from './plain-id.js';
 import type { Element, RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 
 export interface UpstreamBatchInput {
   readonly network: string;
@@ -21,6 +22,8 @@ export interface UpstreamBatchInput {
   /** The client's batch as it arrived. */
   readonly body: Buffer;
   readonly signal: ClientSignal | undefined;
+  /** The client request (forwarder.ts BatchRequest.trace). */
+  readonly trace?: RequestTrace | undefined;
   /** The batch's plain ids when parseBody read them (ParsedBody.plainIds), false when it found some not plain. */
   readonly plainIds?: readonly string[] | false | undefined;
   /** Whether a valid call may join the upstream batch. */
@@ -50,6 +53,7 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
     pools: input.pools,
     calls,
     signal: input.signal,
+    trace: input.trace,
     asIs: ids === undefined ? undefined : { body: input.body, ids },
   };
   const pending = forwardBatch.call(forwarder, request);

@@ -20,13 +20,18 @@ export function asSwitchyardError(err: unknown, logger: Pick<Logger, 'error'>): 
   });
 }
 
-/** `{"jsonrpc":"2.0","id":<raw>,"error":{code,message,data?}}` as bytes. */
-export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID): Buffer {
+/**
+ * `{"jsonrpc":"2.0","id":<raw>,"error":{code,message,data?}}` as bytes. With `requestId` (the request's
+ * id, rpc/request-trace.ts), `data` carries it as `request_id` beside the error's own details, so a
+ * client can quote it; an origin's own error answer never passes through here.
+ */
+export function errorResponse(err: SwitchyardError, rawId: Buffer = NULL_ID, requestId?: string): Buffer {
   const error: { code: number; message: string; data?: unknown } = {
     code: err.spec.rpc ?? -32603,
     message: err.message,
   };
-  if (err.details !== undefined) error.data = err.details;
+  if (requestId !== undefined) error.data = { ...(err.details as object | undefined), request_id: requestId };
+  else if (err.details !== undefined) error.data = err.details;
   return Buffer.concat([
     Buffer.from('{"jsonrpc":"2.0","id":'),
     rawId,

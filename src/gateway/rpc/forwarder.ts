@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { MemberSpan } from './json-scan.js';
 import type { RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 
 /**
  * The waiting client as forwarding sees it: whether it went away, and 'abort' listeners — the part of
@@ -30,6 +31,11 @@ export interface UpstreamRequest {
   readonly stream?: boolean;
   /** Who asked (gateway API key, else remote address): streams count against its stream slots. */
   readonly client?: string | undefined;
+  /**
+   * The client request this call belongs to: its id goes to origins as `X-Request-Id`, its logger
+   * carries the id, and it learns the origins tried. None for calls the gateway makes itself.
+   */
+  readonly trace?: RequestTrace | undefined;
 }
 
 export interface UpstreamReply {
@@ -45,6 +51,12 @@ export interface UpstreamReply {
   readonly length?: number;
   /** The answer's `result` or `error` member and where it is in `body` (whole answers only). */
   readonly outcome?: MemberSpan;
+  /**
+   * An accepted transaction send (eth_sendRawTransaction answered with its hash): the origins that
+   * accepted it, as "pool/origin", once every origin it went to has answered (`send_transactions: all`
+   * answers at the first acceptance, before the others). Absent on every other answer.
+   */
+  readonly acceptedBy?: Promise<readonly string[]>;
 }
 
 /** Calls of one client batch to send upstream as one batch (OriginForwarder.forwardBatch). */
@@ -53,6 +65,8 @@ export interface BatchRequest {
   readonly pools: readonly string[];
   readonly calls: readonly RpcCall[];
   readonly signal?: ClientSignal | undefined;
+  /** The client request the batch belongs to (UpstreamRequest.trace). */
+  readonly trace?: RequestTrace | undefined;
   /**
    * Set when `calls` are every element of the client's batch, in order, each with a plain id (a short
    * decimal integer or a short string without escapes) unique in the batch: the client's body may then

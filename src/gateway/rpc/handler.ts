@@ -17,49 +17,31 @@
  * 204); the origin's body itself when it answers every call in order. HTTP status: batch-response.ts.
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
- * call of a key is counted to its usage there. A config reload (SPEC §15) hands in new settings
- * (`reconfigure`): a request takes its route when it starts, so it finishes on the settings it began with.
+ * call of a key is counted to its usage there.
+ * Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace and id); the
+ * request's log lines carry its id. A config reload (SPEC §15) hands in new settings (`reconfigure`): a
+ * request takes its route when it starts, so it finishes on the settings it began with.
  */
 import { setMaxListeners } from 'node:events';
-import type { ChainView } from '../../chain/types.js';
-import type { Clock } from '../../clock.js';
-import type { NetworkConfig } from '../../config/schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
-import type { Logger } from '../../log.js';
 import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
-import type { GatewayMetrics } from '../metrics.js';
-import { CallAdmission, type CallAdmissionOptions } from './admission.js';
+import { CallAdmission } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { type CallAnswer, callAnswer } from './call-answer.js';
-import { asSwitchyardError, errorResponse } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
+import { CallOutcomes, errorOutcome } from './call-outcomes.js';
+import { asSwitchyardError } from './errors.js';
+import type { ClientSignal, UpstreamRequest } from './forwarder.js';
+import type { RpcHandlerOptions, RpcSettings } from './handler-options.js';
 import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
-import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
+import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
-
-export interface RpcHandlerOptions {
-  networks: Readonly<Record<string, NetworkConfig>>;
-  forwarder: Forwarder;
-  clock: Clock;
-  logger: Logger;
-  maxBatch: number;
-  /** `gateway.rate_limit` and its buckets (admission.ts). */
-  rateLimit?: CallAdmissionOptions['rateLimit'];
-  /** Gateway keys: their table, daily quota and usage (admission.ts). */
-  keys?: CallAdmissionOptions['keys'];
-  metrics?: GatewayMetrics | undefined;
-  /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
-  chain?: Pick<ChainView, 'networkHead'> | undefined;
-  /** How large an eth_getLogs / eth_newFilter filter may be (log-filter-limits.ts); none: unchecked. */
-  filterLimits?: LogFilterLimits | undefined;
-}
 
 interface CallContext {
   network: string;
@@ -72,26 +54,27 @@ interface CallContext {
   stream: boolean;
   /** The gateway key the client is, whose usage each call counts to. */
   key: GatewayKeyRecord | undefined;
+  /** The request's id, log lines, and what the access log writes (request-trace.ts). */
+  trace: RequestTrace | undefined;
 }
 
 export class RpcHandler {
   #routes: NetworkRoutes;
   #options: RpcHandlerOptions;
   #admission: CallAdmission;
+  readonly #outcomes: CallOutcomes;
 
   constructor(options: RpcHandlerOptions) {
     this.#options = options;
+    this.#outcomes = new CallOutcomes(options.metrics, options.logger);
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
   }
 
   /** New settings for the requests that start from now on (see the header); the rate buckets stay. */
-  reconfigure(
-    settings: Pick<RpcHandlerOptions, 'networks' | 'maxBatch' | 'filterLimits'>,
-    rateSpec: NonNullable<RpcHandlerOptions['rateLimit']>['spec'],
-  ): void {
-    const { rateLimit } = this.#options;
-    this.#options = { ...this.#options, ...settings, rateLimit: rateLimit && { ...rateLimit, spec: rateSpec } };
+  reconfigure({ rateSpec, ...settings }: RpcSettings): void {
+    const rateLimit = this.#options.rateLimit && { ...this.#options.rateLimit, spec: rateSpec };
+    this.#options = { ...this.#options, ...settings, rateLimit };
     this.#admission = new CallAdmission(this.#options);
     this.#routes = new NetworkRoutes(settings.networks, this.#options.clock);
   }
@@ -106,6 +89,7 @@ export class RpcHandler {
     client: string,
     signal?: ClientSignal | (() => ClientSignal),
     session?: RpcSession,
+    trace?: RequestTrace,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     // An unreadable body is reported only after the network checks, so every request to a retired
@@ -116,6 +100,7 @@ export class RpcHandler {
       try {
         parsed = parseBody(body, this.#options.maxBatch);
         this.#options.metrics?.calls(network, parsed.batch ? parsed.elements.length : 1);
+        this.#outcomes.named(trace, parsed);
       } catch (err) {
         unreadable = err;
       }
@@ -133,18 +118,22 @@ export class RpcHandler {
           local: session?.local,
           stream: session?.stream ?? true,
           key,
+          trace,
         };
         if (!request.batch) return this.#single(request.element, context, answerHeaders);
         return this.#batch(request, body, context, answerHeaders).catch((err: unknown) =>
-          this.#failed(err, answerHeaders, undefined),
+          this.#outcomes.requestFailed(context, request, err, answerHeaders),
         );
       };
       const admitted = this.#admission.admit(client, parsed.batch ? parsed.elements.length : 1);
       if (!(admitted instanceof Promise)) return run(admitted);
       // The key's quota waits for its reserve in flight (quota-leased.ts); refused, or failed, as below.
-      return admitted.then(run).catch((err: unknown) => this.#failed(err, answerHeaders, idOf(request)));
+      const scope = { network, trace };
+      return admitted
+        .then(run)
+        .catch((err: unknown) => this.#outcomes.requestFailed(scope, request, err, answerHeaders));
     } catch (err) {
-      return this.#failed(err, headers, idOf(parsed));
+      return this.#outcomes.requestFailed({ network, trace }, parsed, err, headers);
     }
   }
 
@@ -176,12 +165,6 @@ export class RpcHandler {
     this.#admission.count(context.key, context.network, ok);
   }
 
-  /** The whole request's error answer. */
-  #failed(err: unknown, headers: Readonly<Record<string, string>>, id: Buffer | undefined): HttpAnswer {
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { status: error.httpStatus, body: errorResponse(error, id), headers: { ...headers, ...error.headers } };
-  }
-
   /** A single call: answered at once when invalid, refused or cached; else forwarded (a promise). */
   #single(
     element: Element,
@@ -190,7 +173,8 @@ export class RpcHandler {
   ): HttpAnswer | Promise<HttpAnswer> {
     if (!element.ok) {
       this.#count(context, false);
-      return { status: element.error.httpStatus, body: errorResponse(element.error, element.idBytes), headers };
+      const body = this.#outcomes.errorAnswer(context, 'other', element.error, element.idBytes);
+      return { status: element.error.httpStatus, body, headers };
     }
     const call = element.call;
     if (context.local?.has(call.method)) {
@@ -212,6 +196,7 @@ export class RpcHandler {
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
+        this.#outcomes.replied(context, call.method, reply);
         return { status: 200, headers, body: splice(reply, call) };
       }
       return this.#forwardSingle(call, context, headers, request);
@@ -247,11 +232,14 @@ export class RpcHandler {
     context: CallContext,
   ): HttpAnswer {
     this.#count(context, call.id === undefined);
-    if (call.id === undefined) return { status: 204, body: undefined, headers };
-    const error = asSwitchyardError(err, this.#options.logger);
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
+    if (call.id === undefined) {
+      this.#outcomes.settled(context, call.method, errorOutcome(error));
+      return { status: 204, body: undefined, headers };
+    }
     return {
       status: error.httpStatus,
-      body: errorResponse(error, call.idBytes),
+      body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes),
       headers: { ...headers, ...error.headers },
     };
   }
@@ -269,30 +257,30 @@ export class RpcHandler {
     // did not answer run as async per-call forwards (no async closure per element of a large batch).
     const { network, route } = context;
     const eligible = (call: RpcCall) => this.#batchable(call, context);
-    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible };
+    const input = { network, pools: route.pools, elements, plainIds, body, signal, eligible, trace: context.trace };
     const grouped = upstreamBatch(this.#options.forwarder, input);
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
-      if (context.key !== undefined) {
-        for (const outcome of result.outcomes) {
-          this.#count(context, outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error');
-        }
-      }
+      this.#outcomes.whole(context, elements, result.outcomes, (ok) => {
+        if (context.key !== undefined) this.#count(context, ok);
+      });
       return { status: 200, body: result.whole, headers };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
       elements.map((element, index): BatchAnswer | Promise<BatchAnswer> => {
-        if (!element.ok) return { body: errorResponse(element.error, element.idBytes), error: element.error };
+        if (!element.ok) return this.#outcomes.errorElement(context, 'other', element.error, element.idBytes);
         const call = element.call;
         if (context.local?.has(call.method)) return this.#local(call, context);
         const outcome = outcomes?.[index];
         if (outcome === undefined) return this.#batchCall(call, context);
         if ('error' in outcome) return this.#batchFailure(call, context, outcome.error);
+        const failed = 'reply' in outcome && outcome.reply.outcome?.key === 'error';
+        this.#outcomes.settled(context, call.method, failed ? 'error_answer' : 'ok');
         if ('sent' in outcome || call.id === undefined) return undefined;
         const { reply } = outcome;
-        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed: reply.outcome?.key === 'error' };
+        return { body: reply.body, id: reply.id, clientId: call.idBytes, failed };
       }),
     );
     if (context.key !== undefined) {
@@ -303,8 +291,18 @@ export class RpcHandler {
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
   #local(call: RpcCall, context: CallContext): BatchAnswer | Promise<BatchAnswer> {
-    const failed = (err: unknown) => this.#batchFailure(call, context, err);
-    return localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, failed);
+    // A failure is counted by #batchFailure; a success here.
+    let failed = false;
+    const fail = (err: unknown) => {
+      failed = true;
+      return this.#batchFailure(call, context, err);
+    };
+    const settle = (answer: BatchAnswer): BatchAnswer => {
+      if (!failed) this.#outcomes.settled(context, call.method, 'ok');
+      return answer;
+    };
+    const answer = localAnswer(call, context.network, context.route.policy, context.local as LocalMethods, fail);
+    return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
   /** A call of a batch forwarded on its own; its failure becomes its element's error answer. */
@@ -319,9 +317,9 @@ export class RpcHandler {
 
   /** The element answer of a batch call that failed (nothing for a notification: it is only logged). */
   #batchFailure(call: RpcCall, context: CallContext, err: unknown): BatchAnswer {
-    if (call.id === undefined) return this.#undelivered(call, context, err);
-    const error = asSwitchyardError(err, this.#options.logger);
-    return { body: errorResponse(error, call.idBytes), error };
+    if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
+    const error = asSwitchyardError(err, this.#outcomes.logger(context));
+    return this.#outcomes.errorElement(context, call.method, error, call.idBytes);
   }
 
   /** May join an upstream batch: not the connection's own, no filter call (filter-affinity.ts), not refused. */
@@ -347,6 +345,7 @@ export class RpcHandler {
       stream: stream && context.stream,
       client: context.client,
       signal: context.signal(),
+      trace: context.trace,
     };
   }
 
@@ -364,7 +363,8 @@ export class RpcHandler {
     const refusal = checked === undefined ? this.#refusal(call, context) : undefined;
     if (refusal !== undefined) {
       if (call.id === undefined) {
-        this.#options.logger.debug('notification dropped', {
+        this.#outcomes.settled(context, call.method, 'refused');
+        this.#outcomes.logger(context).debug('notification dropped', {
           network: context.network,
           method: call.method,
           reason: refusal.message,
@@ -374,26 +374,12 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      return callAnswer(call, await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream)));
+      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
+      this.#outcomes.replied(context, call.method, reply);
+      return callAnswer(call, reply);
     } catch (err) {
-      if (call.id === undefined) return this.#undelivered(call, context, err);
+      if (call.id === undefined) return this.#outcomes.undelivered(context, call.method, err);
       throw err;
     }
   }
-
-  /** A notification whose forwarding failed: nobody may be answered (JSON-RPC), so it is only logged. */
-  #undelivered(call: RpcCall, context: CallContext, err: unknown): undefined {
-    this.#options.logger.info('notification not delivered', {
-      network: context.network,
-      method: call.method,
-      reason: (err as Error).message,
-    });
-    return undefined;
-  }
-}
-
-/** A single request's id, for its error answer (read only then: most requests never need it). */
-function idOf(parsed: ParsedBody | undefined): Buffer | undefined {
-  const element = parsed?.batch === false ? parsed.element : undefined;
-  return element === undefined ? undefined : element.ok ? element.call.idBytes : element.idBytes;
 }

@@ -143,3 +143,13 @@ export const REFUSED_NAMESPACES = ['admin_', 'debug_', 'personal_', 'miner_', 't
 export const SUBSCRIPTION_METHODS = ['eth_subscribe', 'eth_unsubscribe'] as const;
 
 export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const;
+
+/**
+ * The `method` label of `switchyard_rpc_requests_total`: a name of this table (or eth_subscribe /
+ * eth_unsubscribe), else `other`, so the label set stays bounded whatever names clients send.
+ */
+export function methodLabel(method: string): string {
+  return Object.hasOwn(STANDARD_METHODS, method) || (SUBSCRIPTION_METHODS as readonly string[]).includes(method)
+    ? method
+    : 'other';
+}

@@ -205,3 +205,14 @@ function parseParams(raw: Buffer, span: ValueSpan): unknown {
   if (span.end - span.start === 2) return span.kind === 'array' ? [] : {};
   return JSON.parse(raw.toString('utf8', span.start, span.end));
 }
+
+/**
+ * A call the gateway makes itself (the subscription hub's log queries, a chunk of a split eth_getLogs, a
+ * send's check), written as a client would (`{"jsonrpc":"2.0","id":1,"method":…,"params":…}`) and read
+ * by the same parser, so it is an RpcCall like any other.
+ */
+export function ownCall(method: string, params: readonly unknown[]): RpcCall {
+  const parsed = parseBody(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })), 1);
+  if (parsed.batch || !parsed.element.ok) throw new Error(`cannot build the ${method} call`);
+  return parsed.element.call;
+}

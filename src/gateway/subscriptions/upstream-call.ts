@@ -1,12 +1,12 @@
 /**
  * One JSON-RPC call the hub makes upstream (eth_getLogs, filter polling) through the gateway's Forwarder,
  * so it gets routing, failover, the gateway's own upstream ids and the response cache like a client call.
- * The request is built as a client body and read by rpc/request.ts parseBody, the one way an RpcCall is
- * made. Resolves the `result`; rejects on an `error` answer (UpstreamCallError) or any forwarding failure.
+ * The request is built as a client body and read by the client's parser (rpc/request.ts `ownCall`).
+ * Resolves the `result`; rejects on an `error` answer (UpstreamCallError) or any forwarding failure.
  */
 import type { NetworkConfig } from '../../config/schema.js';
 import type { ClientSignal, Forwarder } from '../rpc/forwarder.js';
-import { parseBody } from '../rpc/request.js';
+import { ownCall } from '../rpc/request.js';
 
 export class UpstreamCallError extends Error {
   override readonly name = 'UpstreamCallError';
@@ -33,13 +33,10 @@ export function upstreamCaller(
 ): UpstreamCaller {
   return {
     async call(network, method, params, signal) {
-      const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-      const parsed = parseBody(body, 1);
-      if (parsed.batch || !parsed.element.ok) throw new Error(`cannot build the ${method} call`);
       const reply = await forwarder.forward({
         network,
         pools: networks()[network]?.pools ?? [],
-        call: parsed.element.call,
+        call: ownCall(method, params),
         signal,
       });
       const answer = JSON.parse(reply.body.toString('utf8')) as { result?: unknown; error?: unknown };

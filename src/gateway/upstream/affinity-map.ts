@@ -1,6 +1,6 @@
 /**
- * The map behind write-affinity.ts and filter-affinity.ts: entries by key, each with the wall-clock ms
- * `until` which it counts, at most `maxEntries` of them (the least recently set dropped first: a Map keeps
+ * The map behind write-affinity.ts, filter-affinity.ts and the resend memory (hooks/send-memory.ts):
+ * entries by key, each with the ms `until` which it counts (on the clock reading its owner uses), at most `maxEntries` of them (the least recently set dropped first: a Map keeps
  * insertion order, and an entry set again is re-inserted last). An expired entry is dropped when met.
  */
 export class AffinityMap<V extends { readonly until: number }> {

@@ -18,6 +18,8 @@
  * redirects what the client leaving stops (the deadline errors the stream itself).
  * `abandon` (a hedge's loser) lets the attempt run on detached from the client: its answer arrives on
  * its connection, which is then reused (or its deadline closes it), and nobody waits for it.
+ * With a client request (`options.trace`), the origin gets its id as `X-Request-Id` (`headerLines`)
+ * and the request learns the origins it tried.
  */
 import { finished, type Readable } from 'node:stream';
 import type { Clock } from '../../clock.js';
@@ -26,6 +28,7 @@ import { retryAfterMs } from '../../model/retry-after.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate } from '../../routing/router.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
+import type { RequestTrace } from '../rpc/request-trace.js';
 import { AttemptFailure, abortReason, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
 import { type ClientResponse, exchange, type OriginClients, type PendingResponse } from './origin-clients.js';
 
@@ -46,6 +49,10 @@ export interface AttemptOptions {
   readonly streamAfter: number | undefined;
   /** Each attempt's deadline (ms). */
   readonly timeoutMs: number;
+  /** The client request the attempts serve, if any (rpc/request-trace.ts). */
+  readonly trace?: RequestTrace | undefined;
+  /** Its `X-Request-Id` header line for the origin (`trace.originHeader`, read once per request). */
+  readonly headerLines?: string | undefined;
 }
 
 /** Largest 429 body read for a back-off hint. */
@@ -151,6 +158,7 @@ export function startAttempt<A, T>(
     });
     return { result: Promise.reject(failure), live: undefined };
   }
+  options.trace?.tried(candidate.pool.name, candidate.origin.name);
   const pending = exchange(target, wire, options.timeoutMs, options.streamAfter, options);
   const attempt = new LiveAttempt(candidate, pending, options.timeoutMs, options.signal);
   const signal = options.signal;

@@ -165,6 +165,11 @@ export class CallPlanner {
   }
 }
 
+/** A plan of exactly these candidates, in this order (a send to every origin, a check on one origin). */
+export function fixedPlan(candidates: readonly Candidate[]): PlanCursor {
+  return new LazyPlan(undefined, () => ({ plan: candidates, all: candidates }));
+}
+
 /**
  * A plan given one candidate at a time: `first` (the router's fast pick) and then, only if asked, the
  * whole plan without it; or, without `first`, the whole plan from the start (built at once, so that

@@ -20,6 +20,7 @@ import {
 import { destinationOf, originTarget } from '../../model/origin-address.js';
 import { originRequestHeaders } from '../../model/origin-request.js';
 import type { Origin } from '../../model/pool.js';
+import { REQUEST_ID_HEADER } from '../../model/request-id.js';
 import type { ConnectGuard } from '../../outbound/policy.js';
 
 export type { ClientResponse, PendingResponse } from '../../http1/index.js';
@@ -28,6 +29,8 @@ export interface OriginTarget {
   readonly pool: EndpointPool;
   /** The request head for this origin address, up to `content-length: ` (request-head.ts). */
   readonly head: Buffer;
+  /** The origin's configured headers set X-Request-Id: a request's own id is not added. */
+  readonly ownRequestId: boolean;
 }
 
 export interface OriginClientsOptions {
@@ -59,7 +62,8 @@ export class OriginClients {
     const cached = this.#targets.get(origin.address);
     if (cached !== undefined && cached.origin.header === origin.header) return cached.target;
     const address = originTarget(origin.address);
-    const head = requestHead('POST', address.path, originRequestHeaders(origin, address));
+    const headers = originRequestHeaders(origin, address);
+    const head = requestHead('POST', address.path, headers);
     let pool = this.#pools.get(address.destination);
     if (pool === undefined) {
       pool = new EndpointPool(
@@ -81,7 +85,7 @@ export class OriginClients {
       );
       this.#pools.set(address.destination, pool);
     }
-    const target: OriginTarget = { pool, head };
+    const target: OriginTarget = { pool, head, ownRequestId: headers.has(REQUEST_ID_HEADER) };
     this.#targets.set(origin.address, { target, origin });
     return target;
   }
@@ -131,6 +135,8 @@ export interface ExchangeOptions {
    * is replayed once on a fresh connection. Only for reads: a write must never be sent twice.
    */
   readonly replayable?: boolean;
+  /** Header lines of this request only (each ending in CRLF), after the origin's own: e.g. X-Request-Id. */
+  readonly headerLines?: string | undefined;
 }
 
 /**
@@ -153,7 +159,7 @@ export function exchange(
   options?: ExchangeOptions,
 ): PendingResponse {
   const pending = new ClientExchange(
-    requestBytes(target.head, body),
+    requestBytes(target.head, body, target.ownRequestId ? undefined : options?.headerLines),
     timeoutMs,
     streamAfter,
     options?.replayable === true,

@@ -2,6 +2,11 @@
  * Forwarding of one JSON-RPC call to the origins of a network (SPEC §2). This is the seam for anything
  * that sits between the gateway and the origins (a response cache wraps `Forwarder`).
  *
+ * A method with a hook (hooks/registry.ts: eth_getLogs splitting, eth_sendRawTransaction's sends) that
+ * claims the call is forwarded by its hook, whose every upstream call comes back here (`#forwardCall`,
+ * with a plan of its own or to one chosen origin); a batch's calls a hook claims leave the upstream
+ * batch and are forwarded one by one. Everything below is the path of every other call.
+ *
  * The call goes out as the client's own bytes with only the id replaced by a small integer of ours; the
  * origin's body comes back untouched, with the span of its id, so the handler can splice the client's
  * raw id in. The attempts are the failsafe engine's (failsafe/engine.ts, whose rules are data in
@@ -63,10 +68,12 @@ import { STANDARD_METHODS } from '../rpc/methods.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
 import { type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
 import { type Attempt, AttemptFailure } from './attempt-failure.js';
-import { CallPlanner } from './call-plan.js';
+import { CallPlanner, fixedPlan } from './call-plan.js';
 import { ANSWERED, type FailsafeDeps, type Judged, runFailsafe } from './failsafe/engine.js';
 import { MethodRules } from './failsafe/method-rules.js';
 import type { FilterAffinity } from './filter-affinity.js';
+import type { CalledAnswer, HookUpstream, MethodHook } from './hooks/method-hook.js';
+import { methodHooks } from './hooks/registry.js';
 import { answerParts, collect, headId, rateLimited } from './origin-answer.js';
 import type { ClientResponse, OriginClients } from './origin-clients.js';
 import { type StreamSlots, waitForSlot } from './stream-slots.js';
@@ -111,13 +118,16 @@ export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
   readonly #planner: CallPlanner;
   #rules: MethodRules;
+  /** Special methods' hooks (hooks/registry.ts): eth_getLogs splitting, sends. */
+  readonly #hooks: ReadonlyMap<string, MethodHook>;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
-    // Its own copy: `reconfigure` changes it, and the planner reads the same object.
+    // Its own copy: `reconfigure` changes it, and the planner (and the hooks) read the same object.
     this.#deps = { ...deps };
     this.#planner = new CallPlanner(this.#deps);
     this.#rules = methodRules(this.#deps);
+    this.#hooks = methodHooks(this.#hookUpstream(this.#deps));
   }
 
   /** Reloaded settings (see the header). */
@@ -130,12 +140,52 @@ export class OriginForwarder implements Forwarder {
     this.#deps.router.assertRoutable(network, pools);
   }
 
-  async forward(request: UpstreamRequest): Promise<UpstreamReply> {
+  forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const hook = this.#hooks.get(request.call.method);
+    if (hook?.claims(request)) return hook.forward(request);
+    return this.#forwardCall(request, undefined, undefined);
+  }
+
+  /** The upstream calls a method hook makes (hooks/method-hook.ts): each through the engine. */
+  #hookUpstream(deps: OriginForwarderDeps): HookUpstream {
+    return {
+      clock: deps.clock,
+      logger: deps.logger,
+      streamSlots: deps.streamSlots,
+      streamAfter: STREAM_AFTER_BYTES,
+      // Read at call time: a reload that replaces `networks` applies to the next call.
+      settings: (network) => this.#deps.networks?.[network],
+      networkHead: (network) => this.#deps.chain?.networkHead(network),
+      call: (request) => this.#called(request, undefined),
+      callOn: (request, candidate) => this.#called(request, candidate),
+      origins: (request) => this.#deps.router.plan(request.network, request.pools, request.client),
+      stick: (request, candidate) => this.#stick(request, candidate),
+    };
+  }
+
+  /** A hook's call: its answer and the origin it came from. */
+  async #called(request: UpstreamRequest, only: Candidate | undefined): Promise<CalledAnswer> {
+    let from: Candidate | undefined;
+    const reply = await this.#forwardCall(request, only, (candidate) => {
+      from = candidate;
+    });
+    return { reply, candidate: from as Candidate };
+  }
+
+  /**
+   * One call through the failsafe engine: with its own plan, or to `only` that origin (a hook's call);
+   * `answeredBy` hears which origin the answer came from (the usual call asks nothing: no extra object).
+   */
+  async #forwardCall(
+    request: UpstreamRequest,
+    only: Candidate | undefined,
+    answeredBy: ((candidate: Candidate) => void) | undefined,
+  ): Promise<UpstreamReply> {
     const { chain } = this.#deps;
     const { call, network } = request;
     const write = STANDARD_METHODS[call.method]?.write === true;
     const needs = chain === undefined ? NO_NEEDS : callNeeds(call.method, call.params, chain, network);
-    const plan = this.#planner.forCall(request, needs);
+    const plan = only === undefined ? this.#planner.forCall(request, needs) : fixedPlan([only]);
     const rules = this.#rules.forCall(network, call.method);
     const upstreamId = this.#nextId;
     this.#nextId = this.#nextId >= 2_000_000_000 ? 1 : this.#nextId + 1;
@@ -150,6 +200,8 @@ export class OriginForwarder implements Forwarder {
       replayable: !write,
       streamAfter: streamFor === undefined ? undefined : STREAM_AFTER_BYTES,
       timeoutMs: rules.timeoutMs,
+      trace: request.trace,
+      headerLines: request.trace?.originHeader,
       idText: call.id === undefined ? undefined : idText,
       streamFor,
       slots: this.#deps.streamSlots,
@@ -164,6 +216,7 @@ export class OriginForwarder implements Forwarder {
     const answer = await runFailsafe<UpstreamReply>(this.#deps, {
       network,
       method: call.method,
+      logger: request.trace?.logger,
       calls: write ? 'write' : 'read',
       plan,
       signal: request.signal,
@@ -183,8 +236,10 @@ export class OriginForwarder implements Forwarder {
     if (answer.event === 'behind-again' && chain !== undefined) reportPassedHead(chain, context(candidate), reply);
     if (answer.event !== 'fallback') {
       this.#deps.filters.record(network, call, reply.body, { pool: reply.pool, origin: reply.origin });
-      this.#succeeded(request, candidate, reply, answer.failures, write);
+      // A write sent to one chosen origin (a hook's) leaves read-your-writes to the hook.
+      this.#succeeded(request, candidate, reply, answer.failures, write && only === undefined);
     }
+    answeredBy?.(candidate);
     return reply;
   }
 
@@ -196,14 +251,9 @@ export class OriginForwarder implements Forwarder {
     attempts: readonly Attempt[],
     write: boolean,
   ): void {
-    if (write && request.client !== undefined && reply.outcome?.key === 'result') {
-      this.#deps.writes?.record(request.client, request.network, {
-        poolId: candidate.pool.id,
-        origin: candidate.origin.name,
-      });
-    }
+    if (write && reply.outcome?.key === 'result') this.#stick(request, candidate);
     if (attempts.length > 0) {
-      this.#deps.logger.info('request succeeded after failover', {
+      (request.trace?.logger ?? this.#deps.logger).info('request succeeded after failover', {
         network: request.network,
         method: request.call.method,
         origin: candidate.origin.name,
@@ -212,12 +262,44 @@ export class OriginForwarder implements Forwarder {
     }
   }
 
+  /** Read-your-writes: the client's pending-state reads go first to the origin that took its transaction. */
+  #stick(request: UpstreamRequest, candidate: Candidate): void {
+    if (request.client === undefined) return;
+    this.#deps.writes?.record(request.client, request.network, {
+      poolId: candidate.pool.id,
+      origin: candidate.origin.name,
+    });
+  }
+
   /**
    * The calls of a read-only batch (no writes, no filter calls: the handler sends those one by one) as
    * one upstream batch (upstream-batch.ts), through the same engine.
    */
   forwardBatch(request: BatchRequest): Promise<BatchResult> {
-    return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    const { network, calls } = request;
+    const claimed = calls.map((call) => this.#hooks.get(call.method)?.claims({ network, call }) === true);
+    if (!claimed.includes(true)) return forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, request);
+    return this.#batchWithout(request, claimed);
+  }
+
+  /**
+   * A batch some of whose calls a hook forwards (a wide eth_getLogs to split): the others go as one
+   * upstream batch (not `asIs`: it no longer holds every call), and the claimed ones get no outcome, so
+   * the handler forwards each on its own, through its hook.
+   */
+  async #batchWithout(request: BatchRequest, claimed: readonly boolean[]): Promise<BatchResult> {
+    const calls = request.calls.filter((_, i) => !claimed[i]);
+    const sent =
+      calls.length === 0
+        ? undefined
+        : await forwardUpstreamBatch(this.#deps, this.#planner, this.#rules, {
+            network: request.network,
+            pools: request.pools,
+            calls,
+            signal: request.signal,
+          });
+    let k = 0;
+    return { outcomes: request.calls.map((_, i) => (claimed[i] ? undefined : sent?.outcomes[k++])) };
   }
 }
 

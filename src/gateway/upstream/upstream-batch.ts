@@ -11,7 +11,9 @@
  * over the cap that way), and the origin is benched (`partly-throttled`); a batch whose every answer is
  * one is `throttled`.
  */
+
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
+import type { Logger } from '../../log.js';
 import type { Candidate } from '../../routing/router.js';
 import { callNeeds } from '../rpc/call-needs.js';
 import type { BatchOutcome, BatchRequest, BatchResult, UpstreamReply } from '../rpc/forwarder.js';
@@ -126,10 +128,15 @@ async function sendBatch(
     replayable: true,
     streamAfter: undefined,
     timeoutMs: rules.timeoutMs,
+    trace: request.trace,
+    headerLines: request.trace?.originHeader,
   };
+  // Lines about a client's batch carry its request id.
+  const logger = request.trace?.logger ?? deps.logger;
   const answer = await runFailsafe<BatchAnswers>(deps, {
     network,
     method: 'batch',
+    logger: request.trace?.logger,
     calls: 'read',
     plan,
     signal: request.signal,
@@ -138,12 +145,12 @@ async function sendBatch(
     judge: (candidate, answers) => judgeBatch(deps, request, needs, candidate, answers),
     mostAdvanced: () => undefined,
     discard: () => {},
-    unanswered: (failures) => oneByOne(deps, request, failures),
+    unanswered: (failures) => oneByOne(logger, request, failures),
   });
   if (answer === undefined) return undefined;
   const { reply, candidate, failures } = answer;
   if (failures.length > 0) {
-    deps.logger.info('batch succeeded after failover', {
+    logger.info('batch succeeded after failover', {
       network,
       origin: candidate.origin.name,
       failed: failures.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),
@@ -171,10 +178,10 @@ function upstreamBody(request: BatchRequest): { ids: readonly (string | undefine
  * Every origin answered, but none with a usable batch (some refuse batches or cap their size): the
  * calls go out one by one instead, with the usual per-call rules.
  */
-function oneByOne(deps: UpstreamBatchDeps, request: BatchRequest, failures: readonly Attempt[]): boolean {
+function oneByOne(logger: Logger, request: BatchRequest, failures: readonly Attempt[]): boolean {
   if (request.signal?.aborted || failures.length === 0) return false;
   if (!failures.every((a) => a.kind === 'status' || a.kind === 'garbled')) return false;
-  deps.logger.info('no origin answered the batch; forwarding its calls one by one', {
+  logger.info('no origin answered the batch; forwarding its calls one by one', {
     network: request.network,
     failed: describeAttempts(failures),
   });

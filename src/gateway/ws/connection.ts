@@ -23,13 +23,20 @@
  * - Close: the client's or ours ends every subscription and aborts the forwards still running for it.
  *   `shutdown()` reads no further message, waits for the answers in flight, then closes with 1001
  *   "server shutting down", or the code and reason given (4001 when the key was revoked: upgrade.ts).
+ * - Request ids: each message (a call or a batch) gets an id made for it (model/request-id.ts; a
+ *   message has no headers to bring one): its log lines, the `data.request_id` of the gateway's errors in
+ *   its answer, the `X-Request-Id` its origins get and its access-log line carry it, beside the
+ *   handshake's `connection_id`.
  */
 import { setMaxListeners } from 'node:events';
 import type { RawData, WebSocket } from 'ws';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
+import { requestIdOf } from '../../model/request-id.js';
+import type { AccessLog } from '../http/access-log.js';
 import type { RpcHandler } from '../rpc/handler.js';
 import type { HttpAnswer } from '../rpc/http-answer.js';
+import { RequestTrace } from '../rpc/request-trace.js';
 import type { RpcSession } from '../rpc/session.js';
 import type { Subscriptions } from '../rpc/subscriptions-port.js';
 import type { WsMetrics } from './metrics.js';
@@ -50,9 +57,14 @@ export interface WsConnectionOptions {
   network: string;
   /** API key, else remote address: the rate limit's client. */
   client: string;
+  /** The key's identity (a gateway key's id, or `static:` and a digest); undefined when anonymous. */
+  key?: string | undefined;
+  /** The handshake's request id. */
+  connectionId?: string | undefined;
   hub: Subscriptions;
   limits: WsLimits;
   metrics: WsMetrics;
+  accessLog?: AccessLog | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -105,7 +117,7 @@ export class WsConnection {
       });
     });
     // ws closes with 1009 itself for a message over maxPayload, and with 1002 for bad framing.
-    ws.on('error', (err) => options.logger.debug('websocket error', { reason: err.message }));
+    ws.on('error', (err) => options.logger.debug('websocket error', { err }));
     ws.on('message', (data, isBinary) => this.#message(data, isBinary));
     // The server answers pings itself (`autoPong: false`, upgrade.ts): only while open, and counted.
     ws.on('ping', (data) => this.#pinged(data));
@@ -130,39 +142,49 @@ export class WsConnection {
     this.#options.metrics.messageIn();
     const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     this.#inFlight += 1;
+    const { network, client } = this.#options;
+    const trace = new RequestTrace(requestIdOf(undefined), this.#options.logger);
+    trace.network = network;
+    trace.key = this.#options.key;
+    trace.bytesIn = body.length;
+    const started = this.#options.clock.monotonic();
     let answer: HttpAnswer | Promise<HttpAnswer>;
     try {
-      answer = this.#options.handler.handle(
-        this.#options.network,
-        body,
-        this.#options.client,
-        this.#abort.signal,
-        this.#session,
-      );
+      answer = this.#options.handler.handle(network, body, client, this.#abort.signal, this.#session, trace);
     } catch (err) {
       // handle() never throws; a bug here must not take the process down.
-      this.#options.logger.error('websocket message failed', { err });
+      trace.logger.error('websocket message failed', { err });
       this.#answered();
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
-        (late) => this.#reply(late),
+        (late) => this.#reply(late, trace, started),
         () => this.#answered(),
       );
     } else {
-      this.#reply(answer);
+      this.#reply(answer, trace, started);
     }
   }
 
-  #reply(answer: HttpAnswer): void {
-    if (answer.body === undefined) {
+  #reply(answer: HttpAnswer, trace: RequestTrace, started: number): void {
+    const seconds = (this.#options.clock.monotonic() - started) / 1000;
+    const { status, body } = answer;
+    const connectionId = this.#options.connectionId;
+    this.#options.accessLog?.write(trace, {
+      transport: 'ws',
+      status,
+      seconds,
+      bytesOut: body?.length ?? 0,
+      connectionId,
+    });
+    if (body === undefined) {
       this.#answered();
       return;
     }
     // The session asks for whole answers (`stream: false`): there is never a `rest` to wait for.
-    this.#send(answer.body);
-    this.#subscriptions.announced(answer.body);
+    this.#send(body);
+    this.#subscriptions.announced(body);
     this.#answered();
   }
 

@@ -14,6 +14,10 @@
  * connections are shut down the same way (answers in flight first), with close code 4001 and a reason
  * saying which: "gateway key revoked" (disabled or deleted), "gateway key rolled: reconnect with the new
  * value", or "gateway key no longer allows network NAME" (SPEC §20).
+ * Request ids (SPEC §16): the handshake keeps the client's `X-Request-Id` (or gets one made) and answers
+ * with it, on the 101 as on a refusal (whose error carries it in `data.request_id`); it becomes the
+ * connection's `connection_id` in its log lines. Each message then gets a request id of its own
+ * (connection.ts). The handshake has an access-log line of its own (status 101, or the refusal's).
  * A config reload (`reconfigure`) changes `gateway.websocket.*` and `max_body_bytes` for the connections
  * opened from then on; open connections keep the limits they were opened with.
  */
@@ -26,12 +30,15 @@ import type { ServerExchange } from '../../http1/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayKeyRecord, GatewayKeyTable } from '../../model/gateway-keys.js';
 import type { AddressRanges } from '../../model/ip-address.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../../model/request-id.js';
+import type { AccessLog } from '../http/access-log.js';
 import { exchangeClient } from '../http/client-address.js';
 import { decodeNetwork, GATEWAY_PATH } from '../http/edge.js';
 import type { GatewayAuth } from '../http/key-auth.js';
 import { echoedPath } from '../http/respond.js';
 import { asSwitchyardError, errorResponse } from '../rpc/errors.js';
 import type { RpcHandler } from '../rpc/handler.js';
+import { RequestTrace } from '../rpc/request-trace.js';
 import type { Subscriptions } from '../rpc/subscriptions-port.js';
 import { CLOSE_KEY_REVOKED, WsConnection, type WsLimits } from './connection.js';
 import type { WsMetrics } from './metrics.js';
@@ -50,6 +57,8 @@ export interface WsGatewayOptions {
   /** gateway.max_body_bytes: a larger message closes the connection with 1009. */
   maxBodyBytes: number;
   metrics: WsMetrics;
+  /** `gateway.access_log`: the handshake's line and each message's. */
+  accessLog?: AccessLog | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -63,6 +72,14 @@ const WS_HEADERS = [
   'sec-websocket-extensions',
   'origin',
 ] as const;
+
+/** An admitted handshake: its network, who the client is (key id, else address), and the 101's extra headers. */
+interface Handshake {
+  readonly network: string;
+  readonly client: string;
+  readonly key: string | undefined;
+  readonly extra: Readonly<Record<string, string>>;
+}
 
 export class WsGateway {
   #options: WsGatewayOptions;
@@ -114,40 +131,22 @@ export class WsGateway {
       socket.destroy();
       return;
     }
-    let network: string;
-    let client: string;
-    let extra: Readonly<Record<string, string>>;
+    let admitted: Handshake;
+    const trace = new RequestTrace(requestIdOf(ex.header(REQUEST_ID_HEADER)), this.#options.logger);
+    const started = this.#options.clock.monotonic();
+    const handshakeLine = (status: number, bytesOut: number) => {
+      const seconds = (this.#options.clock.monotonic() - started) / 1000;
+      this.#options.accessLog?.write(trace, { transport: 'ws', status, seconds, bytesOut });
+    };
     try {
-      const match = GATEWAY_PATH.exec(ex.target);
-      if (!match) {
-        throw new SwitchyardError(
-          'NOT_FOUND',
-          `No such path ${echoedPath(ex.target)}; WebSocket clients connect to /v1/{network}.`,
-        );
-      }
-      if (ex.method !== 'GET') {
-        throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `A WebSocket handshake is a GET, not ${ex.method}.`, {
-          headers: { allow: 'GET' },
-        });
-      }
-      network = decodeNetwork(match[1] as string);
-      // 404 unknown / 410 retired before any key check, as over HTTP (SPEC §15).
-      extra = this.#options.handler.networkHeaders(network);
-      const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
-      client = key ?? exchangeClient(ex, this.#options.trustedProxies);
-      this.#options.handler.admit(client);
-      const limit = this.#options.limits.max_connections_per_client;
-      if ((this.#perClient.get(client) ?? 0) >= limit) {
-        throw new SwitchyardError(
-          'WS_CONNECTION_LIMIT',
-          `This client holds ${limit} WebSocket connections (gateway.websocket.max_connections_per_client); close some first.`,
-          { details: { max_connections_per_client: limit } },
-        );
-      }
+      admitted = this.#admit(ex, trace);
     } catch (err) {
-      refuse(socket, asSwitchyardError(err, this.#options.logger));
+      const error = asSwitchyardError(err, trace.logger);
+      trace.error(error.spec.rpc ?? -32603);
+      handshakeLine(error.httpStatus, refuse(socket, error, trace.id));
       return;
     }
+    const { network, client, key, extra } = admitted;
     this.#count(client, 1);
     const headers: Record<string, string> = {};
     for (const name of WS_HEADERS) {
@@ -163,19 +162,23 @@ export class WsGateway {
     // biome-ignore lint/suspicious/noExplicitAny: ws reads only the fields set above from its IncomingMessage.
     this.#server.handleUpgrade(req as any, socket, rest, (ws) => {
       accepted = true;
+      handshakeLine(101, 0);
       const connection = new WsConnection(ws, {
         handler: this.#options.handler,
         network,
         client,
+        key,
+        connectionId: trace.id,
         hub: this.#options.hub,
         limits: this.#options.limits,
         metrics: this.#options.metrics,
+        accessLog: this.#options.accessLog,
         clock: this.#options.clock,
-        logger: this.#options.logger,
+        logger: this.#options.logger.child({ connection_id: trace.id }),
       });
       this.#connections.add(connection);
-      const key = this.#options.keys?.byId(client);
-      if (key !== undefined) this.#keyed.set(connection, { id: key.id, digest: key.digest, network });
+      const record = this.#options.keys?.byId(client);
+      if (record !== undefined) this.#keyed.set(connection, { id: record.id, digest: record.digest, network });
       connection.closed.then(() => {
         this.#connections.delete(connection);
         this.#keyed.delete(connection);
@@ -183,6 +186,42 @@ export class WsGateway {
       });
     });
     socket.resume();
+  }
+
+  /**
+   * The handshake's checks, in order: path (404), method (405), network (404 / 410, before any key
+   * check, as over HTTP: SPEC §15), key (401 / 403), rate limit (429), connections per client.
+   * Throws the refusal.
+   */
+  #admit(ex: ServerExchange, trace: RequestTrace): Handshake {
+    const match = GATEWAY_PATH.exec(ex.target);
+    if (!match) {
+      throw new SwitchyardError(
+        'NOT_FOUND',
+        `No such path ${echoedPath(ex.target)}; WebSocket clients connect to /v1/{network}.`,
+      );
+    }
+    if (ex.method !== 'GET') {
+      throw new SwitchyardError('HTTP_METHOD_NOT_ALLOWED', `A WebSocket handshake is a GET, not ${ex.method}.`, {
+        headers: { allow: 'GET' },
+      });
+    }
+    const network = decodeNetwork(match[1] as string);
+    trace.network = network;
+    const extra = { ...this.#options.handler.networkHeaders(network), [REQUEST_ID_HEADER]: trace.id };
+    const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
+    trace.key = key;
+    const client = key ?? exchangeClient(ex, this.#options.trustedProxies);
+    this.#options.handler.admit(client);
+    const limit = this.#options.limits.max_connections_per_client;
+    if ((this.#perClient.get(client) ?? 0) >= limit) {
+      throw new SwitchyardError(
+        'WS_CONNECTION_LIMIT',
+        `This client holds ${limit} WebSocket connections (gateway.websocket.max_connections_per_client); close some first.`,
+        { details: { max_connections_per_client: limit } },
+      );
+    }
+    return { network, client, key, extra };
   }
 
   /** Answers in flight go out, then every connection closes with 1001. */
@@ -210,15 +249,20 @@ function revoked(now: GatewayKeyRecord | undefined, opened: { digest: string; ne
   return undefined;
 }
 
-/** The handshake's refusal: the HTTP answer with the JSON-RPC error body, then the connection ends. */
-function refuse(socket: Socket, err: SwitchyardError): void {
-  const body = errorResponse(err);
+/**
+ * The handshake's refusal: the HTTP answer with the JSON-RPC error body (with the request id), then the
+ * connection ends. Returns the body's length.
+ */
+function refuse(socket: Socket, err: SwitchyardError, requestId: string): number {
+  const body = errorResponse(err, undefined, requestId);
   const lines = [
     `HTTP/1.1 ${err.httpStatus} ${STATUS_CODES[err.httpStatus] ?? ''}`,
     'content-type: application/json',
     `content-length: ${body.length}`,
     'connection: close',
+    `${REQUEST_ID_HEADER}: ${requestId}`,
   ];
   for (const name in err.headers) lines.push(`${name}: ${err.headers[name]}`);
   socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
+  return body.length;
 }

@@ -47,13 +47,18 @@ function hasControl(value: string): boolean {
   return false;
 }
 
-/** `head` + the body's length + CRLFCRLF + `body`, as one buffer. */
-export function requestBytes(head: Buffer, body: Buffer): Buffer {
+/**
+ * `head` + the body's length + CRLF + `lines` + CRLF + `body`, as one buffer. `lines` are header lines
+ * of this request only, each ending in CRLF, already checked by the caller (latin1, no stray CR or LF).
+ */
+export function requestBytes(head: Buffer, body: Buffer, lines = ''): Buffer {
   const length = String(body.length);
-  const out = Buffer.allocUnsafe(head.length + length.length + 4 + body.length);
+  const out = Buffer.allocUnsafe(head.length + length.length + 4 + lines.length + body.length);
   head.copy(out, 0);
   let at = head.length + out.write(length, head.length, 'latin1');
-  at += out.write('\r\n\r\n', at, 'latin1');
+  at += out.write('\r\n', at, 'latin1');
+  if (lines.length > 0) at += out.write(lines, at, 'latin1');
+  at += out.write('\r\n', at, 'latin1');
   body.copy(out, at);
   return out;
 }

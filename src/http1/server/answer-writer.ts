@@ -15,7 +15,8 @@
  *   waits parked behind earlier answers (counted from `answer`), the time of the last write progress is
  *   kept — a piece written, the socket draining, or a write to a socket with nothing queued (the wait
  *   for the client starts then).
- * The owner learns through `written(exchange, close)` that an answer was handed to the socket in full;
+ * The owner learns through `written(exchange, close, bytes)` that an answer (`bytes` of body) was handed
+ * to the socket in full;
  * a stream failing midway destroys the socket instead (the client sees a truncated answer, never a
  * wrong one).
  */
@@ -41,7 +42,7 @@ export interface WriterOwner {
   /** The connection ends after `exchange`'s answer, for the connection's reasons. */
   closesAfter(exchange: ExchangeSlot): boolean;
   /** `exchange`'s answer was handed to the socket in full; `close`: the connection ends after it. */
-  written(exchange: ExchangeSlot, close: boolean): void;
+  written(exchange: ExchangeSlot, close: boolean, bytes: number): void;
 }
 
 /** Bodies up to this size go out in the same buffer as the head (one copy, one write). */
@@ -139,7 +140,7 @@ export class AnswerWriter {
         socket.write(body as Buffer);
         socket.uncork();
       }
-      this.#owner.written(exchange, close);
+      this.#owner.written(exchange, close, headOnly || framing === NO_BODY ? 0 : size);
       return;
     }
     const first = body ?? Buffer.alloc(0);
@@ -150,7 +151,7 @@ export class AnswerWriter {
       socket.write(head, 'latin1');
       rest.destroy();
       this.#streams -= 1;
-      this.#owner.written(exchange, close);
+      this.#owner.written(exchange, close, 0);
       return;
     }
     socket.cork();
@@ -165,7 +166,7 @@ export class AnswerWriter {
       }
     }
     socket.uncork();
-    this.#pump = new StreamPump(
+    const pump: StreamPump = new StreamPump(
       socket,
       rest,
       framing,
@@ -173,11 +174,12 @@ export class AnswerWriter {
       (ok) => {
         this.#pump = undefined;
         this.#streams -= 1;
-        if (ok) this.#owner.written(exchange, close);
+        if (ok) this.#owner.written(exchange, close, pump.sent);
         else socket.destroy();
       },
       this.#progressed,
       this.#ctx.buffers,
     );
+    this.#pump = pump;
   }
 }

@@ -229,9 +229,9 @@ export class ServerConnection implements ParserSink, ExchangeOwner, WriterOwner 
   }
 
   /** `exchange` (the first unanswered) was written in full: on to the next, or close. */
-  written(exchange: ExchangeSlot, close: boolean): void {
+  written(exchange: ExchangeSlot, close: boolean, bytes: number): void {
     this.#queue.shift();
-    this.#buffered -= exchange.finish();
+    this.#buffered -= exchange.finish(bytes);
     this.#ctx.inFlight -= 1;
     this.#ctx.app.answered?.(exchange);
     if (close || (this.#closing && this.#queue.length === 0)) {

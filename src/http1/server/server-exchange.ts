@@ -31,8 +31,12 @@ export interface ServerExchange {
   elapsedMs(): number;
   /** The application's label for this request (e.g. the network, for metrics); '' until it sets one. */
   tag: string;
+  /** The application's own state for this request (e.g. its request id); undefined until it sets one. */
+  data: unknown;
   /** The answer's status, once answered (0 before). */
   readonly status: number;
+  /** Body bytes of the answer written to the socket (known once answered in full; 0 for HEAD). */
+  readonly bytesOut: number;
   /** `send` or `stream` was called (and taken: not after the client left). */
   readonly answered: boolean;
   /** The client closed the connection before this answer was sent in full. */
@@ -93,7 +97,9 @@ export class ExchangeSlot implements ServerExchange {
   readonly remoteAddress: string | undefined;
   readonly startedAt: number;
   tag = '';
+  data: unknown;
   #status = 0;
+  #bytesOut = 0;
   #answered = false;
   /** The connection closes after this answer. */
   #closeAfter: boolean;
@@ -149,6 +155,10 @@ export class ExchangeSlot implements ServerExchange {
 
   get answered(): boolean {
     return this.#answered;
+  }
+
+  get bytesOut(): number {
+    return this.#bytesOut;
   }
 
   header(name: string): string | undefined {
@@ -256,9 +266,13 @@ export class ExchangeSlot implements ServerExchange {
     return parked;
   }
 
-  /** The answer was handed to the socket in full; returns the body bytes it no longer holds. */
-  finish(): number {
+  /**
+   * The answer was handed to the socket in full, `bytesOut` of body with it; returns the request body
+   * bytes it no longer holds.
+   */
+  finish(bytesOut: number): number {
     this.#finished = true;
+    this.#bytesOut = bytesOut;
     return this.#buffered;
   }
 

@@ -65,6 +65,11 @@ export class StreamPump {
     if (rest.destroyed) queueMicrotask(this.#onClose);
   }
 
+  /** Body bytes taken so far (the first ones, written before the pump, included). */
+  get sent(): number {
+    return this.#sent;
+  }
+
   /** The socket drained: read on. */
   resume(): void {
     if (!this.#finished) this.#rest.resume();

@@ -9,12 +9,12 @@
  */
 import type { MetricsRegistry, Sample } from '../../metrics/registry.js';
 import type { OriginScoreView } from '../../model/origin-score.js';
-import type { PoolDirectory } from '../../model/pool.js';
+import { eachNetworkOrigin, type NetworkPools, type PoolDirectory } from '../../model/pool.js';
 
 export function registerScoreMetric(
   metrics: MetricsRegistry,
   scores: OriginScoreView,
-  networks: () => Readonly<Record<string, { readonly pools: readonly string[] }>>,
+  networks: () => NetworkPools,
   directory: PoolDirectory,
 ): void {
   metrics.gauge(
@@ -23,18 +23,12 @@ export function registerScoreMetric(
     ['network', 'pool', 'origin'],
     () => {
       const samples: Sample[] = [];
-      for (const [network, { pools }] of Object.entries(networks())) {
-        for (const name of pools) {
-          const pool = directory.poolByName(name);
-          if (pool === undefined) continue;
-          for (const origin of pool.origins) {
-            const score = scores.score(pool.id, origin.name)?.score;
-            if (score !== undefined && score !== null) {
-              samples.push({ labels: { network, pool: pool.name, origin: origin.name }, value: score });
-            }
-          }
+      eachNetworkOrigin(networks(), directory, (network, pool, origin) => {
+        const score = scores.score(pool.id, origin.name)?.score;
+        if (score !== undefined && score !== null) {
+          samples.push({ labels: { network, pool: pool.name, origin: origin.name }, value: score });
         }
-      }
+      });
       return samples;
     },
   );

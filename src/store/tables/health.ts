@@ -31,7 +31,11 @@ export interface HealthEventsTable {
 export interface OriginHealthTable {
   pool_id: string;
   origin_name: string;
-  /** The address the state was measured at; a changed address resets the state. */
+  /**
+   * The masked address (model/origin-address.ts maskAddress) the state was measured at: a change of
+   * scheme, host, port, path or query names resets the state; new credentials alone do not. Never the full
+   * address, which may carry credentials.
+   */
   origin_address: string;
   status: HealthStatus | 'Unknown';
   failures: number; // consecutive failed checks

@@ -35,9 +35,15 @@ export interface WebhookDestinationsTable {
   id: string; // uuid
   account_id: string;
   name: string;
+  /** The URL, masked when `sealed` holds its secret parts (model/origin-address.ts maskAddress). */
   url: string;
-  /** Write-only: used for cf-webhook-auth and the Standard Webhooks signature, never returned or logged. */
+  /**
+   * Write-only: used for cf-webhook-auth and the Standard Webhooks signature, never returned or logged.
+   * Null once sealed (then in `sealed`); rows written before migration 010 hold it until the next start.
+   */
   secret: string | null;
+  /** The URL and secret sealed (store/secret-box.ts), JSON {url?, secret?}; null when nothing is secret. */
+  sealed: string | null;
   type: string; // "generic"
   created_at: string;
   last_success: string | null;

@@ -15,10 +15,11 @@
  *     closing its connection). `switchyard_hedges_total{network,outcome}` counts hedged calls that were
  *     answered: `won` when the answer came from a hedge, `lost` when the attempt it hedged answered first;
  *   - each attempt's outcome: the attempt metric, the failure list, the origin's health (rules `health`),
- *     benching (`bench`, for the Retry-After the attempt brought), and its score and statistics (rules
- *     `score`; latency from the injected Clock's monotonic time). An abandoned attempt still counts in
- *     its origin's score and statistics when it ends, never in its health; an attempt the client
- *     stopped by leaving counts nowhere.
+ *     benching (`bench`, for the Retry-After the attempt brought), and its score, statistics and
+ *     per-origin series (rules `score`; origin-outcome.ts; latency from the injected Clock's monotonic
+ *     time). An abandoned attempt still counts in its origin's score, statistics and series when it
+ *     ends, never in its health; an attempt the client stopped by leaving counts nowhere. Lines about
+ *     a client's call go to its request's logger (`FailsafeCall.logger`, with its request id).
  * When no attempt is accepted: an answer kept on the way passes through (`fallback-next`,
  * `most-advanced`, a write's rate-limit answer); else a read whose every attempt was throttled (or
  * skipped at its cap) is UPSTREAM_THROTTLED (429, Retry-After); else attempt-failure.ts `exhausted`
@@ -26,6 +27,7 @@
  * the note that it may have reached the origin).
  */
 import type { Clock } from '../../../clock.js';
+import type { Logger } from '../../../log.js';
 import type { OriginScoreSink, OriginScoreView } from '../../../model/origin-score.js';
 import type { OriginStatsSink } from '../../../model/origin-stats.js';
 import type { Candidate } from '../../../routing/router.js';
@@ -36,6 +38,7 @@ import type { StartedAttempt } from '../attempt.js';
 import { type Attempt, exhausted } from '../attempt-failure.js';
 import { type AttemptRecordDeps, asFailure, recordFailure, recordSuccess } from '../attempt-record.js';
 import type { PlanCursor } from '../call-plan.js';
+import { answerOutcome, failureOutcome } from '../origin-outcome.js';
 import { type CallRules, hedgeDelay } from './method-rules.js';
 import { type CallClass, type FailsafeEvent, type FailsafeRule, ruleFor } from './rules.js';
 
@@ -62,6 +65,8 @@ export interface FailsafeCall<R> {
   readonly network: string;
   /** The method, or "batch" (logs). */
   readonly method: string;
+  /** The logger of the client request's lines (with its id); else the engine's. */
+  readonly logger?: Logger | undefined;
   readonly calls: CallClass;
   readonly plan: PlanCursor;
   readonly signal: ClientSignal | undefined;
@@ -246,7 +251,7 @@ class FailsafeRun<R> {
     if (failure === undefined) {
       if (rule.health) recordSuccess(this.#deps, call.network, candidate);
     } else {
-      recordFailure(this.#deps, candidate, failure, call, this.#failures, rule.health);
+      recordFailure(this.#recordDeps(), candidate, failure, call, this.#failures, rule.health);
       if (failure.kind === 'throttled') this.#throttled.push(candidate);
     }
     if (rule.bench) {
@@ -268,7 +273,7 @@ class FailsafeRun<R> {
       case 'fallback-next':
       case 'most-advanced':
         if (settled.ok) this.#fallback = { reply: settled.reply, candidate };
-        this.#deps.logger.debug(VERDICT_NOTES[rule.on as Exclude<Verdict, 'ok'>], {
+        (this.#call.logger ?? this.#deps.logger).debug(VERDICT_NOTES[rule.on as Exclude<Verdict, 'ok'>], {
           network: this.#call.network,
           method: this.#call.method,
           pool: candidate.pool.name,
@@ -342,10 +347,21 @@ class FailsafeRun<R> {
     });
   }
 
-  /** The attempt's latency and outcome into its origin's statistics and score. */
+  /** The attempt's latency and outcome into its origin's statistics, score and series. */
   #observe(settled: Settled<R>, rule: FailsafeRule): void {
     const { pool, origin } = settled.flight.candidate;
-    this.#deps.stats?.record(pool.id, origin.name, settled.ms, settled.ok);
-    if (rule.score !== 'none') this.#deps.scores?.record(pool.id, origin.name, rule.score, settled.ms);
+    const deps = this.#deps;
+    deps.stats?.record(pool.id, origin.name, settled.ms, settled.ok);
+    if (rule.score !== 'none') deps.scores?.record(pool.id, origin.name, rule.score, settled.ms);
+    if (deps.metrics === undefined) return;
+    const outcome = settled.ok ? answerOutcome(rule.on, settled.reply) : failureOutcome(asFailure(settled.error));
+    if (outcome !== undefined)
+      deps.metrics.originAttempt(this.#call.network, pool.name, origin.name, outcome, settled.ms / 1000);
+  }
+
+  /** What recordFailure needs, with the request's logger when the call has one (made on a failure only). */
+  #recordDeps(): AttemptRecordDeps {
+    const logger = this.#call.logger;
+    return logger === undefined ? this.#deps : { ...this.#deps, logger };
   }
 }
