@@ -2,8 +2,8 @@
  * Reload without restart (SPEC §15), in one process, on whichever store backend the run selects: the
  * reload `serve` runs on SIGHUP (main/reload.ts), from a file read through the pipeline. Against real
  * anvil origins, with a client calling the gateway throughout each reload (none of its calls may fail):
- * - a network added answers at once (404 before); a method denied is refused at once (-32601);
- *   `gateway.max_batch` and `limits.max_pools_per_account` changed apply at once (413; the API's 400);
+ * - a network added answers at once (404 before) and has its per-origin series; a method denied is
+ *   refused at once (-32601); `gateway.max_batch` and `limits.max_pools_per_account` changed apply at once (413; the API's 400);
  *   under `pools_from_file: apply` an origin added to a pool is routed to at once;
  * - a file with errors changes nothing: every error is logged with its path, the outcome lists them, and
  *   `switchyard_config_reload_failures_total` counts it (the loaded timestamp stays);
@@ -92,6 +92,8 @@ describe('reload without restart', () => {
     assert.equal(now.reloads, before.reloads + 1);
     assert.equal(now.failures, 0);
     assert.ok(now.loaded > before.loaded && now.loaded >= startedAt / 1000, 'the loaded timestamp moved');
+    const scraped = (await send(`${new URL(app.apiUrl).origin}/metrics`, { method: 'GET' })).text;
+    assert.match(scraped, /^switchyard_origin_healthy\{network="holesky",pool="main",origin="[^"]+"\} 1$/m);
   });
 
   it('a method denied is refused at once', async () => {
