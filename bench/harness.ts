@@ -31,6 +31,7 @@ import { addRatios, type BenchReport, checkTargets, markdown } from './report.js
 import { runDegradedLegs, runPoolSizeLegs } from './routing-legs.js';
 import { buildCli, REPO_ROOT, type Routes, SwitchyardProcess } from './switchyard.js';
 import { ensureTools, INSTALL_HINT } from './tools.js';
+import { runVerifyLegs } from './verify-leg.js';
 import { FANOUT_CHAIN_ID, FANOUT_NETWORK, FanoutProcess, runWsLeg, WS_READ_NETWORK } from './ws-legs.js';
 
 export interface BenchOutcome {
@@ -57,7 +58,7 @@ interface Running {
 }
 
 /** The scenarios wrk drives over HTTP against the nginx upstream. */
-type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout' | 'mgmt' | 'pool-size' | 'degraded'>;
+type HttpScenario = Exclude<Scenario, 'anvil' | 'wsread' | 'wsfanout' | 'mgmt' | 'pool-size' | 'degraded' | 'verify'>;
 
 /**
  * Where each scenario goes: the upstream path the direct and nginx legs POST to, the Switchyard network
@@ -85,6 +86,8 @@ const LEG_ORDER: Array<[Scenario, Target[]]> = [
   // The routing legs of SPEC §17, each with a Switchyard of its own (routing-legs.ts).
   ['pool-size', ['switchyard']],
   ['degraded', ['switchyard']],
+  // SPEC §18: what a verified answer costs, against an anvil and a Switchyard of its own (verify-leg.ts).
+  ['verify', ['switchyard']],
   // Last, so they leave the legs before them as they were (ws-legs.ts).
   ['wsread', ['switchyard']],
   ['wsfanout', ['switchyard']],
@@ -138,6 +141,13 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         const chosen = both.filter(([, w]) => selected(legId(scenario, target, w), options));
         if (chosen.length === 2 && pairs++ % 2 === (options.workersFirst ? 0 : 1)) chosen.reverse();
         runs.push(...chosen);
+      }
+      if (scenario === 'verify') {
+        if (options.only.length === 0 || options.only.some((f) => f.startsWith('verify') || 'verify'.includes(f))) {
+          const context = { wrk: tools.wrk, workDir, options, compiledCli: runtime.compiledCli, log };
+          legs.push(...(await runVerifyLegs(context)));
+        }
+        continue;
       }
       if (scenario === 'pool-size' || scenario === 'degraded') {
         // Several legs of their own (`pool-size-64`, …): selected by scenario here, by leg inside.
@@ -416,6 +426,7 @@ async function planLeg(
   if (scenario === 'wsread' || scenario === 'wsfanout') return 'driven by ws-legs.ts';
   if (scenario === 'mgmt') return 'driven by mgmt-leg.ts';
   if (scenario === 'pool-size' || scenario === 'degraded') return 'driven by routing-legs.ts';
+  if (scenario === 'verify') return 'driven by verify-leg.ts';
   if (upstream === undefined || proxy === undefined) return 'nginx unavailable';
   const exchange = exchanges[scenario];
   const route = ROUTE[scenario];
@@ -451,7 +462,8 @@ function placeholder(
     scenario === 'wsfanout' ||
     scenario === 'mgmt' ||
     scenario === 'pool-size' ||
-    scenario === 'degraded'
+    scenario === 'degraded' ||
+    scenario === 'verify'
       ? { request: single.request, response: '' }
       : exchanges[scenario];
   return { id, scenario, target, connections: connectionsFor(scenario, options), exchange };

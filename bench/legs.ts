@@ -20,6 +20,7 @@ import {
   treeMemorySample,
 } from './procstat.js';
 import type { RoutingFigures } from './routing-legs.js';
+import type { VerifyFigures } from './verify-leg.js';
 import { runWrk, type WrkResult } from './wrk.js';
 import type { FanoutFigures } from './ws-fanout-leg.js';
 
@@ -34,7 +35,8 @@ export type Scenario =
   | 'wsfanout'
   | 'mgmt'
   | 'pool-size'
-  | 'degraded';
+  | 'degraded'
+  | 'verify';
 export type Target = 'direct' | 'nginx' | 'switchyard';
 
 export const SCENARIO_TITLES: Record<Scenario, string> = {
@@ -49,6 +51,7 @@ export const SCENARIO_TITLES: Record<Scenario, string> = {
   mgmt: 'management API',
   'pool-size': 'routing: pool size',
   degraded: 'routing: a degraded origin',
+  verify: 'verified answers (eth_getBalance, eth_call)',
 };
 
 export interface LegPlan {
@@ -142,6 +145,8 @@ export interface LegResult {
   mgmt?: MgmtFigures;
   /** degraded (routing-legs.ts): the stall and what hedging cost in origin calls. */
   routing?: RoutingFigures;
+  /** verify (verify-leg.ts): the leg's verify mode and the origin calls each client request cost. */
+  verify?: VerifyFigures;
 }
 
 export function skippedLeg(

@@ -9,6 +9,7 @@ import { corePercent, fmt, mib, percent } from './format.js';
 import type { LegResult, Scenario } from './legs.js';
 import { mgmtLines } from './mgmt-report.js';
 import { routingLines, routingTargets } from './routing-report.js';
+import { verifyLines } from './verify-report.js';
 
 export interface TargetCheck {
   name: string;
@@ -230,6 +231,7 @@ export function markdown(report: BenchReport): string {
   lines.push(...workerLines(report.legs));
   lines.push(...mgmtLines(report.legs));
   lines.push(...routingLines(report.legs));
+  lines.push(...verifyLines(report.legs));
   const unsettled = report.legs.filter((leg) => (leg.settled_ms ?? 0) > 0);
   if (unsettled.length > 0) {
     lines.push(

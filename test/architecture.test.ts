@@ -68,7 +68,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   notifications: ['health', 'incidents', 'pools', 'outbound', 'config', 'model', 'store'],
   incidents: ['chain', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],
-  gateway: ['routing', 'chain', 'http1', 'outbound', 'config', 'model'],
+  gateway: ['routing', 'chain', 'verify', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.
   cluster: ['gateway', 'limits', 'routing', 'chain', 'http1', 'outbound', 'config', 'model'],
   health: ['http1', 'outbound', 'config', 'model', 'store'],

@@ -52,6 +52,8 @@ export interface AdoptionContext {
   readonly ceiling: number | undefined;
   readonly source: ChainSource;
   usable(origin: OriginChain): boolean;
+  /** A backer answered a block when asked (the trust anchor counts it as that origin's report). */
+  reported?(origin: OriginChain, block: BlockHead): void;
 }
 
 /** Offers `origin`'s header to the canonical chain under the rule above. */
@@ -104,6 +106,7 @@ async function backed(origin: OriginChain, header: BlockHead, ctx: AdoptionConte
   for (const backer of askable.slice(0, BACKING_ASKS)) {
     try {
       const block = await ctx.source.block(backer.pool, backer.origin, header.number);
+      if (block !== undefined) ctx.reported?.(backer, block);
       if (block?.hash === header.hash) return 'yes';
     } catch {
       // Could not be asked: it backs nothing this time.

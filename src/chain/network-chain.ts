@@ -48,6 +48,7 @@ import { type AdoptionContext, type Judgement, judgeClaim } from './adoption.js'
 import { resolveAnchor } from './anchor.js';
 import { CanonicalChain, type CanonicalEvents } from './canonical.js';
 import { blockIntervalMs, ceiling, type HeadBound } from './head-bound.js';
+import { type HeaderHasher, NetworkAnchor } from './network-anchor.js';
 import type { OriginChain } from './origin-chain.js';
 import type { BlockHead, ChainSource } from './types.js';
 
@@ -69,12 +70,18 @@ export interface NetworkChainDeps {
   readonly anchor: readonly string[];
   /** A header of `origin` was refused (once per header): counts it. */
   readonly refused: (origin: OriginChain) => void;
+  /** `networks.{name}.verify_anchor.quorum`: pools that must agree on a hash before it is trusted. */
+  readonly quorum?: number | undefined;
+  /** Hashes a header's fields (verify/, injected by the gateway); none: no trust through parent hashes. */
+  readonly hashHeader?: HeaderHasher | undefined;
 }
 
 export class NetworkChain {
   readonly name: string;
   readonly pollIntervalMs: number;
   readonly canonical: CanonicalChain;
+  /** The trust anchor of SPEC §18 (network-anchor.ts). */
+  readonly anchor: NetworkAnchor;
   reported: number | undefined;
   finalized: BlockHead | undefined;
   readonly #deps: NetworkChainDeps;
@@ -109,6 +116,17 @@ export class NetworkChain {
         this.#adopted(block);
         deps.events.head(block);
       },
+    });
+    this.anchor = new NetworkAnchor({
+      quorum: deps.quorum ?? 2,
+      canonical: this.canonical,
+      source: deps.source,
+      clock: deps.clock,
+      retryAfterMs: pollIntervalMs,
+      hashHeader: deps.hashHeader,
+      origins: () => this.#origins,
+      operators: () => this.#trusted,
+      usable: (origin) => this.usable(origin),
     });
   }
 
@@ -306,6 +324,7 @@ export class NetworkChain {
       ceiling: this.headCeiling(),
       source: this.#deps.source,
       usable: (origin) => this.usable(origin),
+      reported: (origin, block) => this.anchor.report(origin, block),
     };
     // Who could back a claim, or leave its origin alone: part of what a refusal was judged on.
     const present = this.#origins.filter((origin) => !origin.readsFailing && this.usable(origin)).length;

@@ -25,6 +25,7 @@
  * Reading: `networkHead`, `origin`, `reportedHead` and `headCeiling` are synchronous lookups; `touch`
  * marks a network in use for finality; `block(network, which)` reads a block from the network's best
  * usable origins (the cache's finality lookups). More in network-chain.ts, head-bound.ts, canonical.ts.
+ * Trust anchor (SPEC §18): every header an origin shows is its report of a block hash (network-anchor.ts).
  *
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
@@ -36,13 +37,15 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
-import type { Origin, Pool, PoolDirectory } from '../model/pool.js';
+import type { PoolDirectory } from '../model/pool.js';
 import type { HeadBound } from './head-bound.js';
 import { HeadPushes } from './head-pushes.js';
 import { type ChainCounts, chainMetrics } from './metrics.js';
+import type { HeaderHasher } from './network-anchor.js';
 import type { NetworkChain } from './network-chain.js';
 import { type ChainNetworkSettings, makeNetworkChain, type NetworkSetup, sameChainSettings } from './network-setup.js';
 import { OriginChain } from './origin-chain.js';
+import { listing, type TrackedOrigin } from './tracked-origin.js';
 import type {
   BlockHead,
   ChainFeedback,
@@ -51,10 +54,13 @@ import type {
   ChainView,
   HeadPushSource,
   OriginChainState,
+  TrustAnchor,
+  TrustedBlock,
 } from './types.js';
 
 export type { ChainNetworkSettings } from './network-setup.js';
 export { SYNCING_CHECK_MS } from './origin-chain.js';
+export type { TrackedOrigin } from './tracked-origin.js';
 
 export interface ChainTrackerOptions {
   readonly networks: Readonly<Record<string, ChainNetworkSettings>>;
@@ -66,22 +72,11 @@ export interface ChainTrackerOptions {
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly metrics?: MetricsRegistry;
+  /** Hashes a header's fields (the gateway passes verify/'s): trusted blocks vouch for their parents. */
+  readonly hashHeader?: HeaderHasher;
 }
 
-/** One tracked origin of a network, for listings (console, incident checks). */
-export interface TrackedOrigin {
-  readonly pool: Pool;
-  readonly origin: Origin;
-  readonly state: OriginChainState;
-  /** Counts for the network head now: pool and origin enabled and healthy. */
-  readonly usable: boolean;
-  /** A live newHeads push (its `ws_address`) brings its head now; its head poll is skipped meanwhile. */
-  readonly pushing: boolean;
-  /** The origin's last polled or pushed header (incident divergence checks read its hash and parent). */
-  readonly header?: BlockHead | undefined;
-}
-
-export class ChainTracker implements ChainView, ChainFeedback {
+export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
   #options: ChainTrackerOptions;
   readonly #networks = new Map<string, NetworkChain>();
   /** pool id → origin name → state: two lookups, no key string built on the hot path. */
@@ -101,7 +96,8 @@ export class ChainTracker implements ChainView, ChainFeedback {
     this.#options = options;
     this.#counts = options.metrics === undefined ? undefined : chainMetrics(options.metrics, this);
     const { health, source, clock, logger } = options;
-    this.#setup = { health, source, clock, logger, counts: this.#counts, emit: (call) => this.#emit(call) };
+    const emit = (call: (listener: ChainListener) => void) => this.#emit(call);
+    this.#setup = { health, source, clock, logger, counts: this.#counts, hashHeader: options.hashHeader, emit };
     for (const [name, settings] of Object.entries(options.networks)) {
       if (settings.pools.length > 0) this.#networks.set(name, makeNetworkChain(name, settings, this.#setup));
     }
@@ -228,6 +224,18 @@ export class ChainTracker implements ChainView, ChainFeedback {
     if (record !== undefined) this.#take(record, header);
   }
 
+  // ── TrustAnchor (SPEC §18) ──
+
+  trustedTip(network: string): TrustedBlock | undefined {
+    return this.#networks.get(network)?.anchor.hashes.tip;
+  }
+  trustedHash(network: string, number: number): string | undefined {
+    return this.#networks.get(network)?.anchor.hashes.at(number)?.hash;
+  }
+  async anchor(network: string, number: number): Promise<TrustedBlock | undefined> {
+    return this.#networks.get(network)?.anchor.anchor(number);
+  }
+
   // ── Finality and lookups ──
 
   /** The network is in use by a read that depends on finality (keeps its finalized block fetched). */
@@ -316,6 +324,7 @@ export class ChainTracker implements ChainView, ChainFeedback {
   #take(record: OriginChain, header: BlockHead): void {
     if (!record.takeHeader(header)) return;
     for (const network of this.#networksOf.get(record) ?? []) {
+      network.anchor.report(record, header);
       network.headersChanged();
       void network.advance();
     }
@@ -382,15 +391,4 @@ export class ChainTracker implements ChainView, ChainFeedback {
       }
     }
   }
-}
-
-function listing(chain: NetworkChain, record: OriginChain): TrackedOrigin {
-  return {
-    pool: record.pool,
-    origin: record.origin,
-    state: record,
-    usable: chain.usable(record),
-    pushing: record.pushLive,
-    header: record.header,
-  };
 }

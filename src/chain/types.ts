@@ -75,6 +75,31 @@ export interface ChainView {
   headCeiling(network: string): number | undefined;
 }
 
+/** A trusted block (chain/trust.ts): a hash a quorum of pools, or an operator's origin, reported at a height. */
+export interface TrustedBlock {
+  readonly number: number;
+  /** Lowercase 0x + 64 hex. */
+  readonly hash: string;
+  /**
+   * The header object one origin answered for it, when the tracker has one: its fields are that
+   * origin's word until they are hashed to `hash` (the gateway does, before it reads any).
+   */
+  readonly header?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The trust anchor (SPEC §18) as answer verification reads it: block hashes a quorum of pools, or an
+ * operator's origin, reported (trust.ts, network-anchor.ts).
+ */
+export interface TrustAnchor {
+  /** The newest trusted block of the network. */
+  trustedTip(network: string): TrustedBlock | undefined;
+  /** The trusted hash at a height, when one is held now (no origin is asked). */
+  trustedHash(network: string, number: number): string | undefined;
+  /** The trusted block at a height, asking origins when none is held; undefined when none can be had. */
+  anchor(network: string, number: number): Promise<TrustedBlock | undefined>;
+}
+
 /** What answers reveal, reported by the forwarder. */
 export interface ChainFeedback {
   /** The origin answered with a head at least this high (eth_blockNumber, a latest block, a receipt). */

@@ -98,6 +98,7 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     store: options.storeReadiness,
     stats: options.stats,
     scores: options.scores,
+    verifyFailures: options.verifyFailures,
   });
   // The control's score book holds origins of the pools there are (the workers prune their own).
   const scores = options.scores;

@@ -23,13 +23,14 @@
  *   draining         the worker got SIGTERM/SIGINT itself (e.g. sent to the whole process group)
  *   health-reports   live failures and successes, batched, in order
  *   chain-feedback   heads seen, missing blocks, reported heads, networks touched — batched
- *   request          a request answered by `reply`: a block lookup, a rate-limit lease, a quota reserve
+ *   request          a request answered by `reply`: a block lookup, a trusted block (SPEC §18), a
+ *                    rate-limit lease, a quota reserve
  *   report           a named report (e.g. `key-usage`: gateway key usage counts): one handler per topic
  *   affinity         an affinity entry just recorded (sent at once), for the control to relay
  *   metrics          the answer to `metrics-ask`
  */
 import type { HeadBound } from '../chain/head-bound.js';
-import type { BlockHead, ChainReorg, OriginChainState } from '../chain/types.js';
+import type { BlockHead, ChainReorg, OriginChainState, TrustedBlock } from '../chain/types.js';
 import type { Config } from '../config/schema.js';
 import type { TlsPair } from '../config/tls-files.js';
 import type { LeaseAsk } from '../gateway/rpc/lease-backend.js';
@@ -49,6 +50,8 @@ export interface PushedNetwork {
   /** The head ceiling's bound, its `since` on the wall clock (chain/head-bound.ts); none: no limit. */
   bound?: HeadBound | undefined;
   finalized: BlockHead | undefined;
+  /** The trust anchor's newest trusted block (SPEC §18, chain/trust.ts); other heights: an `anchor` request. */
+  trusted?: TrustedBlock | undefined;
   /** The tracked origins: [pool id, origin name, usable now, its head comes by a live newHeads push]. */
   tracked: Array<[string, string, boolean, boolean]>;
 }
@@ -117,6 +120,7 @@ export interface ChainFeedbackBatch {
 
 export type WorkerRequest =
   | { kind: 'block'; network: string; which: 'finalized' | number }
+  | { kind: 'anchor'; network: string; number: number }
   | { kind: 'lease'; asks: LeaseAsk[] }
   | { kind: 'quota'; asks: QuotaAsk[] };
 

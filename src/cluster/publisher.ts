@@ -188,6 +188,8 @@ export class StatePublisher {
     switch (request.kind) {
       case 'block':
         return (await this.#options.chain.block(request.network, request.which)) ?? null;
+      case 'anchor':
+        return (await this.#options.chain.anchor(request.network, request.number)) ?? null;
       case 'lease':
         return this.#options.leases.lease(request.asks);
       case 'quota':
@@ -254,6 +256,7 @@ export class StatePublisher {
         reported: chain.reportedHead(network),
         bound: chain.headBound(network),
         finalized: chain.finalized(network),
+        trusted: chain.trustedTip(network),
         tracked: tracked.map((t) => [t.pool.id, t.origin.name, t.usable, t.pushing]),
       };
       for (const { pool, origin, state } of tracked) {

@@ -18,10 +18,14 @@
  * never above the ceiling) and sent to the control (whose tracker counts numbers above the ceiling), batched every FEEDBACK_FLUSH_MS (50 ms): heads as
  * the max per origin or network, missing blocks in order, `touch` at most once per TOUCH_EVERY_MS (1 s)
  * per network. `block()` asks the control's tracker (a request with a BLOCK_TIMEOUT_MS bound, 10 s).
+ *
+ * Trust anchor (SPEC §18): the newest trusted block comes with each `chain-state` push; a trusted block at
+ * another height is asked of the control's tracker (`anchor`, the same bound) and kept (at most
+ * ANCHORS_KEPT per network, the oldest asked go first; a reorg drops those at and above its fork point).
  */
 import { ceiling } from '../chain/head-bound.js';
 import type { TrackedOrigin } from '../chain/tracker.js';
-import type { BlockHead, ChainListener, OriginChainState } from '../chain/types.js';
+import type { BlockHead, ChainListener, OriginChainState, TrustedBlock } from '../chain/types.js';
 import type { Clock } from '../clock.js';
 import type { GatewayChain } from '../gateway/chain-port.js';
 import type { Logger } from '../log.js';
@@ -31,6 +35,7 @@ import type { ChainEventMessage, ChainFeedbackBatch, PushedChain, PushedNetwork,
 export const FEEDBACK_FLUSH_MS = 50;
 export const TOUCH_EVERY_MS = 1000;
 export const BLOCK_TIMEOUT_MS = 10_000;
+export const ANCHORS_KEPT = 256;
 const WINDOW = 128;
 
 interface ReplicaOriginState {
@@ -59,6 +64,8 @@ export class ReplicaChain implements GatewayChain {
   readonly #localReported = new Map<string, number>();
   readonly #listeners = new Set<ChainListener>();
   readonly #touchedAt = new Map<string, number>();
+  /** network → height → trusted block the control's anchor gave */
+  readonly #anchors = new Map<string, Map<number, TrustedBlock>>();
   #poolsById = new Map<string, Pool>();
   #batch: ChainFeedbackBatch = emptyBatch();
   #timer: NodeJS.Timeout | undefined;
@@ -107,6 +114,8 @@ export class ReplicaChain implements GatewayChain {
         const forkPoint = message.reorg.forkPoint;
         const kept = window.filter((block) => block.number < forkPoint);
         window.splice(0, window.length, ...kept);
+        const anchors = this.#anchors.get(network);
+        for (const number of anchors?.keys() ?? []) if (number >= forkPoint) anchors?.delete(number);
         this.#emit((l) => l.reorg?.(network, message.reorg));
         break;
       }
@@ -212,6 +221,37 @@ export class ReplicaChain implements GatewayChain {
   async block(network: string, which: 'finalized' | number): Promise<BlockHead | undefined> {
     const answer = await this.#options.request({ kind: 'block', network, which }, BLOCK_TIMEOUT_MS);
     return (answer ?? undefined) as BlockHead | undefined;
+  }
+
+  // ── Trust anchor (SPEC §18) ──
+
+  trustedTip(network: string): TrustedBlock | undefined {
+    return this.#networks[network]?.trusted;
+  }
+
+  trustedHash(network: string, number: number): string | undefined {
+    const tip = this.trustedTip(network);
+    return tip?.number === number ? tip.hash : this.#anchors.get(network)?.get(number)?.hash;
+  }
+
+  async anchor(network: string, number: number): Promise<TrustedBlock | undefined> {
+    const tip = this.trustedTip(network);
+    if (tip?.number === number) return tip;
+    const held = this.#anchors.get(network)?.get(number);
+    if (held !== undefined) return held;
+    const answer = (await this.#options.request({ kind: 'anchor', network, number }, BLOCK_TIMEOUT_MS)) as
+      | TrustedBlock
+      | null
+      | undefined;
+    if (answer === null || answer === undefined) return undefined;
+    let anchors = this.#anchors.get(network);
+    if (anchors === undefined) {
+      anchors = new Map();
+      this.#anchors.set(network, anchors);
+    }
+    anchors.set(number, answer);
+    if (anchors.size > ANCHORS_KEPT) anchors.delete(anchors.keys().next().value as number);
+    return answer;
   }
 
   // ── Listings ──

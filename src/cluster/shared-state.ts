@@ -18,6 +18,9 @@
  * - `origin-probes` (control → workers): the monitor probes' outcomes the control's book kept, sent
  *   every STATS_REPORT_MS when there are any; each worker adopts them into its own book, so its
  *   steering and hedging see the probes too (its own traffic it counts itself).
+ * - `verify-failures` (workers → control): each origin answer that failed verification (SPEC §18,
+ *   model/verify-failures.ts), sent at once (they are rare); the control hands them to its integrity
+ *   alert (incidents/integrity.ts), which records the incident.
  * - `store` (control → workers): whether the store answers, as the control's probe says (checked every
  *   STORE_CHECK_MS, 1 s; pushed when it changes), for the workers' `GET /readyz`.
  */
@@ -25,6 +28,7 @@ import type { GatewayKeySnapshot, GatewayKeyTable, KeyUsageSink } from '../model
 import { probeSamplesOf, type ScoreReportRow, scoreRowsOf } from '../model/origin-score.js';
 import { type OriginStatsCollector, statsRowsOf } from '../model/origin-stats.js';
 import type { StoreReadiness } from '../model/readiness.js';
+import { type VerifyFailureSink, verifyFailuresOf } from '../model/verify-failures.js';
 
 export const KEYS_TOPIC = 'keys';
 export const USAGE_TOPIC = 'key-usage';
@@ -32,6 +36,7 @@ export const STORE_TOPIC = 'store';
 export const STATS_TOPIC = 'origin-stats';
 export const SCORES_TOPIC = 'origin-scores';
 export const PROBES_TOPIC = 'origin-probes';
+export const VERIFY_TOPIC = 'verify-failures';
 export const USAGE_FLUSH_MS = 1_000;
 export const STATS_REPORT_MS = 1_000;
 export const STORE_CHECK_MS = 1_000;
@@ -56,9 +61,16 @@ export function shareWithWorkers(
     store: StoreReadiness;
     stats?: OriginStatsCollector | undefined;
     scores?: ControlScores | undefined;
+    verifyFailures?: VerifyFailureSink | undefined;
   },
 ): () => void {
   const stops: Array<() => void> = [];
+  const failures = parts.verifyFailures;
+  if (failures !== undefined) {
+    publisher.onReport(VERIFY_TOPIC, (payload) => {
+      for (const report of verifyFailuresOf(payload)) failures.failed(report);
+    });
+  }
   const stats = parts.stats;
   if (stats !== undefined) publisher.onReport(STATS_TOPIC, (payload) => stats.add(statsRowsOf(payload)));
   const scores = parts.scores;

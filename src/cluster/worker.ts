@@ -40,6 +40,7 @@ import { MetricsRegistry } from '../metrics/registry.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 import { ControlLink } from './control-link.js';
 import { type ControlMessage, isMessage } from './messages.js';
+import { VERIFY_TOPIC } from './shared-state.js';
 import {
   buildReplicas,
   buildSharedParts,
@@ -117,6 +118,7 @@ async function serveWorkerGateway(
       scores: shared.scores,
       affinityShare: affinity,
       limiter: shared.limiter,
+      verifyFailures: { failed: (report) => base.link.send({ t: 'report', topic: VERIFY_TOPIC, payload: [report] }) },
       clock: base.clock,
       logger: logger.child({ part: 'gateway' }),
       metrics: base.metrics,

@@ -44,6 +44,11 @@ export const DEFAULTS = {
     finality_depth: 64, // blocks below the head taken as final where an origin has no finalized tag
     steering: 'off' as 'off' | 'dynamic_latency', // pools in failover order; dynamic_latency: by best origin score
     hedge_max: 1, // extra requests a hedged read may send (networks.{name}.hedge.max); hedging itself is off by default
+    verify: 'off' as 'off' | 'integrity' | 'proofs', // answers passed on unproven; integrity / proofs: docs/verification.md
+    verify_anchor: {
+      quorum: 2, // pools whose origins must report the same block hash before it is trusted (never fewer than 2)
+      clear_after: 600_000, // ms without a verification failure after which an origin's integrity alert ends
+    },
     incidents: {
       reorg_min_depth: 2, // fewest replaced blocks that raise switchyard_reorg_alert
       // head_stall_after / finality_stall_after: derived from the chain when unset (incidents/thresholds.ts)

@@ -113,11 +113,18 @@ const hedge = z.strictObject({
   max: z.number().int().min(1).max(3).default(DEFAULTS.network.hedge_max),
 });
 
-/** Per-method rules (SPEC §17): override the gateway's timeout and max_attempts and the network's hedge. */
+/** How much of an answer is proven before it is passed on (SPEC §18, docs/verification.md). */
+const verifyMode = z.enum(['off', 'integrity', 'proofs']);
+
+/**
+ * Per-method rules (SPEC §17): override the gateway's timeout and max_attempts and the network's hedge;
+ * `verify` the network's verification mode (SPEC §18).
+ */
 const methodRules = z.strictObject({
   timeout: durationMs.refine((ms) => ms >= 1, 'must be at least 1 ms').optional(),
   max_attempts: z.number().int().min(1).max(10).optional(),
   hedge: z.union([z.literal('off'), hedge]).optional(),
+  verify: verifyMode.optional(),
 });
 
 /**
@@ -163,8 +170,16 @@ export const networkSchema = z
       .strictObject({
         /** `pool/origin`, or a bare origin name unique in the network (chain/anchor.ts). */
         origins: z.array(plainText().min(1).max(201)).default([]),
+        /** Pools whose origins must report the same hash before a block is trusted (chain/trust.ts); never 1. */
+        quorum: z.number().int().min(2).max(16).default(DEFAULTS.network.verify_anchor.quorum),
+        /** An origin's integrity alert ends after this long without a verification failure. */
+        clear_after: durationMs
+          .prefault(DEFAULTS.network.verify_anchor.clear_after / 1000)
+          .refine((ms) => ms >= 1000, 'must be at least 1 s'),
       })
       .prefault({}),
+    /** Answers proven before they are passed on (SPEC §18): off, integrity (hashes and roots) or proofs. */
+    verify: verifyMode.default(DEFAULTS.network.verify),
     /** Chain-incident alert thresholds (SPEC §14, docs/incidents.md); durations left out are derived from the chain. */
     incidents: z
       .strictObject({

@@ -97,7 +97,7 @@ export interface NetworkItem {
   pools: Array<{ name: string; id: string | null; enabled: boolean | null; healthy: boolean | null }>;
 }
 
-export type IncidentKindName = 'head_stall' | 'origin_divergence' | 'reorg' | 'finality_stall';
+export type IncidentKindName = 'head_stall' | 'origin_divergence' | 'reorg' | 'finality_stall' | 'origin_integrity';
 
 /** `GET …/gateway/incidents`: a chain incident as the account's alerts show it. */
 export interface IncidentItem {

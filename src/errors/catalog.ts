@@ -130,6 +130,12 @@ export const CATALOG = {
     summary:
       'No origin connection (or, for a large answer, no stream slot of this client) came free within request_timeout; never counted against the origin.',
   },
+  ANSWER_UNVERIFIED: {
+    http: 200,
+    rpc: -32050,
+    summary:
+      "No origin's answer to the call could be verified against the trust anchor (networks.{name}.verify); the message names the method and block.",
+  },
   GATEWAY_INTERNAL: { http: 500, rpc: -32603, summary: 'An unexpected internal error; the log has details.' },
 
   // ── Management API ────────────────────────────────────────────────────────────────────────────

@@ -6,13 +6,16 @@
  *   ChainView + ChainFeedback  routing and answer checks (upstream/origin-forwarder.ts, rpc/handler.ts)
  *   ChainBlocks                the response cache's finality (upstream/cache/chain-finality.ts)
  *   addListener, trackedOrigins the subscription hub (subscriptions/hub.ts)
+ *   TrustAnchor, finalized     answer verification (upstream/verified/, SPEC §18)
  *   start, stop                the gateway starts it once its listener is up and stops it on close
  */
 import type { TrackedOrigin } from '../chain/tracker.js';
-import type { ChainFeedback, ChainView } from '../chain/types.js';
+import type { BlockHead, ChainFeedback, ChainView, TrustAnchor } from '../chain/types.js';
 import type { ChainBlocks } from './upstream/cache/chain-finality.js';
 
-export interface GatewayChain extends ChainView, ChainFeedback, ChainBlocks {
+export interface GatewayChain extends ChainView, ChainFeedback, ChainBlocks, TrustAnchor {
+  /** The finalized block last fetched for the network (verified calls at `safe` / `finalized`). */
+  finalized(network: string): BlockHead | undefined;
   /** The origins followed for a network, with their state and whether they count for the head now. */
   trackedOrigins(network: string): TrackedOrigin[];
   start(): void;

@@ -7,6 +7,9 @@
  * Used by `startGateway` (one process) and, with `gateway.workers` > 1, by the control process, whose
  * tracker feeds the workers' replicas (src/cluster/). The tracker is not started here; `close` stops
  * following the directory's changes and closes the chain clients (stop the tracker first).
+ * The tracker's trust anchor (SPEC §18, chain/network-anchor.ts) hashes headers with verify/'s
+ * computation (`hashHeader`): a header that does not parse, or does not hash to its own `hash`, vouches
+ * for nothing.
  */
 import { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
@@ -17,6 +20,7 @@ import type { MetricsRegistry } from '../metrics/registry.js';
 import type { HealthView } from '../model/health-view.js';
 import type { PoolDirectory } from '../model/pool.js';
 import { type OutboundPolicy, WS_SCHEMES } from '../outbound/policy.js';
+import { proveHeader } from '../verify/index.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN, CHAIN_REQUEST_TIMEOUT_MS, GatewayChainSource } from './upstream/chain-source.js';
 import { OriginClients } from './upstream/origin-clients.js';
 import { WsHeadSubscriptions } from './upstream/ws-heads.js';
@@ -54,6 +58,7 @@ export function buildChainTracker(parts: ChainTrackerParts): { chain: ChainTrack
     }),
     clock: parts.clock,
     logger: logger.child({ part: 'chain' }),
+    hashHeader,
     ...(parts.metrics === undefined ? {} : { metrics: parts.metrics }),
   });
   const unsubscribe = directory.onChange(() => {
@@ -66,4 +71,13 @@ export function buildChainTracker(parts: ChainTrackerParts): { chain: ChainTrack
       await chainClients.close();
     },
   };
+}
+
+/** A header's own hash, once its fields are shown to hash to it; undefined otherwise. */
+function hashHeader(header: Readonly<Record<string, unknown>>): string | undefined {
+  try {
+    return proveHeader(header).hash.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }

@@ -31,9 +31,8 @@
  * subscription hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts
  * (each worker) differ only in where those ports' state comes from.
  *
- * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through
- * the same forwarder as clients (cache included); tests may put their own in its place
- * (`options.subscriptions`).
+ * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the same
+ * forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
  *
  * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key
  * table, quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth
@@ -94,7 +93,7 @@ import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
 import { CHAIN_REQUEST_TIMEOUT_MS } from './upstream/chain-source.js';
 import { FilterAffinity } from './upstream/filter-affinity.js';
 import { OriginClients } from './upstream/origin-clients.js';
-import { OriginForwarder } from './upstream/origin-forwarder.js';
+import { OriginForwarder, type OriginForwarderDeps } from './upstream/origin-forwarder.js';
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
@@ -149,6 +148,8 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
+  /** Answers that failed verification (SPEC §18), for the integrity alert; none: only counted and logged. */
+  verifyFailures?: OriginForwarderDeps['verifyFailures'];
 }
 
 /** The subscription hub as the gateway holds it (a test's own may not follow reloads). */
@@ -296,6 +297,7 @@ function buildUpstream(
     stats: options.stats,
     scores,
     throttle,
+    verifyFailures: options.verifyFailures,
   });
   const caching = buildCache(options, origins);
   const unsubscribe = directory.onChange(() => {

@@ -13,6 +13,9 @@
  *   switchyard_gateway_streams_cut_total                        streamed answers cut: client stalled
  *   switchyard_gateway_connections_refused_total{limit}         connections closed on accept, by limit
  *                                                               (max_connections | max_connections_per_client)
+ *   switchyard_verify_failures_total{network,origin,method}     answers that failed verification (SPEC §18):
+ *                                                               origin names of the config, methods that
+ *                                                               are verified (rpc/methods.ts `verify`)
  * and the per-origin and per-method series of origin-metrics.ts and rpc-metrics.ts, whose labels are
  * pool and origin names (never addresses) and standard method names (else "other").
  */
@@ -46,6 +49,7 @@ export class GatewayMetrics {
   readonly #origins: OriginMetrics | undefined;
   readonly #rpc: RpcMetrics | undefined;
   readonly #hedges: Counter | undefined;
+  readonly #verifyFailures: Counter | undefined;
 
   constructor(registry: MetricsRegistry | undefined, networks: Iterable<string>) {
     const configured = [...networks];
@@ -83,6 +87,11 @@ export class GatewayMetrics {
       'switchyard_gateway_connections_refused_total',
       'Client connections closed as accepted, by the limit they were over',
       ['limit'],
+    );
+    this.#verifyFailures = registry?.counter(
+      'switchyard_verify_failures_total',
+      "Origins' answers that failed verification (networks.{name}.verify), by origin and method",
+      ['network', 'origin', 'method'],
     );
     for (const network of configured) this.#bind(network);
     if (!this.#series.has('unknown')) this.#bind('unknown');
@@ -151,6 +160,11 @@ export class GatewayMetrics {
   hedge(network: string, outcome: 'won' | 'lost'): void {
     const series = this.#of(network);
     (outcome === 'won' ? series.hedgesWon : series.hedgesLost)?.inc();
+  }
+
+  /** An origin's answer failed verification (rare: the series is looked up each time). */
+  verifyFailure(network: string, origin: string, method: string): void {
+    this.#verifyFailures?.inc({ network: this.#of(network).label, origin, method });
   }
 
   attempt(network: string, result: string): void {

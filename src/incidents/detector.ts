@@ -42,8 +42,10 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { Divergence, type DivergenceEnd, type DivergenceFinding, endedAfter, type OriginSample } from './divergence.js';
 import { closeIncident, openIncident, openIncidents, recordOneOff } from './queries.js';
+import { incidentScope } from './scope.js';
 import { Stall } from './stall.js';
-import type { IncidentData, IncidentKind, IncidentRecord, IncidentScope } from './types.js';
+import type { IncidentData, IncidentKind, IncidentRecord } from './types.js';
+import { WriteQueue } from './write-queue.js';
 
 export const TICK_MS = 250;
 const HEAD_STALL_FLOOR_MS = 10_000;
@@ -83,19 +85,17 @@ interface NetworkIncidents {
   readonly coveredStarts: Set<IncidentKind>;
 }
 
-type Write = () => Promise<boolean>;
-
 export class IncidentDetector {
   readonly #options: IncidentDetectorOptions;
   readonly #networks = new Map<string, NetworkIncidents>();
-  readonly #queue: Write[] = [];
-  #draining: Promise<void> | undefined;
+  readonly #writes: WriteQueue;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
   #stopped = false;
 
   constructor(options: IncidentDetectorOptions) {
     this.#options = options;
+    this.#writes = new WriteQueue(options.logger, options.onRecorded);
     for (const name of options.chain.networks()) {
       const config = options.networks[name];
       if (config === undefined) continue;
@@ -160,8 +160,7 @@ export class IncidentDetector {
     this.#stopped = true;
     this.#unsubscribe?.();
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#queue.length = 0;
-    await this.#draining;
+    await this.#writes.stop();
   }
 
   /** One check of every network (the timer's work; tests call it after moving a manual clock). */
@@ -198,8 +197,8 @@ export class IncidentDetector {
   }
 
   /** Resolves when every queued write is done (tests). */
-  async settled(): Promise<void> {
-    while (this.#draining !== undefined) await this.#draining;
+  settled(): Promise<void> {
+    return this.#writes.settled();
   }
 
   #head(network: string, block: BlockHead): void {
@@ -242,7 +241,7 @@ export class IncidentDetector {
       since: at,
     };
     const id = derivedId(`${network}|${reorg.forkPoint}|${first.hash}`);
-    const scope = this.#scope(network, []);
+    const scope = incidentScope(this.#options.chain, network, []);
     this.#enqueue(() => recordOneOff(this.#options.store.db, { id, network, kind: 'reorg', data, scope, at }));
     this.#options.logger.warn('chain incident: reorg', { network, fork_point: reorg.forkPoint, depth: data.depth });
     this.#drain();
@@ -294,25 +293,6 @@ export class IncidentDetector {
     return { network: state.name, kind, block_number: number, since: new Date(since).toISOString() };
   }
 
-  /** Every pool of the network's tracked origins; `originKeys` names the origins the incident is about. */
-  #scope(network: string, originKeys: readonly string[]): IncidentScope {
-    const scope: IncidentScope = [];
-    const pools = new Set<string>();
-    for (const entry of this.#options.chain.trackedOrigins(network)) {
-      const key = `${entry.pool.id}/${entry.origin.name}`;
-      if (originKeys.includes(key)) {
-        scope.push({ account_id: entry.pool.account_id, pool_id: entry.pool.id, origin: entry.origin.name });
-        pools.add(entry.pool.id);
-      }
-    }
-    for (const entry of this.#options.chain.trackedOrigins(network)) {
-      if (pools.has(entry.pool.id)) continue;
-      pools.add(entry.pool.id);
-      scope.push({ account_id: entry.pool.account_id, pool_id: entry.pool.id });
-    }
-    return scope;
-  }
-
   /**
    * `id`: derived from the incident where processes must agree on it (stalls); else a fresh UUID.
    * `covered`: whether the newest closed incident of this kind is this one, seen late (queries.ts).
@@ -325,7 +305,7 @@ export class IncidentDetector {
     { id = randomUUID(), covered }: { id?: string; covered?: (closed: IncidentRecord) => boolean } = {},
   ): void {
     const at = new Date(this.#options.clock.now()).toISOString();
-    const scope = this.#scope(state.name, originKeys);
+    const scope = incidentScope(this.#options.chain, state.name, originKeys);
     const { logger, store } = this.#options;
     logger.warn(`chain incident started: ${kind}`, { network: state.name, block_number: data.block_number });
     this.#enqueue(async () => {
@@ -354,28 +334,12 @@ export class IncidentDetector {
     );
   }
 
-  #enqueue(write: Write): void {
-    if (!this.#stopped) this.#queue.push(write);
+  #enqueue(write: () => Promise<boolean>): void {
+    if (!this.#stopped) this.#writes.enqueue(write);
   }
 
   #drain(): void {
-    if (this.#draining !== undefined || this.#queue.length === 0) return;
-    this.#draining = (async () => {
-      let wrote = false;
-      while (this.#queue.length > 0) {
-        const write = this.#queue[0] as Write;
-        try {
-          if (await write()) wrote = true;
-          this.#queue.shift();
-        } catch (err) {
-          this.#options.logger.error('recording a chain incident failed; retrying at the next check', { err });
-          break;
-        }
-      }
-      if (wrote) this.#options.onRecorded?.();
-    })().finally(() => {
-      this.#draining = undefined;
-    });
+    this.#writes.drain();
   }
 }
 

@@ -36,6 +36,13 @@ export interface NewIncident {
   data: IncidentData;
   scope: IncidentScope;
   at: string;
+  /** What the incident is about within its network and kind, when several may be open (an origin). */
+  subject?: string | undefined;
+}
+
+/** The unique key of an open incident (store/tables/incidents.ts). */
+function openKey(network: string, kind: IncidentKind, subject: string | undefined): string {
+  return subject === undefined ? `${network}:${kind}` : `${network}:${kind}:${subject}`;
 }
 
 /**
@@ -48,7 +55,7 @@ export async function openIncident(
   incident: NewIncident,
   covered?: (closed: IncidentRecord) => boolean,
 ): Promise<{ record: IncidentRecord; created: boolean }> {
-  const key = `${incident.network}:${incident.kind}`;
+  const key = openKey(incident.network, incident.kind, incident.subject);
   if (covered !== undefined) {
     const last = await db
       .selectFrom('chain_incidents')
@@ -85,11 +92,12 @@ export async function closeIncident(
   kind: IncidentKind,
   endData: IncidentData,
   at: string,
+  subject?: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('chain_incidents')
     .set({ status: 'closed', open_key: null, end_data: JSON.stringify(endData), closed_at: at })
-    .where('open_key', '=', `${network}:${kind}`)
+    .where('open_key', '=', openKey(network, kind, subject))
     .where('status', '=', 'open')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of chain incidents (SPEC §14): the four alert types, what an alert's `data` holds, and
+ * The vocabulary of chain incidents (SPEC §14, and §18's origin integrity): the alert types, what an alert's `data` holds, and
  * whom an incident concerns. `incidents/` detects and records; `notifications/` turns records into
  * deliveries.
  */
@@ -13,6 +13,7 @@ export const INCIDENT_ALERT_TYPES: Readonly<Record<IncidentKind, string>> = {
   origin_divergence: 'switchyard_origin_divergence_alert',
   reorg: 'switchyard_reorg_alert',
   finality_stall: 'switchyard_finality_stall_alert',
+  origin_integrity: 'switchyard_origin_integrity_alert',
 };
 
 /** The alert's `data` (fields that do not apply are omitted). `origins`/`hashes`/`pool_ids` are per account. */
@@ -27,6 +28,12 @@ export interface IncidentData {
   hashes?: Record<string, string>;
   /** Reorg: blocks replaced. */
   depth?: number;
+  /** Integrity: the method whose answer failed verification, what check failed and how. */
+  method?: string;
+  check?: string;
+  reason?: string;
+  /** Integrity: the block the answer was checked at, when the client named it by hash. */
+  block_hash?: string;
   /** RFC 3339: when the condition began (stalls: the last advance; divergence and reorg: when seen). */
   since?: string;
 }

@@ -6,6 +6,7 @@
 import type { ChainTracker } from '../chain/tracker.js';
 import { devnetOnDemandHeads } from '../devnet/idle-heads.js';
 import { IncidentDetector } from '../incidents/detector.js';
+import { IntegrityIncidents } from '../incidents/integrity.js';
 import { NotificationService } from '../notifications/service.js';
 import type { Store } from '../store/database.js';
 import type { StoreSecrets } from '../store/store-secrets.js';
@@ -40,19 +41,24 @@ export async function startNotifications(
 
 /**
  * Chain incidents (SPEC §14): the tracker's heads, reorgs and finality → incidents in the store, which
- * the notification service turns into alerts (woken at once when this process records one).
+ * the notification service turns into alerts (woken at once when this process records one); and the
+ * origin integrity alert (SPEC §18), fed by the gateway's verification failures through `live`.
  */
 export async function startIncidents(s: StartUp, store: Store, live: LiveParts, chain: ChainTracker): Promise<void> {
-  const incidents = new IncidentDetector({
+  // Both record in the store and wake the notification service; they read the config in force at start.
+  const parts = {
     chain,
     networks: live.config.networks,
     store,
     clock: s.clock,
     logger: s.part('incidents'),
     onRecorded: () => live.wakeNotifications(),
-    // The devnet mining a block per transaction sits still while idle: that is no stall.
-    onDemandHeads: devnetOnDemandHeads(s.config),
-  });
+  };
+  // The devnet mining a block per transaction sits still while idle: that is no stall.
+  const incidents = new IncidentDetector({ ...parts, onDemandHeads: devnetOnDemandHeads(s.config) });
   await incidents.start();
   live.incidents = incidents;
+  const integrity = new IntegrityIncidents(parts);
+  await integrity.start();
+  live.integrity = integrity;
 }

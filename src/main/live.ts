@@ -4,7 +4,7 @@
  *
  * - `config`: the config in force.
  * - `outbound`: the one outbound target policy (`outbound.*`), built from it (config/outbound.ts).
- * - `notifications` (`webhooks.*`, mail settings) and `incidents` (`incidents`): background services
+ * - `notifications` (`webhooks.*`, mail settings), `incidents` (`incidents`) and `integrity`: background services
  *   started by steps of their own (main/alerts.ts) from `config` and `outbound`; a new config means
  *   stopping the one in `live` and starting another with the same step.
  *
@@ -16,6 +16,7 @@
  */
 import type { Config } from '../config/schema.js';
 import type { IncidentDetector } from '../incidents/detector.js';
+import type { IntegrityIncidents } from '../incidents/integrity.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { OutboundPolicy } from '../outbound/policy.js';
 
@@ -24,6 +25,8 @@ export class LiveParts {
   outbound: OutboundPolicy;
   notifications: NotificationService | undefined;
   incidents: IncidentDetector | undefined;
+  /** The origin integrity alert (SPEC §18), started with `incidents`; the gateway reports to it through here. */
+  integrity: IntegrityIncidents | undefined;
 
   constructor(config: Readonly<Config>, outbound: OutboundPolicy) {
     this.config = config;
@@ -38,18 +41,22 @@ export class LiveParts {
   /** Stops the notification service or the incident detector and runs `start`, which puts its replacement here. */
   async restart(part: 'notifications' | 'incidents', start: () => Promise<void>): Promise<void> {
     const current = this[part];
+    // The integrity alert starts with the incident detector (main/alerts.ts), so it stops with it.
+    const integrity = part === 'incidents' ? this.integrity : undefined;
     this[part] = undefined;
-    await current?.stop();
+    if (part === 'incidents') this.integrity = undefined;
+    await Promise.all([current?.stop(), integrity?.stop()]);
     await start();
   }
 
   /** Stops the current incident detector, then the notification service (undelivered alerts stay queued). */
   async stop(): Promise<void> {
-    const { incidents, notifications } = this;
+    const { incidents, integrity, notifications } = this;
     this.incidents = undefined;
+    this.integrity = undefined;
     this.notifications = undefined;
     try {
-      await incidents?.stop();
+      await Promise.all([incidents?.stop(), integrity?.stop()]);
     } finally {
       await notifications?.stop();
     }

@@ -13,7 +13,8 @@
  *   policy's trusted accounts; the gateway (its own parts, and in the worker processes); the API (routes
  *   made again from the new config, TLS); the config in force (the health monitor reads its networks
  *   there at each round); then the notification service (when `webhooks`, mail or retention settings
- *   changed) and the incident detector (when what it watches changed) are restarted with it.
+ *   changed) and the incident detector with the integrity alert (when what they watch changed) are
+ *   restarted with it.
  * - One reload at a time: a reload asked for while one runs waits for it.
  *
  * Metrics: `switchyard_config_reloads_total` (reloads attempted, failed ones included),
@@ -190,12 +191,13 @@ function readTlsFiles(config: Readonly<Config>): ListenerPairs | { problems: Con
   return problems.length > 0 ? { problems } : pairs;
 }
 
-/** What the incident detector is built from: the networks it watches and their thresholds. */
+/** What the incident detector and the integrity alert are built from: the networks they watch, their thresholds. */
 function watchedByIncidents(config: Readonly<Config>): unknown {
   return Object.entries(config.networks).map(([name, network]) => [
     name,
-    network.pools.length > 0,
+    network.pools,
     network.finality_depth,
     network.incidents,
+    network.verify_anchor,
   ]);
 }

@@ -165,6 +165,8 @@ export async function startGatewayListener(s: StartUp, parts: GatewayParts): Pro
     keys: { table: parts.keys.table, quota: parts.limits.keyQuota, usage: parts.keys.usage },
     stats: parts.stats,
     scores: parts.scores,
+    // Answers that failed verification → the integrity alert in force (main/alerts.ts, started later).
+    verifyFailures: { failed: (report) => parts.live.integrity?.failed(report) },
     ...(options.buffers !== undefined && { buffers: options.buffers }),
     ...(parts.limits.limiter !== undefined && { limiter: parts.limits.limiter }),
     // Read-your-writes and filter affinity between instances (with workers: relayed by the control).

@@ -58,6 +58,14 @@ export const ALERT_TYPES: readonly AlertTypeInfo[] = [
     description: "A network's finalized block has not advanced for finality_stall_after; ends when it advances again.",
     filters: INCIDENT_FILTERS,
   },
+  {
+    type: INCIDENT_ALERT_TYPES.origin_integrity,
+    category: 'Switchyard',
+    display_name: 'Origin integrity',
+    description:
+      "An origin's answer failed verification (networks.{name}.verify): names origin, method and block; ends after verify_anchor.clear_after without another failure.",
+    filters: INCIDENT_FILTERS,
+  },
 ];
 
 export function alertTypeInfo(type: string): AlertTypeInfo | undefined {

@@ -16,6 +16,7 @@ const LABELS: Record<IncidentData['kind'], string> = {
   finality_stall: 'Finality stall',
   origin_divergence: 'Origin divergence',
   reorg: 'Reorg',
+  origin_integrity: 'Origin integrity',
 };
 
 export type IncidentAlertEvent = 'ALERT_STATE_EVENT_START' | 'ALERT_STATE_EVENT_END';
@@ -50,6 +51,13 @@ export function incidentSummary(alert: IncidentAlert): string {
     }
     case 'reorg':
       return `A reorg of depth ${data.depth} replaced blocks of ${network} from block ${data.block_number}`;
+    case 'origin_integrity': {
+      const origin = `Origin "${oneLine(data.origins?.[0] ?? '')}" of ${network}`;
+      const block = data.block_number ?? data.block_hash;
+      return ended
+        ? `${origin} has answered nothing that failed verification since ${data.since}`
+        : `${origin} answered ${oneLine(data.method ?? '')}${block === undefined ? '' : ` at block ${block}`} with an answer that failed verification (${oneLine(data.check ?? '')})`;
+    }
   }
 }
 

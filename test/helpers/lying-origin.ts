@@ -5,7 +5,8 @@
  *
  * - Every request (a single call or a batch) is forwarded as its exact bytes; each call's answer is then
  *   offered to `lie` with the call's method and params and the node's `result`. A lie returns
- *   `{ result }` to answer that instead, or undefined to pass the node's answer on. Errors pass on.
+ *   `{ result }` to answer that instead, `{ error }` to answer a JSON-RPC error, or undefined to pass the
+ *   node's answer on. Errors pass on.
  *   `lie` may be swapped at any time (`origin.lie = …`, undefined = honest).
  * - `lies` counts the answers rewritten, so a test can tell the lie reached someone.
  * - Canned lies below, composable with `anyOf`: `headLie` (a far head, a forked head, a head that does
@@ -25,8 +26,11 @@ export interface LiedCall {
   readonly params: readonly unknown[];
 }
 
-/** What to answer instead of `result`, or undefined to pass the node's answer on. */
-export type Lie = (call: LiedCall, result: unknown) => { result: unknown } | undefined;
+/** What to answer instead of `result` (another result, or a JSON-RPC error), or undefined to pass it on. */
+export type Lie = (
+  call: LiedCall,
+  result: unknown,
+) => { result: unknown } | { error: { code: number; message: string } } | undefined;
 
 export interface LyingOrigin {
   readonly url: string;
@@ -51,6 +55,7 @@ export async function startLyingOrigin(upstream: string, lie?: Lie): Promise<Lyi
     const told = origin.lie({ method, params: Array.isArray(params) ? params : [] }, answer.result);
     if (told === undefined) return answer;
     lies += 1;
+    if ('error' in told) return { jsonrpc: '2.0', id: answer.id, error: told.error } as Answer;
     return { ...answer, result: told.result };
   };
   const server = await startHttpServer(async (_req, res, body) => {

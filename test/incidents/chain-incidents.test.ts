@@ -2,7 +2,7 @@
  * Chain-incident alerts end to end (SPEC §14): `switchyard serve` (the CLI as a child) in front of two
  * real anvil nodes (pool `pair`, origins a and b, mining only when the test says), a real webhook receiver
  * and a real SMTP server, with policies made through the official SDK. In order:
- * 1. `available_alerts` (SDK) lists the four types under "Switchyard"; an unknown network filter is 400.
+ * 1. `available_alerts` (SDK) lists the chain-incident types under "Switchyard"; an unknown network filter is 400.
  * 2. Head stall: a mines (a pacer, every 400 ms, from before `serve` starts), then stops at height H →
  *    START at H; the receiver answers 500, `serve` is restarted, and the same webhook-id arrives again
  *    and is taken; a mines two blocks → END at H + 2 with the same correlation id.
@@ -115,6 +115,7 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
         'switchyard_origin_divergence_alert',
         'switchyard_reorg_alert',
         'switchyard_finality_stall_alert',
+        'switchyard_origin_integrity_alert',
       ],
     );
     assert.deepEqual(

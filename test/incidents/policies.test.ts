@@ -12,6 +12,7 @@ const TYPES = [
   'switchyard_origin_divergence_alert',
   'switchyard_reorg_alert',
   'switchyard_finality_stall_alert',
+  'switchyard_origin_integrity_alert',
 ];
 
 describe('chain-incident policies', () => {

@@ -124,7 +124,7 @@ test('dry run, interrupted run, completing re-run and idle re-run against the re
   // The summary names what else policies can carry here: the chain-incident alert types (SPEC §14).
   assert.match(
     rerun.stdout,
-    /Switchyard: switchyard_head_stall_alert, switchyard_origin_divergence_alert, switchyard_reorg_alert, switchyard_finality_stall_alert/,
+    /Switchyard: switchyard_head_stall_alert, switchyard_origin_divergence_alert, switchyard_reorg_alert, switchyard_finality_stall_alert, switchyard_origin_integrity_alert/,
   );
   const after = await pools();
   assert.deepEqual(

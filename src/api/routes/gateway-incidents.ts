@@ -31,13 +31,17 @@ const incidentData = z.object({
   block_number: z.number().int().optional(),
   hashes: z.record(z.string(), z.string()).optional(),
   depth: z.number().int().optional(),
+  method: z.string().optional(),
+  check: z.string().optional(),
+  reason: z.string().optional(),
+  block_hash: z.string().optional(),
   since: z.string().optional(),
 });
 
 const incidentResult = z.object({
   id: z.string().describe('the alerts’ alert_correlation_id'),
   network: z.string(),
-  kind: z.enum(['head_stall', 'origin_divergence', 'reorg', 'finality_stall']),
+  kind: z.enum(['head_stall', 'origin_divergence', 'reorg', 'finality_stall', 'origin_integrity']),
   alert_type: z.string(),
   status: z.enum(['open', 'closed']),
   opened_at: z.string(),

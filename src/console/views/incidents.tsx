@@ -13,6 +13,7 @@ const KIND: Record<IncidentKindName, string> = {
   origin_divergence: 'Origin divergence',
   reorg: 'Reorg',
   finality_stall: 'Finality stall',
+  origin_integrity: 'Origin integrity',
 };
 
 const RECENT = 50;

@@ -5,6 +5,7 @@
  * (503/502/504), so a load balancer sees an outage as one.
  */
 import type { SwitchyardError } from '../../errors/base.js';
+import type { VerifyLevel } from './forwarder.js';
 import { splicedLength, writeSpliced } from './id-splice.js';
 
 /**
@@ -20,6 +21,8 @@ export type BatchAnswer =
       failed?: boolean;
       id?: { start: number; end: number } | undefined;
       clientId?: Buffer;
+      /** What verification proved of it (verified-header.ts); absent: nothing. */
+      verified?: VerifyLevel | undefined;
     }
   | undefined;
 

@@ -42,7 +42,8 @@ export function upstreamBatch(forwarder: Forwarder, input: UpstreamBatchInput): 
     if (!element.ok) continue;
     const call = element.call;
     if (STANDARD_METHODS[call.method]?.write === true) return undefined;
-    if (!input.eligible(call)) continue;
+    // A call verified one by one (SPEC §18, the forwarder's `verifyMode`) never joins an upstream batch.
+    if (!input.eligible(call) || forwarder.verifyMode?.(input.network, call.method).alone === true) continue;
     indexes.push(i);
     calls.push(call);
   }

@@ -5,7 +5,7 @@
  * A notification has no answer: a stream its reply brought is destroyed.
  */
 import type { Readable } from 'node:stream';
-import type { UpstreamReply } from './forwarder.js';
+import type { UpstreamReply, VerifyLevel } from './forwarder.js';
 import { splice } from './id-splice.js';
 import type { RpcCall } from './request.js';
 
@@ -16,6 +16,8 @@ export interface CallAnswer {
   length?: number;
   /** The origin answered with a JSON-RPC `error`. */
   failed?: boolean;
+  /** What verification proved of it (SPEC §18); absent: nothing. */
+  verified?: VerifyLevel | undefined;
 }
 
 /** The client's answer to `call` from `reply`, or undefined for a notification. */
@@ -25,7 +27,7 @@ export function callAnswer(call: RpcCall, reply: UpstreamReply): CallAnswer | un
     return undefined;
   }
   const body = splice(reply as UpstreamReply & { id: { start: number; end: number } }, call);
-  if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error' };
+  if (reply.rest === undefined) return { body, failed: reply.outcome?.key === 'error', verified: reply.verified };
   if (reply.length === undefined) return { body, rest: reply.rest };
   const length = reply.length - (reply.id.end - reply.id.start) + call.idBytes.length;
   return { body, rest: reply.rest, length };

@@ -20,6 +20,12 @@ export interface ClientSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** `networks.{name}.verify` (or the method's): how much of an answer is proven (SPEC §18). */
+export type VerifyMode = 'off' | 'integrity' | 'proofs';
+
+/** What was proven of one answer (`X-Switchyard-Verified`): every value, hashes and roots, or nothing. */
+export type VerifyLevel = 'proof' | 'integrity' | 'none';
+
 export interface UpstreamRequest {
   readonly network: string;
   /** The network's pools, in failover order. */
@@ -51,6 +57,8 @@ export interface UpstreamReply {
   readonly length?: number;
   /** The answer's `result` or `error` member and where it is in `body` (whole answers only). */
   readonly outcome?: MemberSpan;
+  /** What verification proved of it (upstream/verified/); absent: not verified. */
+  readonly verified?: VerifyLevel;
   /**
    * An accepted transaction send (eth_sendRawTransaction answered with its hash): the origins that
    * accepted it, as "pool/origin", once every origin it went to has answered (`send_transactions: all`
@@ -105,4 +113,9 @@ export interface Forwarder {
   forwardBatch?(request: BatchRequest): Promise<BatchResult>;
   /** Throws NO_HEALTHY_ORIGIN when no pool of the network could take a call now (router.ts). */
   assertRoutable?(network: string, pools: readonly string[]): void;
+  /**
+   * The verification mode of `method` on `network` (SPEC §18), and whether such a call is verified one by
+   * one (its method has a check: it never joins an upstream batch). Absent: `off`.
+   */
+  verifyMode?(network: string, method: string): { readonly mode: VerifyMode; readonly alone: boolean };
 }

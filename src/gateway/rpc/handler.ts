@@ -1,11 +1,10 @@
 /**
- * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts):
- *   network known (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700;
- *   empty batch 400 -32600; batch over max_batch 413 -32005) → rate limit (429) → per call: validation
- *   (-32600), method policy (-32601), params (-32602; log filter sizes: log-filter-limits.ts), the logs
- *   range guard (logs-range.ts, -32005), forwarding (origin-forwarder.ts). The body is parsed first (the
- *   404/410 carry a single request's id) but its errors count only after the network checks (networks:
- *   network-routes.ts).
+ * JSON-RPC handling of one HTTP request body for one network (after the HTTP checks of http/edge.ts): network known
+ * (404) → lifecycle (410, or Deprecation/Sunset/Link headers) → parse (400 -32700; empty batch 400 -32600; batch over
+ * max_batch 413 -32005) → rate limit (429) → per call: validation (-32600), method policy (-32601), params (-32602;
+ * log filter sizes: log-filter-limits.ts), the logs range guard (logs-range.ts, -32005), forwarding
+ * (origin-forwarder.ts). The body is parsed first (the 404/410 carry a single request's id) but its errors count only
+ * after the network checks (networks: network-routes.ts).
  *
  * Single request: the origin's body with the client's raw id spliced in, HTTP 200; an error uses its
  * catalog status. A notification is forwarded and answered 204 with no body (JSON-RPC: the server must
@@ -16,10 +15,9 @@
  * in request order, an invalid element gets -32600 in its slot, notifications none (only notifications:
  * 204); the origin's body itself when it answers every call in order. HTTP status: batch-response.ts.
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
- * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted
- * call of a key is counted to its usage there.
- * Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace and id); the
- * request's log lines carry its id. A config reload (SPEC §15) hands in new settings (`reconfigure`): a
+ * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted call of a key is
+ * counted to its usage there. Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace
+ * and id); the request's log lines carry its id. A config reload (SPEC §15) hands in new settings (`reconfigure`): a
  * request takes its route when it starts, so it finishes on the settings it began with.
  */
 import { setMaxListeners } from 'node:events';
@@ -42,6 +40,7 @@ import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
+import { batchHeaders, callHeaders } from './verified-header.js';
 
 interface CallContext {
   network: string;
@@ -197,7 +196,8 @@ export class RpcHandler {
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
         this.#outcomes.replied(context, call.method, reply);
-        return { status: 200, headers, body: splice(reply, call) };
+        const answered = callHeaders(forwarder, headers, context.network, call.method, reply.verified);
+        return { status: 200, headers: answered, body: splice(reply, call) };
       }
       return this.#forwardSingle(call, context, headers, request);
     } catch (err) {
@@ -219,9 +219,10 @@ export class RpcHandler {
     }
     this.#count(context, answer?.failed !== true);
     if (answer === undefined) return { status: 204, body: undefined, headers };
-    if (answer.rest === undefined) return { status: 200, headers, body: answer.body };
+    const answered = callHeaders(this.#options.forwarder, headers, context.network, call.method, answer.verified);
+    if (answer.rest === undefined) return { status: 200, headers: answered, body: answer.body };
     const { body, rest, length } = answer;
-    return { status: 200, headers, body, rest, ...(length === undefined ? {} : { length }) };
+    return { status: 200, headers: answered, body, rest, ...(length === undefined ? {} : { length }) };
   }
 
   /** A single call's error answer (204 for a notification: nobody may be answered). */
@@ -240,7 +241,7 @@ export class RpcHandler {
     return {
       status: error.httpStatus,
       body: this.#outcomes.errorAnswer(context, call.method, error, call.idBytes),
-      headers: { ...headers, ...error.headers },
+      headers: { ...callHeaders(this.#options.forwarder, headers, context.network, call.method), ...error.headers },
     };
   }
 
@@ -265,7 +266,7 @@ export class RpcHandler {
       this.#outcomes.whole(context, elements, result.outcomes, (ok) => {
         if (context.key !== undefined) this.#count(context, ok);
       });
-      return { status: 200, body: result.whole, headers };
+      return { status: 200, body: result.whole, headers: batchHeaders(this.#options, network, headers, elements) };
     }
     const outcomes = result?.outcomes;
     const answers = await Promise.all(
@@ -286,7 +287,7 @@ export class RpcHandler {
     if (context.key !== undefined) {
       for (const answer of answers) this.#count(context, answer === undefined || (!answer.error && !answer.failed));
     }
-    return { ...batchResponse(answers), headers };
+    return { ...batchResponse(answers), headers: batchHeaders(this.#options, network, headers, elements, answers) };
   }
 
   /** A call the connection answers itself (session.ts): its answer, its error answer, or nothing. */
@@ -309,7 +310,7 @@ export class RpcHandler {
   async #batchCall(call: RpcCall, context: CallContext): Promise<BatchAnswer> {
     try {
       const answer = await this.#call(call, context, false);
-      return answer === undefined ? undefined : { body: answer.body, failed: answer.failed === true };
+      return answer === undefined ? undefined : { ...answer, failed: answer.failed === true };
     } catch (err) {
       return this.#batchFailure(call, context, err);
     }

@@ -16,8 +16,9 @@
  *
  * This is the one method table: the method policy (method-policy.ts), the params checks (params.ts), the
  * batch rules (handler.ts), filter affinity (upstream/filter-affinity.ts), the write rule
- * (upstream/origin-forwarder.ts), chain-aware routing (call-needs.ts) and the response cache
- * (upstream/cache/cacheability.ts) all read it; none keeps a method list of its own.
+ * (upstream/origin-forwarder.ts), chain-aware routing (call-needs.ts), the response cache
+ * (upstream/cache/cacheability.ts) and answer verification (upstream/verified/) all read it; none keeps a
+ * method list of its own.
  */
 export type BlockParamKind = 'tag' | 'tagOrHash';
 
@@ -36,6 +37,25 @@ export type CacheKind = 'static' | 'block-hash' | 'tx-hash' | 'block-number';
  * Filter calls never join an upstream batch: they follow their filter's origin.
  */
 export type FilterRole = 'create' | 'use' | 'uninstall';
+
+/**
+ * How an answer is verified (SPEC §18, upstream/verified/): `block` — the header hash (and the
+ * transactions) against the trusted hash; `receipt`, `block-receipts` — against the block's receipts
+ * root; `logs` — block hashes on the trusted chain (with `proofs` also the receipts roots); `account`,
+ * `storage`, `code`, `proof` — an eth_getProof verified against the trusted stateRoot; `call`,
+ * `estimate` — executed locally over proven state. Absent: forwarded unverified.
+ */
+export type VerifyKind =
+  | 'block'
+  | 'receipt'
+  | 'block-receipts'
+  | 'logs'
+  | 'account'
+  | 'storage'
+  | 'code'
+  | 'proof'
+  | 'call'
+  | 'estimate';
 
 /** What a call needs from an origin's chain when its block parameters do not say (call-needs.ts). */
 export type ChainKind = 'none' | 'hash';
@@ -62,6 +82,8 @@ export interface MethodSpec {
   chain?: ChainKind;
   /** Read-your-writes: goes first to the origin that took the client's last transaction. */
   readYourWrites?: 'always' | 'pending';
+  /** Answer verification (VerifyKind); absent: never verified. */
+  verify?: VerifyKind;
 }
 
 const tag = (index: number, required = true): BlockParam => ({ index, kind: 'tag', required });
@@ -69,11 +91,11 @@ const tagOrHash = (index: number, required = true): BlockParam => ({ index, kind
 
 export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   // src/eth/block.yaml
-  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash', chain: 'hash' },
-  eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2], cache: 'block-number' },
+  eth_getBlockByHash: { arity: [2, 2], cache: 'block-hash', chain: 'hash', verify: 'block' },
+  eth_getBlockByNumber: { blockParams: [tag(0)], arity: [2, 2], cache: 'block-number', verify: 'block' },
   eth_getBlockTransactionCountByHash: { chain: 'hash' },
   eth_getBlockTransactionCountByNumber: { blockParams: [tag(0, false)] },
-  eth_getBlockReceipts: { blockParams: [tagOrHash(0)] },
+  eth_getBlockReceipts: { blockParams: [tagOrHash(0)], verify: 'block-receipts' },
   eth_getBlockAccessList: { blockParams: [tagOrHash(0)] },
   // src/eth/capabilities.yaml, client.yaml
   eth_capabilities: { chain: 'none' },
@@ -84,8 +106,8 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_blockNumber: {},
   eth_config: { chain: 'none' },
   // src/eth/execute.yaml
-  eth_call: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending' },
-  eth_estimateGas: { blockParams: [tag(1, false)], readYourWrites: 'pending' },
+  eth_call: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending', verify: 'call' },
+  eth_estimateGas: { blockParams: [tag(1, false)], readYourWrites: 'pending', verify: 'estimate' },
   eth_createAccessList: { blockParams: [tag(1, false)] },
   eth_simulateV1: { blockParams: [tagOrHash(1, false)] },
   // src/eth/fee_market.yaml
@@ -103,17 +125,17 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_uninstallFilter: { filter: 'uninstall' },
   eth_getFilterChanges: { filter: 'use' },
   eth_getFilterLogs: { filter: 'use' },
-  eth_getLogs: { filterParam: true },
+  eth_getLogs: { filterParam: true, verify: 'logs' },
   // src/eth/sign.yaml
   eth_sign: { chain: 'none' },
   eth_signTransaction: { chain: 'none' },
   // src/eth/state.yaml
-  eth_getBalance: { blockParams: [tagOrHash(1, false)] },
-  eth_getStorageAt: { blockParams: [tagOrHash(2, false)] },
+  eth_getBalance: { blockParams: [tagOrHash(1, false)], verify: 'account' },
+  eth_getStorageAt: { blockParams: [tagOrHash(2, false)], verify: 'storage' },
   eth_getStorageValues: { blockParams: [tagOrHash(1, false)] },
-  eth_getTransactionCount: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending' },
-  eth_getCode: { blockParams: [tagOrHash(1, false)] },
-  eth_getProof: { blockParams: [tagOrHash(2, false)] },
+  eth_getTransactionCount: { blockParams: [tagOrHash(1, false)], readYourWrites: 'pending', verify: 'account' },
+  eth_getCode: { blockParams: [tagOrHash(1, false)], verify: 'code' },
+  eth_getProof: { blockParams: [tagOrHash(2, false)], verify: 'proof' },
   // src/eth/submit.yaml
   eth_sendTransaction: { write: true, chain: 'none' },
   eth_sendRawTransaction: { write: true, chain: 'none' },
@@ -121,7 +143,7 @@ export const STANDARD_METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getTransactionByHash: { cache: 'tx-hash', chain: 'hash', readYourWrites: 'always' },
   eth_getTransactionByBlockHashAndIndex: { chain: 'hash' },
   eth_getTransactionByBlockNumberAndIndex: { blockParams: [tag(0)] },
-  eth_getTransactionReceipt: { cache: 'tx-hash', chain: 'hash', readYourWrites: 'always' },
+  eth_getTransactionReceipt: { cache: 'tx-hash', chain: 'hash', readYourWrites: 'always', verify: 'receipt' },
   // Original Ethereum JSON-RPC spec, still served by execution clients.
   eth_getUncleByBlockHashAndIndex: { chain: 'hash' },
   eth_getUncleByBlockNumberAndIndex: { blockParams: [tag(0)] },

@@ -6,14 +6,25 @@
  * (HTTP 429, or a provider's rate-limit answer: model/rate-limit-answers.ts; with the wait it asked for,
  * and for a rate-limit answer the answer itself), `busy` (the gateway's own capacity, not the origin: no
  * origin connection came free within request_timeout, or a large answer found no stream slot of its
- * client; never reported against the origin's health). What each kind leads to: failsafe/rules.ts.
+ * client; never reported against the origin's health), `unverified` (SPEC §18: the answer failed its
+ * verification) and `unanchored` (no trusted block to check it against). What each kind leads to:
+ * failsafe/rules.ts.
  * An AttemptFailure made from another error (classify()) keeps it as its `cause`, so the log shows the
  * socket or parser error behind a `connect` or `network` kind.
  */
 import { SwitchyardError } from '../../errors/base.js';
 import type { ClientSignal } from '../rpc/forwarder.js';
 
-export type FailureKind = 'connect' | 'timeout' | 'network' | 'status' | 'garbled' | 'throttled' | 'busy';
+export type FailureKind =
+  | 'connect'
+  | 'timeout'
+  | 'network'
+  | 'status'
+  | 'garbled'
+  | 'throttled'
+  | 'busy'
+  | 'unverified'
+  | 'unanchored';
 
 /** What a throttled attempt brings besides its message. */
 export interface ThrottleDetails {

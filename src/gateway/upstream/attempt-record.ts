@@ -52,5 +52,6 @@ export function recordFailure(
   // (switchyard_gateway_upstream_attempts_total{result="busy"|"throttled"} counts them).
   if (failure.kind === 'busy') deps.logger.debug('gateway busy', fields);
   else if (failure.kind === 'throttled') deps.logger.debug('origin throttled the call', fields);
+  else if (failure.kind === 'unanchored') deps.logger.debug('no trusted block to verify the answer against', fields);
   else deps.logger.warn('origin attempt failed', fields);
 }

@@ -51,33 +51,46 @@
  * a read met only throttling, else 502 UPSTREAM_FAILED; `data.attempts` lists pool, origin name and
  * reason (never addresses: they may hold API keys). How failures are classified: attempt-failure.ts;
  * how an answer is checked: origin-answer.ts.
+ * With `verify` on for the call (networks.{name}.verify or its method's, SPEC §18), a call whose method
+ * has a check goes to verified/verified-calls.ts first (before any hook: a verified eth_getLogs is not
+ * split), on the same engine and plan; what that does not verify comes back here and is forwarded as
+ * above (its answer says `none`).
  * A config reload (`reconfigure`) changes `request_timeout`, `max_attempts` and the networks' `max_head_lag`,
- * `hedge` and `methods` for the plans made and the attempts started from then on.
+ * `hedge`, `methods` and `verify` for the plans made and the attempts started from then on.
  */
 
-import type { Readable } from 'node:stream';
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { NetworkConfig } from '../../config/schema.js';
+import type { VerifyFailureSink } from '../../model/verify-failures.js';
 import { mostAdvanced } from '../../routing/chain-order.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
 import type { Candidate, OriginRouter } from '../../routing/router.js';
 import { callNeeds } from '../rpc/call-needs.js';
-import type { BatchRequest, BatchResult, Forwarder, UpstreamReply, UpstreamRequest } from '../rpc/forwarder.js';
+import type {
+  BatchRequest,
+  BatchResult,
+  Forwarder,
+  UpstreamReply,
+  UpstreamRequest,
+  VerifyMode,
+} from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
-import { type AnswerContext, judgeAnswer, reportPassedHead, type Verdict } from './answer-checks.js';
-import { type AttemptOptions, type LiveAttempt, startAttempt } from './attempt.js';
-import { type Attempt, AttemptFailure } from './attempt-failure.js';
+import { type AnswerContext, judgeAnswer, reportPassedHead } from './answer-checks.js';
+import { startAttempt } from './attempt.js';
+import type { Attempt } from './attempt-failure.js';
 import { CallPlanner, fixedPlan } from './call-plan.js';
-import { ANSWERED, type FailsafeDeps, type Judged, runFailsafe } from './failsafe/engine.js';
-import { MethodRules } from './failsafe/method-rules.js';
+import { ANSWERED, type FailsafeDeps, runFailsafe, VERDICT_EVENTS } from './failsafe/engine.js';
+import { type CallRules, MethodRules } from './failsafe/method-rules.js';
 import type { FilterAffinity } from './filter-affinity.js';
 import type { CalledAnswer, HookUpstream, MethodHook } from './hooks/method-hook.js';
 import { methodHooks } from './hooks/registry.js';
-import { answerParts, collect, headId, rateLimited } from './origin-answer.js';
-import type { ClientResponse, OriginClients } from './origin-clients.js';
-import { type StreamSlots, waitForSlot } from './stream-slots.js';
+import type { OriginClients } from './origin-clients.js';
+import { type CallAttempt, singleAnswer } from './single-answer.js';
+import type { StreamSlots } from './stream-slots.js';
 import { forwardUpstreamBatch } from './upstream-batch.js';
+import { levelOf } from './verified/prepare.js';
+import { VerifiedCalls, type VerifiedCallsDeps } from './verified/verified-calls.js';
 import type { WriteAffinity } from './write-affinity.js';
 
 /** A 2xx answer that grows past this many bytes streams to the client (when the request allows it). */
@@ -92,12 +105,18 @@ export interface OriginForwarderDeps extends FailsafeDeps {
   streamSlots?: StreamSlots | undefined;
   requestTimeoutMs: number;
   maxAttempts: number;
-  /** The chain tracker (chain/): chain-aware order and answer checks; without it, neither. */
-  chain?: (ChainView & ChainFeedback) | undefined;
+  /**
+   * The chain tracker (chain/): chain-aware order and answer checks; without it, neither. When it keeps the
+   * trust anchor too (the tracker and a worker's replica do: gateway/chain-port.ts), `verify` is honoured
+   * (SPEC §18, verified/); a chain without one (some tests) verifies nothing.
+   */
+  chain?: (ChainView & ChainFeedback) | VerifiedCallsDeps['chain'] | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */
   writes?: WriteAffinity | undefined;
-  /** Per network: `max_head_lag`, and the failsafe rules: `hedge`, `methods`. */
+  /** Per network: `max_head_lag`, the failsafe rules (`hedge`, `methods`) and `verify`, `chain_id`. */
   networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'> & Partial<NetworkConfig>>> | undefined;
+  /** Where answers that failed verification are reported (the integrity alert). */
+  verifyFailures?: VerifyFailureSink | undefined;
 }
 
 /** The per-method rules from the settings in force (at start and at each reload). */
@@ -106,13 +125,6 @@ function methodRules(deps: OriginForwarderDeps): MethodRules {
 }
 
 const NO_NEEDS: CallNeeds = { kind: 'none' };
-/** The chain checks' verdicts as the engine's events (made once: no object per answer). */
-const JUDGED: Readonly<Record<Verdict, Judged>> = {
-  ok: ANSWERED,
-  missing: { event: 'missing' },
-  behind: { event: 'behind' },
-  bad: { event: 'bad' },
-};
 
 export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
@@ -120,14 +132,29 @@ export class OriginForwarder implements Forwarder {
   #rules: MethodRules;
   /** Special methods' hooks (hooks/registry.ts): eth_getLogs splitting, sends. */
   readonly #hooks: ReadonlyMap<string, MethodHook>;
+  readonly #verified: VerifiedCalls | undefined;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
-    // Its own copy: `reconfigure` changes it, and the planner (and the hooks) read the same object.
+    // Its own copy: `reconfigure` changes it, and the planner, the hooks and verified calls read it.
     this.#deps = { ...deps };
     this.#planner = new CallPlanner(this.#deps);
     this.#rules = methodRules(this.#deps);
     this.#hooks = methodHooks(this.#hookUpstream(this.#deps));
+    const { chain } = deps;
+    this.#verified =
+      chain === undefined || !('anchor' in chain)
+        ? undefined
+        : new VerifiedCalls(
+            {
+              ...this.#deps,
+              chain,
+              // Read at call time, like the hooks' settings.
+              chainId: (network) => this.#deps.networks?.[network]?.chain_id,
+              failures: deps.verifyFailures,
+            },
+            this.#planner,
+          );
   }
 
   /** Reloaded settings (see the header). */
@@ -136,11 +163,30 @@ export class OriginForwarder implements Forwarder {
     this.#rules = methodRules(this.#deps);
   }
 
+  verifyMode(network: string, method: string): { readonly mode: VerifyMode; readonly alone: boolean } {
+    const mode = this.#rules.forCall(network, method).verify;
+    return { mode, alone: levelOf(STANDARD_METHODS[method]?.verify, mode) !== undefined };
+  }
+
   assertRoutable(network: string, pools: readonly string[]): void {
     this.#deps.router.assertRoutable(network, pools);
   }
 
   forward(request: UpstreamRequest): Promise<UpstreamReply> {
+    const { method } = request.call;
+    if (this.#verified !== undefined && STANDARD_METHODS[method]?.verify !== undefined) {
+      const rules = this.#rules.forCall(request.network, method);
+      if (rules.verify !== 'off') return this.#forwardVerified(this.#verified, request, rules);
+    }
+    return this.#forwardPlain(request);
+  }
+
+  /** A call whose method has a check: verified, or (verified/ declines it) forwarded as any other. */
+  async #forwardVerified(verified: VerifiedCalls, request: UpstreamRequest, rules: CallRules): Promise<UpstreamReply> {
+    return (await verified.forward(request, rules)) ?? this.#forwardPlain(request);
+  }
+
+  #forwardPlain(request: UpstreamRequest): Promise<UpstreamReply> {
     const hook = this.#hooks.get(request.call.method);
     if (hook?.claims(request)) return hook.forward(request);
     return this.#forwardCall(request, undefined, undefined);
@@ -223,7 +269,7 @@ export class OriginForwarder implements Forwarder {
       rules,
       start: (candidate) => startAttempt(this.#deps, candidate, wire, options, singleAnswer, options),
       judge: (candidate, reply) =>
-        chain === undefined ? ANSWERED : JUDGED[judgeAnswer(chain, context(candidate), reply)],
+        chain === undefined ? ANSWERED : VERDICT_EVENTS[judgeAnswer(chain, context(candidate), reply)],
       mostAdvanced: (candidate) =>
         chain === undefined
           ? undefined
@@ -301,84 +347,4 @@ export class OriginForwarder implements Forwarder {
     let k = 0;
     return { outcomes: request.calls.map((_, i) => (claimed[i] ? undefined : sent?.outcomes[k++])) };
   }
-}
-
-/** What each attempt of one call needs: the runner's options and what its answer is checked against. */
-interface CallAttempt extends AttemptOptions {
-  /** Our id in the request; undefined for a notification. */
-  readonly idText: string | undefined;
-  /** The client whose stream slots a large answer takes; undefined: the answer is collected whole. */
-  readonly streamFor: string | undefined;
-  readonly slots: StreamSlots | undefined;
-}
-
-/**
- * A single call's answer: ours (our id, `result` or `error`). A whole answer is checked at once (no
- * promise); a streaming one in `streamingAnswer`.
- */
-function singleAnswer(
-  res: ClientResponse,
-  attempt: LiveAttempt,
-  call: CallAttempt,
-): UpstreamReply | Promise<UpstreamReply> {
-  if (res.rest !== undefined) return streamingAnswer(res, res.rest, attempt, call);
-  const { body, status } = res;
-  const { idText } = call;
-  const pool = attempt.candidate.pool.name;
-  const origin = attempt.candidate.origin.name;
-  if (idText === undefined) {
-    if (status >= 300) throw new AttemptFailure('status', `HTTP ${status}`);
-    return { body, id: undefined, pool, origin };
-  }
-  const parts = answerParts(body, idText);
-  if (parts !== undefined && parts.outcome.key === 'error') {
-    const reply = { body, id: parts.id, pool, origin, outcome: parts.outcome };
-    const throttled = rateLimited(body, parts.outcome.value.start, parts.outcome.value.end, reply);
-    if (throttled !== undefined) throw throttled;
-    return reply;
-  }
-  if (parts === undefined) {
-    throw new AttemptFailure(
-      status >= 300 ? 'status' : 'garbled',
-      status >= 300
-        ? `HTTP ${status}`
-        : body.length === 0
-          ? 'empty body'
-          : 'body is not a JSON-RPC response to this request',
-    );
-  }
-  return { body, id: parts.id, pool, origin, outcome: parts.outcome };
-}
-
-/**
- * A large answer that started streaming: when its first bytes show our id, it streams on, once a
- * stream slot of its client is free; else (the id comes late, e.g. after the result) it is collected
- * whole and checked like any other.
- */
-async function streamingAnswer(
-  res: ClientResponse,
-  rest: Readable,
-  attempt: LiveAttempt,
-  call: CallAttempt,
-): Promise<UpstreamReply> {
-  const id = headId(res.body, call.idText as string);
-  if (id === undefined) {
-    attempt.onStop((reason) => rest.destroy(reason));
-    let body: Buffer;
-    try {
-      body = await collect(res.body, rest);
-    } catch (err) {
-      throw attempt.failure(err);
-    }
-    return singleAnswer({ status: res.status, body }, attempt, call);
-  }
-  const slots = call.slots;
-  const client = call.streamFor as string;
-  if (slots !== undefined && !slots.take(client)) {
-    await waitForSlot(slots, client, rest, attempt.timeoutMs, (cancel) => attempt.onStop(cancel));
-  }
-  // The answer is ours and well begun: hand the rest over; the origin stays busy until it ends.
-  attempt.handOver(rest, slots === undefined ? undefined : () => slots.release(client));
-  const reply = { body: res.body, id, rest, pool: attempt.candidate.pool.name, origin: attempt.candidate.origin.name };
-  return res.length === undefined ? reply : { ...reply, length: res.length };
 }

@@ -7,10 +7,12 @@
  *   connect       the connection was refused, never made, reset or broken mid-exchange
  *   http_status   an HTTP status that fails the attempt (5xx, 401, 403, 407, 408)
  *   bad_answer    an unparsable body, an answer to another id, malformed HTTP framing, or an answer the
- *                 chain checks found other than asked (SPEC §20: another hash, a head above the ceiling)
+ *                 chain checks found other than asked (SPEC §20: another hash, a head above the ceiling),
+ *                 or one that failed verification (SPEC §18)
  *   throttled     HTTP 429 or a provider's rate-limit answer (an upstream batch: some of its elements)
  * An attempt stopped because the client left is not counted, nor `busy` (the gateway's own capacity:
- * `switchyard_gateway_upstream_attempts_total{result="busy"}` counts those).
+ * `switchyard_gateway_upstream_attempts_total{result="busy"}` counts those), nor `unanchored` (no
+ * trusted block to verify against: no origin's fault).
  */
 import type { AttemptFailure, FailureKind } from './attempt-failure.js';
 import type { FailsafeEvent } from './failsafe/rules.js';
@@ -35,6 +37,8 @@ const BY_KIND: Readonly<Record<FailureKind, OriginOutcome | undefined>> = {
   garbled: 'bad_answer',
   throttled: 'throttled',
   busy: undefined,
+  unverified: 'bad_answer',
+  unanchored: undefined,
 };
 
 /** The answer's member, when the attempt's result is one call's answer. */

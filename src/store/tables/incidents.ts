@@ -7,8 +7,10 @@
  * open an incident of a kind per network at a time, and only one can close it (compare-and-set on
  * `status`). A reorg is a one-off: its row is written closed, with an id derived from the reorg itself,
  * so two processes that saw the same reorg write one row. The id is the alerts' correlation id.
+ * An origin's integrity incident (SPEC §18) is one per origin: its `open_key` is
+ * `<network>:origin_integrity:<pool id>/<origin name>`.
  */
-export type IncidentKind = 'head_stall' | 'origin_divergence' | 'reorg' | 'finality_stall';
+export type IncidentKind = 'head_stall' | 'origin_divergence' | 'reorg' | 'finality_stall' | 'origin_integrity';
 
 export interface ChainIncidentsTable {
   id: string; // uuid; alert_correlation_id of its START and END

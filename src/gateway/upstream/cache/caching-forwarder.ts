@@ -57,6 +57,11 @@ export class CachingForwarder implements Forwarder {
     });
   }
 
+  /** The origin forwarder's (a cached answer keeps what verification proved of it: `verified`). */
+  verifyMode(network: string, method: string): ReturnType<NonNullable<Forwarder['verifyMode']>> {
+    return this.#inner.verifyMode?.(network, method) ?? { mode: 'off', alone: false };
+  }
+
   cached(request: UpstreamRequest): UpstreamReply | undefined {
     const { call } = request;
     if (call.id === undefined) return undefined;

@@ -61,6 +61,14 @@ export interface Judged {
 
 export const ANSWERED: Judged = { event: 'answer' };
 
+/** The chain checks' verdicts (answer-checks.ts) as the engine's events (made once: no object per answer). */
+export const VERDICT_EVENTS: Readonly<Record<Verdict, Judged>> = {
+  ok: ANSWERED,
+  missing: { event: 'missing' },
+  behind: { event: 'behind' },
+  bad: { event: 'bad' },
+};
+
 export interface FailsafeCall<R> {
   readonly network: string;
   /** The method, or "batch" (logs). */

@@ -19,19 +19,36 @@ describe('per-method rules', () => {
         eth_getLogs: { timeout: '30s', hedge: 'off' },
       },
     });
-    assert.deepEqual(r.forCall('n', 'eth_getLogs'), { timeoutMs: 30_000, maxAttempts: 3, hedge: undefined });
+    assert.deepEqual(r.forCall('n', 'eth_getLogs'), {
+      timeoutMs: 30_000,
+      maxAttempts: 3,
+      hedge: undefined,
+      verify: 'off',
+    });
     assert.deepEqual(r.forCall('n', 'eth_getBalance'), {
       timeoutMs: 10_000,
       maxAttempts: 1,
       hedge: { after: 200, max: 1 },
+      verify: 'off',
     });
-    assert.deepEqual(r.forCall('n', 'eth_call'), { timeoutMs: 1_000, maxAttempts: 3, hedge: { after: 200, max: 1 } });
+    assert.deepEqual(r.forCall('n', 'eth_call'), {
+      timeoutMs: 1_000,
+      maxAttempts: 3,
+      hedge: { after: 200, max: 1 },
+      verify: 'off',
+    });
     assert.deepEqual(r.forCall('n', 'net_version'), {
       timeoutMs: 10_000,
       maxAttempts: 3,
       hedge: { after: 200, max: 1 },
+      verify: 'off',
     });
-    assert.deepEqual(r.forCall('other', 'eth_call'), { timeoutMs: 10_000, maxAttempts: 3, hedge: undefined });
+    assert.deepEqual(r.forCall('other', 'eth_call'), {
+      timeoutMs: 10_000,
+      maxAttempts: 3,
+      hedge: undefined,
+      verify: 'off',
+    });
   });
 
   it('writes, filter calls and subscriptions are never hedged', () => {
@@ -58,12 +75,27 @@ describe('per-method rules', () => {
       timeoutMs: 10_000,
       maxAttempts: 3,
       hedge: { after: 'p90', max: 1 },
+      verify: 'off',
     });
     assert.deepEqual(r.forBatch('n', ['eth_call', 'eth_getLogs']), {
       timeoutMs: 30_000,
       maxAttempts: 2,
       hedge: undefined,
+      verify: 'off',
     });
+  });
+
+  it('verify (SPEC §18): the method’s own, else the network’s; off by default', () => {
+    const r = rules({
+      verify: 'integrity',
+      methods: { eth_getBalance: { verify: 'proofs' }, 'debug_*': { verify: 'off' } },
+    });
+    assert.equal(r.forCall('n', 'eth_getBalance').verify, 'proofs');
+    assert.equal(r.forCall('n', 'eth_getLogs').verify, 'integrity');
+    assert.equal(r.forCall('n', 'debug_traceCall').verify, 'off');
+    assert.equal(rules({}).forCall('n', 'eth_getBalance').verify, 'off');
+    assert.throws(() => rules({ verify: 'all' }), /verify/);
+    assert.throws(() => rules({ verify_anchor: { quorum: 1 } }), /quorum/);
   });
 
   it('bad rules are refused at load, naming the key', () => {

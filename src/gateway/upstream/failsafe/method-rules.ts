@@ -3,7 +3,8 @@
  * attempt, how many origins a call may try, and its hedging — each falling back to the gateway's
  * `request_timeout` and `max_attempts` and the network's `hedge`. An exact method name wins over a
  * `namespace_*` pattern, and a longer pattern over a shorter one. `hedge: off` turns the network's
- * hedging off for the method. (SPEC §18 adds `verify` under the same key.)
+ * hedging off for the method. `verify` (SPEC §18) replaces the network's `verify` for the method the same
+ * way; an upstream batch never holds a call that is verified (the handler sends those one by one).
  *
  * Never hedged, whatever the rules say: writes, filter calls (they must reach their filter's origin) and
  * eth_subscribe / eth_unsubscribe (`mayHedge`, from the method table). An upstream batch (reads only,
@@ -15,6 +16,7 @@
  */
 import type { NetworkConfig } from '../../../config/schema.js';
 import type { OriginScore } from '../../../model/origin-score.js';
+import type { VerifyMode } from '../../rpc/forwarder.js';
 import { STANDARD_METHODS } from '../../rpc/methods.js';
 
 export interface HedgeRule {
@@ -26,13 +28,15 @@ export interface CallRules {
   readonly timeoutMs: number;
   readonly maxAttempts: number;
   readonly hedge: HedgeRule | undefined;
+  /** How much of the answer is proven (SPEC §18). */
+  readonly verify: VerifyMode;
 }
 
 export const P90_SAMPLES = 20;
 export const P90_FALLBACK_MS = 250;
 const MAX_CACHED = 512;
 
-type NetworkRules = Pick<NetworkConfig, 'hedge' | 'methods'>;
+type NetworkRules = Pick<NetworkConfig, 'hedge' | 'methods'> & { verify: VerifyMode };
 
 export class MethodRules {
   readonly #networks: Readonly<Record<string, NetworkRules>>;
@@ -45,10 +49,10 @@ export class MethodRules {
   ) {
     const normal: Record<string, NetworkRules> = {};
     for (const [name, network] of Object.entries(networks ?? {})) {
-      normal[name] = { hedge: network.hedge, methods: network.methods ?? {} };
+      normal[name] = { hedge: network.hedge, methods: network.methods ?? {}, verify: network.verify ?? 'off' };
     }
     this.#networks = normal;
-    this.#defaults = { ...defaults, hedge: undefined };
+    this.#defaults = { ...defaults, hedge: undefined, verify: 'off' };
   }
 
   /** The rules of one call of `method` on `network`. */
@@ -78,24 +82,26 @@ export class MethodRules {
       if (rules.hedge !== base.hedge) hedge = undefined;
     }
     if (methods.length === 0) return base;
-    return { timeoutMs, maxAttempts, hedge };
+    return { timeoutMs, maxAttempts, hedge, verify: 'off' };
   }
 
   /** The network's own rules (no method override). */
   #network(network: string): CallRules {
     const hedge = this.#networks[network]?.hedge;
-    return hedge === undefined ? this.#defaults : { ...this.#defaults, hedge };
+    const verify = this.#networks[network]?.verify ?? 'off';
+    return hedge === undefined && verify === 'off' ? this.#defaults : { ...this.#defaults, hedge, verify };
   }
 
   #resolve(network: string, method: string): CallRules {
     const base = this.#network(network);
     const rule = matching(this.#networks[network]?.methods ?? {}, method);
     const hedgeable = mayHedge(method);
-    if (rule === undefined) return hedgeable || base.hedge === undefined ? base : this.#defaults;
+    if (rule === undefined) return hedgeable || base.hedge === undefined ? base : { ...base, hedge: undefined };
     return {
       timeoutMs: rule.timeout ?? base.timeoutMs,
       maxAttempts: rule.max_attempts ?? base.maxAttempts,
       hedge: !hedgeable || rule.hedge === 'off' ? undefined : (rule.hedge ?? base.hedge),
+      verify: rule.verify ?? base.verify,
     };
   }
 }

@@ -112,6 +112,7 @@ async function play(calls: CallClass, scenario: Scenario) {
     timeoutMs: 1_000,
     maxAttempts: scenario.maxAttempts ?? 3,
     hedge: calls === 'read' ? scenario.hedge : undefined,
+    verify: 'off',
   };
   const deps = {
     feedback: new OriginFeedback(health, systemClock),
@@ -300,6 +301,13 @@ describe('what the spec asks of the table', () => {
   it('an answer other than asked (SPEC §20) sends a read on to the next origin and counts against its score', () => {
     const rule = ruleFor('bad', 'read');
     assert.deepEqual([rule.then, rule.score], ['fallback-next', 'error']);
+  });
+
+  it('an answer that fails verification (SPEC §18) goes to the next origin and is struck; no anchor blames nobody', () => {
+    const unverified = ruleFor('unverified', 'read');
+    assert.deepEqual([unverified.then, unverified.score, unverified.keep], ['next', 'error', false]);
+    const unanchored = ruleFor('unanchored', 'read');
+    assert.deepEqual([unanchored.then, unanchored.score, unanchored.health], ['stop', 'none', false]);
   });
 
   it("throttling and the gateway's own capacity never count against an origin's health", () => {

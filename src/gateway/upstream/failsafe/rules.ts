@@ -42,6 +42,10 @@ export type FailsafeEvent =
   | 'garbled'
   /** HTTP 429, or a provider's rate-limit answer (model/rate-limit-answers.ts). */
   | 'throttled'
+  /** SPEC §18: the origin's answer failed its verification (upstream/verified/). */
+  | 'unverified'
+  /** SPEC §18: no trusted block to verify the answer against (no quorum of pools agrees on it). */
+  | 'unanchored'
   /** The gateway's own capacity: no origin connection (or stream slot) came free in time. */
   | 'busy'
   /** No answer within the hedge delay (networks.{name}.hedge). */
@@ -97,6 +101,8 @@ export const FAILSAFE_RULES: readonly FailsafeRule[] = [
     { bench: true, score: 'throttled', keep: true },
     'never resent; its answer passes',
   ),
+  rule('unverified', 'read', 'next', { score: 'error' }, 'another origin may tell the truth'),
+  rule('unanchored', 'read', 'stop', {}, 'no origin can be checked without an anchor'),
   rule('busy', 'any', 'stop', {}, 'the wait already took request_timeout'),
   rule('slow', 'read', 'hedge', {}, 'the next origin may answer sooner'),
   rule('slow', 'write', 'wait', {}, 'a write is never sent twice'),
