@@ -68,6 +68,10 @@ const POSTGRES_SUITES = [
   'test/notifications/late-events.test.ts',
   'test/migration/real-server.test.ts',
   'test/limits/quota-concurrency.test.ts',
+  'test/ledger/alerts.test.ts',
+  'test/ledger/instances.test.ts',
+  'src/ledger/queries.test.ts',
+  'test/ledger/policies.test.ts',
   'test/reload/reload.test.ts',
 ];
 

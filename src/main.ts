@@ -1,12 +1,12 @@
 /**
  * The composition root: config → store → secrets → devnet → pool directory + gateway keys + origin scores
- * + health → gateway → API → notifications → incidents. Nothing else wires the parts of a process together
- * (the CLI only calls this; a gateway worker process wires its own gateway through the same gateway/gateway.ts
- * `serveGateway`). Start-up is the list of named steps below, each a function in src/main/ that starts
- * one part and registers how to stop it (main/start-up.ts). A failing step undoes what was started;
- * `close()` first closes both listeners together (stop accepting, finish in-flight requests within
- * `shutdown_grace`), then stops the rest in reverse order of start: background work, then child
- * processes, then the store. With `redis_url`, the gateway's rate limits are leased from Redis and
+ * + health → gateway → API → notifications → incidents → transaction ledger. Nothing else wires the parts
+ * of a process together (the CLI only calls this; a gateway worker process wires its own gateway through
+ * the same gateway/gateway.ts `serveGateway`). Start-up is the list of named steps below, each a function
+ * in src/main/ that starts one part and registers how to stop it (main/start-up.ts). A failing step
+ * undoes what was started; `close()` first closes both listeners together (stop accepting, finish
+ * in-flight requests within `shutdown_grace`), then stops the rest in reverse order of start: background
+ * work, then child processes, then the store. With `redis_url`, the gateway's rate limits are leased from Redis and
  * shared by every instance (limits/shared-limits.ts, SPEC §11).
  *
  * With `gateway.workers` > 1 (SPEC §11) this process is the control process: everything above runs here
@@ -30,8 +30,10 @@ import type { Config } from './config/schema.js';
 import type { Devnet } from './devnet/devnet.js';
 import type { GatewayOptions } from './gateway/gateway.js';
 import type { BufferPool } from './http1/index.js';
+import type { Ledger } from './ledger/ledger.js';
 import type { Logger } from './log.js';
 import { startIncidents, startNotifications } from './main/alerts.js';
+import { createLedger, startLedger } from './main/ledger.js';
 import { LiveParts } from './main/live.js';
 import { ConfigReloader, type ReloadOutcome } from './main/reload.js';
 import { startApi, startGatewayListener, startHealth, startLimits, startOriginScores } from './main/serving-parts.js';
@@ -77,6 +79,8 @@ export interface Switchyard {
   readonly devnet: Devnet | undefined;
   /** The gateway's chain tracker (SPEC §9): heads, reorgs and finality of the configured networks. */
   readonly chain: ChainTracker;
+  /** The transaction ledger (SPEC §19). */
+  readonly ledger: Ledger;
   /** Applies a config re-read from the file (SIGHUP): main/reload.ts. One at a time. */
   reload(check: ConfigCheck): Promise<ReloadOutcome>;
   close(): Promise<void>;
@@ -104,7 +108,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       adoptedHead: (network) => chain?.networkHead(network),
     });
     const limits = await startLimits(s, keys);
-    const parts = { store, secrets, directory, monitor, keys, stats, scores, limits, live };
+    const ledger = createLedger(s, store, live);
+    const parts = { store, secrets, directory, monitor, keys, stats, scores, limits, live, sends: ledger.sends };
     const gateway = await startGatewayListener(s, parts);
     chain = gateway.chain;
     const api = await startApi(s, parts, gateway);
@@ -115,6 +120,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     };
     await alerts.startNotifications();
     await alerts.startIncidents();
+    await startLedger(s, ledger, directory, live, gateway.chain);
     const reloader = new ConfigReloader(s, { store, secrets, directory, gateway, api, live, ...alerts });
     s.logger.info('switchyard started', { gateway: gateway.url, api: api.url });
     return running(s, {
@@ -124,6 +130,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       secrets,
       devnet,
       chain: gateway.chain,
+      ledger,
       reload: (check) => reloader.reload(check),
     });
   } catch (err) {

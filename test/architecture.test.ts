@@ -36,6 +36,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'routing',
     'chain',
     'incidents',
+    'ledger',
     'limits',
     'stats',
     'outbound',
@@ -57,6 +58,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'incidents',
     'stats',
     'chain',
+    'ledger',
     'outbound',
     'config',
     'model',
@@ -65,8 +67,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   devnet: ['notifications', 'pools', 'config', 'model', 'store'],
   // Secrets at rest (SPEC §16): the key, the start step and rotation re-seal every table that holds secrets.
   secrets: ['pools', 'health', 'notifications', 'config', 'model', 'store'],
-  notifications: ['health', 'incidents', 'pools', 'outbound', 'config', 'model', 'store'],
+  notifications: ['health', 'incidents', 'ledger', 'pools', 'outbound', 'config', 'model', 'store'],
   incidents: ['chain', 'config', 'model', 'store'],
+  // The transaction ledger (SPEC §19): follows the tracker's chain, asks origins through model/origin-calls.ts.
+  ledger: ['chain', 'config', 'model', 'store'],
   pools: ['health', 'accounts', 'config', 'model', 'store'],
   gateway: ['routing', 'chain', 'verify', 'http1', 'outbound', 'config', 'model'],
   // Gateway workers (SPEC §11): the control side wires the gateway's tracker; workers serve the gateway.

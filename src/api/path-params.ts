@@ -22,3 +22,13 @@ export function objectIdParam(params: Params, name: string, label: string, shape
 export function objectNotFound(label: string, id: string): SwitchyardError {
   return new SwitchyardError('API_NOT_FOUND', `${label} ${id} not found`);
 }
+
+/**
+ * The path's account when it is the routing account (config `account_id`), which alone has what goes
+ * through the gateway (keys, transactions); any other account is 403, whatever the rest of the path.
+ */
+export function routingAccountParam(params: Params, routingAccountId: string, refusal: string): string {
+  const id = accountParam(params);
+  if (id !== routingAccountId) throw new SwitchyardError('API_FORBIDDEN', refusal);
+  return id;
+}

@@ -47,3 +47,14 @@ export function fieldError(field: string, message: string): SwitchyardError {
 export function jsonPointer(path: readonly string[]): string {
   return `/${path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A query parameter holding an RFC 3339 date-time, as the store writes times (UTC, milliseconds). */
+export function rfc3339Param(name: string, value: string): string {
+  const ms = Date.parse(value);
+  if (!RFC3339.test(value) || Number.isNaN(ms)) {
+    throw fieldError(name, `"${value.slice(0, 40)}" is not an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
+  }
+  return new Date(ms).toISOString();
+}

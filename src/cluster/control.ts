@@ -27,14 +27,16 @@ import { LocalLeaseBackend } from '../limits/local-backend.js';
 import { renderMerged } from '../metrics/merge.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { StatePublisher } from './publisher.js';
+import { relaySends, SENDS_TOPIC } from './relayed-sends.js';
 import { shareWithWorkers } from './shared-state.js';
 import { WorkerSupervisor } from './supervisor.js';
 
 /**
  * The one-process gateway's options (main.ts passes the same), of which the workers' control uses
- * config, directory, health, clock, logger, metrics, outbound and affinityShare (between instances: the
- * control relays it to and from its workers); `buffers`, `subscriptions` and `limiter` concern a gateway
- * in this process, and each worker makes its own (the response cache too: gateway.ts `serveGateway`).
+ * config, directory, health, clock, logger, metrics, outbound, affinityShare (between instances: the
+ * control relays it to and from its workers) and sends (the workers' accepted transactions, relayed to
+ * it); `buffers`, `subscriptions` and `limiter` concern a gateway in this process, and each worker makes
+ * its own (the response cache too: gateway.ts `serveGateway`).
  */
 export interface GatewayWorkersOptions extends GatewayOptions {
   /** Where workers' rate-limit leases come from (default: LocalLeaseBackend, this process's buckets). */
@@ -103,6 +105,9 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
   // The control's score book holds origins of the pools there are (the workers prune their own).
   const scores = options.scores;
   const unsubscribe = options.directory.onChange(() => scores?.prune(options.directory.allPools()));
+  // The workers' accepted transactions go to this process's ledger (relayed-sends.ts).
+  const sends = options.sends;
+  if (sends !== undefined) publisher.onReport(SENDS_TOPIC, (payload) => relaySends(sends, payload));
   publisher.start();
   const stop = async (): Promise<void> => {
     chain.stop();

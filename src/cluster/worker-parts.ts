@@ -1,8 +1,8 @@
 /**
  * What a gateway worker (worker.ts) builds from its `init` before it serves: the replicas of the control
  * process's routing state, the parts it shares with the other workers through the control (keys, store
- * readiness, usage, statistics, origin scores, rate limits and quotas, affinity), and the handler of the control's
- * messages. Each is one function so worker.ts reads as its list of steps.
+ * readiness, usage, statistics, origin scores, rate limits and quotas, affinity, accepted transactions),
+ * and the handler of the control's messages. Each is one function so worker.ts reads as its list of steps.
  */
 import { type Clock, offsetClock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -21,6 +21,7 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import type { ControlLink } from './control-link.js';
 import { IpcLeaseBackend, IpcQuotaBackend } from './lease-ipc.js';
 import type { ControlMessage } from './messages.js';
+import { SENDS_TOPIC, SendBatch } from './relayed-sends.js';
 import { ReplicaChain } from './replica-chain.js';
 import { ReplicaHealthView } from './replica-health.js';
 import {
@@ -96,7 +97,7 @@ export function buildReplicas(base: WorkerBase, init: InitMessage): Replicas {
  * control process (its buckets, or Redis's), each falling back to this worker's own when it cannot ask.
  * Per-origin statistics go to the control, which flushes them to the store with its own. Origin scores:
  * this worker's traffic steers its calls and goes to the control's book; the probes' outcomes come back
- * (topic `origin-probes`).
+ * (topic `origin-probes`). Accepted transactions go to the control's ledger (relayed-sends.ts).
  */
 export interface SharedParts {
   readonly keyTable: StaticKeyTable;
@@ -106,7 +107,8 @@ export interface SharedParts {
   readonly scores: ScoreBook;
   readonly limiter: LeasedLimiter;
   readonly quota: LeasedQuotaCounter;
-  /** Sends what is still counted (usage, statistics, scores) and stops the timers. */
+  readonly sends: SendBatch;
+  /** Sends what is still counted (usage, statistics, scores, accepted transactions) and stops the timers. */
   stop(): void;
 }
 
@@ -117,6 +119,7 @@ export function buildSharedParts(base: WorkerBase): SharedParts {
   const stopStats = reportStats(stats, (payload) => link.send({ t: 'report', topic: STATS_TOPIC, payload }));
   const scores = new ScoreBook(clock, { reporting: true });
   const stopScores = reportScores(scores, (payload) => link.send({ t: 'report', topic: SCORES_TOPIC, payload }));
+  const sends = new SendBatch((payload) => link.send({ t: 'report', topic: SENDS_TOPIC, payload }));
   const status = new SharedLimitsStatus({
     backend: 'control',
     clock,
@@ -131,10 +134,12 @@ export function buildSharedParts(base: WorkerBase): SharedParts {
     scores,
     limiter: new LeasedLimiter({ backend: new IpcLeaseBackend(link), status, clock }),
     quota: new LeasedQuotaCounter({ backend: new IpcQuotaBackend(link), status, fallback: new LocalQuotaCounter() }),
+    sends,
     stop: () => {
       usage.stop();
       stopStats();
       stopScores();
+      sends.flush();
     },
   };
 }

@@ -116,6 +116,7 @@ async function serveWorkerGateway(
       keys: { table: shared.keyTable, quota: shared.quota, usage: shared.usage },
       stats: shared.stats,
       scores: shared.scores,
+      sends: shared.sends,
       affinityShare: affinity,
       limiter: shared.limiter,
       verifyFailures: { failed: (report) => base.link.send({ t: 'report', topic: VERIFY_TOPIC, payload: [report] }) },

@@ -67,6 +67,15 @@ export const DEFAULTS = {
   // outbound.trusted_accounts: [account_id] (the routing account) — it depends on account_id, so the
   // schema's final transform fills it in (schema.ts).
   webhooks: { deny_private: false, timeout: 10_000 /* ms */ },
+  ledger: {
+    enabled: true, // record and follow every accepted eth_sendRawTransaction (docs/ledger.md)
+    keep_raw: 7 * 86_400_000, // ms (7 days) the signed bytes are kept for rebroadcast
+    dropped_after: 600_000, // ms (10 min) absent from every healthy origin before a transaction is dropped
+    rebroadcast: false, // true: send a would-be-dropped transaction again before declaring it dropped
+    max_rebroadcasts: 3, // rebroadcasts per transaction at most
+    max_pending: 100_000, // pending transactions followed per network and instance; the oldest leave first
+    retention: 30 * 86_400_000, // ms (30 days) a record is kept after its last change; 0 = keep all
+  },
   limits: {
     probes_per_second: 50, // monitor requests per second per account: Σ origins × (retries + 1) ÷ interval
     max_pools_per_account: 1000,

@@ -70,7 +70,7 @@ export function salvage(raw: unknown): ConfigParts {
 }
 
 function salvageNetworks(raw: unknown, broken: Set<string>) {
-  const parsed: Record<string, Config['networks'][string]> = {};
+  const parsed: Record<string, z.output<typeof networkSchema>> = {};
   const names: string[] = [];
   if (!isRecord(raw)) return { parsed, names };
   for (const [name, value] of Object.entries(raw)) {

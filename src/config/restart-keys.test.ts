@@ -102,6 +102,21 @@ describe('restart keys', () => {
     assert.deepEqual(config.outbound.trusted_accounts, [running.account_id]);
   });
 
+  it("a network's own ledger settings are kept as the top-level ledger is", () => {
+    const running = buildConfig(base, 'a');
+    const next = buildConfig(
+      { ...base, ledger: { max_pending: 7 }, networks: { one: { chain_id: 1, ledger: { enabled: false } } } },
+      'b',
+    );
+    const { config, kept } = keepRestartKeys(running, next);
+    assert.deepEqual(
+      kept.map((key) => key.path),
+      ['ledger', 'networks.one.ledger'],
+    );
+    assert.deepEqual(config.ledger, running.ledger);
+    assert.deepEqual(config.networks.one?.ledger, running.networks.one?.ledger);
+  });
+
   it('changed keys are named one level down, networks by name, values never', () => {
     const running = buildConfig({ ...base, smtp_url: 'smtp://user:secret@mail.example:587' }, 'a');
     const next = buildConfig(

@@ -6,7 +6,8 @@
  * A reloaded config keeps the running value of every restart key whose value changed
  * (`keepRestartKeys`), and names those keys, so the caller can log each as "needs a restart". `gateway.tls`
  * and `api.tls` are live while they stay set (their files are re-read: certificate rotation); setting or
- * removing one changes the listener's scheme, which needs a restart.
+ * removing one changes the listener's scheme, which needs a restart. A network's own `ledger` settings
+ * need a restart as the top-level `ledger` does (`networks.NAME.ledger`).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { deepFreeze } from './load.js';
@@ -18,6 +19,8 @@ export interface RestartKey {
   /** Why a running process cannot take a new value (logged with it). */
   readonly why: string;
 }
+
+const LEDGER_WHY = 'the transaction ledger follows the settings it was started with';
 
 export const RESTART_KEYS: readonly RestartKey[] = [
   { path: 'gateway.listen', why: 'the listener is bound to its address' },
@@ -44,6 +47,7 @@ export const RESTART_KEYS: readonly RestartKey[] = [
     why: 'open connections were counted per client address under the old list',
   },
   { path: 'api.console', why: 'the console is mounted at start' },
+  { path: 'ledger', why: LEDGER_WHY },
 ];
 
 /** The TLS settings whose presence (not their files) needs a restart. */
@@ -70,6 +74,13 @@ export function keepRestartKeys(running: Config, next: Config): KeptConfig {
     if ((running[listener].tls === undefined) === (next[listener].tls === undefined)) continue;
     setAt(config, `${listener}.tls`, structuredClone(running[listener].tls));
     kept.push({ path: `${listener}.tls`, why: 'turning TLS on or off changes the listener' });
+  }
+  // The ledger is built at start from the top-level `ledger` and each network's own `networks.NAME.ledger`.
+  for (const [name, network] of Object.entries(next.networks)) {
+    const before = running.networks[name];
+    if (before === undefined || isDeepStrictEqual(before.ledger, network.ledger)) continue;
+    setAt(config, `networks.${name}.ledger`, structuredClone(before.ledger));
+    kept.push({ path: `networks.${name}.ledger`, why: LEDGER_WHY });
   }
   // outbound.trusted_accounts defaults to [account_id]: with account_id kept, so is that default.
   if (kept.some((key) => key.path === 'account_id') && isDerivedTrust(next)) {

@@ -143,6 +143,40 @@ const api = z.strictObject({
   console: z.boolean().default(DEFAULTS.api.console),
 });
 
+/**
+ * The transaction ledger (SPEC §19, docs/ledger.md): top level, and per network under
+ * `networks.{name}.ledger` (any key; the rest comes from the top level).
+ */
+const ledgerFields = {
+  enabled: z.boolean(),
+  /** How long the signed bytes are kept (rebroadcast needs them). */
+  keep_raw: durationMs,
+  /** How long every healthy origin must answer null before a transaction is dropped. */
+  dropped_after: durationMs.refine((ms) => ms >= 100, 'must be at least 100 ms'),
+  rebroadcast: z.boolean(),
+  max_rebroadcasts: z.number().int().min(0).max(100),
+  max_pending: z.number().int().min(1).max(10_000_000),
+  retention: durationMs.refine((ms) => ms === 0 || ms >= 3_600_000, 'must be at least 1h, or 0 to keep everything'),
+};
+const ledger = z.strictObject({
+  enabled: ledgerFields.enabled.default(DEFAULTS.ledger.enabled),
+  keep_raw: ledgerFields.keep_raw.prefault(DEFAULTS.ledger.keep_raw / 1000),
+  dropped_after: ledgerFields.dropped_after.prefault(DEFAULTS.ledger.dropped_after / 1000),
+  rebroadcast: ledgerFields.rebroadcast.default(DEFAULTS.ledger.rebroadcast),
+  max_rebroadcasts: ledgerFields.max_rebroadcasts.default(DEFAULTS.ledger.max_rebroadcasts),
+  max_pending: ledgerFields.max_pending.default(DEFAULTS.ledger.max_pending),
+  retention: ledgerFields.retention.prefault(DEFAULTS.ledger.retention / 1000),
+});
+const networkLedger = z.strictObject({
+  enabled: ledgerFields.enabled.optional(),
+  keep_raw: ledgerFields.keep_raw.optional(),
+  dropped_after: ledgerFields.dropped_after.optional(),
+  rebroadcast: ledgerFields.rebroadcast.optional(),
+  max_rebroadcasts: ledgerFields.max_rebroadcasts.optional(),
+  max_pending: ledgerFields.max_pending.optional(),
+  retention: ledgerFields.retention.optional(),
+});
+
 export const networkName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'network names are lowercase letters, digits and "-"');
 
 export const networkSchema = z
@@ -201,6 +235,8 @@ export const networkSchema = z
     logs_split: logsSplit.optional(),
     /** eth_sendRawTransaction to `one` origin (the failsafe plan) or to `all` healthy origins of the network. */
     send_transactions: z.enum(['one', 'all']).default(DEFAULTS.network.send_transactions),
+    /** This network's ledger settings; keys left out come from the top-level `ledger` (schema transform). */
+    ledger: networkLedger.prefault({}),
   })
   .transform(withLogsRangeDefault);
 
@@ -286,6 +322,7 @@ export const configObject = z.strictObject({
       max_origins_per_pool: z.number().int().positive().default(DEFAULTS.limits.max_origins_per_pool),
     })
     .prefault({}),
+  ledger: ledger.prefault({}),
   log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default(DEFAULTS.log_level),
   /** `json` lines, or `pretty` one-line text for terminals; unset: pretty when stderr is a terminal (log.ts). */
   log_format: z.enum(['json', 'pretty']).optional(),
@@ -300,16 +337,35 @@ export const configObject = z.strictObject({
   devnet: devnet.optional(),
 });
 
-/** The defaults that depend on another key: outbound.trusted_accounts defaults to [account_id]. */
+/**
+ * The defaults that depend on another key: outbound.trusted_accounts defaults to [account_id]; each key a
+ * network's `ledger` leaves out is the top-level ledger's.
+ */
 export function withDerivedDefaults(config: z.output<typeof configObject>) {
-  return { ...config, outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] } };
+  return {
+    ...config,
+    outbound: { trusted_accounts: config.outbound.trusted_accounts ?? [config.account_id] },
+    networks: Object.fromEntries(
+      Object.entries(config.networks).map(([name, network]) => [
+        name,
+        { ...network, ledger: { ...config.ledger, ...definedOnly(network.ledger) } },
+      ]),
+    ),
+  };
 }
 
 /** The whole schema: the keys above, then the defaults that depend on another key. */
 export const configSchema = configObject.transform(withDerivedDefaults);
+
+/** The object without its undefined members (a key left out must not hide the top-level value). */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 export type Config = z.output<typeof configSchema>;
 export type NetworkConfig = Config['networks'][string];
 /** A pool as config declares it (model/pool-input.ts); the name config/, devnet/ and seeding use. */
 export type PoolConfig = PoolInput;
 export type DevnetConfig = NonNullable<Config['devnet']>;
+/** One network's ledger settings, the top level's merged with its own (SPEC §19). */
+export type LedgerSettings = Config['ledger'];

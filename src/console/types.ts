@@ -131,3 +131,19 @@ export interface KeyUsageRow {
   requests: number;
   errors: number;
 }
+
+export interface TransactionItem {
+  hash: string;
+  network: string;
+  from: string;
+  nonce: number;
+  key_id: string | null;
+  status: 'pending' | 'included' | 'final' | 'replaced' | 'dropped';
+  block_number: number | null;
+  block_hash: string | null;
+  transaction_index: number | null;
+  replaced_by: string | null;
+  first_seen: string;
+  updated_at: string;
+  history: Array<{ status: string; at: string; block_number?: number; block_hash?: string }>;
+}

@@ -1,48 +1,45 @@
 /**
- * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when
- * `gateway.tls` is set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key,
- * Content-Type, body size, CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
- * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The same
- * listener answers `GET /healthz` and `GET /readyz` (http/probes.ts, readiness.ts); the client a call
- * counts against is its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
+ * The gateway: `POST /v1/{network}` on `gateway.listen` (default 127.0.0.1:8545; HTTPS when `gateway.tls` is
+ * set), wired from its three layers — the HTTP edge (http/edge.ts: path, method, key, Content-Type, body size,
+ * CORS; and WebSocket handshakes, ws/upgrade.ts), the JSON-RPC rules (rpc/handler.ts) and forwarding to origins
+ * (upstream/origin-forwarder.ts, with the routing, feedback and origin clients it needs). The same listener
+ * answers `GET /healthz` and `GET /readyz` (http/probes.ts, readiness.ts); the client a call counts against is
+ * its key, else its address as http/client-address.ts reads it (`trusted_proxies`).
  *
- * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts
- * stalled streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start
- * to fit the file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts bounds
- * streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
+ * No client starves the others (docs/gateway.md "No client starves the gateway"): the listener cuts stalled
+ * streams (`stream_stall_timeout`) and bounds connections (`max_connections`, lowered at start to fit the
+ * file-descriptor limit: listener-options.ts, fd-budget.ts; `max_connections_per_client`); origin-forwarder.ts
+ * bounds streams per client (`max_streams_per_client`, stream-slots.ts) and answers GATEWAY_BUSY rather than
  * blaming an origin for the gateway's own queue.
  *
- * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the
- * router and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own —
- * the same class, address model, headers and connect guard as forwarded calls, but
- * CHAIN_CONNECTIONS_PER_ORIGIN (2) sockets per origin apart from `connections_per_origin`, so head polls
- * never queue behind client calls and never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
+ * The chain tracker (src/chain/tracker.ts) is created by `startGateway` (chain-tracker.ts), before the router
+ * and forwarder. It asks origins through upstream/chain-source.ts over origin clients of its own — the same
+ * class, address model, headers and connect guard as forwarded calls, but CHAIN_CONNECTIONS_PER_ORIGIN (2)
+ * sockets per origin apart from `connections_per_origin`, so head polls never queue behind client calls and
+ * never take a client's keep-alive socket (the fd budget counts them). It starts polling once the listener is
  * up and stops on close. `Gateway.chain` exposes it (ChainView, ChainFeedback, listeners, finality).
  *
  * A gateway worker (SPEC §11, src/cluster/) serves the same gateway with a chain it did not build:
- * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's
- * tracker) and starts/stops it with the listener; `startGateway` is the one-process form that builds the
- * ChainTracker over its own chain clients, as described above, and then calls it.
+ * `serveGateway` takes any GatewayChain (chain-port.ts; there, a replica of the control process's tracker) and
+ * starts/stops it with the listener; `startGateway` is the one-process form that builds the ChainTracker over
+ * its own chain clients, as described above, and then calls it.
  *
- * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (pool
- * directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy) — the
- * origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts, when
- * `gateway.cache_max_bytes` > 0, its finality read from the chain), the JSON-RPC handler, the
- * subscription hub, readiness, key checks and the listener. main.ts (one process) and cluster/worker.ts
- * (each worker) differ only in where those ports' state comes from.
+ * One wiring for both: `serveGateway` builds every part of the gateway from the ports it is given (GatewayOptions:
+ * pool directory, health view, chain, keys, limits, affinity share, statistics, the outbound policy, the ledger's
+ * sends) — origin clients, routing and forwarding, the response cache (upstream/cache/caching-forwarder.ts, when
+ * `gateway.cache_max_bytes` > 0, finality from the chain), the JSON-RPC handler, the subscription hub, readiness,
+ * key checks and the listener. main.ts and cluster/worker.ts differ only in where those ports' state comes from.
  *
  * The subscription hub (subscriptions/hub.ts, SPEC §10) follows that tracker and calls upstream through the same
  * forwarder as clients (cache included); tests may put their own in its place (`options.subscriptions`).
  *
- * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: the key
- * table, quota counter and usage sink main.ts builds from the store) are checked by one GatewayAuth
- * (http/key-auth.ts) for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and
- * usage. Without `options.keys` only static keys exist.
+ * Keys (SPEC §11): static `gateway.api_keys` and gateway keys as resources (`options.keys`: key table, quota
+ * counter and usage sink, from the store; without it only static keys exist) are checked by one GatewayAuth
+ * (http/key-auth.ts) for HTTP and WebSocket alike; the RpcHandler applies a key's rate limit, quota and usage.
  *
- * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go
- * through the same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get
- * their answers in flight and 1001 while the listener finishes its HTTP requests; then the hub closes,
- * then the tracker stops.
+ * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go through the
+ * same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get their answers in
+ * flight and 1001 while the listener finishes its HTTP requests; then the hub closes, then the tracker stops.
  *
  * Reload (SPEC §15): `reconfigure(config, tls)` hands a reloaded config to the parts built here — the
  * JSON-RPC rules (networks, max_batch, rate_limit, filter limits), forwarding (request_timeout,
@@ -148,6 +145,8 @@ export interface GatewayOptions {
    * (upstream/affinity-share.ts; a worker's goes through the control process). None: this process's own.
    */
   affinityShare?: AffinityShare;
+  /** The transaction ledger (SPEC §19): each accepted send, once (upstream/accepted-sends.ts). None: unrecorded. */
+  sends?: OriginForwarderDeps['sends'];
   /** Answers that failed verification (SPEC §18), for the integrity alert; none: only counted and logged. */
   verifyFailures?: OriginForwarderDeps['verifyFailures'];
 }
@@ -297,6 +296,7 @@ function buildUpstream(
     stats: options.stats,
     scores,
     throttle,
+    sends: options.sends,
     verifyFailures: options.verifyFailures,
   });
   const caching = buildCache(options, origins);

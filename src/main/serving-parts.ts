@@ -19,6 +19,7 @@ import type { Limiter } from '../gateway/rpc/rate-limit.js';
 import type { AffinityShare } from '../gateway/upstream/affinity-share.js';
 import { HealthMonitor } from '../health/monitor.js';
 import { probeScore } from '../health/probes/result.js';
+import type { AcceptedSends } from '../model/accepted-sends.js';
 import type { ChangeBus } from '../model/change-bus.js';
 import type { StorePoolDirectory } from '../pools/store-directory.js';
 import { ScoreBook } from '../routing/scores/score-book.js';
@@ -140,6 +141,8 @@ export interface GatewayParts {
   scores: ScoreBook;
   limits: Limits;
   live: LiveParts;
+  /** The transaction ledger's port: every accepted send (with workers: relayed by the control). */
+  sends: AcceptedSends;
 }
 
 /** The one-process gateway, or (`gateway.workers` > 1) the control process of worker processes. */
@@ -165,6 +168,7 @@ export async function startGatewayListener(s: StartUp, parts: GatewayParts): Pro
     keys: { table: parts.keys.table, quota: parts.limits.keyQuota, usage: parts.keys.usage },
     stats: parts.stats,
     scores: parts.scores,
+    sends: parts.sends,
     // Answers that failed verification → the integrity alert in force (main/alerts.ts, started later).
     verifyFailures: { failed: (report) => parts.live.integrity?.failed(report) },
     ...(options.buffers !== undefined && { buffers: options.buffers }),

@@ -1,11 +1,12 @@
 /**
  * The alert types policies accept and `GET …/alerting/v3/available_alerts` lists (Cloudflare's shape:
  * category → [{type, display_name, description, filter_options}]), with the filters each type takes.
- * The health alert is Cloudflare's own; the chain-incident types (SPEC §14, docs/incidents.md) are ours,
- * under "Switchyard".
+ * The health alert is Cloudflare's own; the chain-incident types (SPEC §14, docs/incidents.md) and the
+ * transaction alert (SPEC §19, docs/ledger.md) are ours, under "Switchyard".
  */
 import type { Config } from '../config/schema.js';
 import { INCIDENT_ALERT_TYPES } from '../incidents/types.js';
+import { ALERT_STATUSES, TRANSACTION_ALERT_TYPE } from '../ledger/types.js';
 import { HEALTH_ALERT_TYPE } from './matching.js';
 
 export interface AlertTypeInfo {
@@ -65,6 +66,15 @@ export const ALERT_TYPES: readonly AlertTypeInfo[] = [
     description:
       "An origin's answer failed verification (networks.{name}.verify): names origin, method and block; ends after verify_anchor.clear_after without another failure.",
     filters: INCIDENT_FILTERS,
+  },
+  {
+    type: TRANSACTION_ALERT_TYPE,
+    category: 'Switchyard',
+    display_name: 'Transaction status',
+    description:
+      'A transaction sent through the gateway was included, became final, was replaced, dropped or reorged out (one alert per change).',
+    filters: ['network', 'key_id', 'status'],
+    filterValues: { status: ALERT_STATUSES },
   },
 ];
 

@@ -3,8 +3,8 @@
  * the message id derived from it (`msg_` and the id's 32 hex digits): the Standard Webhooks
  * `webhook-id` and the email Message-ID, the same on every attempt of that delivery.
  *
- * A policy's alert — for a health event (dispatcher.ts) or a chain incident (incident-dispatch.ts) —
- * is one row per email address and per webhook destination of the policy, emails first, with dedupe
+ * A policy's alert — for a health event (dispatcher.ts), a chain incident (incident-dispatch.ts) or a
+ * transaction's state change (transaction-dispatch.ts) — is one row per email address and per webhook destination of the policy, emails first, with dedupe
  * keys `<key>:email:<address, lowercased>` and `<key>:webhook:<destination id>` under the caller's
  * `key`, so repeating a pass never queues an alert twice.
  */
@@ -25,7 +25,7 @@ export function newDelivery(fields: Omit<NewDelivery, 'id' | 'message_id'>): New
 
 export interface PolicyAlert {
   accountId: string;
-  /** What the alert is about: the health event's or the incident's id. */
+  /** What the alert is about: the health event's, the incident's or the ledger state change's id. */
   eventId: string;
   policy: Policy;
   /** The policy's alert type, written into each payload. */

@@ -1,6 +1,6 @@
 /**
- * The notification service: dispatchers (health events and chain incidents → deliveries: dispatcher.ts,
- * incident-dispatch.ts), deprecation notices, and sender
+ * The notification service: dispatchers (health events, chain incidents and transaction state changes →
+ * deliveries: dispatcher.ts, incident-dispatch.ts, transaction-dispatch.ts), deprecation notices, and sender
  * (deliveries → webhooks and email), wired to one store, clock and mailer.
  *
  * - `runOnce()` runs one full pass deterministically: dispatch every available event, queue due
@@ -35,6 +35,7 @@ import { createMailer, type Mailer, smtpUrlHasCredentials } from './mailer.js';
 import { releaseAllLeases } from './queries/outbox.js';
 import { type Pruned, pruneNotificationData } from './queries/retention.js';
 import { DeliverySender } from './sender.js';
+import { TransactionDispatch } from './transaction-dispatch.js';
 import { WebhookClient } from './webhook.js';
 
 const POLL_MS = 500;
@@ -81,6 +82,7 @@ export class NotificationService {
   readonly #webhooks: WebhookClient;
   readonly #dispatcher: Dispatcher;
   readonly #incidents: IncidentDispatch;
+  readonly #transactions: TransactionDispatch;
   readonly #deprecation: DeprecationNotices;
   readonly #sender: DeliverySender;
   #running = false;
@@ -119,6 +121,7 @@ export class NotificationService {
     });
     this.#dispatcher = new Dispatcher({ store, clock, logger, apiBase });
     this.#incidents = new IncidentDispatch({ store, clock, logger, apiBase });
+    this.#transactions = new TransactionDispatch({ store, clock, logger, apiBase });
     this.#deprecation = new DeprecationNotices({
       store,
       clock,
@@ -232,7 +235,7 @@ export class NotificationService {
   }
 
   async #pass(withDeprecation: boolean): Promise<PassResult> {
-    const events = (await this.#dispatcher.pass()) + (await this.#incidents.pass());
+    const events = (await this.#dispatcher.pass()) + (await this.#incidents.pass()) + (await this.#transactions.pass());
     const notices = withDeprecation ? await this.#deprecation.pass() : 0;
     const attempts = await this.#sender.pass();
     return { events, notices, attempts };

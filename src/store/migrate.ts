@@ -10,6 +10,7 @@ import { originStatsMigration } from './migrations/007_origin_stats.js';
 import { chainIncidentsMigration } from './migrations/008_chain_incidents.js';
 import { keyQuotaBigintMigration } from './migrations/009_key_quota_bigint.js';
 import { secretsAtRestMigration } from './migrations/010_secrets_at_rest.js';
+import { transactionLedgerMigration } from './migrations/011_transaction_ledger.js';
 
 /**
  * The one list of migrations, in order. Each migration gets the dialect so the few statements that
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '008_chain_incidents': chainIncidentsMigration,
   '009_key_quota_bigint': keyQuotaBigintMigration,
   '010_secrets_at_rest': secretsAtRestMigration,
+  '011_transaction_ledger': transactionLedgerMigration,
 };
 
 export async function migrateToLatest(store: Store): Promise<void> {

@@ -2,6 +2,7 @@ import type { CoreTables } from './tables/core.js';
 import type { HealthTables } from './tables/health.js';
 import type { IncidentTables } from './tables/incidents.js';
 import type { KeyTables } from './tables/keys.js';
+import type { LedgerTables } from './tables/ledger.js';
 import type { NotificationTables } from './tables/notifications.js';
 import type { SecretsTables } from './tables/secrets.js';
 import type { StatsTables } from './tables/stats.js';
@@ -14,4 +15,5 @@ export interface Database
     KeyTables,
     StatsTables,
     IncidentTables,
+    LedgerTables,
     SecretsTables {}

@@ -9,12 +9,12 @@
  * summed /metrics; the monotonic head never takes the lie. Needs `npm run build` (the CLI runs dist/).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, spawnCli, waitForWorkersServing, writeWorkersConfig } from '../helpers/cli.js';
 import { waitFor } from '../helpers/devnet-chain.js';
 import { freshCall, send } from '../helpers/http.js';
 import {
@@ -60,21 +60,13 @@ before(async () => {
   node = await startTestAnvil({ blockTime: 1 });
   await call(node.url, 'anvil_setBalance', [PROBE, REAL_BALANCE]);
   liar = await startLyingOrigin(node.url);
-  const config = join(dir, 'serve.yaml');
-  writeFileSync(
-    config,
-    [
-      `data_dir: ${join(dir, 'data')}`,
-      'gateway: { listen: "127.0.0.1:0", workers: 2 }',
-      'api: { listen: "127.0.0.1:0" }',
-      'networks: { sepolia: { chain_id: 11155111, pools: [mixed], head_poll_interval: 50ms } }',
-      'pools:',
-      `  - { name: mixed, origins: [{ name: liar, address: "${liar.url}" }, { name: honest, address: "${node.url}" }] }`,
-      '',
-    ].join('\n'),
-  );
+  const config = writeWorkersConfig(dir, [
+    'networks: { sepolia: { chain_id: 11155111, pools: [mixed], head_poll_interval: 50ms } }',
+    'pools:',
+    `  - { name: mixed, origins: [{ name: liar, address: "${liar.url}" }, { name: honest, address: "${node.url}" }] }`,
+  ]);
   proc = spawnCli(['serve', '--config', config]);
-  const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+  const started = await waitForWorkersServing(proc);
   rpcUrl = `${started.gateway as string}/v1/sepolia`;
   apiRoot = (started.api as string).replace(/\/client\/v4$/, '');
 });

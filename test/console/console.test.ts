@@ -4,6 +4,8 @@
  *   - the console's files: `/` → 302 `/console/`, text/html with a strict CSP, ≤ 250 KiB transferred;
  *   - a wrong token gets a clear message; signing in with a read-write token shows both origins Healthy;
  *   - keyboard: Tab reaches every control of the sign-in form and of the origins view;
+ *   - a transaction sent through the gateway shows in the Transactions view with its status, its history
+ *     opens and its status filter works from the keyboard (SPEC §19);
  *   - one anvil killed by PID → once the API reports it Unhealthy, the console shows it Unhealthy with
  *     its reason within the 5 s refresh, and the event shows in the timeline and the alert in history;
  *   - a revoked token mid-session returns to sign-in with a message; sign-out forgets the token.
@@ -22,6 +24,7 @@ import { isPidAlive, waitForPidsGone } from '../helpers/anvil.js';
 import { type CliProcess, runCli } from '../helpers/cli.js';
 import { launchChromium, shot, signIn as signInAt, tabThrough } from '../helpers/console-page.js';
 import { spawnDevnetServe } from '../helpers/serve.js';
+import { ALICE, signTransfer } from '../ledger/helpers.js';
 
 const ACCOUNT = DEFAULTS.account_id;
 const MAX_TRANSFER = 250 * 1024;
@@ -149,6 +152,47 @@ describe('operator console in headless Chromium against serve on the devnet', ()
     assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'a refused token is not kept');
     assert.doesNotMatch(page.url(), /token/);
     await shot(page, 'wrong-token');
+    await page.close();
+  });
+
+  test('the Transactions view lists a send through the gateway with its status and history, by keyboard', async () => {
+    const raw = await signTransfer(ALICE, 0);
+    const sent = await fetch(`${gateway}/v1/sepolia`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }),
+    });
+    const hash = ((await sent.json()) as { result: string }).result;
+    // The devnet mines each transaction: the ledger has it included soon.
+    await waitFor('the send included in the API', 30_000, async () => {
+      const list = await apiGet<Array<{ hash: string; status: string }>>(writeToken, '/gateway/transactions');
+      return list.find((tx) => tx.hash === hash)?.status === 'included' ? true : undefined;
+    });
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, writeToken);
+    await page.getByRole('button', { name: 'Transactions' }).click();
+    const row = page.locator(`tr[data-tx="${hash}"]`);
+    await row.locator('[data-status="included"]').waitFor({ timeout: REFRESH_BOUND_MS });
+    const keyboard = await tabThrough(page);
+    assert.deepEqual([...keyboard.reached].sort(), [...keyboard.all].sort(), 'Tab reaches every control');
+    // The history opens from the keyboard.
+    await page.getByLabel(`History of ${hash}`).focus();
+    await page.keyboard.press('Enter');
+    const history = row.locator('.history li');
+    await history.nth(1).waitFor();
+    assert.deepEqual(
+      (await history.allTextContents()).map((text) =>
+        text.replace(/^.*\d\d:\d\d:\d\d /, '').replace(/ in block.*/, ''),
+      ),
+      ['pending', 'included'],
+    );
+    await shot(page, 'transactions');
+    // Filtered by status from the keyboard: the included send leaves a "pending" list and comes back.
+    await page.getByLabel('Status').focus();
+    await page.getByLabel('Status').selectOption('pending');
+    await row.waitFor({ state: 'detached', timeout: REFRESH_BOUND_MS });
+    await page.getByLabel('Status').selectOption('included');
+    await row.waitFor({ timeout: REFRESH_BOUND_MS });
     await page.close();
   });
 

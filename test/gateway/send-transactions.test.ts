@@ -4,8 +4,9 @@
  * three INDEPENDENT anvil nodes (a transaction exists only where it was sent), each behind a "provider"
  * proxy (test/helpers/provider-proxy.ts) that counts what reaches it. Transactions are signed with viem.
  *   - `all`: every healthy origin of every pool gets the send exactly once; the first acceptance answers
- *     (before a stalled origin has answered) and is the origin the client's pending reads stick to; when
- *     every origin refuses, the refusal passes;
+ *     (before a stalled origin has answered) and is the origin the client's pending reads stick to; the
+ *     transaction ledger records it once with every accepting origin; when every origin refuses, the
+ *     refusal passes;
  *   - "already known" (geth's wording, from a provider) for a transaction the origin has is success with
  *     the hash; for one it does not have, the answer passes; anvil's own "nonce too low" for a mined
  *     resend is success, for another transaction with that nonce it passes;
@@ -124,6 +125,15 @@ describe('send_transactions: all', () => {
     for (const node of nodes) {
       await waitFor(() => has(node, sent.answer.result), 'every node has the transaction');
     }
+    // The transaction ledger (SPEC §19) records the send once, with every origin that accepted it.
+    const accepting = async (): Promise<string[]> => {
+      await app.ledger.settled();
+      const rows = await app.store.db.selectFrom('ledger_transactions').select(['hash', 'origins']).execute();
+      const row = rows.find((r) => r.hash === sent.answer.result);
+      return row === undefined ? [] : (JSON.parse(row.origins) as string[]).sort();
+    };
+    await waitFor(async () => (await accepting()).length === 3, 'the ledger has the three accepting origins');
+    assert.deepEqual(await accepting(), ['left/a', 'left/b', 'right/c']);
     // The client's pending reads go to the origin that accepted first, b (else the router spreads them
     // over a and b, the first pool's origins, once the tracker sees both at the head).
     await trackerSeesEveryHead('allnet');

@@ -6,12 +6,12 @@
  * worker's half), and the metric has one series per origin (never summed over workers).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, runCli, spawnCli, waitForWorkersServing, writeWorkersConfig } from '../helpers/cli.js';
 import { freshCall } from '../helpers/http.js';
 
 const ACCOUNT = '5317c4a1d00d5317c4a1d00d5317c4a1';
@@ -28,24 +28,13 @@ after(async () => {
 describe('origin scores with gateway workers', () => {
   it("the control's score holds both workers' calls; the metric is one series per origin", async () => {
     anvil = await startTestAnvil();
-    const config = join(dir, 'serve.yaml');
-    writeFileSync(
-      config,
-      [
-        `data_dir: ${join(dir, 'data')}`,
-        'gateway: { listen: "127.0.0.1:0", workers: 2 }',
-        'api: { listen: "127.0.0.1:0" }',
-        'networks: { sepolia: { chain_id: 31337, pools: [main] } }',
-        'pools:',
-        `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }], origin_steering: { policy: dynamic_latency } }`,
-        '',
-      ].join('\n'),
-    );
+    const config = writeWorkersConfig(dir, [
+      'networks: { sepolia: { chain_id: 31337, pools: [main] } }',
+      'pools:',
+      `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }], origin_steering: { policy: dynamic_latency } }`,
+    ]);
     proc = spawnCli(['serve', '--config', config]);
-    const started = (await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000)) as {
-      gateway: string;
-      api: string;
-    };
+    const started = await waitForWorkersServing(proc);
     const made = await runCli(['token', 'create', '--account', ACCOUNT, '--read-only', '--config', config]);
     assert.equal(made.code, 0, made.stderr);
     const token = made.stdout.trim();

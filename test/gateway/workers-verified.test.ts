@@ -7,13 +7,13 @@
  * `origin_integrity` incident naming the liar.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { type CliProcess, runCli, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, runCli, spawnCli, waitForWorkersServing, writeWorkersConfig } from '../helpers/cli.js';
 import { call, waitFor } from '../helpers/devnet-chain.js';
 import { type LyingOrigin, startLyingOrigin } from '../helpers/lying-origin.js';
 import { GATEWAY_LIES } from '../helpers/verify-lies.js';
@@ -58,25 +58,16 @@ describe('verified answers with gateway workers', () => {
     anvil = await startTestAnvil();
     await call(anvil.url, 'anvil_mine', ['0x2']);
     liar = await startLyingOrigin(anvil.url, GATEWAY_LIES.balance);
-    const config = join(dir, 'switchyard.yaml');
-    writeFileSync(
-      config,
-      [
-        `data_dir: ${join(dir, 'data')}`,
-        `account_id: ${ACCOUNT}`,
-        'gateway: { listen: "127.0.0.1:0", workers: 2 }',
-        'api: { listen: "127.0.0.1:0" }',
-        'networks:',
-        '  sepolia: { chain_id: 11155111, pools: [lying, honest], head_poll_interval: 100ms, verify: proofs }',
-        'pools:',
-        `  - { name: lying, origins: [{ name: liar, address: "${liar.url}" }] }`,
-        `  - { name: honest, origins: [{ name: honest, address: "${anvil.url}" }] }`,
-        '',
-      ].join('\n'),
-    );
+    const config = writeWorkersConfig(dir, [
+      `account_id: ${ACCOUNT}`,
+      'networks:',
+      '  sepolia: { chain_id: 11155111, pools: [lying, honest], head_poll_interval: 100ms, verify: proofs }',
+      'pools:',
+      `  - { name: lying, origins: [{ name: liar, address: "${liar.url}" }] }`,
+      `  - { name: honest, origins: [{ name: honest, address: "${anvil.url}" }] }`,
+    ]);
     proc = spawnCli(['serve', '--config', config]);
-    await proc.waitForLog((line) => line.msg === 'gateway workers serving', 60_000);
-    const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+    const started = await waitForWorkersServing(proc);
     const honest = await call(anvil.url, 'eth_getBalance', [ADDRESS, 'latest']);
     const url = `${started.gateway}/v1/sepolia`;
     // The workers' replicas hold the control's trusted block once a chain-state push brought it.

@@ -74,6 +74,7 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
     secrets: app.secrets,
     devnet: app.devnet,
     chain: app.chain,
+    ledger: app.ledger,
     config,
     dataDir,
     rpcUrl: (network = 'sepolia') => `${app.gatewayUrl}/v1/${network}`,

@@ -5,6 +5,7 @@
  * its stdout and stderr ended), not 'exit', so its last output and log lines are never missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -159,4 +160,26 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Cli
       if (!exited) child.kill(signal);
     },
   };
+}
+
+/**
+ * Writes `dir/serve.yaml` for a `serve` child with `gateway.workers`: its data_dir in `dir`, both
+ * listeners on port 0, then `lines` (networks, pools, …). Returns the file's path.
+ */
+export function writeWorkersConfig(dir: string, lines: readonly string[], workers = 2): string {
+  const file = join(dir, 'serve.yaml');
+  const head = [
+    `data_dir: ${JSON.stringify(join(dir, 'data'))}`,
+    `gateway: { listen: "127.0.0.1:0", workers: ${workers} }`,
+    'api: { listen: "127.0.0.1:0" }',
+  ];
+  writeFileSync(file, [...head, ...lines, ''].join('\n'));
+  return file;
+}
+
+/** Waits until a `serve` child with workers serves (every worker listening, start-up logged): its addresses. */
+export async function waitForWorkersServing(proc: CliProcess): Promise<{ gateway: string; api: string }> {
+  await proc.waitForLog((line) => line.msg === 'gateway workers serving', 60_000);
+  const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+  return { gateway: String(started.gateway), api: String(started.api) };
 }

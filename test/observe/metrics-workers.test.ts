@@ -6,12 +6,12 @@
  * The process series are there, summed over the three processes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AnvilNode, startTestAnvil } from '../helpers/anvil.js';
-import { type CliProcess, spawnCli } from '../helpers/cli.js';
+import { type CliProcess, spawnCli, waitForWorkersServing, writeWorkersConfig } from '../helpers/cli.js';
 import { freshCall } from '../helpers/http.js';
 import { parseProm, samplesOf, sumOf } from '../helpers/prometheus.js';
 
@@ -28,23 +28,14 @@ after(async () => {
 describe('metrics with gateway workers', () => {
   it('sums the per-method and per-origin series over the workers; build_info and origin health stay single', async () => {
     anvil = await startTestAnvil();
-    const config = join(dir, 'serve.yaml');
-    writeFileSync(
-      config,
-      [
-        `data_dir: ${join(dir, 'data')}`,
-        'gateway: { listen: "127.0.0.1:0", workers: 2 }',
-        'api: { listen: "127.0.0.1:0" }',
-        'networks: { sepolia: { chain_id: 11155111, pools: [main, spare] } }',
-        'pools:',
-        `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }] }`,
-        `  - { name: spare, origins: [{ name: b, address: "${anvil.url}" }] }`,
-        '',
-      ].join('\n'),
-    );
+    const config = writeWorkersConfig(dir, [
+      'networks: { sepolia: { chain_id: 11155111, pools: [main, spare] } }',
+      'pools:',
+      `  - { name: main, origins: [{ name: a, address: "${anvil.url}" }] }`,
+      `  - { name: spare, origins: [{ name: b, address: "${anvil.url}" }] }`,
+    ]);
     proc = spawnCli(['serve', '--config', config]);
-    await proc.waitForLog((line) => line.msg === 'gateway workers serving', 60_000);
-    const started = await proc.waitForLog((line) => line.msg === 'switchyard started', 60_000);
+    const started = await waitForWorkersServing(proc);
 
     const calls = 40;
     for (let i = 0; i < calls; i += 1) {

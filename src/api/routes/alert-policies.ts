@@ -5,7 +5,8 @@
  * allowed): `alert_type` is one of notifications/alert-types.ts — `load_balancing_health_alert`, whose
  * filters are `pool_id` (pools of this account), `new_health` (⊆ Unhealthy, Healthy) and `event_source`
  * (⊆ pool, origin), or a chain-incident type (SPEC §14), whose filters are `network` (configured networks
- * not retired) and `pool_id`; each filter a non-empty array — an omitted filter matches everything, so a policy without `pool_id` also covers pools created
+ * not retired) and `pool_id`, or the transaction alert (SPEC §19): `network`, `key_id` (gateway keys of
+ * this account) and `status` (⊆ dropped, replaced, reorged, included, final); each filter a non-empty array — an omitted filter matches everything, so a policy without `pool_id` also covers pools created
  * later; `mechanisms` has `email` (valid addresses) and/or `webhooks` (destination ids of this account),
  * at least one target in all. Duplicate targets and filter values are dropped.
  *
@@ -16,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { SwitchyardError } from '../../errors/base.js';
+import { gatewayKeyVersions } from '../../keys/key-queries.js';
 import { plainText } from '../../model/plain-text.js';
 import { isEmailAddress } from '../../model/pool-schema.js';
 import { ALERT_TYPE_NAMES, alertTypeInfo, liveNetworkNames } from '../../notifications/alert-types.js';
@@ -53,7 +55,7 @@ const mechanisms = z
 const filters = z
   .record(z.string(), z.array(z.string().max(200)).max(1000))
   .describe(
-    'Health alert: pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin). Chain incidents: network, pool_id. Omitted = everything',
+    'Health alert: pool_id, new_health (Unhealthy, Healthy), event_source (pool, origin). Chain incidents: network, pool_id. Transactions: network, key_id, status. Omitted = everything',
   );
 
 const fields = {
@@ -127,16 +129,16 @@ function unique<T>(values: readonly T[], key: (value: T) => string): T[] {
 }
 
 /**
- * Checks everything beyond the JSON shape; returns the policy with duplicates dropped. `keptPoolIds`
- * (on PUT: the policy's current pool ids) are accepted even if those pools were deleted since, so a
- * policy can still be edited after one of its pools is gone.
+ * Checks everything beyond the JSON shape; returns the policy with duplicates dropped. The pool and key
+ * ids of `kept` (on PUT: the policy's current filters) are accepted even if those pools or keys were
+ * deleted since, so a policy can still be edited after one of them is gone.
  */
 async function validatePolicy(
   db: Kysely<Database>,
   accountId: string,
   input: PolicyInput,
   networks: readonly string[],
-  keptPoolIds: readonly string[] = [],
+  kept: Policy['filters'] = {},
 ): Promise<PolicyInput> {
   const type = alertTypeInfo(input.alert_type);
   if (type === undefined) {
@@ -161,9 +163,17 @@ async function validatePolicy(
   const poolIds = outFilters.pool_id;
   if (poolIds !== undefined) {
     const known = await existingPoolIds(db, accountId, poolIds);
-    const index = poolIds.findIndex((id) => !known.has(id) && !keptPoolIds.includes(id));
+    const index = poolIds.findIndex((id) => !known.has(id) && !(kept.pool_id ?? []).includes(id));
     if (index >= 0) {
       throw fieldError(`filters.pool_id.${index}`, `"${poolIds[index]}" is not a pool of this account`);
+    }
+  }
+  const keyIds = outFilters.key_id;
+  if (keyIds !== undefined) {
+    const known = await gatewayKeyVersions(db, accountId);
+    const index = keyIds.findIndex((id) => !known.has(id) && !(kept.key_id ?? []).includes(id));
+    if (index >= 0) {
+      throw fieldError(`filters.key_id.${index}`, `"${keyIds[index]}" is not a gateway key of this account`);
     }
   }
 
@@ -309,7 +319,7 @@ function updatePolicyRoute(deps: ApiDeps): Route {
         filters: body.filters ?? current.filters,
         alert_interval: body.alert_interval === undefined ? current.alert_interval : body.alert_interval,
       };
-      const input = await validatePolicy(db, account, fields, liveNetworks(deps), current.filters.pool_id);
+      const input = await validatePolicy(db, account, fields, liveNetworks(deps), current.filters);
       if (!(await updatePolicy(db, account, policyId(params), input, timestamp(deps.clock)))) {
         throw notFound(policyId(params));
       }

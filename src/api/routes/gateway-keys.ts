@@ -17,7 +17,6 @@
  */
 import { z } from 'zod';
 import type { Config } from '../../config/schema.js';
-import { SwitchyardError } from '../../errors/base.js';
 import {
   countGatewayKeys,
   createGatewayKey,
@@ -34,7 +33,7 @@ import { keyRateLimit } from '../../model/gateway-keys.js';
 import { ID_PATTERN } from '../../store/ids.js';
 import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
-import { accountParam, objectIdParam, objectNotFound } from '../path-params.js';
+import { objectIdParam, objectNotFound, routingAccountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
 import {
   createdKeyResult,
@@ -69,14 +68,11 @@ export function gatewayKeyRoutes(deps: ApiDeps): Route[] {
 
 /** The path's account, when it is the routing account; 403 otherwise. */
 function routingAccount(config: Readonly<Config>, params: Readonly<Record<string, string>>): string {
-  const id = accountParam(params);
-  if (id !== config.account_id) {
-    throw new SwitchyardError(
-      'API_FORBIDDEN',
-      'Gateway keys belong to the routing account (account_id in the config); this account has none',
-    );
-  }
-  return id;
+  return routingAccountParam(
+    params,
+    config.account_id,
+    'Gateway keys belong to the routing account (account_id in the config); this account has none',
+  );
 }
 
 const keyId = (params: Readonly<Record<string, string>>) => objectIdParam(params, 'key_id', 'Gateway key', ID_PATTERN);

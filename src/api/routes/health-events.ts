@@ -12,9 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { listPage, paginationQuery, parsePagination } from '../pagination.js';
 import { accountParam } from '../path-params.js';
 import { defineRoute, type Route } from '../route-table.js';
-import { fieldError } from '../validate.js';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+import { rfc3339Param } from '../validate.js';
 
 export const healthEventResult = z.object({
   id: z.string(),
@@ -47,13 +45,7 @@ function filterOf(query: URLSearchParams): EventFilter {
   const poolId = query.get('pool_id');
   if (poolId !== null) filter.poolId = poolId;
   const since = query.get('since');
-  if (since !== null) {
-    const ms = Date.parse(since);
-    if (!RFC3339.test(since) || Number.isNaN(ms)) {
-      throw fieldError('since', `"${since.slice(0, 40)}" is not an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
-    }
-    filter.since = new Date(ms).toISOString();
-  }
+  if (since !== null) filter.since = rfc3339Param('since', since);
   return filter;
 }
 

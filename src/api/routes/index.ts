@@ -19,6 +19,7 @@ import { monitorRoutes } from './monitors.js';
 import { notificationMigrationRoutes } from './notification-migration.js';
 import { originStatsRoutes } from './origin-stats.js';
 import { poolRoutes } from './pools.js';
+import { transactionRoutes } from './transactions.js';
 import { userTokenRoutes } from './user-tokens.js';
 
 export function coreRoutes(deps: ApiDeps): Route[] {
@@ -39,5 +40,6 @@ export function coreRoutes(deps: ApiDeps): Route[] {
     ...originStatsRoutes(deps),
     ...gatewayNetworkRoutes(deps),
     ...gatewayIncidentRoutes(deps),
+    ...transactionRoutes(deps),
   ];
 }

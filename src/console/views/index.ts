@@ -12,6 +12,7 @@ import { KeysView } from './keys.js';
 import { MigrationView } from './migration.js';
 import { OriginsView } from './origins.js';
 import { PoliciesView } from './policies.js';
+import { TransactionsView } from './transactions.js';
 
 export interface ViewEntry {
   id: string;
@@ -24,6 +25,7 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'origins', label: 'Origins', component: OriginsView },
   { id: 'incidents', label: 'Incidents', component: IncidentsView },
   { id: 'events', label: 'Events', component: EventsView },
+  { id: 'transactions', label: 'Transactions', component: TransactionsView },
   { id: 'deliveries', label: 'Deliveries', component: DeliveriesView },
   { id: 'policies', label: 'Policies', component: PoliciesView },
   { id: 'keys', label: 'Keys', component: KeysView },

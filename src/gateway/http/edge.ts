@@ -103,8 +103,8 @@ export function gatewayEdge(options: EdgeOptions): Http1App {
   ): Promise<void> | undefined => {
     trace.bytesIn = body.length;
     // The client's signal (a GoneSignal, made by the exchange on first use) tells forwarding when to stop.
-    const client = key ?? exchangeClient(ex, options.trustedProxies);
-    const answer = handler.handle(network, body, client, () => ex.signal(), undefined, trace);
+    const address = exchangeClient(ex, options.trustedProxies);
+    const answer = handler.handle(network, body, key ?? address, () => ex.signal(), undefined, trace, address);
     if (answer instanceof Promise) return answer.then((late) => send(ex, late));
     send(ex, answer);
     return undefined;

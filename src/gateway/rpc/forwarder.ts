@@ -42,6 +42,14 @@ export interface UpstreamRequest {
    * carries the id, and it learns the origins tried. None for calls the gateway makes itself.
    */
   readonly trace?: RequestTrace | undefined;
+  /** Set for writes only: who sent it, for the transaction ledger (upstream/accepted-sends.ts). */
+  readonly sender?: Sender | undefined;
+}
+
+/** The sender of a write: the gateway key it presented (its id), and its address. */
+export interface Sender {
+  readonly keyId: string | undefined;
+  readonly address: string;
 }
 
 export interface UpstreamReply {

@@ -27,6 +27,7 @@ import { CallAdmission } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { type CallAnswer, callAnswer } from './call-answer.js';
+import { type CallContext, upstreamRequest } from './call-context.js';
 import { CallOutcomes, errorOutcome } from './call-outcomes.js';
 import { asSwitchyardError } from './errors.js';
 import type { ClientSignal, UpstreamRequest } from './forwarder.js';
@@ -35,27 +36,12 @@ import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
-import { type NetworkRoute, NetworkRoutes } from './network-routes.js';
+import { NetworkRoutes } from './network-routes.js';
 import { checkParams } from './params.js';
 import { type Element, type ParsedBody, parseBody, type RpcCall } from './request.js';
 import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 import { batchHeaders, callHeaders } from './verified-header.js';
-
-interface CallContext {
-  network: string;
-  route: NetworkRoute;
-  /** Who asked (gateway API key, else remote address): rate limit and stream slots. */
-  client: string;
-  /** The client's signal (http1/server/server-exchange.ts makes it on first use). */
-  signal: () => ClientSignal | undefined;
-  local: LocalMethods | undefined; // the session's (session.ts), as is `stream`
-  stream: boolean;
-  /** The gateway key the client is, whose usage each call counts to. */
-  key: GatewayKeyRecord | undefined;
-  /** The request's id, log lines, and what the access log writes (request-trace.ts). */
-  trace: RequestTrace | undefined;
-}
 
 export class RpcHandler {
   #routes: NetworkRoutes;
@@ -81,6 +67,7 @@ export class RpcHandler {
   /**
    * The HTTP answer for one body. Returned directly when it needed no I/O (an error, a cache hit), else
    * as a promise: a cache hit then costs no promise or microtask per layer. Never rejects or throws.
+   * `address` is the client's address where `client` is a key.
    */
   handle(
     network: string,
@@ -89,6 +76,7 @@ export class RpcHandler {
     signal?: ClientSignal | (() => ClientSignal),
     session?: RpcSession,
     trace?: RequestTrace,
+    address: string = client,
   ): HttpAnswer | Promise<HttpAnswer> {
     let headers: Readonly<Record<string, string>> = {};
     // An unreadable body is reported only after the network checks, so every request to a retired
@@ -113,6 +101,7 @@ export class RpcHandler {
           network,
           route,
           client,
+          address,
           signal: typeof signal === 'function' ? signal : () => signal,
           local: session?.local,
           stream: session?.stream ?? true,
@@ -191,7 +180,7 @@ export class RpcHandler {
     try {
       const refusal = this.#refusal(call, context);
       if (refusal !== undefined) throw refusal;
-      const request = this.#request(call, context, true);
+      const request = upstreamRequest(call, context, true);
       const reply = forwarder.cached(request);
       if (reply !== undefined) {
         this.#count(context, reply.outcome?.key !== 'error');
@@ -337,19 +326,6 @@ export class RpcHandler {
     return logsRangeRefusal(context.network, call.method, call.params, context.route.maxLogsRange, this.#options.chain);
   }
 
-  /** The forwarder's request for a call (the gateway's client signal is a small object: made here). */
-  #request(call: RpcCall, context: CallContext, stream: boolean): UpstreamRequest {
-    return {
-      network: context.network,
-      pools: context.route.pools,
-      call,
-      stream: stream && context.stream,
-      client: context.client,
-      signal: context.signal(),
-      trace: context.trace,
-    };
-  }
-
   /**
    * One call: policy, params, forward (`checked`: the request of a call already checked). Returns the
    * client's answer bytes (for a single request a large answer may come as its first bytes plus a
@@ -375,7 +351,7 @@ export class RpcHandler {
       throw refusal;
     }
     try {
-      const reply = await this.#options.forwarder.forward(checked ?? this.#request(call, context, stream));
+      const reply = await this.#options.forwarder.forward(checked ?? upstreamRequest(call, context, stream));
       this.#outcomes.replied(context, call.method, reply);
       return callAnswer(call, reply);
     } catch (err) {

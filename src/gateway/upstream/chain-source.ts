@@ -19,8 +19,9 @@
 import { parseHeader } from '../../chain/header.js';
 import type { BlockHead, ChainSource } from '../../chain/types.js';
 import type { Origin, Pool } from '../../model/pool.js';
-import { AttemptFailure, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
-import { exchange, type OriginClients } from './origin-clients.js';
+import { AttemptFailure } from './attempt-failure.js';
+import type { OriginClients } from './origin-clients.js';
+import { originJson } from './origin-json.js';
 
 /** Upper bound of one tracker request (ms); the gateway takes the lower of this and request_timeout. */
 export const CHAIN_REQUEST_TIMEOUT_MS = 5_000;
@@ -58,30 +59,8 @@ export class GatewayChainSource implements ChainSource {
   }
 
   async #call(origin: Origin, method: string, params: string): Promise<Answer> {
-    let target: ReturnType<OriginClients['target']>;
-    try {
-      target = this.#clients.target(origin);
-    } catch (err) {
-      throw new AttemptFailure('connect', 'unusable origin address', { cause: err });
-    }
     const body = Buffer.from(`{"jsonrpc":"2.0","id":"${CHAIN_REQUEST_ID}","method":"${method}","params":${params}}`);
-    const pending = exchange(target, body, this.#timeoutMs, undefined, { replayable: true });
-    let status: number;
-    let bytes: Buffer;
-    try {
-      ({ status, body: bytes } = await pending.response);
-    } catch (err) {
-      throw classify(err, this.#timeoutMs, pending.busy);
-    }
-    if (status >= 500 || status === THROTTLED_STATUS || FAILING_STATUS.has(status)) {
-      throw new AttemptFailure('status', `HTTP ${status}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      throw new AttemptFailure('garbled', 'the answer is not JSON');
-    }
+    const parsed = await originJson(this.#clients, origin, body, this.#timeoutMs, true);
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new AttemptFailure('garbled', 'the answer is not a JSON-RPC response');
     }

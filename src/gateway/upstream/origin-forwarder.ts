@@ -30,7 +30,8 @@
  * through), and a null from an origin behind the chain, or a head below one already reported, is retried
  * once on the most advanced origin (whose answer then passes through, whatever it is). Neither counts
  * against the origin's health. An origin that takes a transaction becomes the client's origin for its
- * pending-state reads (write-affinity.ts).
+ * pending-state reads (write-affinity.ts), and an eth_sendRawTransaction the send hook had taken goes to
+ * the transaction ledger (`sends`, SPEC §19; accepted-sends.ts) once, with every origin that took it.
  * Large answers stream: when the caller allows it (`stream`, set for single requests) and a 2xx body
  * grows past `STREAM_AFTER_BYTES` (1 MiB), the reply resolves with its first bytes (which must already
  * show our id and the start of `result`/`error`) and `rest` streams the remainder to the client, so a
@@ -61,6 +62,7 @@
 
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { NetworkConfig } from '../../config/schema.js';
+import type { AcceptedSends } from '../../model/accepted-sends.js';
 import type { VerifyFailureSink } from '../../model/verify-failures.js';
 import { mostAdvanced } from '../../routing/chain-order.js';
 import type { OutstandingRequests } from '../../routing/outstanding.js';
@@ -76,6 +78,7 @@ import type {
 } from '../rpc/forwarder.js';
 import { withId } from '../rpc/id-splice.js';
 import { STANDARD_METHODS } from '../rpc/methods.js';
+import { tellLedger } from './accepted-sends.js';
 import { type AnswerContext, judgeAnswer, reportPassedHead } from './answer-checks.js';
 import { startAttempt } from './attempt.js';
 import type { Attempt } from './attempt-failure.js';
@@ -113,6 +116,8 @@ export interface OriginForwarderDeps extends FailsafeDeps {
   chain?: (ChainView & ChainFeedback) | VerifiedCallsDeps['chain'] | undefined;
   /** Read-your-writes (gateway.sticky_after_write). */
   writes?: WriteAffinity | undefined;
+  /** The transaction ledger (SPEC §19): told of each eth_sendRawTransaction the origins accepted. */
+  sends?: AcceptedSends | undefined;
   /** Per network: `max_head_lag`, the failsafe rules (`hedge`, `methods`) and `verify`, `chain_id`. */
   networks?: Readonly<Record<string, Pick<NetworkConfig, 'max_head_lag'> & Partial<NetworkConfig>>> | undefined;
   /** Where answers that failed verification are reported (the integrity alert). */
@@ -188,8 +193,11 @@ export class OriginForwarder implements Forwarder {
 
   #forwardPlain(request: UpstreamRequest): Promise<UpstreamReply> {
     const hook = this.#hooks.get(request.call.method);
-    if (hook?.claims(request)) return hook.forward(request);
-    return this.#forwardCall(request, undefined, undefined);
+    if (hook === undefined || !hook.claims(request)) return this.#forwardCall(request, undefined, undefined);
+    const forwarded = hook.forward(request);
+    const sends = this.#deps.sends;
+    if (sends === undefined) return forwarded;
+    return forwarded.then((reply) => tellLedger(sends, request, reply, this.#deps.clock.now()));
   }
 
   /** The upstream calls a method hook makes (hooks/method-hook.ts): each through the engine. */

@@ -57,6 +57,8 @@ export interface WsConnectionOptions {
   network: string;
   /** API key, else remote address: the rate limit's client. */
   client: string;
+  /** The remote address (behind trusted proxies: the one they name), recorded with each transaction sent. */
+  address: string;
   /** The key's identity (a gateway key's id, or `static:` and a digest); undefined when anonymous. */
   key?: string | undefined;
   /** The handshake's request id. */
@@ -150,7 +152,15 @@ export class WsConnection {
     const started = this.#options.clock.monotonic();
     let answer: HttpAnswer | Promise<HttpAnswer>;
     try {
-      answer = this.#options.handler.handle(network, body, client, this.#abort.signal, this.#session, trace);
+      answer = this.#options.handler.handle(
+        network,
+        body,
+        client,
+        this.#abort.signal,
+        this.#session,
+        trace,
+        this.#options.address,
+      );
     } catch (err) {
       // handle() never throws; a bug here must not take the process down.
       trace.logger.error('websocket message failed', { err });

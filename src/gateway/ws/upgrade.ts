@@ -77,6 +77,8 @@ const WS_HEADERS = [
 interface Handshake {
   readonly network: string;
   readonly client: string;
+  /** The remote address (behind trusted proxies: the one they name), recorded with each transaction sent. */
+  readonly address: string;
   readonly key: string | undefined;
   readonly extra: Readonly<Record<string, string>>;
 }
@@ -146,7 +148,7 @@ export class WsGateway {
       handshakeLine(error.httpStatus, refuse(socket, error, trace.id));
       return;
     }
-    const { network, client, key, extra } = admitted;
+    const { network, client, address, key, extra } = admitted;
     this.#count(client, 1);
     const headers: Record<string, string> = {};
     for (const name of WS_HEADERS) {
@@ -167,6 +169,7 @@ export class WsGateway {
         handler: this.#options.handler,
         network,
         client,
+        address,
         key,
         connectionId: trace.id,
         hub: this.#options.hub,
@@ -211,7 +214,8 @@ export class WsGateway {
     const extra = { ...this.#options.handler.networkHeaders(network), [REQUEST_ID_HEADER]: trace.id };
     const key = this.#options.auth.authenticate(ex.header('authorization'), ex.target, network);
     trace.key = key;
-    const client = key ?? exchangeClient(ex, this.#options.trustedProxies);
+    const address = exchangeClient(ex, this.#options.trustedProxies);
+    const client = key ?? address;
     this.#options.handler.admit(client);
     const limit = this.#options.limits.max_connections_per_client;
     if ((this.#perClient.get(client) ?? 0) >= limit) {
@@ -221,7 +225,7 @@ export class WsGateway {
         { details: { max_connections_per_client: limit } },
       );
     }
-    return { network, client, key, extra };
+    return { network, client, address, key, extra };
   }
 
   /** Answers in flight go out, then every connection closes with 1001. */
