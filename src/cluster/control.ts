@@ -138,13 +138,18 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     publishState: (topic, payload) => publisher.publishState(topic, payload),
     onReport: (topic, handler) => publisher.onReport(topic, handler),
     renderMetrics: async () => renderMerged([metrics.families(), ...(await workers.gather())]),
-    reconfigure: (next, tls) => {
-      chain.reconfigure(next.networks);
-      publisher.publishConfig(next, tls);
-    },
+    reconfigure: reconfigureAll(chain, publisher),
     close: async (graceMs) => {
       await workers.close(graceMs);
       await stop();
     },
+  };
+}
+
+/** A reloaded config: the control's chain tracker follows its networks, and every worker gets it (publisher.ts). */
+function reconfigureAll(chain: ChainTracker, publisher: StatePublisher): GatewayWorkers['reconfigure'] {
+  return (next, tls) => {
+    chain.reconfigure(next.networks);
+    publisher.publishConfig(next, tls);
   };
 }
