@@ -72,6 +72,7 @@ const POSTGRES_SUITES = [
   'test/ledger/instances.test.ts',
   'src/ledger/queries.test.ts',
   'test/ledger/policies.test.ts',
+  'test/reload/reload.test.ts',
 ];
 
 function runFiles(list, env = {}) {

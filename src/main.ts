@@ -15,12 +15,15 @@
  *
  * What follows the config file rather than the process — the config in force, the outbound policy, the
  * notification service and the incident detector — is held in one LiveParts (main/live.ts), where a
- * reload (SPEC §15) finds and replaces it without touching the listeners.
+ * reload (SPEC §15) finds and replaces it without touching the listeners. `reload(check)` applies a
+ * config the file was re-read into (main/reload.ts: what applies live, what needs a restart, an invalid
+ * file changing nothing); `serve` calls it on SIGHUP.
  */
 
 import type { ChainTracker } from './chain/tracker.js';
 import type { ChainFeedback, ChainView } from './chain/types.js';
 import type { Clock } from './clock.js';
+import type { ConfigCheck } from './config/load.js';
 import { outboundPolicy } from './config/outbound.js';
 import type { SettingSources } from './config/overrides.js';
 import type { Config } from './config/schema.js';
@@ -32,6 +35,7 @@ import type { Logger } from './log.js';
 import { startIncidents, startNotifications } from './main/alerts.js';
 import { createLedger, startLedger } from './main/ledger.js';
 import { LiveParts } from './main/live.js';
+import { ConfigReloader, type ReloadOutcome } from './main/reload.js';
 import { startApi, startGatewayListener, startHealth, startLimits, startOriginScores } from './main/serving-parts.js';
 import { StartUp } from './main/start-up.js';
 import {
@@ -77,6 +81,8 @@ export interface Switchyard {
   readonly chain: ChainTracker;
   /** The transaction ledger (SPEC §19). */
   readonly ledger: Ledger;
+  /** Applies a config re-read from the file (SIGHUP): main/reload.ts. One at a time. */
+  reload(check: ConfigCheck): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 
@@ -93,7 +99,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const keys = await startGatewayKeys(s, store);
     const stats = startOriginStats(s, store);
     await startClockOffsetCheck(s, store);
-    const scores = startOriginScores(s, directory);
+    const scores = startOriginScores(s, directory, live);
     // What probes reveal of an origin's head reaches the gateway's chain tracker once it runs.
     let chain: (ChainFeedback & Pick<ChainView, 'networkHead'>) | undefined;
     const monitor = await startHealth(s, store, secrets, directory, live, scores, {
@@ -106,13 +112,27 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const parts = { store, secrets, directory, monitor, keys, stats, scores, limits, live, sends: ledger.sends };
     const gateway = await startGatewayListener(s, parts);
     chain = gateway.chain;
-    const apiUrl = await startApi(s, parts, gateway);
+    const api = await startApi(s, parts, gateway);
     s.onStop(() => live.stop());
-    await startNotifications(s, store, secrets, live, apiUrl);
-    await startIncidents(s, store, live, gateway.chain);
+    const alerts = {
+      startNotifications: () => startNotifications(s, store, secrets, live, api.url),
+      startIncidents: () => startIncidents(s, store, live, gateway.chain),
+    };
+    await alerts.startNotifications();
+    await alerts.startIncidents();
     await startLedger(s, ledger, directory, live, gateway.chain);
-    s.logger.info('switchyard started', { gateway: gateway.url, api: apiUrl });
-    return running(s, { gatewayUrl: gateway.url, apiUrl, store, secrets, devnet, chain: gateway.chain, ledger });
+    const reloader = new ConfigReloader(s, { store, secrets, directory, gateway, api, live, ...alerts });
+    s.logger.info('switchyard started', { gateway: gateway.url, api: api.url });
+    return running(s, {
+      gatewayUrl: gateway.url,
+      apiUrl: api.url,
+      store,
+      secrets,
+      devnet,
+      chain: gateway.chain,
+      ledger,
+      reload: (check) => reloader.reload(check),
+    });
   } catch (err) {
     await s.unwind();
     throw err;

@@ -15,14 +15,19 @@
  *
  * `close()` stops accepting, closes idle connections at once, lets in-flight requests finish for up to
  * `shutdown_grace`, then drops the remaining connections (src/api/connection-tracker.ts).
+ *
+ * A config reload (SPEC §15, `reconfigure`) hands in the new config and the routes made again from it,
+ * so every route reads the new config (`limits`, `networks`, `webhooks`, …) from the next request on;
+ * a request in flight finishes on the route it matched. With `api.tls`, the certificate and key read
+ * again from their files go to the handshakes that follow (`setSecureContext`).
  */
-import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
 import { API_BASE_PATH } from '../config/api-url.js';
 import type { Config } from '../config/schema.js';
+import { readTlsPair, type TlsPair } from '../config/tls-files.js';
 import { SwitchyardError } from '../errors/base.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Counter, type Histogram, MetricsRegistry } from '../metrics/registry.js';
@@ -58,6 +63,8 @@ export interface ApiServer {
   listen(): Promise<string>;
   close(): Promise<void>;
   readonly router: RouteTable;
+  /** A reloaded config, the routes made from it and, with `api.tls`, its files read again (see the header). */
+  reconfigure(config: Readonly<Config>, routes: readonly Route[], tls: TlsPair | undefined): void;
 }
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
@@ -66,22 +73,33 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const tls = config.api.tls;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => handler.onRequest(req, res);
   const server: Server =
-    tls === undefined
-      ? createHttpServer(onRequest)
-      : createHttpsServer({ cert: readFileSync(tls.cert_file), key: readFileSync(tls.key_file) }, onRequest);
+    tls === undefined ? createHttpServer(onRequest) : createHttpsServer(readTlsPair(tls), onRequest);
   server.keepAliveTimeout = 5_000;
   const connections = new ConnectionTracker(server);
   return {
-    router: handler.router,
+    get router() {
+      return handler.router;
+    },
     listen: () => listen(server, config.api.listen, tls === undefined ? 'http' : 'https'),
-    close: () => connections.close(config.shutdown_grace),
+    close: () => connections.close(handler.config.shutdown_grace),
+    reconfigure: (next, routes, pair) => {
+      handler.reconfigure(next, routes);
+      if (pair !== undefined && server instanceof HttpsServer) server.setSecureContext(pair);
+    },
   };
+}
+
+/** The routes handed in and the OpenAPI document made from them. */
+function routeTable(routes: readonly Route[]): RouteTable {
+  const table = new RouteTable(routes);
+  table.add(openApiRoute(table));
+  return table;
 }
 
 /** One request at a time, as the header lists: metrics, console files, or a route of the table. */
 class ApiHandler {
-  readonly router: RouteTable;
-  readonly #options: ApiServerOptions;
+  router: RouteTable;
+  #options: ApiServerOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: MetricsRegistry;
@@ -94,8 +112,7 @@ class ApiHandler {
     this.#clock = options.clock ?? systemClock;
     this.#logger = (options.logger ?? silentLogger).child({ component: 'api' });
     this.#metrics = options.metrics ?? new MetricsRegistry();
-    this.router = new RouteTable(options.routes);
-    this.router.add(openApiRoute(this.router));
+    this.router = routeTable(options.routes);
     this.#requests = this.#metrics.counter(
       'switchyard_api_requests_total',
       'Management API requests by route and status',
@@ -107,6 +124,15 @@ class ApiHandler {
       'Management API request latency',
       ['method', 'route'],
     );
+  }
+
+  get config(): Readonly<Config> {
+    return this.#options.config;
+  }
+
+  reconfigure(config: Readonly<Config>, routes: readonly Route[]): void {
+    this.#options = { ...this.#options, config, routes };
+    this.router = routeTable(routes);
   }
 
   onRequest(req: IncomingMessage, res: ServerResponse): void {

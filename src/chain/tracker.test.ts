@@ -494,3 +494,43 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('reconfigure (a config reload)', () => {
+  test('a network added is followed, one removed is not, one whose pools changed keeps its chain', async () => {
+    const a = new FakeNode().mine(10);
+    const b = new FakeNode().mine(20);
+    const t = setup({ a, b }, [fakePool('p', ['a']), fakePool('q', ['b'])], ['p']);
+    await t.tracker.refresh();
+    assert.deepEqual(t.tracker.networks(), ['net']);
+    assert.equal(t.tracker.networkHead('net'), 10);
+    t.tracker.reconfigure({
+      net: { pools: ['p'], head_poll_interval: 1_000 },
+      other: { pools: ['q'], head_poll_interval: 1_000 },
+    });
+    await t.tracker.refresh();
+    assert.deepEqual(t.tracker.networks(), ['net', 'other']);
+    assert.equal(t.tracker.networkHead('other'), 20, 'the network added is followed');
+    assert.deepEqual(t.heads(), [10, 20]);
+    const canonical = t.tracker.canonical('net');
+    t.tracker.reconfigure({ net: { pools: ['p', 'q'], head_poll_interval: 1_000 } });
+    assert.deepEqual(t.tracker.networks(), ['net'], 'the network removed is no longer followed');
+    assert.equal(t.tracker.networkHead('other'), undefined);
+    assert.deepEqual(t.tracker.canonical('net'), canonical, 'pools changed: the chain is kept');
+    assert.deepEqual(
+      t.tracker.trackedOrigins('net').map((o) => o.origin.name),
+      ['a', 'b'],
+      'and follows the new pools',
+    );
+  });
+
+  test('a network whose poll interval changed is followed anew', async () => {
+    const a = new FakeNode().mine(10);
+    const t = setup({ a }, [fakePool('p', ['a'])]);
+    await t.tracker.refresh();
+    assert.equal(t.tracker.canonical('net').length, 1);
+    t.tracker.reconfigure({ net: { pools: ['p'], head_poll_interval: 500 } });
+    assert.deepEqual(t.tracker.canonical('net'), [], 'a new chain, as at a start');
+    await t.tracker.refresh();
+    assert.equal(t.tracker.networkHead('net'), 10);
+  });
+});

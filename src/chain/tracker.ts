@@ -30,7 +30,8 @@
  * Lifecycle: the tracker follows the directory from construction; `start()` polls at once and then on
  * each network's interval (unref'd timers); `stop()` ends both for good (answers still in flight are
  * taken, nothing new is asked, listeners hear nothing more). Without `start()` nothing is asked but
- * through `refresh()` (tests).
+ * through `refresh()` (tests). A config reload hands in new networks (`reconfigure`: network-setup.ts
+ * says which keep their chain).
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -41,7 +42,8 @@ import type { HeadBound } from './head-bound.js';
 import { HeadPushes } from './head-pushes.js';
 import { type ChainCounts, chainMetrics } from './metrics.js';
 import type { HeaderHasher } from './network-anchor.js';
-import { NetworkChain } from './network-chain.js';
+import type { NetworkChain } from './network-chain.js';
+import { type ChainNetworkSettings, makeNetworkChain, type NetworkSetup, sameChainSettings } from './network-setup.js';
 import { OriginChain } from './origin-chain.js';
 import { listing, type TrackedOrigin } from './tracked-origin.js';
 import type {
@@ -56,17 +58,9 @@ import type {
   TrustedBlock,
 } from './types.js';
 
+export type { ChainNetworkSettings } from './network-setup.js';
 export { SYNCING_CHECK_MS } from './origin-chain.js';
 export type { TrackedOrigin } from './tracked-origin.js';
-
-/** What the tracker reads of a network's config (config/schema.ts NetworkConfig has these keys). */
-export interface ChainNetworkSettings {
-  readonly pools: readonly string[];
-  /** ms */
-  readonly head_poll_interval: number;
-  /** The operator's own origins (anchor.ts; none when absent) and the trust quorum (trust.ts; default 2). */
-  readonly verify_anchor?: { readonly origins: readonly string[]; readonly quorum?: number };
-}
 
 export interface ChainTrackerOptions {
   readonly networks: Readonly<Record<string, ChainNetworkSettings>>;
@@ -83,13 +77,15 @@ export interface ChainTrackerOptions {
 }
 
 export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
-  readonly #options: ChainTrackerOptions;
+  #options: ChainTrackerOptions;
   readonly #networks = new Map<string, NetworkChain>();
   /** pool id → origin name → state: two lookups, no key string built on the hot path. */
   #origins = new Map<string, Map<string, OriginChain>>();
   #networksOf = new Map<OriginChain, NetworkChain[]>();
   readonly #listeners = new Set<ChainListener>();
-  readonly #timers: NodeJS.Timeout[] = [];
+  /** network → its poll timer, while running. */
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #setup: NetworkSetup;
   #pushes: HeadPushes | undefined;
   #unsubscribe: (() => void) | undefined;
   #running = false;
@@ -100,42 +96,10 @@ export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
     this.#options = options;
     this.#counts = options.metrics === undefined ? undefined : chainMetrics(options.metrics, this);
     const { health, source, clock, logger } = options;
+    const emit = (call: (listener: ChainListener) => void) => this.#emit(call);
+    this.#setup = { health, source, clock, logger, counts: this.#counts, hashHeader: options.hashHeader, emit };
     for (const [name, settings] of Object.entries(options.networks)) {
-      if (settings.pools.length === 0) continue;
-      this.#networks.set(
-        name,
-        new NetworkChain(name, settings.head_poll_interval, {
-          health,
-          source,
-          clock,
-          logger,
-          anchor: settings.verify_anchor?.origins ?? [],
-          quorum: settings.verify_anchor?.quorum,
-          hashHeader: options.hashHeader,
-          refused: (origin) => {
-            this.#counts?.refused(name, origin.origin.name);
-            this.#emit((l) => l.refused?.(name, origin.pool.id, origin.origin.name));
-          },
-          events: {
-            head: (block) => this.#emit((l) => l.head?.(name, block)),
-            reorg: (reorg) => {
-              this.#counts?.reorg(name);
-              logger?.info('chain reorg', {
-                network: name,
-                fork_point: reorg.forkPoint,
-                removed: reorg.removed.length,
-                beyond_window: reorg.beyondWindow,
-              });
-              this.#emit((l) => l.reorg?.(name, reorg));
-            },
-            gap: (from, to) => {
-              logger?.warn('chain heads skipped: too far behind to back-fill', { network: name, from, to });
-              this.#emit((l) => l.gap?.(name, from, to));
-            },
-          },
-          finalized: (block) => this.#emit((l) => l.finalized?.(name, block)),
-        }),
-      );
+      if (settings.pools.length > 0) this.#networks.set(name, makeNetworkChain(name, settings, this.#setup));
     }
     this.#reindex();
     this.#unsubscribe = options.directory.onChange(() => this.#reindex());
@@ -149,18 +113,42 @@ export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
       this.#pushes = new HeadPushes(pushes, (record, header) => this.#take(record, header));
       this.#pushes.sync(this.#tracked());
     }
-    for (const network of this.#networks.values()) {
-      const timer = setInterval(() => void this.#round(network), network.pollIntervalMs);
-      timer.unref();
-      this.#timers.push(timer);
-      void this.#round(network);
+    for (const network of this.#networks.values()) this.#schedule(network);
+  }
+
+  /**
+   * A config reload's networks: a network added starts (polled at once when running), one removed (or
+   * left without pools) stops, one whose poll interval or trust anchor changed starts over
+   * (network-setup.ts); the others keep their chain and re-read their pools.
+   */
+  reconfigure(networks: Readonly<Record<string, ChainNetworkSettings>>): void {
+    if (this.#stopped) return;
+    const before = this.#options.networks;
+    this.#options = { ...this.#options, networks };
+    for (const [name, chain] of [...this.#networks]) {
+      const next = networks[name];
+      const old = before[name];
+      if (next !== undefined && next.pools.length > 0 && old !== undefined && sameChainSettings(old, next)) continue;
+      clearInterval(this.#timers.get(name));
+      this.#timers.delete(name);
+      this.#networks.delete(chain.name);
     }
+    const added: NetworkChain[] = [];
+    for (const [name, settings] of Object.entries(networks)) {
+      if (settings.pools.length === 0 || this.#networks.has(name)) continue;
+      const chain = makeNetworkChain(name, settings, this.#setup);
+      this.#networks.set(name, chain);
+      added.push(chain);
+    }
+    this.#reindex();
+    if (this.#running) for (const chain of added) this.#schedule(chain);
   }
 
   stop(): void {
     this.#running = false;
     this.#stopped = true;
-    for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    for (const timer of this.#timers.values()) clearInterval(timer);
+    this.#timers.clear();
     this.#pushes?.stop();
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
@@ -310,6 +298,14 @@ export class ChainTracker implements ChainView, ChainFeedback, TrustAnchor {
   }
 
   // ── Internals ──
+
+  /** Polls the network now and then on its interval. */
+  #schedule(network: NetworkChain): void {
+    const timer = setInterval(() => void this.#round(network), network.pollIntervalMs);
+    timer.unref();
+    this.#timers.set(network.name, timer);
+    void this.#round(network);
+  }
 
   async #round(network: NetworkChain): Promise<void> {
     const work: Array<Promise<void>> = network.origins.map((record) => this.#poll(record));

@@ -35,6 +35,13 @@ const COMMANDS: Record<string, CommandEntry> = {
       return { run: module.configCommand, usage: module.CONFIG_USAGE };
     },
   },
+  reload: {
+    summary: 'make the running serve re-read its config file (SIGHUP through data_dir/serve.pid)',
+    load: async () => {
+      const module = await import('./reload.js');
+      return { run: module.reload, usage: module.RELOAD_USAGE };
+    },
+  },
   account: {
     summary: 'create an account',
     load: async () => {

@@ -10,6 +10,12 @@
  * shutdown drains them too, and a worker that gets the signal itself (sent to the process group) drains
  * on its own.
  *
+ * SIGHUP reloads (SPEC §15): the config file is read again through the same pipeline, with the same
+ * flags and environment, and handed to the running app (main/reload.ts: what applies live, what needs a
+ * restart; an invalid file changes nothing). Reloads run one after another; a SIGHUP during start-up
+ * reloads once start-up is done. `data_dir/serve.pid` names this process from the start until a clean
+ * exit (pid-file.ts), so `switchyard reload` can find it.
+ *
  * Started by npm (`npx switchyard serve`, `npm start`: npm_command is set), serve runs as npm → `sh -c`
  * → node, and a SIGTERM sent to npm's PID ends npm and the shell without reaching serve, which would
  * keep running (with its devnet) as an orphan. So under npm, serve also shuts down gracefully when its
@@ -17,14 +23,16 @@
  */
 import { checkConfig, validConfig } from '../config/load.js';
 import { configFileFrom } from '../config/overrides.js';
-import { createLogger, logFormatFor } from '../log.js';
-import { startSwitchyard } from '../main.js';
+import { createLogger, type Logger, logFormatFor } from '../log.js';
+import { type Switchyard, startSwitchyard } from '../main.js';
 import { parseFlags } from './args.js';
+import { writePidFile } from './pid-file.js';
 
 export const SERVE_USAGE = [
   'usage: switchyard serve [--config FILE] [--gateway-listen HOST:PORT] [--api-listen HOST:PORT] [--data-dir DIR]',
   '',
   'Runs the gateway, the management API, the monitors and the notifications until SIGTERM or SIGINT.',
+  'SIGHUP (or `switchyard reload`) re-reads the config file; data_dir/serve.pid names the process.',
   '  --config FILE                the config file (else $SWITCHYARD_CONFIG, else the built-in offline demo)',
   '  --gateway-listen HOST:PORT   the JSON-RPC listener (else $SWITCHYARD_GATEWAY_LISTEN, else gateway.listen)',
   '  --api-listen HOST:PORT       the management API listener (else $SWITCHYARD_API_LISTEN, else api.listen)',
@@ -41,11 +49,20 @@ const SERVE_FLAGS = {
 
 export async function serve(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, SERVE_FLAGS, 'serve');
-  const checked = checkConfig(configFileFrom(flags.config, process.env), {
-    settings: { gatewayListen: flags['gateway-listen'], apiListen: flags['api-listen'], dataDir: flags['data-dir'] },
-  });
+  const file = configFileFrom(flags.config, process.env);
+  const settings = {
+    gatewayListen: flags['gateway-listen'],
+    apiListen: flags['api-listen'],
+    dataDir: flags['data-dir'],
+  };
+  const checked = checkConfig(file, { settings });
   const config = validConfig(checked);
   const logger = createLogger({ level: config.log_level, format: logFormatFor(config.log_format) });
+  const reloads = new Reloads(logger, () => checkConfig(file, { settings }));
+  process.on('SIGHUP', reloads.asked);
+  const removePidFile = writePidFile(config.data_dir, (pid) =>
+    logger.warn('serve.pid named another running serve; it now names this one', { pid }),
+  );
 
   let signal: NodeJS.Signals | undefined;
   let wake: (() => void) | undefined;
@@ -66,18 +83,58 @@ export async function serve(argv: string[]): Promise<number> {
   });
   try {
     const app = await startSwitchyard({ config, logger, sources: checked.sources });
+    reloads.serving(app);
     if (signal === undefined) {
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
     logger.info('shutting down', { signal });
+    reloads.stop();
     await app.close();
     return 0;
   } finally {
     stopWatching();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', reloads.asked);
+    removePidFile();
+  }
+}
+
+/** SIGHUPs: each reads the file again and reloads the app; those before it serves wait for it. */
+class Reloads {
+  readonly #logger: Logger;
+  readonly #read: () => ReturnType<typeof checkConfig>;
+  #app: Switchyard | undefined;
+  #pending = false;
+  #stopped = false;
+
+  constructor(logger: Logger, read: () => ReturnType<typeof checkConfig>) {
+    this.#logger = logger;
+    this.#read = read;
+  }
+
+  readonly asked = (): void => {
+    if (this.#stopped) return;
+    if (this.#app === undefined) {
+      this.#pending = true;
+      return;
+    }
+    this.#logger.info('SIGHUP: reloading the config file');
+    // The app logs what the reload did (and every error of the file); a throw here would be a bug.
+    this.#app.reload(this.#read()).catch((err: unknown) => this.#logger.error('config reload failed', { err }));
+  };
+
+  serving(app: Switchyard): void {
+    this.#app = app;
+    if (this.#pending) this.asked();
+    this.#pending = false;
+  }
+
+  /** Shutting down: later SIGHUPs are ignored. */
+  stop(): void {
+    this.#stopped = true;
   }
 }
 

@@ -10,6 +10,9 @@
  * their `/readyz` (shared-state.ts). Rate-limit leases of the workers are answered by `leases` (default: limits/local-backend.ts,
  * this process's buckets shared by its workers; with `redis_url`, Redis's).
  *
+ * A reloaded config (SPEC §15, `reconfigure`) goes to the tracker here and to every worker at once
+ * (publisher.ts `publishConfig`), so each serves it within moments of the reload.
+ *
  * Order: the tracker is built first (its state is in each worker's init), the workers are forked and
  * awaited, then the tracker starts. `close(grace)` drains the workers, then stops the tracker, the
  * publisher and the chain clients (as a one-process gateway's close stops its tracker).
@@ -135,9 +138,18 @@ export async function startGatewayWorkers(options: GatewayWorkersOptions): Promi
     publishState: (topic, payload) => publisher.publishState(topic, payload),
     onReport: (topic, handler) => publisher.onReport(topic, handler),
     renderMetrics: async () => renderMerged([metrics.families(), ...(await workers.gather())]),
+    reconfigure: reconfigureAll(chain, publisher),
     close: async (graceMs) => {
       await workers.close(graceMs);
       await stop();
     },
+  };
+}
+
+/** A reloaded config: the control's chain tracker follows its networks, and every worker gets it (publisher.ts). */
+function reconfigureAll(chain: ChainTracker, publisher: StatePublisher): GatewayWorkers['reconfigure'] {
+  return (next, tls) => {
+    chain.reconfigure(next.networks);
+    publisher.publishConfig(next, tls);
   };
 }

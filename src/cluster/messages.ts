@@ -10,6 +10,7 @@
  *   chain-state  origin heads/earliest/syncing, network head, reported head, finalized, tracked origins
  *   chain-event  a canonical-chain event (head, reorg, gap, finalized), in the tracker's order
  *   state        a named extra state (e.g. `keys`, the gateway key snapshot): one handler per topic
+ *   config       a reloaded config (SPEC §15) and, with `gateway.tls`, its certificate and key read again
  *   affinity     a read-your-writes or filter affinity entry a worker recorded, relayed to every worker
  *   reply        the answer to a worker's request (block lookup, lease) by id
  *   metrics-ask  scrape: the worker answers `metrics` with its registry's families
@@ -31,6 +32,7 @@
 import type { HeadBound } from '../chain/head-bound.js';
 import type { BlockHead, ChainReorg, OriginChainState, TrustedBlock } from '../chain/types.js';
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import type { LeaseAsk } from '../gateway/rpc/lease-backend.js';
 import type { QuotaAsk } from '../gateway/rpc/quota-backend.js';
 import type { AffinityEntry } from '../gateway/upstream/affinity-share.js';
@@ -93,6 +95,7 @@ export type ControlMessage =
   | { t: 'chain-state'; chain: PushedChain }
   | ChainEventMessage
   | { t: 'state'; topic: string; payload: unknown }
+  | { t: 'config'; config: Config; tls: TlsPair | undefined }
   | { t: 'affinity'; entry: AffinityEntry }
   | { t: 'reply'; id: number; ok: true; value: unknown }
   | { t: 'reply'; id: number; ok: false; error: string }

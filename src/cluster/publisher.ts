@@ -11,7 +11,9 @@
  *     finalized, tracked origins) right after each event or refused head claim, and every
  *     PUSH_CHECK_MS when it changed;
  *   - named states (`publishState`, e.g. the gateway key snapshot): at once; the latest of each topic is
- *     part of a new worker's `init`.
+ *     part of a new worker's `init`;
+ *   - a reloaded config (`publishConfig`, SPEC §15): at once, with the gateway's certificate and key when
+ *     they were read again; a worker started later gets it in its `init` (and reads the files itself).
  * Workers' messages land here too: named reports (`report` messages, e.g. gateway key usage) go to the
  * handler registered for their topic (`onReport`); affinity entries (read-your-writes, filters) are
  * relayed at once to every worker, the sender included (each keeps the later of two entries), and to
@@ -24,6 +26,7 @@
 import type { ChainTracker } from '../chain/tracker.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
 import type { QuotaBackend } from '../gateway/rpc/quota-backend.js';
 import type { AffinityShare } from '../gateway/upstream/affinity-share.js';
@@ -56,7 +59,7 @@ export interface StatePublisherOptions {
 }
 
 export class StatePublisher {
-  readonly #options: StatePublisherOptions;
+  #options: StatePublisherOptions;
   readonly #states = new Map<string, unknown>();
   readonly #reports = new Map<string, (payload: unknown) => void>();
   readonly #affinity = new RelayedAffinity();
@@ -104,6 +107,13 @@ export class StatePublisher {
   publishState(topic: string, payload: unknown): void {
     this.#states.set(topic, payload);
     this.#options.broadcast({ t: 'state', topic, payload });
+  }
+
+  /** A reloaded config for every worker (and every worker started later); the chain state follows at once. */
+  publishConfig(config: Readonly<Config>, tls: TlsPair | undefined): void {
+    this.#options = { ...this.#options, config };
+    this.#options.broadcast({ t: 'config', config: config as Config, tls });
+    this.#checkSoon();
   }
 
   /** Handles workers' reports of `topic` (one handler per topic; a report without one is dropped). */

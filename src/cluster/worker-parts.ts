@@ -6,6 +6,7 @@
  */
 import { type Clock, offsetClock, systemClock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { OriginStats } from '../gateway/origin-stats.js';
 import { LeasedLimiter } from '../gateway/rpc/leased-limiter.js';
 import { LocalQuotaCounter } from '../gateway/rpc/quota.js';
@@ -214,6 +215,8 @@ export interface MessageTargets {
   readonly replicas: Replicas;
   readonly affinity: WorkerAffinity;
   applyState(topic: string, payload: unknown): void;
+  /** A reloaded config (and the gateway's certificate and key, read again by the control). */
+  reconfigure(config: Config, tls: TlsPair | undefined): void;
   drain(graceMs: number): void;
 }
 
@@ -236,6 +239,9 @@ export function controlMessages(targets: MessageTargets): (message: ControlMessa
         break;
       case 'state':
         targets.applyState(message.topic, message.payload);
+        break;
+      case 'config':
+        targets.reconfigure(message.config, message.tls);
         break;
       case 'affinity':
         targets.affinity.adopt(message.entry);

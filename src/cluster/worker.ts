@@ -19,6 +19,11 @@
  * The gateway itself is built by gateway/gateway.ts `serveGateway`, as in one process: only where its
  * ports' state comes from differs (worker-parts.ts).
  *
+ * Reload (SPEC §15): the control process re-reads the config and sends it (`config`): the worker's
+ * gateway and its outbound policy take it at once (WorkerConfig; one that comes while the gateway is
+ * still starting is applied as soon as it serves). A SIGHUP the worker gets itself (sent to the whole
+ * process group) is ignored: the control process reloads and tells every worker.
+ *
  * Life: waits for `init`, starts the gateway, answers `ready` with its URL (or `failed` with the errno
  * code when the listener cannot bind). On `shutdown` from the control, on SIGTERM/SIGINT (a signal sent
  * to the whole process group) or when the control process is gone, it drains: the listener closes,
@@ -26,10 +31,13 @@
  * connections get 1001; then it exits 0.
  */
 import { outboundPolicy } from '../config/outbound.js';
+import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { type ServedGateway, serveGateway } from '../gateway/gateway.js';
 import { createLogger, type Logger, logFormatFor } from '../log.js';
 import { registerProcessMetrics } from '../metrics/process.js';
 import { MetricsRegistry } from '../metrics/registry.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
 import { ControlLink } from './control-link.js';
 import { type ControlMessage, isMessage } from './messages.js';
 import { VERIFY_TOPIC } from './shared-state.js';
@@ -69,11 +77,17 @@ export async function runGatewayWorker(): Promise<void> {
   const applyState = stateTopics(base, shared);
   for (const [topic, payload] of Object.entries(init.states)) applyState(topic, payload);
   const drain = new Drain(logger);
-  inbox.handle(controlMessages({ base, replicas, affinity, applyState, drain: (graceMs) => drain.request(graceMs) }));
-  drainOnSignals(link, drain, config.shutdown_grace);
+  // This process's own policy, from the same config as the control's (workers get no injected resolver).
+  const live = new WorkerConfig(config, outboundPolicy(config));
+  const reconfigure = (next: Config, tls: TlsPair | undefined) => live.reload(next, tls);
+  inbox.handle(
+    controlMessages({ base, replicas, affinity, applyState, reconfigure, drain: (graceMs) => drain.request(graceMs) }),
+  );
+  drainOnSignals(link, drain, () => live.config.shutdown_grace);
 
-  const gateway = await serveWorkerGateway(base, replicas, shared, affinity);
+  const gateway = await serveWorkerGateway(base, replicas, shared, affinity, live.outbound);
   if (gateway === undefined) return;
+  live.serving(gateway);
   affinity.release();
   link.send({ t: 'ready', url: gateway.url });
   logger.debug('gateway worker ready', { url: gateway.url, pid: process.pid });
@@ -89,6 +103,7 @@ async function serveWorkerGateway(
   replicas: Replicas,
   shared: SharedParts,
   affinity: WorkerAffinity,
+  outbound: OutboundPolicy,
 ): Promise<ServedGateway | undefined> {
   const { config, logger } = base;
   try {
@@ -108,8 +123,7 @@ async function serveWorkerGateway(
       clock: base.clock,
       logger: logger.child({ part: 'gateway' }),
       metrics: base.metrics,
-      // This process's own, from the same config as the control's (workers get no injected resolver).
-      outbound: outboundPolicy(config),
+      outbound,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -119,6 +133,37 @@ async function serveWorkerGateway(
     setTimeout(() => process.exit(1), 100).unref();
     process.disconnect?.();
     return undefined;
+  }
+}
+
+/**
+ * The config this worker serves: the one of its `init`, then each the control sent (`reload`). A reload
+ * retrusts the outbound policy and reconfigures the gateway once it serves; one that comes earlier is
+ * handed to it when it starts serving (`serving`).
+ */
+class WorkerConfig {
+  config: Config;
+  readonly outbound: OutboundPolicy;
+  #gateway: ServedGateway | undefined;
+  #pending: { config: Config; tls: TlsPair | undefined } | undefined;
+
+  constructor(config: Config, outbound: OutboundPolicy) {
+    this.config = config;
+    this.outbound = outbound;
+  }
+
+  reload(config: Config, tls: TlsPair | undefined): void {
+    this.config = config;
+    this.outbound.retrust(config.outbound.trusted_accounts);
+    if (this.#gateway === undefined) this.#pending = { config, tls };
+    else this.#gateway.reconfigure(config, tls);
+  }
+
+  serving(gateway: ServedGateway): void {
+    this.#gateway = gateway;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined) gateway.reconfigure(pending.config, pending.tls);
   }
 }
 
@@ -188,17 +233,21 @@ class Drain {
   }
 }
 
-/** SIGTERM/SIGINT (to this process or its group) and the control process going away drain the worker. */
-function drainOnSignals(link: ControlLink, drain: Drain, graceMs: number): void {
+/**
+ * SIGTERM/SIGINT (to this process or its group) and the control process going away drain the worker
+ * (within `graceMs()`: the config in force); SIGHUP is the control's to act on (see the header).
+ */
+function drainOnSignals(link: ControlLink, drain: Drain, graceMs: () => number): void {
   const onSignal = (): void => {
     link.send({ t: 'draining' });
-    drain.request(graceMs);
+    drain.request(graceMs());
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => undefined);
   process.on('disconnect', () => {
     link.close();
-    drain.request(graceMs);
+    drain.request(graceMs());
   });
 }
 

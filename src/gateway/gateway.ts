@@ -40,17 +40,25 @@
  * WebSocket (SPEC §10): the same listener upgrades `GET /v1/{network}` (ws/upgrade.ts); messages go through the
  * same RpcHandler, eth_subscribe/eth_unsubscribe to the hub. Close: WebSocket connections get their answers in
  * flight and 1001 while the listener finishes its HTTP requests; then the hub closes, then the tracker stops.
+ *
+ * Reload (SPEC §15): `reconfigure(config, tls)` hands a reloaded config to the parts built here — the
+ * JSON-RPC rules (networks, max_batch, rate_limit, filter limits), forwarding (request_timeout,
+ * max_attempts, max_head_lag, max_streams_per_client, sticky_after_write), keys (api_keys, require_key),
+ * readiness, the hub, WebSocket limits, the listener's limits and, with TLS, the certificate re-read by
+ * the caller — and, in one process, to the chain tracker (`startGateway` owns it). Each part takes the
+ * new settings for the work that starts after the call; work in flight finishes on the old. What needs
+ * a restart (config/restart-keys.ts) is never changed here: the caller keeps those keys as they were.
  */
 
 import type { ChainTracker } from '../chain/tracker.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { BufferPool } from '../http1/index.js';
 import type { Logger } from '../log.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import type { GatewayKeyTable, KeyUsageSink } from '../model/gateway-keys.js';
 import type { HealthView } from '../model/health-view.js';
-import { AddressRanges } from '../model/ip-address.js';
 import type { OriginStatsCollector } from '../model/origin-stats.js';
 import type { PoolDirectory } from '../model/pool.js';
 import type { StoreReadiness } from '../model/readiness.js';
@@ -62,21 +70,20 @@ import { ScoreBook } from '../routing/scores/score-book.js';
 import { OriginThrottle } from '../routing/throttling.js';
 import type { GatewayChain } from './chain-port.js';
 import { buildChainTracker } from './chain-tracker.js';
+import { buildEdge } from './edge-parts.js';
 import { AccessLog } from './http/access-log.js';
-import { ApiKeys } from './http/api-keys.js';
 import { gatewayEdge } from './http/edge.js';
-import { GatewayAuth } from './http/key-auth.js';
 import { startListener } from './http/listener.js';
 import { probeEndpoints } from './http/probes.js';
-import { listenerOptions } from './listener-options.js';
+import { fittedMaxConnections, listenerOptions } from './listener-options.js';
 import { GatewayMetrics } from './metrics.js';
-import { GatewayReadiness } from './readiness.js';
 import type { Forwarder } from './rpc/forwarder.js';
 import { RpcHandler } from './rpc/handler.js';
 import type { LogFilterLimits } from './rpc/log-filter-limits.js';
 import type { QuotaCounter } from './rpc/quota.js';
-import { type Limiter, RateLimiter, rateSpec } from './rpc/rate-limit.js';
+import { type Limiter, RateLimiter } from './rpc/rate-limit.js';
 import type { Subscriptions } from './rpc/subscriptions-port.js';
+import { adjustListener, forwardingSettings, rpcSettings } from './settings.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
 import type { AffinityShare } from './upstream/affinity-share.js';
 import { CachingForwarder } from './upstream/cache/caching-forwarder.js';
@@ -87,8 +94,6 @@ import { OriginForwarder, type OriginForwarderDeps } from './upstream/origin-for
 import { StreamSlots } from './upstream/stream-slots.js';
 import { WriteAffinity } from './upstream/write-affinity.js';
 import { WsOriginFeeds } from './upstream/ws-heads.js';
-import { WsMetrics } from './ws/metrics.js';
-import { WsGateway } from './ws/upgrade.js';
 
 /** What the subscription hub is made from (gateway/subscriptions/hub.ts constructor). */
 export interface SubscriptionDeps {
@@ -121,7 +126,7 @@ export interface GatewayOptions {
   /** The rate limiter's buckets (default: local to this process, rpc/rate-limit.ts RateLimiter). */
   limiter?: Limiter;
   /** Makes the subscription hub eth_subscribe goes to in place of subscriptions/hub.ts (tests only). */
-  subscriptions?: (deps: SubscriptionDeps) => Subscriptions & { close(): void };
+  subscriptions?: (deps: SubscriptionDeps) => GatewayHub;
   /** Gateway keys as resources: the table authenticated against, their daily quotas and usage. */
   keys?: { table: GatewayKeyTable; quota: QuotaCounter; usage: KeyUsageSink };
   /**
@@ -146,16 +151,20 @@ export interface GatewayOptions {
   verifyFailures?: OriginForwarderDeps['verifyFailures'];
 }
 
+/** The subscription hub as the gateway holds it (a test's own may not follow reloads). */
+type GatewayHub = Subscriptions & {
+  close(): void;
+  reconfigure?(settings: Pick<SubscriptionDeps, 'networks' | 'filterLimits'>): void;
+};
+
 /** A gateway served with a chain it was given (a worker's replica); it starts and stops that chain. */
 export interface ServeGatewayOptions extends GatewayOptions {
   chain: GatewayChain;
 }
 
-export interface Gateway {
-  readonly url: string;
+export interface Gateway extends ServedGateway {
   /** The chain tracker of the configured networks (SPEC §9). */
   readonly chain: ChainTracker;
-  close(graceMs: number): Promise<void>;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -173,6 +182,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     url: served.url,
     chain,
+    reconfigure: (config, tls) => {
+      chain.reconfigure(config.networks);
+      served.reconfigure(config, tls);
+    },
     close: async (graceMs) => {
       await served.close(graceMs);
       await own.close();
@@ -183,6 +196,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 /** A gateway serving over a chain it was given. */
 export interface ServedGateway {
   readonly url: string;
+  /**
+   * A reloaded config (its restart-only keys as they were: config/restart-keys.ts) and, with
+   * `gateway.tls`, the certificate and key read again from its files: see the header.
+   */
+  reconfigure(config: Readonly<Config>, tls: TlsPair | undefined): void;
   close(graceMs: number): Promise<void>;
 }
 
@@ -215,8 +233,18 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Served
   );
   logger.info('gateway listening', { url: listener.url });
   chain.start();
+  const reconfigure = (config: Readonly<Config>, tls: TlsPair | undefined): void => {
+    metrics.addNetworks(Object.keys(config.networks));
+    accessLog.setMode(config.gateway.access_log);
+    upstream.reconfigure(config);
+    handler.reconfigure(rpcSettings(config));
+    hub.reconfigure?.({ networks: config.networks, filterLimits: config.gateway.websocket });
+    edge.reconfigure(config);
+    adjustListener(listener, config, fittedMaxConnections({ ...options, config }), tls);
+  };
   return {
     url: listener.url,
+    reconfigure,
     close: async (graceMs) => {
       await Promise.all([edge.websocket.close(), listener.close(graceMs)]);
       hub.close();
@@ -231,7 +259,7 @@ function buildUpstream(
   options: ServeGatewayOptions,
   metrics: GatewayMetrics,
   buffers: BufferPool,
-): { forwarder: Forwarder; close(): Promise<void> } {
+): { forwarder: Forwarder; reconfigure(config: Readonly<Config>): void; close(): Promise<void> } {
   const { config, clock, chain, directory, outbound } = options;
   const settings = config.gateway;
   const clients = new OriginClients({
@@ -247,7 +275,11 @@ function buildUpstream(
   const scores = options.scores ?? new ScoreBook(clock);
   // Each of `workers` processes holds its share of an origin's max_requests_per_second (throttling.ts).
   const throttle = new OriginThrottle(clock, 1 / settings.workers);
-  const router = buildRouter(options, feedback, outstanding, { scores, throttle });
+  // The config in force: the router reads the networks' steering per call (a reload replaces it).
+  let current = config;
+  const router = buildRouter(options, feedback, outstanding, { scores, throttle }, () => current);
+  const streamSlots = new StreamSlots(settings.max_streams_per_client);
+  const writes = new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare });
   const origins = new OriginForwarder({
     router,
     clients,
@@ -256,13 +288,11 @@ function buildUpstream(
     filters: new FilterAffinity(clock, { share: options.affinityShare }),
     metrics,
     logger: options.logger,
-    streamSlots: new StreamSlots(settings.max_streams_per_client),
-    requestTimeoutMs: settings.request_timeout,
-    maxAttempts: settings.max_attempts,
+    streamSlots,
+    ...forwardingSettings(config),
     clock,
     chain,
-    writes: new WriteAffinity(clock, settings.sticky_after_write, { share: options.affinityShare }),
-    networks: config.networks,
+    writes,
     stats: options.stats,
     scores,
     throttle,
@@ -277,6 +307,13 @@ function buildUpstream(
   });
   return {
     forwarder: caching ?? origins,
+    reconfigure: (next) => {
+      current = next;
+      router.setExploration(next.gateway.steering_exploration);
+      origins.reconfigure(forwardingSettings(next));
+      streamSlots.resize(next.gateway.max_streams_per_client);
+      writes.setTtl(next.gateway.sticky_after_write);
+    },
     close: async () => {
       unsubscribe();
       await clients.close();
@@ -303,6 +340,7 @@ function buildRouter(
   feedback: OriginFeedback,
   outstanding: OutstandingRequests,
   steering: { scores: ScoreBook; throttle: OriginThrottle },
+  current: () => Readonly<Config>,
 ): OriginRouter {
   const { config, clock } = options;
   return new OriginRouter({
@@ -311,7 +349,7 @@ function buildRouter(
     demotion: feedback.demotion,
     outstanding,
     ...steering,
-    networkSteering: (network) => config.networks[network]?.steering ?? 'off',
+    networkSteering: (network) => current().networks[network]?.steering ?? 'off',
     exploration: config.gateway.steering_exploration,
     clock,
   });
@@ -319,27 +357,22 @@ function buildRouter(
 
 /** The JSON-RPC rules: networks, batches, rate limits (always a limiter: a key's own rate_limit applies). */
 function buildHandler(options: ServeGatewayOptions, forwarder: Forwarder, metrics: GatewayMetrics): RpcHandler {
-  const { config, clock } = options;
-  const settings = config.gateway;
+  const { clock } = options;
+  const { rateSpec: spec, ...settings } = rpcSettings(options.config);
   return new RpcHandler({
-    networks: config.networks,
+    ...settings,
     forwarder,
     clock,
     logger: options.logger,
-    maxBatch: settings.max_batch,
     metrics,
-    rateLimit: {
-      spec: settings.rate_limit ? rateSpec(settings.rate_limit) : undefined,
-      limiter: options.limiter ?? new RateLimiter(clock),
-    },
+    rateLimit: { spec, limiter: options.limiter ?? new RateLimiter(clock) },
     keys: options.keys,
     chain: options.chain,
-    filterLimits: options.config.gateway.websocket,
   });
 }
 
 /** eth_subscribe's hub (or the one a test makes); pending transactions from origins' ws_address. */
-function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder): Subscriptions & { close(): void } {
+function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder): GatewayHub {
   const { config, outbound, logger } = options;
   const deps: SubscriptionDeps = {
     chain: options.chain,
@@ -359,41 +392,4 @@ function buildSubscriptionHub(options: ServeGatewayOptions, forwarder: Forwarder
       timeoutMs: Math.min(config.gateway.request_timeout, CHAIN_REQUEST_TIMEOUT_MS),
     }),
   });
-}
-
-/** What the listener's edge checks with: readiness, keys, trusted proxies, the WebSocket upgrade. */
-function buildEdge(
-  options: ServeGatewayOptions,
-  handler: RpcHandler,
-  hub: Subscriptions,
-  accessLog: AccessLog,
-): { readiness: GatewayReadiness; auth: GatewayAuth; trustedProxies: AddressRanges | undefined; websocket: WsGateway } {
-  const settings = options.config.gateway;
-  const trustedProxies = settings.trusted_proxies.length > 0 ? new AddressRanges(settings.trusted_proxies) : undefined;
-  const readiness = new GatewayReadiness({
-    networks: options.config.networks,
-    directory: options.directory,
-    health: options.health,
-    store: options.storeReadiness,
-    clock: options.clock,
-  });
-  const auth = new GatewayAuth({
-    staticKeys: settings.api_keys ? new ApiKeys(settings.api_keys) : undefined,
-    table: options.keys?.table,
-    requireKey: settings.require_key,
-  });
-  const websocket = new WsGateway({
-    handler,
-    auth,
-    keys: options.keys?.table,
-    trustedProxies,
-    hub,
-    limits: settings.websocket,
-    maxBodyBytes: settings.max_body_bytes,
-    metrics: new WsMetrics(options.metrics),
-    accessLog,
-    clock: options.clock,
-    logger: options.logger.child({ part: 'websocket' }),
-  });
-  return { readiness, auth, trustedProxies, websocket };
 }

@@ -45,8 +45,11 @@ export function listenerOptions(
   };
 }
 
-/** `gateway.max_connections`, lowered with a warning when it does not fit RLIMIT_NOFILE (fd-budget.ts). */
-function fittedMaxConnections(options: ListenerSources): number {
+/**
+ * `gateway.max_connections`, lowered with a warning when it does not fit RLIMIT_NOFILE (fd-budget.ts): at
+ * start and at each reload (SPEC §15).
+ */
+export function fittedMaxConnections(options: ListenerSources): number {
   const settings = options.config.gateway;
   const fdLimit = openFilesLimit();
   const budget = connectionBudget({

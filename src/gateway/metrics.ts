@@ -97,6 +97,11 @@ export class GatewayMetrics {
     if (!this.#series.has('unknown')) this.#bind('unknown');
   }
 
+  /** Networks a config reload added get their own series (those removed keep theirs: counters stay). */
+  addNetworks(networks: Iterable<string>): void {
+    for (const network of networks) if (!this.#series.has(network)) this.#bind(network);
+  }
+
   #bind(network: string): NetworkSeries {
     const series: NetworkSeries = {
       label: network,

@@ -42,14 +42,19 @@ const READY: PartReadiness = { ready: true, reason: null };
 
 export class GatewayReadiness {
   readonly #options: GatewayReadinessOptions;
-  readonly #networks: ReadonlyArray<{ name: string; pools: readonly string[]; lifecycle: NetworkLifecycle }>;
+  #networks: ReadonlyArray<{ name: string; pools: readonly string[]; lifecycle: NetworkLifecycle }> = [];
 
   constructor(options: GatewayReadinessOptions) {
     this.#options = options;
-    this.#networks = Object.entries(options.networks).map(([name, network]) => ({
+    this.reconfigure(options.networks);
+  }
+
+  /** The networks to report on (at start, and after a config reload). */
+  reconfigure(networks: Config['networks']): void {
+    this.#networks = Object.entries(networks).map(([name, network]) => ({
       name,
       pools: network.pools,
-      lifecycle: new NetworkLifecycle(name, network, options.clock),
+      lifecycle: new NetworkLifecycle(name, network, this.#options.clock),
     }));
   }
 

@@ -378,8 +378,8 @@ export class HealthMonitor {
     const rtt = metrics.histogram('switchyard_health_check_rtt_seconds', 'Round trip of passed and failed checks', [
       'type',
     ]);
-    const { networks, directory } = this.#options;
-    registerOriginGauges(metrics, { networks, directory, view: this.view, live: this.live });
+    const networks = () => this.#options.networks;
+    registerOriginGauges(metrics, { networks, directory: this.#options.directory, view: this.view, live: this.live });
     this.#ctx.onCheck = (_pool, _origin, result, type) => {
       checks.inc({ type, result: result.ok ? 'pass' : result.timed_out ? 'timeout' : 'fail' });
       if (result.rtt_ms !== null) rtt.observe({ type }, result.rtt_ms / 1000);

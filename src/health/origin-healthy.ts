@@ -16,7 +16,8 @@ import { eachNetworkOrigin, type NetworkPools, type PoolDirectory } from '../mod
 import type { LiveState } from './live-state.js';
 
 export interface OriginGaugeSources {
-  readonly networks: NetworkPools;
+  /** The configured networks, read at each scrape (a config reload replaces them). */
+  readonly networks: () => NetworkPools;
   readonly directory: PoolDirectory;
   readonly view: Pick<HealthView, 'originHealthy'>;
   readonly live: Pick<LiveState, 'origins'>;
@@ -35,7 +36,7 @@ export function registerOriginGauges(metrics: MetricsRegistry, sources: OriginGa
     'switchyard_origin_healthy',
     'Whether each origin of a configured network takes traffic now (1) or not (0)',
     ['network', 'pool', 'origin'],
-    () => originHealthySamples(networks, directory, view),
+    () => originHealthySamples(networks(), directory, view),
   );
 }
 

@@ -61,6 +61,6 @@ export { bodilessRequest, requestBytes, requestHead } from './client/request-hea
 export type { HeaderList } from './server/answer-head.js';
 export { GoneSignal } from './server/gone-signal.js';
 export type { Http1App } from './server/http1-app.js';
-export { Http1Server, type Http1ServerOptions } from './server/http1-server.js';
+export { Http1Server, type Http1ServerLimits, type Http1ServerOptions } from './server/http1-server.js';
 export { type RefusalKind, RequestRefusal } from './server/request-refusal.js';
 export type { ServerExchange } from './server/server-exchange.js';

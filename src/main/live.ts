@@ -11,7 +11,8 @@
  * Whoever calls into a part that may be replaced goes through this holder at the time of the call (the
  * health monitor and the incident detector wake `live.notifications`), never keeps the instance. The
  * gateway and API listeners stay; their live settings (networks, limits, TLS files) are theirs to
- * refresh.
+ * refresh (main/reload.ts hands them the new config). The outbound policy stays one object: a reload
+ * retrusts it (outbound/policy.ts `retrust`).
  */
 import type { Config } from '../config/schema.js';
 import type { IncidentDetector } from '../incidents/detector.js';
@@ -35,6 +36,17 @@ export class LiveParts {
   /** Sends the alerts of what this process just recorded now, not at the next poll (when started). */
   wakeNotifications(): void {
     this.notifications?.wake();
+  }
+
+  /** Stops the notification service or the incident detector and runs `start`, which puts its replacement here. */
+  async restart(part: 'notifications' | 'incidents', start: () => Promise<void>): Promise<void> {
+    const current = this[part];
+    // The integrity alert starts with the incident detector (main/alerts.ts), so it stops with it.
+    const integrity = part === 'incidents' ? this.integrity : undefined;
+    this[part] = undefined;
+    if (part === 'incidents') this.integrity = undefined;
+    await Promise.all([current?.stop(), integrity?.stop()]);
+    await start();
   }
 
   /** Stops the current incident detector, then the notification service (undelivered alerts stay queued). */

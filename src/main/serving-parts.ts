@@ -4,9 +4,12 @@
  * management API.
  */
 import { API_BASE_PATH, createApiServer } from '../api/api-server.js';
+import type { Route } from '../api/route-table.js';
 import { coreRoutes } from '../api/routes/index.js';
 import type { ChainFeedback, ChainView } from '../chain/types.js';
 import { type GatewayWorkers, type GatewayWorkersOptions, startGatewayWorkers } from '../cluster/control.js';
+import type { Config } from '../config/schema.js';
+import type { TlsPair } from '../config/tls-files.js';
 import { type Gateway, type GatewayOptions, startGateway } from '../gateway/gateway.js';
 import type { OriginStats } from '../gateway/origin-stats.js';
 import type { LeaseBackend } from '../gateway/rpc/lease-backend.js';
@@ -33,9 +36,9 @@ import type { GatewayKeys } from './store-parts.js';
  * probes; steering and hedging read them, so do /metrics (`switchyard_origin_score`) and the origin
  * stats API. With workers this book is the control's: it relays the probes' outcomes to them.
  */
-export function startOriginScores(s: StartUp, directory: StorePoolDirectory): ScoreBook {
+export function startOriginScores(s: StartUp, directory: StorePoolDirectory, live: LiveParts): ScoreBook {
   const scores = new ScoreBook(s.clock, { relaying: s.config.gateway.workers > 1 });
-  registerScoreMetric(s.metrics, scores, s.config.networks, directory);
+  registerScoreMetric(s.metrics, scores, () => live.config.networks, directory);
   return scores;
 }
 
@@ -60,7 +63,10 @@ export async function startHealth(
     secrets,
     directory,
     routingAccountId: s.config.account_id,
-    networks: s.config.networks,
+    // Read at each round: the networks in force (a reload replaces them: the chain ids a pool must report).
+    get networks() {
+      return live.config.networks;
+    },
     clock: s.clock,
     logger: s.part('health'),
     metrics: s.metrics,
@@ -184,23 +190,25 @@ export async function startGatewayListener(s: StartUp, parts: GatewayParts): Pro
     options.sources?.['gateway.listen'],
     starting,
   );
-  s.onClose(() => served.close(config.shutdown_grace));
+  // The grace in force when it closes (`shutdown_grace` reloads live).
+  s.onClose(() => served.close(parts.live.config.shutdown_grace));
   return served;
 }
 
-/** The management API listener; resolves to its base URL (e.g. http://127.0.0.1:8787/client/v4). */
-export async function startApi(s: StartUp, parts: GatewayParts, gateway: RunningGateway): Promise<string> {
-  const { config, clock } = s;
+/** The management API as main.ts holds it: its base URL, and how a reload reaches it. */
+export interface RunningApi {
+  /** e.g. http://127.0.0.1:8787/client/v4 */
+  readonly url: string;
+  /** A reloaded config: the routes are made again from it; with `api.tls`, the pair read again. */
+  reconfigure(config: Readonly<Config>, tls: TlsPair | undefined): void;
+}
+
+/** The management API listener (its routes made from the config in force: `live.config`). */
+export async function startApi(s: StartUp, parts: GatewayParts, gateway: RunningGateway): Promise<RunningApi> {
+  const { clock } = s;
   const store = parts.store;
-  const api = createApiServer({
-    config,
-    store,
-    clock,
-    logger: s.logger,
-    metrics: s.metrics,
-    // With workers: this process's metrics and every worker's, summed.
-    ...(gateway.renderMetrics !== undefined && { renderMetrics: gateway.renderMetrics }),
-    routes: coreRoutes({
+  const routes = (config: Readonly<Config>): Route[] =>
+    coreRoutes({
       config,
       store,
       secrets: parts.secrets,
@@ -215,9 +223,19 @@ export async function startApi(s: StartUp, parts: GatewayParts, gateway: Running
         await parts.keys.table.refresh();
         parts.limits.bus?.publish('keys');
       },
-    }),
+    });
+  const config = parts.live.config;
+  const api = createApiServer({
+    config,
+    store,
+    clock,
+    logger: s.logger,
+    metrics: s.metrics,
+    // With workers: this process's metrics and every worker's, summed.
+    ...(gateway.renderMetrics !== undefined && { renderMetrics: gateway.renderMetrics }),
+    routes: routes(config),
   });
   const url = `${await bound('api.listen', config.api.listen, s.options.sources?.['api.listen'], api.listen())}${API_BASE_PATH}`;
   s.onClose(() => api.close());
-  return url;
+  return { url, reconfigure: (next, tls) => api.reconfigure(next, routes(next), tls) };
 }

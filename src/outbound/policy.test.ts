@@ -203,6 +203,18 @@ describe('trusted_accounts', () => {
     assert.doesNotThrow(() => two.checkUrl('http://10.0.0.1/', two.rulesFor(TENANT)));
     assert.equal(two.isTrusted('c'.repeat(32)), false);
   });
+
+  it('a reload retrusts: rules handed out before follow from their next check on', () => {
+    const p = new OutboundPolicy({ trustedAccounts: [TRUSTED] });
+    const rules = p.rulesFor(TRUSTED);
+    const guard = p.connectGuard(rules);
+    assert.doesNotThrow(() => p.checkUrl('http://127.0.0.1/', rules));
+    assert.equal(guard.refusal('127.0.0.1'), undefined);
+    p.retrust([TENANT]);
+    assert.throws(() => p.checkUrl('http://127.0.0.1/', rules), LOCAL);
+    assert.match(guard.refusal('127.0.0.1')?.message ?? '', /outbound\.trusted_accounts/);
+    assert.doesNotThrow(() => p.checkUrl('http://10.0.0.1/', p.rulesFor(TENANT)));
+  });
 });
 
 /** A resolver whose answers a test sets per name, counting the lookups. */

@@ -12,6 +12,10 @@
  *   to a literal IP never call `lookup`, so connectors check those with `connectGuard().refusal(host)`.
  * - The resolver is a dependency (default: the system's `dns.lookup`, all addresses) so tests can model
  *   DNS answers that change between the check and the connect.
+ * - Trust follows a config reload (SPEC §15): `retrust` replaces the trusted accounts, and the rules
+ *   `rulesFor` gave out read them at each check, so every connect guard built from them (the gateway's
+ *   origin clients, the chain tracker) follows from its next connect on. Connections already open stay
+ *   until they close.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
@@ -67,7 +71,7 @@ export interface ConnectGuard {
 }
 
 export class OutboundPolicy {
-  readonly #trusted: ReadonlySet<string>;
+  #trusted: ReadonlySet<string>;
   readonly #resolve: Resolver;
 
   constructor(options: OutboundPolicyOptions) {
@@ -79,12 +83,22 @@ export class OutboundPolicy {
     return this.#trusted.has(accountId);
   }
 
+  /** A reloaded `outbound.trusted_accounts`: every rule handed out follows from its next check on. */
+  retrust(trustedAccounts: readonly string[]): void {
+    this.#trusted = new Set(trustedAccounts);
+  }
+
+  /** The account's rules; they read the trusted accounts at each check (see `retrust`). */
   rulesFor(accountId: string, options: RulesOptions = {}): TargetRules {
-    const trusted = this.#trusted.has(accountId);
     const deny = options.denyPrivate === true;
+    const trusted = (): boolean => this.#trusted.has(accountId);
     return {
-      allowLocal: trusted && !deny,
-      localRefusal: trusted ? DENY_PRIVATE : NOT_TRUSTED,
+      get allowLocal() {
+        return trusted() && !deny;
+      },
+      get localRefusal() {
+        return trusted() ? DENY_PRIVATE : NOT_TRUSTED;
+      },
       schemes: options.schemes ?? HTTP_SCHEMES,
     };
   }

@@ -85,7 +85,7 @@ export class OriginRouter {
   readonly #deps: RouterDeps;
   readonly #random: () => number;
   readonly #clock: Clock;
-  readonly #exploration: number;
+  #exploration: number;
   readonly #indexes = new WeakMap<Pool, PoolIndex>();
   readonly #networkOrders = new Map<string, NetworkOrder>();
 
@@ -94,6 +94,11 @@ export class OriginRouter {
     this.#random = deps.random ?? Math.random;
     this.#clock = deps.clock ?? systemClock;
     this.#exploration = deps.exploration ?? DEFAULT_EXPLORATION;
+  }
+
+  /** A reloaded `gateway.steering_exploration` (SPEC §15), for the calls routed from now on. */
+  setExploration(share: number): void {
+    this.#exploration = share;
   }
 
   /**

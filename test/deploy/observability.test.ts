@@ -17,11 +17,8 @@ import { post } from '../helpers/http.js';
 import { type PromText, scrape } from '../helpers/prometheus.js';
 import { familyOf, seriesIn } from '../helpers/promql.js';
 
-/**
- * Series named by the rules that this build does not export itself (docs/operations.md "Monitoring"
- * lists them): `up` is Prometheus's own; the reload counter comes with live configuration reload.
- */
-const FROM_ELSEWHERE = ['up', 'switchyard_config_reload_failures_total'];
+/** Series named by the rules that this build does not export itself (docs/operations.md "Monitoring"): Prometheus's own. */
+const FROM_ELSEWHERE = ['up'];
 
 interface Rule {
   alert?: string;

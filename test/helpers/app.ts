@@ -2,16 +2,19 @@
  * Starts a whole Switchyard in-process for a test: a fresh temporary data_dir, both listeners on
  * 127.0.0.1:0 (free ports), logs silent unless SWITCHYARD_TEST_LOG is set (e.g. "debug").
  * `raw` is a config object as it would be written in YAML; it goes through the real config pipeline.
+ * `reloadWith(raw)` reloads the running app (SPEC §15) from another such object, written to a file in
+ * the data_dir and read back through the pipeline as `serve` does on SIGHUP.
  * `close()` stops the app and removes the data_dir.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
-import { buildConfig } from '../../src/config/load.js';
+import { buildConfig, checkConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { BufferPool } from '../../src/http1/index.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
+import type { ReloadOutcome } from '../../src/main/reload.js';
 import { type Switchyard, type SwitchyardOptions, startSwitchyard } from '../../src/main.js';
 import type { Resolver } from '../../src/outbound/policy.js';
 import { type AnvilNode, startTestAnvil } from './anvil.js';
@@ -22,6 +25,8 @@ export interface TestApp extends Switchyard {
   readonly dataDir: string;
   /** `${gatewayUrl}/v1/${network}` */
   rpcUrl(network?: string): string;
+  /** Reloads from `raw` (completed as `startApp` completes its config) through a file, as SIGHUP does. */
+  reloadWith(raw: Raw): Promise<ReloadOutcome>;
 }
 
 export interface TestAppOptions {
@@ -40,16 +45,14 @@ type Raw = Record<string, unknown>;
 export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const level = (process.env.SWITCHYARD_TEST_LOG as LogLevel | undefined) ?? 'silent';
-  const config = buildConfig(
-    {
-      data_dir: dataDir,
-      log_level: level,
-      ...raw,
-      gateway: { listen: '127.0.0.1:0', ...(raw.gateway as Raw | undefined) },
-      api: { listen: '127.0.0.1:0', ...(raw.api as Raw | undefined) },
-    },
-    '(test config)',
-  );
+  const tree = (from: Raw): Raw => ({
+    data_dir: dataDir,
+    log_level: level,
+    ...from,
+    gateway: { listen: '127.0.0.1:0', ...(from.gateway as Raw | undefined) },
+    api: { listen: '127.0.0.1:0', ...(from.api as Raw | undefined) },
+  });
+  const config = buildConfig(tree(raw), '(test config)');
   let app: Switchyard;
   try {
     app = await startSwitchyard({
@@ -75,6 +78,12 @@ export async function startApp(raw: Raw = {}, options: TestAppOptions = {}): Pro
     config,
     dataDir,
     rpcUrl: (network = 'sepolia') => `${app.gatewayUrl}/v1/${network}`,
+    reload: (check) => app.reload(check),
+    reloadWith: (next) => {
+      const file = join(dataDir, 'reloaded.yaml');
+      writeFileSync(file, JSON.stringify(tree(next)));
+      return app.reload(checkConfig(file));
+    },
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

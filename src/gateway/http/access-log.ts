@@ -14,7 +14,8 @@
  * `errors` writes the line of a request whose status is ≥ 400 or whose answer holds an error the gateway
  * made; an origin's own error answer passing through is no such error. A request whose client left
  * before its answer was written has no line. With `off` nothing is built; with `errors`, a line only
- * for those requests.
+ * for those requests. A config reload (SPEC §15) changes the mode for the requests answered from then on
+ * (`setMode`).
  */
 import type { Logger } from '../../log.js';
 import type { RequestTrace } from '../rpc/request-trace.js';
@@ -32,12 +33,17 @@ export interface Finished {
 }
 
 export class AccessLog {
-  readonly #mode: AccessLogMode;
+  #mode: AccessLogMode;
   readonly #logger: Logger;
 
   constructor(mode: AccessLogMode, logger: Logger) {
     this.#mode = mode;
     this.#logger = logger.child({ part: 'access' });
+  }
+
+  /** A reloaded `gateway.access_log`. */
+  setMode(mode: AccessLogMode): void {
+    this.#mode = mode;
   }
 
   /** The request's line, when the mode asks for one. */

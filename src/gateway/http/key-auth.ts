@@ -12,6 +12,7 @@
  *     when keys are optional: a client that presents a key expects it to count.
  * Without a key: 401 when `gateway.api_keys` is set or `gateway.require_key` is true; otherwise the
  * call is anonymous (undefined: the caller uses the remote address). Messages never echo the key.
+ * A config reload replaces the static keys and `require_key` (`reconfigure`) for the next call.
  */
 import { SwitchyardError } from '../../errors/base.js';
 import { type GatewayKeyTable, keyDigest } from '../../model/gateway-keys.js';
@@ -27,12 +28,18 @@ export interface GatewayAuthOptions {
 }
 
 export class GatewayAuth {
-  readonly #options: GatewayAuthOptions;
-  readonly #required: boolean;
+  #options: GatewayAuthOptions;
+  #required: boolean;
 
   constructor(options: GatewayAuthOptions) {
     this.#options = options;
     this.#required = options.requireKey || options.staticKeys !== undefined;
+  }
+
+  /** Reloaded `gateway.api_keys` and `gateway.require_key`. */
+  reconfigure(settings: Pick<GatewayAuthOptions, 'staticKeys' | 'requireKey'>): void {
+    this.#options = { ...this.#options, ...settings };
+    this.#required = settings.requireKey || settings.staticKeys !== undefined;
   }
 
   /**

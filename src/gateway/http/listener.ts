@@ -15,9 +15,12 @@
  *   keep-alive sockets, sockets that never sent a whole request, unfinished TLS handshakes) at once,
  *   lets requests in flight finish and closes their connections as soon as they end, and after
  *   `graceMs` cuts whatever is still open (http1/server/http1-server.ts).
+ * - A config reload (SPEC §15) adjusts the limits of the running listener (`adjust`: connection limits
+ *   for the next accept, the body limit for connections opened from then on, the stall limit at once)
+ *   and, with TLS, the certificate new handshakes get (`secure`: the files re-read by the reload).
  */
-import { readFileSync } from 'node:fs';
-import { type BufferPool, type Http1App, Http1Server } from '../../http1/index.js';
+import { readTlsPair, type TlsPair } from '../../config/tls-files.js';
+import { type BufferPool, type Http1App, Http1Server, type Http1ServerLimits } from '../../http1/index.js';
 
 export interface ListenerOptions {
   listen: string;
@@ -46,6 +49,9 @@ export interface Listener {
   readonly port: number;
   /** Requests whose response has not finished yet. */
   readonly inFlight: number;
+  adjust(limits: Http1ServerLimits): void;
+  /** The certificate and key new TLS handshakes present (only for a listener started with `tls`). */
+  secure(pair: TlsPair): void;
   close(graceMs: number): Promise<void>;
 }
 
@@ -59,9 +65,7 @@ export function splitHostPort(listen: string): { host: string; port: number } {
 export async function startListener(options: ListenerOptions, app: Http1App): Promise<Listener> {
   const server = new Http1Server(
     {
-      tls: options.tls
-        ? { cert: readFileSync(options.tls.cert_file), key: readFileSync(options.tls.key_file) }
-        : undefined,
+      tls: options.tls ? readTlsPair(options.tls) : undefined,
       maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
@@ -87,6 +91,8 @@ export async function startListener(options: ListenerOptions, app: Http1App): Pr
     get inFlight() {
       return server.inFlight;
     },
+    adjust: (limits) => server.adjust(limits),
+    secure: (pair) => server.secure(pair),
     close: (graceMs: number) => server.close(graceMs),
   };
 }

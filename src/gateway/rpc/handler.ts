@@ -17,27 +17,23 @@
  * A WebSocket connection hands in an `RpcSession` (session.ts): its own eth_subscribe/eth_unsubscribe.
  * Before the calls run, admission.ts takes rate-limit tokens and a gateway key's quota; each admitted call of a key is
  * counted to its usage there. Each call's outcome goes to call-outcomes.ts (the per-method series, the request's trace
- * and id); the request's log lines carry its id.
+ * and id); the request's log lines carry its id. A config reload (SPEC §15) hands in new settings (`reconfigure`): a
+ * request takes its route when it starts, so it finishes on the settings it began with.
  */
 import { setMaxListeners } from 'node:events';
-import type { ChainView } from '../../chain/types.js';
-import type { Clock } from '../../clock.js';
-import type { NetworkConfig } from '../../config/schema.js';
 import type { SwitchyardError } from '../../errors/base.js';
-import type { Logger } from '../../log.js';
 import type { GatewayKeyRecord } from '../../model/gateway-keys.js';
-import type { GatewayMetrics } from '../metrics.js';
-import { CallAdmission, type CallAdmissionOptions } from './admission.js';
+import { CallAdmission } from './admission.js';
 import { type BatchAnswer, batchResponse } from './batch-response.js';
 import { upstreamBatch } from './batch-upstream.js';
 import { type CallAnswer, callAnswer } from './call-answer.js';
 import { type CallContext, upstreamRequest } from './call-context.js';
 import { CallOutcomes, errorOutcome } from './call-outcomes.js';
 import { asSwitchyardError } from './errors.js';
-import type { ClientSignal, Forwarder, UpstreamRequest } from './forwarder.js';
+import type { ClientSignal, UpstreamRequest } from './forwarder.js';
+import type { RpcHandlerOptions, RpcSettings } from './handler-options.js';
 import type { HttpAnswer } from './http-answer.js';
 import { splice } from './id-splice.js';
-import type { LogFilterLimits } from './log-filter-limits.js';
 import { logsRangeRefusal } from './logs-range.js';
 import { STANDARD_METHODS } from './methods.js';
 import { NetworkRoutes } from './network-routes.js';
@@ -47,27 +43,10 @@ import type { RequestTrace } from './request-trace.js';
 import { type LocalMethods, localAnswer, type RpcSession } from './session.js';
 import { batchHeaders, callHeaders } from './verified-header.js';
 
-export interface RpcHandlerOptions {
-  networks: Readonly<Record<string, NetworkConfig>>;
-  forwarder: Forwarder;
-  clock: Clock;
-  logger: Logger;
-  maxBatch: number;
-  /** `gateway.rate_limit` and its buckets (admission.ts). */
-  rateLimit?: CallAdmissionOptions['rateLimit'];
-  /** Gateway keys: their table, daily quota and usage (admission.ts). */
-  keys?: CallAdmissionOptions['keys'];
-  metrics?: GatewayMetrics | undefined;
-  /** The chain tracker's network head, to resolve tags in eth_getLogs ranges (no head: such ranges pass). */
-  chain?: Pick<ChainView, 'networkHead'> | undefined;
-  /** How large an eth_getLogs / eth_newFilter filter may be (log-filter-limits.ts); none: unchecked. */
-  filterLimits?: LogFilterLimits | undefined;
-}
-
 export class RpcHandler {
-  readonly #routes: NetworkRoutes;
-  readonly #options: RpcHandlerOptions;
-  readonly #admission: CallAdmission;
+  #routes: NetworkRoutes;
+  #options: RpcHandlerOptions;
+  #admission: CallAdmission;
   readonly #outcomes: CallOutcomes;
 
   constructor(options: RpcHandlerOptions) {
@@ -75,6 +54,14 @@ export class RpcHandler {
     this.#outcomes = new CallOutcomes(options.metrics, options.logger);
     this.#admission = new CallAdmission(options);
     this.#routes = new NetworkRoutes(options.networks, options.clock);
+  }
+
+  /** New settings for the requests that start from now on (see the header); the rate buckets stay. */
+  reconfigure({ rateSpec, ...settings }: RpcSettings): void {
+    const rateLimit = this.#options.rateLimit && { ...this.#options.rateLimit, spec: rateSpec };
+    this.#options = { ...this.#options, ...settings, rateLimit };
+    this.#admission = new CallAdmission(this.#options);
+    this.#routes = new NetworkRoutes(settings.networks, this.#options.clock);
   }
 
   /**

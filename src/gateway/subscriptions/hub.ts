@@ -16,6 +16,8 @@
  * - A logs filter over `filterLimits` (rpc/log-filter-limits.ts) is refused (-32602) before anything starts.
  * - One chain tracker listener for the hub's life; events go synchronously to the network's head and
  *   logs sources (a logs source queues its fetches).
+ * - A config reload (`reconfigure`) changes the networks and filter limits for the next eth_subscribe;
+ *   sources running go on (their upstream calls take the network's pools in force at each call).
  * Errors: bad params RPC_INVALID_PARAMS (-32602); a network that is not configured NETWORK_UNKNOWN.
  */
 import { randomBytes } from 'node:crypto';
@@ -68,7 +70,7 @@ interface Entry {
 }
 
 export class SubscriptionHub implements Subscriptions {
-  readonly #deps: SubscriptionHubDeps;
+  #deps: SubscriptionHubDeps;
   readonly #upstream: UpstreamCaller;
   /** source key → the source and its kind. */
   readonly #sources = new Map<string, Entry>();
@@ -81,7 +83,7 @@ export class SubscriptionHub implements Subscriptions {
 
   constructor(deps: SubscriptionHubDeps) {
     this.#deps = deps;
-    this.#upstream = upstreamCaller(deps.forwarder, deps.networks);
+    this.#upstream = upstreamCaller(deps.forwarder, () => this.#deps.networks);
     const listener: ChainListener = {
       head: (network, block) => {
         for (const source of this.#chainSources.get(network) ?? []) source.head?.(block);
@@ -94,6 +96,11 @@ export class SubscriptionHub implements Subscriptions {
       },
     };
     this.#removeListener = deps.chain.addListener(listener);
+  }
+
+  /** Reloaded networks and `gateway.websocket.max_filter_*` (see the header). */
+  reconfigure(settings: Pick<SubscriptionHubDeps, 'networks' | 'filterLimits'>): void {
+    this.#deps = { ...this.#deps, ...settings };
   }
 
   /**

@@ -26,15 +26,16 @@ export interface UpstreamCaller {
   call(network: string, method: string, params: readonly unknown[], signal?: ClientSignal): Promise<unknown>;
 }
 
+/** `networks`: the networks in force at each call (a config reload may change their pools). */
 export function upstreamCaller(
   forwarder: Forwarder,
-  networks: Readonly<Record<string, Pick<NetworkConfig, 'pools'>>>,
+  networks: () => Readonly<Record<string, Pick<NetworkConfig, 'pools'>>>,
 ): UpstreamCaller {
   return {
     async call(network, method, params, signal) {
       const reply = await forwarder.forward({
         network,
-        pools: networks[network]?.pools ?? [],
+        pools: networks()[network]?.pools ?? [],
         call: ownCall(method, params),
         signal,
       });

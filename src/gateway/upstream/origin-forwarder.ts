@@ -56,6 +56,8 @@
  * has a check goes to verified/verified-calls.ts first (before any hook: a verified eth_getLogs is not
  * split), on the same engine and plan; what that does not verify comes back here and is forwarded as
  * above (its answer says `none`).
+ * A config reload (`reconfigure`) changes `request_timeout`, `max_attempts` and the networks' `max_head_lag`,
+ * `hedge`, `methods` and `verify` for the plans made and the attempts started from then on.
  */
 
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
@@ -122,29 +124,35 @@ export interface OriginForwarderDeps extends FailsafeDeps {
   verifyFailures?: VerifyFailureSink | undefined;
 }
 
+/** The per-method rules from the settings in force (at start and at each reload). */
+function methodRules(deps: OriginForwarderDeps): MethodRules {
+  return new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
+}
+
 const NO_NEEDS: CallNeeds = { kind: 'none' };
 
 export class OriginForwarder implements Forwarder {
   readonly #deps: OriginForwarderDeps;
   readonly #planner: CallPlanner;
-  readonly #rules: MethodRules;
+  #rules: MethodRules;
   /** Special methods' hooks (hooks/registry.ts): eth_getLogs splitting, sends. */
   readonly #hooks: ReadonlyMap<string, MethodHook>;
   readonly #verified: VerifiedCalls | undefined;
   #nextId = 1;
 
   constructor(deps: OriginForwarderDeps) {
-    this.#deps = deps;
-    this.#planner = new CallPlanner(deps);
-    this.#rules = new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
-    this.#hooks = methodHooks(this.#hookUpstream(deps));
+    // Its own copy: `reconfigure` changes it, and the planner, the hooks and verified calls read it.
+    this.#deps = { ...deps };
+    this.#planner = new CallPlanner(this.#deps);
+    this.#rules = methodRules(this.#deps);
+    this.#hooks = methodHooks(this.#hookUpstream(this.#deps));
     const { chain } = deps;
     this.#verified =
       chain === undefined || !('anchor' in chain)
         ? undefined
         : new VerifiedCalls(
             {
-              ...deps,
+              ...this.#deps,
               chain,
               // Read at call time, like the hooks' settings.
               chainId: (network) => this.#deps.networks?.[network]?.chain_id,
@@ -152,6 +160,12 @@ export class OriginForwarder implements Forwarder {
             },
             this.#planner,
           );
+  }
+
+  /** Reloaded settings (see the header). */
+  reconfigure(settings: Pick<OriginForwarderDeps, 'requestTimeoutMs' | 'maxAttempts' | 'networks'>): void {
+    Object.assign(this.#deps, settings);
+    this.#rules = methodRules(this.#deps);
   }
 
   verifyMode(network: string, method: string): { readonly mode: VerifyMode; readonly alone: boolean } {

@@ -36,4 +36,35 @@ describe('StreamSlots', () => {
     assert.equal(slots.active('a'), 0);
     assert.equal(slots.take('a'), true, 'the slot is free again');
   });
+
+  it('resized: more slots go to waiting answers at once; fewer apply as streams end', async () => {
+    const slots = new StreamSlots(1);
+    assert.equal(slots.take('a'), true);
+    assert.equal(slots.take('a'), false);
+    const waiting = slots.queue('a');
+    assert.ok(waiting);
+    let granted = false;
+    void waiting.granted.then(() => {
+      granted = true;
+    });
+    slots.resize(2);
+    await Promise.resolve();
+    assert.equal(granted, true, 'the waiter got the new slot');
+    assert.equal(slots.active('a'), 2);
+    slots.resize(1);
+    assert.equal(slots.take('a'), false, 'over the new max: no slot');
+    const next = slots.queue('a');
+    assert.ok(next);
+    let nextGranted = false;
+    void next.granted.then(() => {
+      nextGranted = true;
+    });
+    slots.release('a');
+    await Promise.resolve();
+    assert.equal(nextGranted, false, 'a release above max is not handed on');
+    assert.equal(slots.active('a'), 1);
+    slots.release('a');
+    await Promise.resolve();
+    assert.equal(nextGranted, true, 'within max again: handed on');
+  });
 });

@@ -13,6 +13,8 @@
  * its origin connection is closed). Per client, at most 2 × max origin connections are held by
  * streams, each until its stream ends, is cut as stalled (http1/server/server-connection.ts) or stops waiting.
  *
+ * A config reload changes `max` (`resize`): more slots go to waiting answers at once; with fewer, the
+ * streams under way finish and a client's slots are handed on only once it is below the new `max`.
  * Memory: an entry per client with a stream or a waiter, deleted when it has neither.
  * `waitForSlot` is an attempt's wait (origin-forwarder.ts), with the attempt-failure kinds it ends in.
  */
@@ -39,7 +41,7 @@ interface ClientStreams {
 }
 
 export class StreamSlots {
-  readonly #max: number;
+  #max: number;
   readonly #clients = new Map<string, ClientStreams>();
 
   constructor(max: number) {
@@ -48,6 +50,17 @@ export class StreamSlots {
 
   get max(): number {
     return this.#max;
+  }
+
+  /** A reloaded `max_streams_per_client` (see the header). */
+  resize(max: number): void {
+    this.#max = max;
+    for (const entry of this.#clients.values()) {
+      while (entry.active < max && entry.waiting.length > 0) {
+        entry.active += 1;
+        this.#grant(entry.waiting.shift() as Waiter);
+      }
+    }
   }
 
   /** Streams in progress for `client` (tests and metrics). */
@@ -90,18 +103,22 @@ export class StreamSlots {
     };
   }
 
-  /** Gives a slot back: to the client's oldest waiter, if any. */
+  /** Gives a slot back: to the client's oldest waiter, if any (and the client is within `max`). */
   release(client: string): void {
     const entry = this.#clients.get(client);
     if (entry === undefined) return;
-    const next = entry.waiting.shift();
+    const next = entry.active <= this.#max ? entry.waiting.shift() : undefined;
     if (next !== undefined) {
-      next.settled = true;
-      next.grant();
+      this.#grant(next);
       return;
     }
     entry.active -= 1;
     this.#forget(client, entry);
+  }
+
+  #grant(waiter: Waiter): void {
+    waiter.settled = true;
+    waiter.grant();
   }
 
   #forget(client: string, entry: ClientStreams): void {

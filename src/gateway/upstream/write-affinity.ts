@@ -24,7 +24,7 @@ export interface WriteHome {
 
 export class WriteAffinity {
   readonly #clock: Clock;
-  readonly #ttlMs: number;
+  #ttlMs: number;
   /** client + network → where its last transaction went, and until when that counts */
   readonly #homes: AffinityMap<WriteHome & { until: number }>;
   readonly #share: AffinityShare | undefined;
@@ -40,6 +40,11 @@ export class WriteAffinity {
         this.#homes.adopt(`${entry.network}\u0000${entry.client}`, { poolId, origin, until });
       }
     });
+  }
+
+  /** A reloaded `gateway.sticky_after_write`: for transactions taken from now on. */
+  setTtl(ttlMs: number): void {
+    this.#ttlMs = ttlMs;
   }
 
   /** An origin took this client's transaction. */

@@ -18,6 +18,8 @@
  * with it, on the 101 as on a refusal (whose error carries it in `data.request_id`); it becomes the
  * connection's `connection_id` in its log lines. Each message then gets a request id of its own
  * (connection.ts). The handshake has an access-log line of its own (status 101, or the refusal's).
+ * A config reload (`reconfigure`) changes `gateway.websocket.*` and `max_body_bytes` for the connections
+ * opened from then on; open connections keep the limits they were opened with.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -82,7 +84,7 @@ interface Handshake {
 }
 
 export class WsGateway {
-  readonly #options: WsGatewayOptions;
+  #options: WsGatewayOptions;
   readonly #server: WebSocketServer;
   readonly #connections = new Set<WsConnection>();
   /** Open connections per client (API key, else client address: http/client-address.ts). */
@@ -116,6 +118,12 @@ export class WsGateway {
         void connection.shutdown(CLOSE_KEY_REVOKED, reason);
       }
     });
+  }
+
+  /** Reloaded limits, for the next handshake (see the header). */
+  reconfigure(settings: Pick<WsGatewayOptions, 'limits' | 'maxBodyBytes'>): void {
+    this.#options = { ...this.#options, ...settings };
+    this.#server.options.maxPayload = settings.maxBodyBytes;
   }
 
   /** The http1 upgrade hook (Http1App.upgrade). */

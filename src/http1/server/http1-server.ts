@@ -19,6 +19,11 @@
  * lets unanswered requests finish — the last answer on each connection carries `connection: close`
  * and the connection ends once it is written; after `graceMs` destroys whatever is still open, sockets
  * handed to `Http1App.upgrade` included. Resolves when every connection is gone.
+ *
+ * A running server takes new settings (a config reload): `adjust` changes the connection limits for
+ * connections accepted from then on (open ones stay), the body limit for connections opened from then on,
+ * and the stream stall limit for every connection at its next sweep; `secure` swaps the certificate and
+ * key that new TLS handshakes present (handshakes done keep theirs).
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
@@ -54,10 +59,16 @@ export interface Http1ServerOptions {
   buffers: BufferPool;
 }
 
+/** What `adjust` changes on a running server (absent: unchanged). */
+export type Http1ServerLimits = Partial<
+  Pick<Http1ServerOptions, 'maxBodyBytes' | 'streamStallMs' | 'maxConnections' | 'maxConnectionsPerClient'>
+>;
+
 /** Settings and counters shared by a server's connections . */
 export interface ServerContext extends WriterContext {
   readonly app: Http1App;
-  readonly maxBodyBytes: number;
+  maxBodyBytes: number;
+  streamStallMs: number;
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly pipelineDepth: number;
@@ -80,7 +91,7 @@ export class Http1Server {
   readonly #sweepMs: number;
   /** Open connections per remote address (TCP, handshakes included). */
   readonly #perClient = new Map<string, number>();
-  readonly #maxPerClient: number;
+  #maxPerClient: number;
   readonly #uncountedPeer: ((address: string) => boolean) | undefined;
   readonly #refused: ((limit: 'max_connections' | 'max_connections_per_client') => void) | undefined;
   #sweep: NodeJS.Timeout | undefined;
@@ -147,6 +158,20 @@ export class Http1Server {
     });
     this.#server = server;
     this.#limit(options.maxConnections);
+  }
+
+  /** New limits (see the header): `maxConnections` and `maxConnectionsPerClient` for the next accept. */
+  adjust(limits: Http1ServerLimits): void {
+    if (limits.maxBodyBytes !== undefined) this.#ctx.maxBodyBytes = limits.maxBodyBytes;
+    if (limits.streamStallMs !== undefined) this.#ctx.streamStallMs = limits.streamStallMs;
+    if (limits.maxConnectionsPerClient !== undefined) this.#maxPerClient = limits.maxConnectionsPerClient;
+    if (limits.maxConnections !== undefined) this.#server.maxConnections = limits.maxConnections;
+  }
+
+  /** The certificate and key new TLS handshakes present (a plain HTTP server: an error). */
+  secure(pem: { cert: Buffer; key: Buffer }): void {
+    if (!(this.#server instanceof tls.Server)) throw new Error('this server does not serve TLS');
+    this.#server.setSecureContext({ cert: pem.cert, key: pem.key });
   }
 
   /** Requests handed to the application whose answer has not been written in full. */

@@ -4,7 +4,8 @@
  * (in the routing account's directory) and their origins that have a score now (an origin without a
  * sample in its window has no series). Read from the book of the process that serves /metrics: with
  * workers, the control process's, which holds every worker's traffic (score-book.ts), so the series is
- * never summed over workers. Pool and origin names are not secrets; addresses never appear.
+ * never summed over workers. Pool and origin names are not secrets; addresses never appear. The networks
+ * are read at each scrape (`networks()`: the config in force, which a reload replaces).
  */
 import type { MetricsRegistry, Sample } from '../../metrics/registry.js';
 import type { OriginScoreView } from '../../model/origin-score.js';
@@ -13,7 +14,7 @@ import { eachNetworkOrigin, type NetworkPools, type PoolDirectory } from '../../
 export function registerScoreMetric(
   metrics: MetricsRegistry,
   scores: OriginScoreView,
-  networks: NetworkPools,
+  networks: () => NetworkPools,
   directory: PoolDirectory,
 ): void {
   metrics.gauge(
@@ -22,7 +23,7 @@ export function registerScoreMetric(
     ['network', 'pool', 'origin'],
     () => {
       const samples: Sample[] = [];
-      eachNetworkOrigin(networks, directory, (network, pool, origin) => {
+      eachNetworkOrigin(networks(), directory, (network, pool, origin) => {
         const score = scores.score(pool.id, origin.name)?.score;
         if (score !== undefined && score !== null) {
           samples.push({ labels: { network, pool: pool.name, origin: origin.name }, value: score });
