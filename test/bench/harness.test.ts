@@ -51,6 +51,7 @@ const SCENARIOS = [
   'anvil',
   'pool-size',
   'degraded',
+  'verify',
   'wsread',
   'wsfanout',
   'mgmt',
@@ -147,6 +148,14 @@ test('bench --quick runs every leg and writes a well-formed JSON and Markdown re
     );
     for (const leg of ran.filter((l) => l.scenario === 'degraded')) {
       assert.ok((leg.routing?.origin_calls_per_request ?? 0) >= 1, `${leg.id} counted its origin calls`);
+    }
+    // The verified-answer legs (SPEC §18): proofs beside off, with the origin calls a verified call cost.
+    assert.deepEqual(
+      ran.filter((l) => l.scenario === 'verify').map((l) => l.id),
+      ['verify-balance-off', 'verify-balance-proofs', 'verify-call-off', 'verify-call-proofs'],
+    );
+    for (const leg of ran.filter((l) => l.scenario === 'verify')) {
+      assert.ok((leg.verify?.origin_calls_per_request ?? 0) >= 1, `${leg.id} counted its origin calls`);
     }
     assert.deepEqual(
       report.targets.filter((x) => x.value === undefined).map((x) => x.name),

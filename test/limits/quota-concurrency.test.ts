@@ -11,6 +11,7 @@
  * control's time, so the quota's day cannot turn during the test.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { createLogger, type LogLevel } from '../../src/log.js';
@@ -72,9 +73,13 @@ describe('daily quotas: two instances with two workers each on one Redis', () =>
     b = await startApp(
       {
         ...raw,
+        // One store: SQLite's data_dir, or PostgreSQL with the first instance's secrets key.
         ...(a.app.config.database_url === undefined
           ? { data_dir: a.app.config.data_dir }
-          : { database_url: a.app.config.database_url }),
+          : {
+              database_url: a.app.config.database_url,
+              secrets_key_file: join(a.app.config.data_dir, 'secrets.key'),
+            }),
       },
       { clock, logger },
     );
