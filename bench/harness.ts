@@ -183,8 +183,10 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         const plan = await planLeg(id, scenario, target, options, exchanges, running, workers);
         if (typeof plan === 'string') {
           const shape = { ...placeholder(id, scenario, target, options, exchanges), ...(workers ? { workers } : {}) };
-          legs.push(skippedLeg(shape, plan));
-          log(`bench: ${id}: skipped (${plan})`);
+          // A Switchyard that did not start fails its legs (exit 1): only missing tools or options skip.
+          const down = plan.endsWith(NOT_RUNNING);
+          legs.push(down ? { ...skippedLeg(shape, plan), status: 'failed' } : skippedLeg(shape, plan));
+          log(`bench: ${id}: ${down ? 'failed' : 'skipped'} (${plan})`);
           continue;
         }
         log(`bench: ${id}: ${options.seconds} s, ${plan.connections} connection(s)…`);
@@ -379,6 +381,9 @@ async function startServers(
   }
 }
 
+/** The end of a leg's reason when its Switchyard did not start (the run's notes say why). */
+const NOT_RUNNING = 'not running';
+
 /** `single-switchyard`, or with a worker count `single-switchyard-w2`. */
 function legId(scenario: Scenario, target: Target, workers: number | undefined): string {
   return workers === undefined ? `${scenario}-${target}` : `${scenario}-${target}-w${workers}`;
@@ -397,7 +402,7 @@ async function planLeg(
   const { upstream, proxy, anvil } = running;
   const switchyard = workers === undefined ? running.switchyard : running.switchyardWorkers;
   const notRunning =
-    workers === undefined ? 'Switchyard not running' : `Switchyard with workers: ${workers} not running`;
+    workers === undefined ? `Switchyard ${NOT_RUNNING}` : `Switchyard with workers: ${workers} ${NOT_RUNNING}`;
   const many = workers === undefined ? {} : { workers };
   if (scenario === 'anvil') {
     if (anvil === undefined) return options.anvil ? 'anvil or wrk unavailable' : '--no-anvil';

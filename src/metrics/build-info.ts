@@ -7,11 +7,22 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MetricsRegistry } from './registry.js';
 
-/** The package root: two levels above this file, in src/metrics/ as in dist/metrics/. */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The package root: the nearest folder above this file with a package.json — two levels up in src/metrics/
+ * and dist/metrics/, three in the benchmark's own build (.tmp/bench-dist-PID/metrics/).
+ */
+const ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = dirname(from); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return dirname(from);
+}
 
 export interface BuildIdentity {
   readonly version: string;
@@ -25,8 +36,7 @@ let identity: BuildIdentity | undefined;
 export function buildIdentity(): BuildIdentity {
   identity ??= {
     version:
-      (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string })
-        .version ?? 'unknown',
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown',
     commit: checkoutCommit(),
   };
   return identity;
@@ -46,7 +56,7 @@ export function registerBuildInfo(metrics: MetricsRegistry): void {
 
 function checkoutCommit(): string | undefined {
   // Only the package's own .git: a package installed inside another project's repository has none.
-  if (!existsSync(`${ROOT}.git`)) return undefined;
+  if (!existsSync(join(ROOT, '.git'))) return undefined;
   const git = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', timeout: 5000 });
   const commit = git.status === 0 ? git.stdout.trim() : '';
   return /^[0-9a-f]{7,40}$/.test(commit) ? commit : undefined;
