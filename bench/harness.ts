@@ -181,12 +181,15 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
           continue;
         }
         const plan = await planLeg(id, scenario, target, options, exchanges, running, workers);
-        if (typeof plan === 'string') {
+        if (typeof plan === 'string' || 'down' in plan) {
           const shape = { ...placeholder(id, scenario, target, options, exchanges), ...(workers ? { workers } : {}) };
           // A Switchyard that did not start fails its legs (exit 1): only missing tools or options skip.
-          const down = plan.endsWith(NOT_RUNNING);
-          legs.push(down ? { ...skippedLeg(shape, plan), status: 'failed' } : skippedLeg(shape, plan));
-          log(`bench: ${id}: ${down ? 'failed' : 'skipped'} (${plan})`);
+          const leg =
+            typeof plan === 'string'
+              ? skippedLeg(shape, plan)
+              : { ...skippedLeg(shape, plan.down), status: 'failed' as const };
+          legs.push(leg);
+          log(`bench: ${id}: ${leg.status} (${leg.reason})`);
           continue;
         }
         log(`bench: ${id}: ${options.seconds} s, ${plan.connections} connection(s)…`);
@@ -381,8 +384,10 @@ async function startServers(
   }
 }
 
-/** The end of a leg's reason when its Switchyard did not start (the run's notes say why). */
-const NOT_RUNNING = 'not running';
+/** A leg that cannot run because its Switchyard did not start (the run's notes say why): a failure. */
+interface SwitchyardDown {
+  readonly down: string;
+}
 
 /** `single-switchyard`, or with a worker count `single-switchyard-w2`. */
 function legId(scenario: Scenario, target: Target, workers: number | undefined): string {
@@ -397,12 +402,13 @@ async function planLeg(
   exchanges: Record<HttpScenario, Exchange>,
   running: Running,
   workers?: number,
-): Promise<LegPlan | string> {
+): Promise<LegPlan | SwitchyardDown | string> {
   const connections = connectionsFor(scenario, options);
   const { upstream, proxy, anvil } = running;
   const switchyard = workers === undefined ? running.switchyard : running.switchyardWorkers;
-  const notRunning =
-    workers === undefined ? `Switchyard ${NOT_RUNNING}` : `Switchyard with workers: ${workers} ${NOT_RUNNING}`;
+  const notRunning: SwitchyardDown = {
+    down: workers === undefined ? 'Switchyard not running' : `Switchyard with workers: ${workers} not running`,
+  };
   const many = workers === undefined ? {} : { workers };
   if (scenario === 'anvil') {
     if (anvil === undefined) return options.anvil ? 'anvil or wrk unavailable' : '--no-anvil';
