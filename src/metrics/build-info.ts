@@ -15,13 +15,13 @@ import type { MetricsRegistry } from './registry.js';
  * The package root: the nearest folder above this file with a package.json — two levels up in src/metrics/
  * and dist/metrics/, three in the benchmark's own build (.tmp/bench-dist-PID/metrics/).
  */
-const ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
+const ROOT = packageRoot(fileURLToPath(import.meta.url));
 
-function packageRoot(from: string): string {
-  for (let dir = dirname(from); dir !== dirname(dir); dir = dirname(dir)) {
+function packageRoot(file: string): string {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
   }
-  return dirname(from);
+  return dirname(file);
 }
 
 export interface BuildIdentity {
