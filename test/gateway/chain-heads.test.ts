@@ -5,6 +5,9 @@
  *   - 200 eth_blockNumber calls, mixed with mining, never go down;
  *   - a block only the leading node has is never answered null.
  * Without the chain tracker, each call would land on either node and both rules would break at once.
+ * A node jumps at most a few blocks past the other, as nodes of a live network do: a burst further ahead
+ * of the adopted head than the head ceiling allows (SPEC §20) is refused for a while, by design
+ * (src/chain/adoption.test.ts), and its origin counts as lagging meanwhile.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +21,12 @@ let app: TestApp;
 
 async function mine(node: AnvilNode, blocks: number): Promise<void> {
   await mineShared(node, (await height(node.url)) + blocks);
+}
+
+/** Mines `node` to `ahead` blocks past the highest node. */
+async function lead(node: AnvilNode, ahead: number): Promise<void> {
+  const [a, b] = nodes as [AnvilNode, AnvilNode];
+  await mineShared(node, Math.max(await height(a.url), await height(b.url)) + ahead);
 }
 
 async function height(url: string): Promise<number> {
@@ -40,8 +49,8 @@ describe('one chain that only moves forward', () => {
     let last = -1;
     const seen: number[] = [];
     for (let i = 0; i < 200; i += 1) {
-      // Every 25 calls the other node jumps ahead (3 then 6 then 9 … blocks past its own height).
-      if (i % 25 === 24) await mine(i % 50 === 24 ? b : a, 3 + ((i / 25) | 0) * 2);
+      // Every 25 calls the other node jumps 2 to 4 blocks past the leading one.
+      if (i % 25 === 24) await lead(i % 50 === 24 ? b : a, 2 + (((i / 25) | 0) % 3));
       const n = await height(app.rpcUrl());
       seen.push(n);
       assert.ok(n >= last, `eth_blockNumber went back from ${last} to ${n} at call ${i}: ${seen.slice(-10).join(' ')}`);

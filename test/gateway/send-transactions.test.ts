@@ -3,7 +3,8 @@
  * and the 60 s resend memory, through a whole in-process Switchyard on an injected clock, in front of
  * three INDEPENDENT anvil nodes (a transaction exists only where it was sent), each behind a "provider"
  * proxy (test/helpers/provider-proxy.ts) that counts what reaches it. Transactions are signed with viem.
- *   - `all`: every healthy origin of every pool gets the send exactly once; the first acceptance answers
+ *   - `all`: every healthy origin of every pool gets the send exactly once (and mines it into one identical
+ *     block: the nodes stay on one chain); the first acceptance answers
  *     (before a stalled origin has answered) and is the origin the client's pending reads stick to; the
  *     transaction ledger records it once with every accepting origin; when every origin refuses, the
  *     refusal passes;
@@ -100,6 +101,7 @@ describe('send_transactions: all', () => {
     a.behaviour = stalled;
     c.behaviour = stalled;
     const before = proxies.map(sends);
+    await sameNextBlock();
     const raw = await signed(1);
     const sent = await send('allnet', raw);
     assert.match(String(sent.answer.result), /^0x[0-9a-f]{64}$/, JSON.stringify(sent.answer));
@@ -216,6 +218,26 @@ describe('the resend memory', () => {
     assert.equal(sends(a), count + 2);
   });
 });
+
+/**
+ * Every node stamps its next block with one timestamp, so a transaction sent to all of them is mined into
+ * the very same block everywhere (same parent, contents and time), as on the nodes of one network.
+ * Otherwise the stalled nodes would mine it seconds later into blocks of their own: a fork, with the
+ * tracker following one side and refusing the other.
+ */
+async function sameNextBlock(): Promise<void> {
+  const latest = await Promise.all(
+    nodes.map(async (node) => {
+      const block = await rpc(node.url, 'eth_getBlockByNumber', ['latest', false]);
+      return Number((block.answer.result as { timestamp: string }).timestamp);
+    }),
+  );
+  const next = Math.max(...latest) + 1;
+  for (const node of nodes) {
+    const set = await rpc(node.url, 'evm_setNextBlockTimestamp', [next]);
+    assert.equal(set.answer.error, undefined, JSON.stringify(set.answer));
+  }
+}
 
 /** Waits (bounded) until the tracker has every origin of `network` at the one head all the nodes are at. */
 async function trackerSeesEveryHead(network: string): Promise<void> {

@@ -2,7 +2,8 @@
  * What a missing-data answer teaches the tracker: pruned state always teaches the origin's earliest block;
  * an unknown block teaches it only below the origin's known head (above it, or with no head known, the
  * origin may just be behind). Either way the call goes on to the next origin. Answers that are not what
- * was asked (SPEC §20): a lookup by hash answered with another hash, a head above the head ceiling.
+ * was asked (SPEC §20): a lookup by hash answered with another hash, a head above the head ceiling, a
+ * head above the network head from an origin whose claim the tracker refused.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -116,6 +117,17 @@ describe('answers that are not what was asked', () => {
     assert.equal(judgeAnswer(view, blockNumber, resultReply('0xf4240')), 'bad');
     assert.equal(judgeAnswer(view, blockNumber, resultReply('0x12')), 'ok');
     assert.deepEqual(reported, [18]);
+  });
+
+  it('a head above the network head from an origin whose claim was refused is bad and never reported', () => {
+    const { view, reported } = chain(10, 18, true);
+    const blockNumber = { ...context, method: 'eth_blockNumber', params: [], needs: { kind: 'head' } as const };
+    assert.equal(judgeAnswer(view, blockNumber, resultReply('0xc')), 'bad', 'within the ceiling, yet its word alone');
+    assert.equal(judgeAnswer(view, blockNumber, resultReply('0xa')), 'ok', 'the adopted head itself');
+    assert.deepEqual(reported, [10]);
+    const honest = chain(10, 18);
+    assert.equal(judgeAnswer(honest.view, blockNumber, resultReply('0xc')), 'ok', 'from an origin not refused');
+    assert.deepEqual(honest.reported, [12]);
   });
 
   it('a null from an origin whose head claim was refused is retried elsewhere', () => {

@@ -11,7 +11,8 @@
  *     receipt whose `transactionHash`, is not the hash asked for → `bad` (SPEC §20): the next origin is
  *     tried, as for missing data, and the answer reaches the client only if no origin answers better;
  *   - eth_blockNumber, and eth_getBlockByNumber("latest"), above the network's head ceiling (a head no
- *     adopted chain can have yet: chain/head-bound.ts) → `bad`; below the head already reported to
+ *     adopted chain can have yet: chain/head-bound.ts), or above the network head from an origin whose
+ *     head claim the tracker refused (SPEC §20: it counts as lagging) → `bad`; below the head already reported to
  *     clients of the network → `behind` (monotonic head); otherwise the number is reported (and the
  *     origin's head is at least that);
  *   - a receipt's blockNumber tells the tracker the origin has that block.
@@ -123,6 +124,10 @@ function reportHead(
 ): Verdict {
   chain.sawHead(poolId, origin, number);
   if (number > (chain.headCeiling(network) ?? Number.POSITIVE_INFINITY)) return 'bad';
+  // An origin whose head claim the tracker refused counts as lagging: a head above the adopted one is its
+  // word alone. Reported, it would raise the monotonic head to a block routing credits no origin with, and
+  // the next answer from an honest origin would have to go back.
+  if (chain.origin(poolId, origin)?.refused === true && number > (chain.networkHead(network) ?? -1)) return 'bad';
   const reported = chain.reportedHead(network);
   if (reported !== undefined && number < reported) return 'behind';
   chain.reported(network, number);
