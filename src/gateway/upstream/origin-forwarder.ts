@@ -270,7 +270,7 @@ export class OriginForwarder implements Forwarder {
     const answer = await runFailsafe<UpstreamReply>(this.#deps, {
       network,
       method: call.method,
-      logger: request.trace?.logger,
+      trace: request.trace,
       calls: write ? 'write' : 'read',
       plan,
       signal: request.signal,

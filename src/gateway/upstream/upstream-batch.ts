@@ -131,12 +131,12 @@ async function sendBatch(
     trace: request.trace,
     headerLines: request.trace?.originHeader,
   };
-  // Lines about a client's batch carry its request id.
-  const logger = request.trace?.logger ?? deps.logger;
+  // Lines about a client's batch carry its request id (its logger is made only when a line is written).
+  const logger = (): Logger => request.trace?.logger ?? deps.logger;
   const answer = await runFailsafe<BatchAnswers>(deps, {
     network,
     method: 'batch',
-    logger: request.trace?.logger,
+    trace: request.trace,
     calls: 'read',
     plan,
     signal: request.signal,
@@ -145,12 +145,12 @@ async function sendBatch(
     judge: (candidate, answers) => judgeBatch(deps, request, needs, candidate, answers),
     mostAdvanced: () => undefined,
     discard: () => {},
-    unanswered: (failures) => oneByOne(logger, request, failures),
+    unanswered: (failures) => oneByOne(logger(), request, failures),
   });
   if (answer === undefined) return undefined;
   const { reply, candidate, failures } = answer;
   if (failures.length > 0) {
-    logger.info('batch succeeded after failover', {
+    logger().info('batch succeeded after failover', {
       network,
       origin: candidate.origin.name,
       failed: failures.map((a) => `${a.pool}/${a.origin}: ${a.reason}`),

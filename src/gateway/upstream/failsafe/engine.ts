@@ -19,7 +19,7 @@
  *     per-origin series (rules `score`; origin-outcome.ts; latency from the injected Clock's monotonic
  *     time). An abandoned attempt still counts in its origin's score, statistics and series when it
  *     ends, never in its health; an attempt the client stopped by leaving counts nowhere. Lines about
- *     a client's call go to its request's logger (`FailsafeCall.logger`, with its request id).
+ *     a client's call go to its request's logger (`FailsafeCall.trace`, with its request id).
  * When no attempt is accepted: an answer kept on the way passes through (`fallback-next`,
  * `most-advanced`, a write's rate-limit answer); else a read whose every attempt was throttled (or
  * skipped at its cap) is UPSTREAM_THROTTLED (429, Retry-After); else attempt-failure.ts `exhausted`
@@ -73,8 +73,11 @@ export interface FailsafeCall<R> {
   readonly network: string;
   /** The method, or "batch" (logs). */
   readonly method: string;
-  /** The logger of the client request's lines (with its id); else the engine's. */
-  readonly logger?: Logger | undefined;
+  /**
+   * The client request whose logger (with its id) takes the lines about the call; else the engine's. Read
+   * only when a line is written: the request's logger is made on first use (rpc/request-trace.ts).
+   */
+  readonly trace?: { readonly logger: Logger } | undefined;
   readonly calls: CallClass;
   readonly plan: PlanCursor;
   readonly signal: ClientSignal | undefined;
@@ -281,7 +284,7 @@ class FailsafeRun<R> {
       case 'fallback-next':
       case 'most-advanced':
         if (settled.ok) this.#fallback = { reply: settled.reply, candidate };
-        (this.#call.logger ?? this.#deps.logger).debug(VERDICT_NOTES[rule.on as Exclude<Verdict, 'ok'>], {
+        (this.#call.trace?.logger ?? this.#deps.logger).debug(VERDICT_NOTES[rule.on as Exclude<Verdict, 'ok'>], {
           network: this.#call.network,
           method: this.#call.method,
           pool: candidate.pool.name,
@@ -369,7 +372,7 @@ class FailsafeRun<R> {
 
   /** What recordFailure needs, with the request's logger when the call has one (made on a failure only). */
   #recordDeps(): AttemptRecordDeps {
-    const logger = this.#call.logger;
-    return logger === undefined ? this.#deps : { ...this.#deps, logger };
+    const trace = this.#call.trace;
+    return trace === undefined ? this.#deps : { ...this.#deps, logger: trace.logger };
   }
 }
