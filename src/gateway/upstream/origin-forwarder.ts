@@ -125,6 +125,9 @@ export interface OriginForwarderDeps extends FailsafeDeps {
 }
 
 /** The per-method rules from the settings in force (at start and at each reload). */
+/** `verifyMode` of every call on a network that verifies nothing. */
+const NOT_VERIFIED = { mode: 'off', alone: false } as const;
+
 function methodRules(deps: OriginForwarderDeps): MethodRules {
   return new MethodRules(deps.networks, { timeoutMs: deps.requestTimeoutMs, maxAttempts: deps.maxAttempts });
 }
@@ -169,6 +172,7 @@ export class OriginForwarder implements Forwarder {
   }
 
   verifyMode(network: string, method: string): { readonly mode: VerifyMode; readonly alone: boolean } {
+    if (!this.#rules.verifies(network)) return NOT_VERIFIED;
     const mode = this.#rules.forCall(network, method).verify;
     return { mode, alone: levelOf(STANDARD_METHODS[method]?.verify, mode) !== undefined };
   }

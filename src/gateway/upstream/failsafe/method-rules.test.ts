@@ -85,6 +85,23 @@ describe('per-method rules', () => {
     });
   });
 
+  it('a network without method rules or hedging: every call and batch has its own rules', () => {
+    const r = rules({ verify: 'integrity' });
+    for (const method of ['eth_call', 'eth_sendRawTransaction', 'eth_subscribe'])
+      assert.deepEqual(r.forCall('n', method), {
+        timeoutMs: 10_000,
+        maxAttempts: 3,
+        hedge: undefined,
+        verify: 'integrity',
+      });
+    assert.deepEqual(r.forBatch('n', ['eth_call', 'eth_getBalance']), {
+      timeoutMs: 10_000,
+      maxAttempts: 3,
+      hedge: undefined,
+      verify: 'off',
+    });
+  });
+
   it('verify (SPEC §18): the method’s own, else the network’s; off by default', () => {
     const r = rules({
       verify: 'integrity',
@@ -94,6 +111,10 @@ describe('per-method rules', () => {
     assert.equal(r.forCall('n', 'eth_getLogs').verify, 'integrity');
     assert.equal(r.forCall('n', 'debug_traceCall').verify, 'off');
     assert.equal(rules({}).forCall('n', 'eth_getBalance').verify, 'off');
+    assert.equal(r.verifies('n'), true);
+    assert.equal(rules({ methods: { eth_call: { verify: 'proofs' } } }).verifies('n'), true, 'one method is enough');
+    assert.equal(rules({ methods: { eth_call: { verify: 'off' } } }).verifies('n'), false);
+    assert.equal(rules({}).verifies('n'), false);
     assert.throws(() => rules({ verify: 'all' }), /verify/);
     assert.throws(() => rules({ verify_anchor: { quorum: 1 } }), /quorum/);
   });

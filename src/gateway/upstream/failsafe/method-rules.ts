@@ -10,7 +10,10 @@
  * eth_subscribe / eth_unsubscribe (`mayHedge`, from the method table). An upstream batch (reads only,
  * no filter calls) takes the longest timeout, the fewest attempts and no hedging unless every call's
  * rule hedges like the network does (docs/routing.md). Resolved rules are cached per network and method
- * (at most MAX_CACHED methods per network; past that they are resolved on each call).
+ * (at most MAX_CACHED methods per network; past that they are resolved on each call). A network with no
+ * per-method rules and no hedging — the usual case — answers its own rules at once, and `verifies` says
+ * whether any call of a network is under a verify mode, so the hot path skips per-call lookups for
+ * networks that verify nothing.
  * The hedge delay: `after: p90` waits the origin's p90 latency once it has P90_SAMPLES (20) answered
  * attempts in its score window, and P90_FALLBACK_MS (250 ms) until then; a duration waits that long.
  */
@@ -42,6 +45,10 @@ export class MethodRules {
   readonly #networks: Readonly<Record<string, NetworkRules>>;
   readonly #defaults: CallRules;
   readonly #cache = new Map<string, Map<string, CallRules>>();
+  /** Networks with neither per-method rules nor hedging: every call has the network's own rules. */
+  readonly #plain = new Map<string, CallRules>();
+  /** Networks where some call is under a verify mode other than `off`. */
+  readonly #verifying = new Set<string>();
 
   constructor(
     networks: Readonly<Record<string, Partial<NetworkRules>>> | undefined,
@@ -53,10 +60,23 @@ export class MethodRules {
     }
     this.#networks = normal;
     this.#defaults = { ...defaults, hedge: undefined, verify: 'off' };
+    for (const [name, network] of Object.entries(normal)) {
+      const rules = Object.values(network.methods);
+      if (rules.length === 0 && network.hedge === undefined) this.#plain.set(name, this.#network(name));
+      if (network.verify !== 'off' || rules.some((rule) => rule.verify !== undefined && rule.verify !== 'off'))
+        this.#verifying.add(name);
+    }
+  }
+
+  /** Whether any call on `network` is under a verify mode other than `off` (its own, or a method's). */
+  verifies(network: string): boolean {
+    return this.#verifying.has(network);
   }
 
   /** The rules of one call of `method` on `network`. */
   forCall(network: string, method: string): CallRules {
+    const plain = this.#plain.get(network);
+    if (plain !== undefined) return plain;
     let methods = this.#cache.get(network);
     if (methods === undefined) {
       methods = new Map();
@@ -71,6 +91,8 @@ export class MethodRules {
 
   /** The rules of an upstream batch of these methods (see the header). */
   forBatch(network: string, methods: readonly string[]): CallRules {
+    const plain = this.#plain.get(network);
+    if (plain !== undefined && methods.length > 0) return plain.verify === 'off' ? plain : { ...plain, verify: 'off' };
     const base = this.#network(network);
     let timeoutMs = 0;
     let maxAttempts = Number.POSITIVE_INFINITY;
