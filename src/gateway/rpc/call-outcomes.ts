@@ -14,7 +14,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import type { CallOutcome } from '../rpc-metrics.js';
 import type { BatchAnswer } from './batch-response.js';
 import { asSwitchyardError, errorResponse } from './errors.js';
-import type { BatchOutcome } from './forwarder.js';
+import type { BatchOutcome, BatchResult } from './forwarder.js';
 import type { HttpAnswer } from './http-answer.js';
 import type { Element, ParsedBody } from './request.js';
 import type { RequestTrace } from './request-trace.js';
@@ -91,19 +91,18 @@ export class CallOutcomes {
   }
 
   /** A batch an origin answered whole: each call by its answer; `each` hears whether it was a result. */
-  whole(
-    scope: CallScope,
-    elements: readonly Element[],
-    outcomes: readonly BatchOutcome[],
-    each: (ok: boolean) => void,
-  ): void {
-    for (const [index, outcome] of outcomes.entries()) {
-      const ok = outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error';
+  whole(scope: CallScope, elements: readonly Element[], result: BatchResult, each: (ok: boolean) => void): void {
+    for (let index = 0; index < elements.length; index += 1) {
+      const ok = result.resultAt?.(index) ?? isResult(result.outcomes[index]);
       each(ok);
-      const element = elements[index];
-      this.settled(scope, element?.ok ? element.call.method : 'other', ok ? 'ok' : 'error_answer');
+      const element = elements[index] as Element;
+      this.settled(scope, element.ok ? element.call.method : 'other', ok ? 'ok' : 'error_answer');
     }
   }
+}
+
+function isResult(outcome: BatchOutcome): boolean {
+  return outcome !== undefined && 'reply' in outcome && outcome.reply.outcome?.key !== 'error';
 }
 
 /** A gateway error as a call's outcome: a 5xx is the gateway failing the call, anything else refusing it. */

@@ -107,6 +107,11 @@ export interface BatchResult {
    * the origin's array answers every call once, in order, each answer passing the chain checks.
    */
   readonly whole?: Buffer | undefined;
+  /**
+   * With `whole`: whether the call at `index` was answered with a `result` (not an `error`), read without
+   * making `outcomes` (an object and a reply per call that a whole answer otherwise never needs).
+   */
+  resultAt?(index: number): boolean;
 }
 
 export interface Forwarder {

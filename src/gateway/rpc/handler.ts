@@ -252,7 +252,7 @@ export class RpcHandler {
     const result = grouped === undefined ? undefined : await grouped;
     if (result?.whole !== undefined) {
       // The origin's body answers every call, in order, with the client's own ids: it is the answer.
-      this.#outcomes.whole(context, elements, result.outcomes, (ok) => {
+      this.#outcomes.whole(context, elements, result, (ok) => {
         if (context.key !== undefined) this.#count(context, ok);
       });
       return { status: 200, body: result.whole, headers: batchHeaders(this.#options, network, headers, elements) };

@@ -11,7 +11,6 @@
  * over the cap that way), and the origin is benched (`partly-throttled`); a batch whose every answer is
  * one is `throttled`.
  */
-
 import type { CallNeeds, ChainFeedback, ChainView } from '../../chain/types.js';
 import type { Logger } from '../../log.js';
 import type { Candidate } from '../../routing/router.js';
@@ -93,6 +92,10 @@ class SentBatchResult implements BatchResult {
             : undefined,
     );
     return this.#outcomes;
+  }
+
+  resultAt(index: number): boolean {
+    return this.#sent.answers[index]?.outcomeKey === 'result';
   }
 }
 
