@@ -9,6 +9,7 @@
  *   `switchyard_config_reload_failures_total` counts it (the loaded timestamp stays);
  * - keys that need a restart (gateway.listen, gateway.workers, redis_url) are logged at warn, one line
  *   each naming the key, and keep their running value while the rest of the file applies;
+ * - `gateway.rate_limit` and `gateway.access_log` apply from the next call (a limit set, then taken away);
  * - `switchyard_config_reloads_total` counts every reload and `switchyard_config_loaded_timestamp_seconds`
  *   moves with each that applied.
  */
@@ -179,5 +180,21 @@ describe('reload without restart', () => {
       JSON.stringify(Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })));
     assert.equal((await post(app.rpcUrl('sepolia'), batch(3))).status, 200);
     assert.equal((await post(app.rpcUrl('sepolia'), batch(4))).status, 413);
+  });
+
+  it('gateway.rate_limit and gateway.access_log changed apply from the next call, and back', async () => {
+    const call = async () => (await rpc(app.rpcUrl('sepolia'), 'eth_chainId')).status;
+    const accessed = () => lines.filter((line) => line.msg === 'access').map((line) => line.status);
+    lines.length = 0;
+    assert.deepEqual([await call(), await call(), await call()], [200, 200, 200]);
+    assert.deepEqual(accessed(), [], 'access_log errors: answered calls write no line');
+    const gateway = { rate_limit: { requests_per_second: 0.001, burst: 2 }, access_log: 'all' };
+    assert.equal((await app.reloadWith({ ...file, gateway })).ok, true);
+    assert.deepEqual([await call(), await call(), await call()], [200, 200, 429], 'a burst of 2, then limited');
+    assert.deepEqual(accessed(), [200, 200, 429], 'access_log all: a line per request');
+    assert.equal((await app.reloadWith(file)).ok, true);
+    lines.length = 0;
+    assert.deepEqual([await call(), await call(), await call()], [200, 200, 200], 'no limit any more');
+    assert.deepEqual(accessed(), []);
   });
 });
