@@ -3,13 +3,18 @@
  * (no shell, so the PID we hold is the server itself and /proc readings are about it), their stderr kept
  * in a short ring for error messages, and stopped by that PID: SIGTERM, then SIGKILL after
  * `stopTimeoutMs`. With `lines: true` the child also talks in lines: `writeLine` to its stdin, and
- * `nextLine(prefix)` waits (bounded) for the next stdout line starting with that prefix.
+ * `nextLine(prefix)` waits (bounded) for the next stdout line starting with that prefix. Every child
+ * still running is known, so a run interrupted by a signal ends them all at once (`endAllNow`, run.ts)
+ * instead of leaving them orphaned.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const STDERR_TAIL = 4096; // bytes of stderr kept for error messages
+
+/** The children that have not exited yet. */
+const running = new Set<Child>();
 
 export class Child {
   readonly name: string;
@@ -43,13 +48,16 @@ export class Child {
     this.#process.stderr?.on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
+    running.add(this);
     this.#exit = new Promise((resolve) => {
       this.#process.once('exit', (code) => {
         this.#exited = true;
+        running.delete(this);
         resolve(code);
       });
       this.#process.once('error', (err) => {
         this.#exited = true;
+        running.delete(this);
         this.#stderr += `\nspawn failed: ${err.message}`;
         resolve(null);
       });
@@ -107,6 +115,11 @@ export class Child {
       });
       this.#lineArrived = undefined;
     }
+  }
+
+  /** SIGTERM to every child still running, without waiting: the run is ending on a signal. */
+  static endAllNow(): void {
+    for (const child of running) child.#process.kill('SIGTERM');
   }
 
   async stop(stopTimeoutMs = 5_000): Promise<void> {

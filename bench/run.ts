@@ -2,8 +2,10 @@
  * `npm run bench [-- --quick …]`: the benchmark of SPEC §7. See docs/benchmarks.md and bench/harness.ts.
  * Exit codes: 0 all legs ran (or were skipped in --quick), 1 a leg failed, 2 bad options / missing tools
  * or an unreadable results file. `--history [DIR]` and `--compare A.json B.json` print and run nothing;
- * `--compare A.json` alone prints the comparison after the run (compare.ts).
+ * `--compare A.json` alone prints the comparison after the run (compare.ts). Interrupted by SIGINT or
+ * SIGTERM, it ends every process it started and exits 130 / 143.
  */
+import { Child } from './child.js';
 import { compareReports, historyTable, lastFullRuns, readReport } from './compare.js';
 import { runBench } from './harness.js';
 import { parseOptions } from './options.js';
@@ -46,6 +48,19 @@ async function main(): Promise<number> {
     log(`bench: ${(err as Error).message}`);
     return 2;
   }
+}
+
+// Interrupted (Ctrl-C, or a SIGTERM from whoever started the run): end nginx, Switchyard and the rest by
+// their PIDs before exiting, rather than leaving them running with nobody to stop them. wrk ends by itself.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    log(`bench: ${signal}: stopping the processes this run started`);
+    Child.endAllNow();
+    process.exit(code);
+  });
 }
 
 main().then((code) => {

@@ -2,16 +2,20 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import type { LegResult } from '../../bench/legs.js';
 import type { BenchReport } from '../../bench/report.js';
+import { findTools } from '../../bench/tools.js';
+import { waitForPidsGone } from '../helpers/anvil.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 /**
  * `npm run bench -- --quick` end to end: nginx, wrk, anvil and a spawned Switchyard, one short leg
  * each, and a well-formed results file. Without nginx/wrk (not root, no apt) the harness skips those
  * legs and says so; this test then reports the skip instead of failing (npm test installs them).
+ * Interrupted by SIGINT in the middle of a leg, the bench ends every process it started (nginx,
+ * Switchyard) by PID and exits 130.
  */
 
 const out = mkdtempSync(join(tmpdir(), 'switchyard-bench-test-'));
@@ -226,4 +230,71 @@ test("bench --quick --workers 2 runs the Switchyard legs with workers: 2 beside 
   assert.match(md, /### gateway\.workers: 2 beside workers: 1/);
   assert.match(md, /\| switchyard \(workers: 2\) \|/);
   assert.match(run.stdout, /\(workers: 2\): [\d,]+ req\/s = [\d.]+× workers: 1; CPU µs\/req control/);
+});
+
+/** The PIDs whose parent is `pid` (read from /proc). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The program a process runs ('' once it is gone). */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+test('interrupted by SIGINT, the bench ends every process it started and exits 130', async (t) => {
+  if (findTools().problems.length > 0) {
+    t.skip(`nginx or wrk missing: ${findTools().problems.join(', ')}`);
+    return;
+  }
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'bench/run.ts'), '--quick', '--no-anvil', '--only', 'single', '--out', out],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  const legRunning = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no leg started within 300 s:\n${stderr}`)), 300_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // "bench: single-switchyard: 2 s, 32 connection(s)…": nginx and Switchyard are up.
+      if (/bench: single-\S+: [\d.]+ s, \d+ connection/.test(stderr)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', () => reject(new Error(`the bench ended before a leg ran:\n${stderr}`)));
+  });
+  try {
+    await legRunning;
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  // Its children, but wrk: it ends by itself, after its seconds.
+  const started = childrenOf(child.pid as number).filter((pid) => basename(commandOf(pid)) !== 'wrk');
+  assert.ok(started.length >= 2, `nginx and Switchyard run: ${started.join(', ')}`);
+  child.kill('SIGINT');
+  try {
+    assert.equal(await exited, 130, stderr.slice(-2000));
+    assert.deepEqual(await waitForPidsGone(started, 10_000), [], 'every process it started has ended');
+  } finally {
+    // Whatever the outcome, nothing this test caused is left running.
+    for (const pid of await waitForPidsGone(started, 0)) process.kill(pid, 'SIGKILL');
+  }
 });
