@@ -4,16 +4,18 @@
  * webhooks, SMTP) share one process: were the gateway's clients allowed every descriptor, an idle
  * connection flood would stop the API and the store too (accept and open fail with EMFILE).
  *
- *   reserve = max(64, ceil(10 % of the limit)) + (connections_per_origin + 2) × origin endpoints at start
+ *   reserve = max(64, ceil(10 % of the limit))
+ *           + (connections_per_origin + 2 + 2 while any network keeps a ledger) × origin endpoints at start
  *   gateway.max_connections ≤ limit − reserve, and never below MIN_CONNECTIONS (16)
  *
  * The first term covers the process's own descriptors (stdio, the event loop, the store's files,
  * log and child pipes), the API listener and its clients, probes and deliveries; the second the
- * gateway's origin connections and the chain tracker's own 2 (an origin endpoint is a scheme://host:port:
- * origins sharing one share its connection pool). Origins added later through the API are not counted:
- * the reserve is a start-up estimate, as the limit itself is read once. When the configured value does
- * not fit, it is lowered and the caller logs a warning naming both numbers. Node raises the soft limit to the hard one at
- * start, so the soft limit read here is the one in force.
+ * gateway's origin connections, the chain tracker's own 2 and the transaction ledger's 2 (an origin
+ * endpoint is a scheme://host:port: origins sharing one share its connection pool). Origins added later
+ * through the API are not counted: the reserve is a start-up estimate, as the limit itself is read once.
+ * When the configured value does not fit, it is lowered and the caller logs a warning naming both
+ * numbers. Node raises the soft limit to the hard one at start, so the soft limit read here is the one
+ * in force.
  *
  * The limit is read from /proc/self/limits (Linux); where that file is missing or says "unlimited",
  * nothing is lowered.

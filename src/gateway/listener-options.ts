@@ -13,6 +13,7 @@ import { connectionBudget, openFilesLimit } from './fd-budget.js';
 import type { ListenerOptions } from './http/listener.js';
 import type { GatewayMetrics } from './metrics.js';
 import { CHAIN_CONNECTIONS_PER_ORIGIN } from './upstream/chain-source.js';
+import { LEDGER_CONNECTIONS_PER_ORIGIN } from './upstream/origin-calls.js';
 import { originEndpoints } from './upstream/origin-clients.js';
 
 /** What the options are read from (gateway.ts `ServeGatewayOptions` has it). */
@@ -56,7 +57,7 @@ export function fittedMaxConnections(options: ListenerSources): number {
     configured: settings.max_connections,
     fdLimit,
     originConnections:
-      (settings.connections_per_origin + CHAIN_CONNECTIONS_PER_ORIGIN) *
+      (settings.connections_per_origin + CHAIN_CONNECTIONS_PER_ORIGIN + ledgerConnections(options.config)) *
       originEndpoints(options.directory.allPools().flatMap((pool) => pool.origins)),
   });
   if (budget.lowered) {
@@ -73,4 +74,9 @@ export function fittedMaxConnections(options: ListenerSources): number {
     );
   }
   return budget.maxConnections;
+}
+
+/** The transaction ledger's own sockets per origin endpoint, while any network keeps a ledger (SPEC §19). */
+function ledgerConnections(config: Readonly<Config>): number {
+  return Object.values(config.networks).some((network) => network.ledger.enabled) ? LEDGER_CONNECTIONS_PER_ORIGIN : 0;
 }

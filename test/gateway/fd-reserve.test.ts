@@ -1,6 +1,7 @@
 /**
  * The file-descriptor reserve (SPEC §8): `serve` under `ulimit -n 300` lowers gateway.max_connections
- * at start (a warning names the new limit: 300 − (64 + (64 + 2) × 1 origin endpoint) = 170), so 320 idle
+ * at start (a warning names the new limit: 300 − (64 + (64 + 2 + 2) × 1 origin endpoint) = 168: the gateway's
+ * connections, the chain tracker's and the transaction ledger's), so 320 idle
  * gateway connections leave the management API answering, and the gateway answers again on a fresh
  * connection once the idle ones are gone. Runs the built CLI (dist/, `npm run build`) under `sh -c
  * 'ulimit -n 300 && exec node bin/switchyard.js serve …'`.
@@ -74,9 +75,9 @@ describe('the file-descriptor reserve', () => {
     const warning = logs.find((line) => String(line.msg).startsWith('gateway.max_connections lowered to'));
     assert.ok(warning, 'a start-up warning about the lowered connection limit');
     assert.equal(warning.level, 'warn');
-    assert.equal(warning.max_connections, 170);
+    assert.equal(warning.max_connections, 168);
     assert.equal(warning.fd_limit, 300);
-    assert.match(String(warning.msg), /lowered to 170/);
+    assert.match(String(warning.msg), /lowered to 168/);
 
     const rpcUrl = `${started.gateway}/v1/sepolia`;
     const metricsUrl = `${new URL(started.api).origin}/metrics`;
@@ -87,18 +88,18 @@ describe('the file-descriptor reserve', () => {
     // Every connection is accepted, and those over the limit are closed again by the gateway.
     await waitFor(() => idle.every((c) => c.connected || c.closed), 'the 320 connections to be handled', 20_000);
     await waitFor(
-      () => idle.filter((c) => c.closed).length >= 320 - 170,
+      () => idle.filter((c) => c.closed).length >= 320 - 168,
       'connections over the limit to be closed',
       20_000,
     );
-    assert.equal(idle.filter((c) => !c.closed).length, 170);
+    assert.equal(idle.filter((c) => !c.closed).length, 168);
 
     // The API keeps answering while the gateway's share is in use.
     for (let i = 0; i < 5; i += 1) {
       const res = await fetch(metricsUrl);
       assert.equal(res.status, 200);
       const text = await res.text();
-      assert.match(text, /switchyard_gateway_connections_refused_total\{limit="max_connections"\} 150/);
+      assert.match(text, /switchyard_gateway_connections_refused_total\{limit="max_connections"\} 152/);
     }
     // One of the open idle connections is still served.
     const open = idle.find((c) => !c.closed);
