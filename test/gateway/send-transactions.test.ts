@@ -9,7 +9,8 @@
  *     transaction ledger records it once with every accepting origin; when every origin refuses, the
  *     refusal passes;
  *   - "already known" (geth's wording, from a provider) for a transaction the origin has is success with
- *     the hash; for one it does not have, the answer passes; anvil's own "nonce too low" for a mined
+ *     the hash (the check that it has it carries the client's request id); for one it does not have, the
+ *     answer passes; anvil's own "nonce too low" for a mined
  *     resend is success, for another transaction with that nonce it passes;
  *   - the same raw transaction again within 60 s is answered from memory (the origin's count does not
  *     move); 61 s later it reaches the origin again; a refused send is never remembered.
@@ -170,6 +171,10 @@ describe('already known', () => {
     a.behaviour = { refuse: { match: (m) => m === 'eth_sendRawTransaction', ...ALREADY_KNOWN } };
     const sent = await send('solo', raw);
     assert.deepEqual(sent.answer.result, direct.answer.result, JSON.stringify(sent.answer));
+    // Asking the origin whether it holds the transaction is part of the client's request: same request id.
+    const check = a.requests.filter((r) => r.methods[0] === 'eth_getTransactionByHash').at(-1);
+    assert.ok(sent.headers['x-request-id'] !== undefined);
+    assert.equal(check?.requestId, sent.headers['x-request-id'], 'the check carries the request id');
     // A transaction the origin does not have: its answer passes.
     const unknown = await send('solo', await signed(3));
     assert.deepEqual(unknown.answer.error, ALREADY_KNOWN);
