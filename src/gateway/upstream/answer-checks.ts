@@ -127,7 +127,7 @@ function reportHead(
   // An origin whose head claim the tracker refused counts as lagging: a head above the adopted one is its
   // word alone. Reported, it would raise the monotonic head to a block routing credits no origin with, and
   // the next answer from an honest origin would have to go back.
-  if (chain.origin(poolId, origin)?.refused === true && number > (chain.networkHead(network) ?? -1)) return 'bad';
+  if (number > (chain.networkHead(network) ?? -1) && chain.origin(poolId, origin)?.refused === true) return 'bad';
   const reported = chain.reportedHead(network);
   if (reported !== undefined && number < reported) return 'behind';
   chain.reported(network, number);
