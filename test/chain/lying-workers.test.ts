@@ -4,7 +4,8 @@
  * `mixed` holds a lying proxy (test/helpers/lying-origin.ts) first and the real anvil it fronts second.
  * For a far head and a forked head (each with a made-up balance at `latest`), first with the chain
  * standing still — the liar's last adopted head is the network head, so only its refusal, pushed to the
- * workers, keeps head-relative calls from it — then while the chain moves on: calls on fresh
+ * workers, keeps head-relative calls from it — then while the chain moves on (the far head only: a
+ * one-block fork on the real parent races the real block, docs/consistency.md): calls on fresh
  * connections (both workers) never get the lie's head, block or balance; the refusal is counted in the
  * summed /metrics; the monotonic head never takes the lie. Needs `npm run build` (the CLI runs dist/).
  */
@@ -103,6 +104,11 @@ describe('a lying origin with gateway.workers: 2', () => {
       // worker for its metrics after that push on the same channel, so its answer means they have it.
       await metric(REFUSED);
       await clientsSeeTheRealChain();
+      // Then while the real chain moves on. Not for a fork: a made-up block on the real parent at the
+      // node's height links as well as the real one does, and with the liar's only pool-mate as the
+      // other voice whichever the tracker reads first wins (docs/consistency.md, "What linking cannot
+      // tell"; test/chain/lying-origin.test.ts does the same).
+      if (kind === 'fork') liar.lie = undefined;
       await call(node.url, 'evm_setIntervalMining', [1]);
       await waitFor(
         async () => (await metric('switchyard_chain_head{network="sepolia"}')) >= real + 2,
