@@ -352,7 +352,7 @@ class FailsafeRun<R> {
     flight.attempt.live?.abandon();
     void flight.settled.then((settled) => {
       if (!settled.ok && flight.attempt.live?.stoppedByClient) return;
-      const event = settled.ok ? 'answer' : (asFailure(settled.error).kind as FailsafeEvent);
+      const event: FailsafeEvent = settled.ok ? 'answer' : asFailure(settled.error).kind;
       this.#observe(settled, ruleFor(event, this.#call.calls));
       if (settled.ok) this.#call.discard(settled.reply);
     });

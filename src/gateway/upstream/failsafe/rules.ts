@@ -20,6 +20,7 @@
  * leave this origin out and take the next one (it does not count as an attempt).
  */
 import type { ScoreOutcome } from '../../../model/origin-score.js';
+import type { FailureKind } from '../attempt-failure.js';
 
 export type FailsafeEvent =
   /** A usable answer (an origin's own JSON-RPC error included). */
@@ -34,20 +35,12 @@ export type FailsafeEvent =
   | 'behind-again'
   /** An upstream batch answered, some elements with a rate-limit error (they go out again one by one). */
   | 'partly-throttled'
-  /** Failures (attempt-failure.ts). */
-  | 'connect'
-  | 'timeout'
-  | 'network'
-  | 'status'
-  | 'garbled'
-  /** HTTP 429, or a provider's rate-limit answer (model/rate-limit-answers.ts). */
-  | 'throttled'
-  /** SPEC §18: the origin's answer failed its verification (upstream/verified/). */
-  | 'unverified'
-  /** SPEC §18: no trusted block to verify the answer against (no quorum of pools agrees on it). */
-  | 'unanchored'
-  /** The gateway's own capacity: no origin connection (or stream slot) came free in time. */
-  | 'busy'
+  /**
+   * Failures, each kind as attempt-failure.ts describes it: connect, timeout, network, status, garbled,
+   * throttled (HTTP 429 or a rate-limit answer), busy (the gateway's own capacity), unverified and
+   * unanchored (SPEC §18).
+   */
+  | FailureKind
   /** No answer within the hedge delay (networks.{name}.hedge). */
   | 'slow'
   /** The next origin is benched or at its max_requests_per_second when the attempt would start. */
