@@ -18,18 +18,17 @@
  */
 import { parseHeader } from '../../chain/header.js';
 import type { BlockHead, ChainSource } from '../../chain/types.js';
+import type { OriginCallAnswer } from '../../model/origin-calls.js';
 import type { Origin, Pool } from '../../model/pool.js';
 import { AttemptFailure } from './attempt-failure.js';
 import type { OriginClients } from './origin-clients.js';
-import { originJson } from './origin-json.js';
+import { originJson, rpcOutcome } from './origin-json.js';
 
 /** Upper bound of one tracker request (ms); the gateway takes the lower of this and request_timeout. */
 export const CHAIN_REQUEST_TIMEOUT_MS = 5_000;
 export const CHAIN_REQUEST_ID = 'switchyard-chain';
 /** Sockets per origin for the tracker's requests (a poll, a back-fill of up to 8 blocks, a finality fetch). */
 export const CHAIN_CONNECTIONS_PER_ORIGIN = 2;
-
-type Answer = { readonly result: unknown } | { readonly error: unknown };
 
 export class GatewayChainSource implements ChainSource {
   readonly #clients: OriginClients;
@@ -58,15 +57,14 @@ export class GatewayChainSource implements ChainSource {
     return answer.result !== false;
   }
 
-  async #call(origin: Origin, method: string, params: string): Promise<Answer> {
+  async #call(origin: Origin, method: string, params: string): Promise<OriginCallAnswer> {
     const body = Buffer.from(`{"jsonrpc":"2.0","id":"${CHAIN_REQUEST_ID}","method":"${method}","params":${params}}`);
     const parsed = await originJson(this.#clients, origin, body, this.#timeoutMs, true);
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new AttemptFailure('garbled', 'the answer is not a JSON-RPC response');
     }
-    const fields = parsed as Record<string, unknown>;
-    if (fields.error !== undefined && fields.error !== null) return { error: fields.error };
-    if (!('result' in fields)) throw new AttemptFailure('garbled', 'the answer has neither result nor error');
-    return { result: fields.result };
+    const outcome = rpcOutcome(parsed as Record<string, unknown>);
+    if (outcome === undefined) throw new AttemptFailure('garbled', 'the answer has neither result nor error');
+    return outcome;
   }
 }

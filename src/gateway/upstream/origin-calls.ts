@@ -20,7 +20,7 @@ import type { OutboundPolicy } from '../../outbound/policy.js';
 import { AttemptFailure } from './attempt-failure.js';
 import { CHAIN_REQUEST_TIMEOUT_MS } from './chain-source.js';
 import { OriginClients } from './origin-clients.js';
-import { originJson } from './origin-json.js';
+import { originJson, rpcOutcome } from './origin-json.js';
 
 /** Sockets per origin for the ledger's calls (a block fetch and a mempool check at once). */
 export const LEDGER_CONNECTIONS_PER_ORIGIN = 2;
@@ -52,9 +52,8 @@ export class GatewayOriginCalls implements OriginCalls {
     for (const answer of answers) {
       if (answer === null || typeof answer !== 'object') continue;
       const fields = answer as Record<string, unknown>;
-      if (typeof fields.id !== 'string') continue;
-      if (fields.error !== undefined && fields.error !== null) byId.set(fields.id, { error: fields.error });
-      else if ('result' in fields) byId.set(fields.id, { result: fields.result });
+      const outcome = rpcOutcome(fields);
+      if (typeof fields.id === 'string' && outcome !== undefined) byId.set(fields.id, outcome);
     }
     return calls.map((_, i) => {
       const answer = byId.get(`${ID_PREFIX}${i}`);

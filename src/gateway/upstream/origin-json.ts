@@ -4,8 +4,9 @@
  * from dispatch to the whole answer. A failed exchange, an HTTP status that means failure (5xx,
  * 401/403/407/408/429) or a body that is not JSON rejects with an AttemptFailure, whose message names no
  * address. `replayable`: the request may be sent once more on a fresh connection after a stale
- * keep-alive socket (reads only).
+ * keep-alive socket (reads only). `rpcOutcome` reads one JSON-RPC response of such a body.
  */
+import type { OriginCallAnswer } from '../../model/origin-calls.js';
 import type { Origin } from '../../model/pool.js';
 import { AttemptFailure, classify, FAILING_STATUS, THROTTLED_STATUS } from './attempt-failure.js';
 import { exchange, type OriginClients } from './origin-clients.js';
@@ -39,4 +40,10 @@ export async function originJson(
   } catch {
     throw new AttemptFailure('garbled', 'the answer is not JSON');
   }
+}
+
+/** A JSON-RPC response's outcome: its `error` when set (not null), else its `result`; undefined when it has neither. */
+export function rpcOutcome(fields: Readonly<Record<string, unknown>>): OriginCallAnswer | undefined {
+  if (fields.error !== undefined && fields.error !== null) return { error: fields.error };
+  return 'result' in fields ? { result: fields.result } : undefined;
 }
